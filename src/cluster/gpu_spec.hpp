@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+
+#include "core/dtype.hpp"
+
+namespace distsim::cluster {
+
+//! One GPU type: its peak rates, memory, and the fractions of peak that real kernels reach.
+//! Figures come from ../shared/reference/hardware.csv (copied into data/hardware.csv); `source`
+//! names the rows and documents they were taken from.
+struct GpuSpec {
+  std::string name;
+  std::string description;
+  std::string source;
+  double peak_fp16_tflops = 0;  //!< dense tensor-core peak
+  double peak_bf16_tflops = 0;  //!< 0 when the GPU has no bf16 tensor cores
+  double peak_fp8_tflops = 0;   //!< 0 when the GPU has no fp8 tensor cores
+  double peak_fp32_tflops = 0;  //!< non-tensor fp32
+  double memory_gb = 0;
+  double memory_bandwidth_gbps = 0;  //!< GB/s, 1e9 bytes
+  int sm_count = 0;
+  double gemm_efficiency = 0;    //!< achievable fraction of tensor peak on large GEMMs
+  double fp8_gemm_efficiency = 0;  //!< the same for fp8 GEMMs (Hopper and later)
+  double memory_efficiency = 0;  //!< achievable fraction of memory bandwidth
+  double kernel_launch_us = 0;   //!< fixed per-kernel overhead
+  std::string default_cluster;   //!< node design used when only the GPU is named
+
+  //! Dense tensor peak for a GEMM input format, in FLOP/s; 0 when unsupported.
+  double peak_flops(Dtype dtype) const {
+    switch (dtype) {
+      case Dtype::fp16: return peak_fp16_tflops * 1e12;
+      case Dtype::bf16: return peak_bf16_tflops * 1e12;
+      case Dtype::fp8: return peak_fp8_tflops * 1e12;
+      case Dtype::fp32: return peak_fp32_tflops * 1e12;
+    }
+    return 0;
+  }
+};
+
+}  // namespace distsim::cluster

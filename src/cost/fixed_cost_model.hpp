@@ -1,0 +1,32 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "cost/cost_model.hpp"
+
+namespace distsim::cost {
+
+//! Durations fixed by operator name, with defaults for compute and communication. It makes
+//! hand-computable cases possible (say, 1 ms per attention forward, everything else free) and
+//! lets a user pin an operator's time. Its costs count as profiled: they were given, not modelled.
+class FixedCostModel : public CostModel {
+ public:
+  FixedCostModel(std::map<std::string, SimTime> by_op, SimTime compute_default, SimTime communication_default)
+      : by_op_(std::move(by_op)), compute_default_(compute_default), communication_default_(communication_default) {}
+
+  std::optional<Cost> try_cost(const events::Event& event) const override {
+    const auto found = by_op_.find(event.op);
+    if (found != by_op_.end()) {
+      return Cost{found->second, CostSource::profiled};
+    }
+    return Cost{event.is_communication() ? communication_default_ : compute_default_, CostSource::profiled};
+  }
+
+ private:
+  std::map<std::string, SimTime> by_op_;
+  SimTime compute_default_;
+  SimTime communication_default_;
+};
+
+}  // namespace distsim::cost

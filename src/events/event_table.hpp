@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "events/event.hpp"
+
+namespace distsim::events {
+
+using EventId = std::uint32_t;
+
+//! The job's unique events, deduplicated by key, each with the number of tasks that use it.
+class EventTable {
+ public:
+  //! Returns the id of the event with this key, adding it on first sight.
+  EventId intern(Event event);
+  //! Counts `count` more tasks of event `id`.
+  void add_instances(EventId id, std::int64_t count) { instances_[id] += count; }
+
+  const Event& at(EventId id) const { return events_[id]; }
+  std::size_t size() const { return events_.size(); }
+  std::int64_t instances(EventId id) const { return instances_[id]; }
+  std::int64_t total_instances() const;
+  const std::vector<Event>& all() const { return events_; }
+
+ private:
+  std::vector<Event> events_;
+  std::vector<std::int64_t> instances_;
+  std::unordered_map<std::string, EventId> index_;
+};
+
+}  // namespace distsim::events

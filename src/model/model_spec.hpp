@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace distsim::model {
+
+//! Which transformer stack the model is: GPT-like, BERT-like, or T5-like.
+enum class Architecture { decoder, encoder, encoder_decoder };
+//! The MLP's activation: GeLU with one up-projection, or SwiGLU with gate and up projections.
+enum class FfnType { gelu, swiglu };
+enum class NormType { layernorm, rmsnorm };
+//! learned: a position table added after the token embedding; rope: rotary on q and k;
+//! relative: T5's bias added to the attention scores (no extra kernel of note).
+enum class PositionEmbedding { learned, rope, relative };
+
+//! The architecture of a transformer model, in Megatron-LM's terms (../shared/reference
+//! formats.md §5.1). For encoder-decoder models `num_layers` counts the encoder layers.
+struct ModelSpec {
+  std::string name;
+  std::string description;
+  std::string source;  //!< where the shape comes from (paper, config file)
+  Architecture architecture = Architecture::decoder;
+  int num_layers = 0;
+  int decoder_num_layers = 0;  //!< encoder-decoder only
+  int hidden_size = 0;
+  int num_attention_heads = 0;
+  int num_kv_heads = 0;  //!< query groups; equals num_attention_heads for multi-head attention
+  int kv_channels = 0;   //!< head dimension; 0 means hidden_size / num_attention_heads
+  int ffn_hidden_size = 0;
+  FfnType ffn_type = FfnType::gelu;
+  NormType norm = NormType::layernorm;
+  PositionEmbedding position_embedding = PositionEmbedding::learned;
+  int vocab_size = 0;
+  int seq_length = 0;
+  int decoder_seq_length = 0;  //!< encoder-decoder only; 0 means seq_length
+  bool tie_embeddings = true;  //!< input embedding and LM head share one weight
+
+  int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
+  int total_layers() const { return num_layers + decoder_num_layers; }
+  int target_seq_length() const {
+    return architecture == Architecture::encoder_decoder && decoder_seq_length > 0 ? decoder_seq_length
+                                                                                    : seq_length;
+  }
+  //! Decoder self-attention is causal; encoder attention sees the whole sequence.
+  bool causal_self_attention() const { return architecture != Architecture::encoder; }
+};
+
+}  // namespace distsim::model

@@ -1,0 +1,102 @@
+#include <string>
+#include <vector>
+
+#include "core/input_error.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+using Problems = std::vector<std::string>;
+
+void require_positive(Problems& problems, const std::string& what, long long value) {
+  if (value <= 0) {
+    problems.push_back(what + " must be positive, got " + std::to_string(value));
+  }
+}
+
+void check_model(const model::ModelSpec& model, Problems& problems) {
+  const std::string where = "model '" + model.name + "': ";
+  require_positive(problems, where + "num_layers", model.num_layers);
+  require_positive(problems, where + "hidden_size", model.hidden_size);
+  require_positive(problems, where + "num_attention_heads", model.num_attention_heads);
+  require_positive(problems, where + "num_kv_heads", model.num_kv_heads);
+  require_positive(problems, where + "ffn_hidden_size", model.ffn_hidden_size);
+  require_positive(problems, where + "vocab_size", model.vocab_size);
+  require_positive(problems, where + "seq_length", model.seq_length);
+  if (model.architecture == model::Architecture::encoder_decoder) {
+    require_positive(problems, where + "decoder_num_layers", model.decoder_num_layers);
+  }
+  if (model.num_attention_heads > 0 && model.num_kv_heads > 0 && model.num_attention_heads % model.num_kv_heads != 0) {
+    problems.push_back(where + "num_kv_heads " + std::to_string(model.num_kv_heads) +
+                       " must divide num_attention_heads " + std::to_string(model.num_attention_heads));
+  }
+  if (model.kv_channels == 0 && model.num_attention_heads > 0 && model.hidden_size % model.num_attention_heads != 0) {
+    problems.push_back(where + "num_attention_heads " + std::to_string(model.num_attention_heads) +
+                       " must divide hidden_size " + std::to_string(model.hidden_size) +
+                       " (or set kv_channels)");
+  }
+}
+
+void check_divides(Problems& problems, int tp, const std::string& what, int value, const std::string& model_name) {
+  if (tp > 0 && value > 0 && value % tp != 0) {
+    problems.push_back("tensor parallel size " + std::to_string(tp) + " does not divide " + what + " " +
+                       std::to_string(value) + " of model '" + model_name + "'");
+  }
+}
+
+void check_strategy(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  require_positive(problems, "tensor parallel size", s.tensor_parallel);
+  require_positive(problems, "pipeline parallel size", s.pipeline_parallel);
+  require_positive(problems, "data parallel size", s.data_parallel);
+  require_positive(problems, "micro-batch size", s.micro_batch_size);
+  require_positive(problems, "global batch size", s.global_batch_size);
+  require_positive(problems, "nodes", job.cluster.num_nodes);
+  require_positive(problems, "GPUs per node", job.cluster.gpus_per_node);
+  if (!problems.empty()) {
+    return;
+  }
+  if (s.world_size() != job.cluster.total_gpus()) {
+    problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " +
+                       std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) + " = " +
+                       std::to_string(s.world_size()) + " GPUs, but the cluster has " +
+                       std::to_string(job.cluster.num_nodes) + " nodes x " +
+                       std::to_string(job.cluster.gpus_per_node) + " GPUs = " +
+                       std::to_string(job.cluster.total_gpus()));
+  }
+  const auto& m = job.model;
+  check_divides(problems, s.tensor_parallel, "num_attention_heads", m.num_attention_heads, m.name);
+  check_divides(problems, s.tensor_parallel, "num_kv_heads", m.num_kv_heads, m.name);
+  check_divides(problems, s.tensor_parallel, "ffn_hidden_size", m.ffn_hidden_size, m.name);
+  if (s.pipeline_parallel > m.total_layers() && m.total_layers() > 0) {
+    problems.push_back("pipeline parallel size " + std::to_string(s.pipeline_parallel) + " exceeds the " +
+                       std::to_string(m.total_layers()) + " layers of model '" + m.name + "'");
+  }
+  const long long per_step = static_cast<long long>(s.micro_batch_size) * s.data_parallel;
+  if (s.global_batch_size % per_step != 0) {
+    problems.push_back("global batch size " + std::to_string(s.global_batch_size) +
+                       " is not divisible by micro-batch size x data parallel size = " +
+                       std::to_string(s.micro_batch_size) + " x " + std::to_string(s.data_parallel) + " = " +
+                       std::to_string(per_step));
+  }
+}
+
+}  // namespace
+
+void validate_job(const JobSpec& job) {
+  Problems problems;
+  check_model(job.model, problems);
+  check_strategy(job, problems);
+  if (problems.empty()) {
+    return;
+  }
+  std::string message = problems.size() == 1 ? "invalid job: " : "invalid job (" + std::to_string(problems.size()) + " problems):";
+  for (size_t i = 0; i < problems.size(); ++i) {
+    message += (problems.size() == 1 ? "" : "\n  - ") + problems[i];
+  }
+  throw InputError(message);
+}
+
+}  // namespace distsim::strategy

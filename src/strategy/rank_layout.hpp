@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+
+#include "strategy/job_spec.hpp"
+
+namespace distsim::strategy {
+
+//! Where one rank sits in the parallel grid.
+struct RankCoord {
+  int tp = 0;
+  int dp = 0;
+  int pp = 0;
+  bool operator==(const RankCoord&) const = default;
+};
+
+//! Whether a group of ranks stays inside one node, and how many of its ranks share a node.
+struct GroupPlacement {
+  bool intra_node = true;
+  int ranks_per_node = 1;  //!< members of the group on the busiest node
+  int num_nodes = 1;       //!< nodes the group spans
+};
+
+//! Megatron-LM's default rank order "tp-cp-ep-dp-pp": tensor parallel varies fastest, then data,
+//! then pipeline (formats.md §5.2): rank = tp + t·(dp + d·pp). Ranks fill nodes consecutively.
+class RankLayout {
+ public:
+  RankLayout(const Strategy& strategy, int gpus_per_node);
+
+  int world_size() const { return tp_ * dp_ * pp_; }
+  int rank_of(RankCoord coord) const { return coord.tp + tp_ * (coord.dp + dp_ * coord.pp); }
+  RankCoord coord_of(int rank) const;
+  int node_of(int rank) const { return rank / gpus_per_node_; }
+
+  GroupPlacement tensor_group(RankCoord coord) const;
+  GroupPlacement data_group(RankCoord coord) const;
+  //! The link from `coord` to the same (tp, dp) position on stage coord.pp + 1.
+  GroupPlacement pipeline_link(RankCoord coord) const;
+  //! First and last stage of the same (tp, dp) position (tied-embedding gradient reduction).
+  GroupPlacement embedding_group(RankCoord coord) const;
+
+  //! True when every tensor group, data group and pipeline link of a stage is placed alike, so
+  //! one rank per stage stands for all of them.
+  bool is_uniform() const;
+
+ private:
+  GroupPlacement placement(int first_rank, int stride, int size) const;
+
+  int tp_;
+  int dp_;
+  int pp_;
+  int gpus_per_node_;
+};
+
+}  // namespace distsim::strategy

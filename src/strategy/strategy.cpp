@@ -1,0 +1,52 @@
+#include "strategy/strategy.hpp"
+
+#include <cctype>
+
+#include "core/input_error.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+[[noreturn]] void reject(const std::string& text, const std::string& why) {
+  throw InputError("--strategy '" + text + "': " + why +
+                   "; expected the form xMyPzD, for example 2M2P4D (tensor 2, pipeline 2, data 4)");
+}
+
+}  // namespace
+
+Strategy parse_strategy_notation(const std::string& text) {
+  Strategy strategy;
+  bool seen[3] = {false, false, false};
+  size_t pos = 0;
+  if (text.empty()) {
+    reject(text, "empty");
+  }
+  while (pos < text.size()) {
+    size_t digits_end = pos;
+    while (digits_end < text.size() && std::isdigit(static_cast<unsigned char>(text[digits_end]))) {
+      ++digits_end;
+    }
+    if (digits_end == pos || digits_end - pos > 6 || digits_end == text.size()) {
+      reject(text, "each size must be a number followed by M, P or D");
+    }
+    const int value = std::stoi(text.substr(pos, digits_end - pos));
+    if (value <= 0) {
+      reject(text, "sizes must be positive");
+    }
+    const char letter = static_cast<char>(std::toupper(static_cast<unsigned char>(text[digits_end])));
+    const int slot = letter == 'M' ? 0 : letter == 'P' ? 1 : letter == 'D' ? 2 : -1;
+    if (slot < 0) {
+      reject(text, std::string("unknown letter '") + text[digits_end] + "'");
+    }
+    if (seen[slot]) {
+      reject(text, std::string("'") + letter + "' appears twice");
+    }
+    seen[slot] = true;
+    (slot == 0 ? strategy.tensor_parallel : slot == 1 ? strategy.pipeline_parallel : strategy.data_parallel) = value;
+    pos = digits_end + 1;
+  }
+  return strategy;
+}
+
+}  // namespace distsim::strategy

@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include "core/input_error.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+// A GPT-2 345M shape (24 layers, 1024 hidden, 16 heads) on 4 nodes x 4 GPUs, 2M2P4D.
+JobSpec valid_job() {
+  JobSpec job;
+  job.model.name = "gpt2-345m";
+  job.model.num_layers = 24;
+  job.model.hidden_size = 1024;
+  job.model.num_attention_heads = 16;
+  job.model.num_kv_heads = 16;
+  job.model.ffn_hidden_size = 4096;
+  job.model.vocab_size = 50304;
+  job.model.seq_length = 1024;
+  job.cluster.num_nodes = 4;
+  job.cluster.gpus_per_node = 4;
+  job.strategy.tensor_parallel = 2;
+  job.strategy.pipeline_parallel = 2;
+  job.strategy.data_parallel = 4;
+  job.strategy.micro_batch_size = 4;
+  job.strategy.global_batch_size = 64;
+  return job;
+}
+
+std::string error_of(const JobSpec& job) {
+  try {
+    validate_job(job);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ValidateJob, AcceptsAValidJob) { EXPECT_EQ(error_of(valid_job()), ""); }
+
+TEST(ValidateJob, RejectsAWrongGpuCount) {
+  JobSpec job = valid_job();
+  job.strategy.data_parallel = 2;
+  EXPECT_EQ(error_of(job),
+            "invalid job: strategy 2M2P2D uses 2 x 2 x 2 = 8 GPUs, but the cluster has 4 nodes x 4 GPUs = 16");
+}
+
+TEST(ValidateJob, RejectsTensorParallelNotDividingHeads) {
+  JobSpec job = valid_job();
+  job.strategy.tensor_parallel = 3;
+  job.strategy.data_parallel = 1;
+  job.strategy.pipeline_parallel = 1;
+  job.cluster.num_nodes = 1;
+  job.cluster.gpus_per_node = 3;
+  job.strategy.global_batch_size = 4;
+  EXPECT_EQ(error_of(job),
+            "invalid job (3 problems):\n"
+            "  - tensor parallel size 3 does not divide num_attention_heads 16 of model 'gpt2-345m'\n"
+            "  - tensor parallel size 3 does not divide num_kv_heads 16 of model 'gpt2-345m'\n"
+            "  - tensor parallel size 3 does not divide ffn_hidden_size 4096 of model 'gpt2-345m'");
+}
+
+TEST(ValidateJob, RejectsMoreStagesThanLayers) {
+  JobSpec job = valid_job();
+  job.model.num_layers = 1;
+  EXPECT_EQ(error_of(job), "invalid job: pipeline parallel size 2 exceeds the 1 layers of model 'gpt2-345m'");
+}
+
+TEST(ValidateJob, RejectsIndivisibleGlobalBatch) {
+  JobSpec job = valid_job();
+  job.strategy.global_batch_size = 40;
+  EXPECT_EQ(error_of(job),
+            "invalid job: global batch size 40 is not divisible by micro-batch size x data parallel size = "
+            "4 x 4 = 16");
+}
+
+TEST(ValidateJob, RejectsNonPositiveSizes) {
+  JobSpec job = valid_job();
+  job.strategy.micro_batch_size = 0;
+  EXPECT_EQ(error_of(job), "invalid job: micro-batch size must be positive, got 0");
+  job = valid_job();
+  job.model.hidden_size = -5;
+  EXPECT_NE(error_of(job).find("model 'gpt2-345m': hidden_size must be positive, got -5"), std::string::npos);
+}
+
+}  // namespace distsim::strategy
