@@ -1,0 +1,131 @@
+#include "analysis/run_summary.hpp"
+
+#include <algorithm>
+
+namespace distsim::analysis {
+
+namespace {
+
+using Interval = std::pair<SimTime, SimTime>;
+
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  std::vector<Interval> result;
+  for (const auto& interval : intervals) {
+    if (!result.empty() && interval.first <= result.back().second) {
+      result.back().second = std::max(result.back().second, interval.second);
+    } else {
+      result.push_back(interval);
+    }
+  }
+  return result;
+}
+
+//! Total length of `covered` not overlapped by `excluded` (both merged and sorted).
+SimTime length_outside(const std::vector<Interval>& covered, const std::vector<Interval>& excluded) {
+  SimTime total = 0;
+  size_t e = 0;
+  for (const auto& [start, end] : covered) {
+    SimTime cursor = start;
+    while (e < excluded.size() && excluded[e].second <= cursor) {
+      ++e;
+    }
+    for (size_t k = e; k < excluded.size() && excluded[k].first < end; ++k) {
+      if (excluded[k].first > cursor) {
+        total += excluded[k].first - cursor;
+      }
+      cursor = std::max(cursor, excluded[k].second);
+    }
+    if (cursor < end) {
+      total += end - cursor;
+    }
+  }
+  return total;
+}
+
+SimTime length(const std::vector<Interval>& intervals) {
+  SimTime total = 0;
+  for (const auto& [start, end] : intervals) {
+    total += end - start;
+  }
+  return total;
+}
+
+std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
+  const size_t devices = job_program.devices.size();
+  std::vector<std::vector<Interval>> compute(devices);
+  std::vector<std::vector<Interval>> communication(devices);
+  std::vector<DeviceStats> stats(devices);
+  for (auto& s : stats) {
+    s.first_start = times.makespan;
+  }
+  for (engine::TaskId task = 0; task < job_program.program.num_tasks(); ++task) {
+    if (times.end[task] == times.start[task]) {
+      continue;
+    }
+    for (engine::StreamId stream : job_program.program.streams(task)) {
+      const auto device = stream / events::kStreamKinds;
+      const bool is_compute = stream % events::kStreamKinds == static_cast<unsigned>(events::StreamKind::compute);
+      (is_compute ? compute : communication)[device].emplace_back(times.start[task], times.end[task]);
+      stats[device].first_start = std::min(stats[device].first_start, times.start[task]);
+      stats[device].last_end = std::max(stats[device].last_end, times.end[task]);
+    }
+  }
+  for (size_t d = 0; d < devices; ++d) {
+    const auto busy_compute = merged(std::move(compute[d]));
+    stats[d].busy_compute = length(busy_compute);
+    stats[d].busy_communication = length_outside(merged(std::move(communication[d])), busy_compute);
+    stats[d].idle = times.makespan - stats[d].busy_compute - stats[d].busy_communication;
+  }
+  return stats;
+}
+
+EventCounts event_counts(const program::JobProgram& job_program) {
+  EventCounts counts;
+  counts.unique = static_cast<std::int64_t>(job_program.events.size());
+  counts.instances = job_program.events.total_instances();
+  for (const auto& cost : job_program.costs) {
+    switch (cost.source) {
+      case cost::CostSource::profiled: ++counts.profiled; break;
+      case cost::CostSource::extrapolated: ++counts.extrapolated; break;
+      case cost::CostSource::analytical: ++counts.analytical; break;
+    }
+  }
+  return counts;
+}
+
+double executed_flops(const program::JobProgram& job_program) {
+  double flops = 0;
+  for (const auto& task : job_program.tasks) {
+    flops += job_program.events.at(task.event).flops;
+  }
+  return flops * job_program.ranks_per_device;
+}
+
+}  // namespace
+
+RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& job_program,
+                     const engine::TaskTimes& times) {
+  RunSummary summary;
+  summary.iteration_time = times.makespan;
+  summary.devices = device_stats(job_program, times);
+  summary.events = event_counts(job_program);
+  summary.total_flops = executed_flops(job_program);
+  const double seconds = time_to_seconds(times.makespan);
+  const int world = job.strategy.world_size();
+  if (seconds > 0) {
+    summary.throughput_samples_per_s = job.strategy.global_batch_size / seconds;
+    summary.tokens_per_s = summary.throughput_samples_per_s * job.model.target_seq_length();
+    summary.tflops_per_gpu = summary.total_flops / seconds / world / 1e12;
+    const double peak = job.cluster.gpu.peak_flops(job.strategy.dtype);
+    summary.mfu = peak > 0 ? summary.tflops_per_gpu * 1e12 / peak : 0;
+    double idle = 0;
+    for (const auto& device : summary.devices) {
+      idle += static_cast<double>(device.idle);
+    }
+    summary.bubble_fraction = idle / static_cast<double>(summary.devices.size()) / static_cast<double>(times.makespan);
+  }
+  return summary;
+}
+
+}  // namespace distsim::analysis

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/sim_time.hpp"
+#include "engine/engine.hpp"
+#include "program/job_program.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::analysis {
+
+//! How one simulated device spent the iteration. The three parts add up to the iteration time:
+//! compute is time its compute stream is busy, communication is time only communication runs
+//! (exposed), idle is time neither runs.
+struct DeviceStats {
+  SimTime busy_compute = 0;
+  SimTime busy_communication = 0;
+  SimTime idle = 0;
+  SimTime first_start = 0;
+  SimTime last_end = 0;
+};
+
+//! How many unique events came from each cost source, and how many tasks they stand for.
+struct EventCounts {
+  std::int64_t unique = 0;
+  std::int64_t instances = 0;
+  std::int64_t profiled = 0;
+  std::int64_t extrapolated = 0;
+  std::int64_t analytical = 0;
+};
+
+struct RunSummary {
+  SimTime iteration_time = 0;
+  double throughput_samples_per_s = 0;
+  double tokens_per_s = 0;
+  double total_flops = 0;     //!< floating-point operations of the iteration, all GPUs
+  double tflops_per_gpu = 0;  //!< achieved, averaged over GPUs
+  double mfu = 0;             //!< tflops_per_gpu over the GPU's dense peak for the job's dtype
+  double bubble_fraction = 0;  //!< mean idle share of the iteration over devices
+  std::vector<DeviceStats> devices;  //!< per simulated device
+  EventCounts events;
+};
+
+//! Reads the metrics off a simulated timeline.
+RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& program, const engine::TaskTimes& times);
+
+}  // namespace distsim::analysis

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <memory>
+
+#include "analysis/run_summary.hpp"
+#include "cost/cost_model.hpp"
+#include "engine/engine.hpp"
+#include "program/job_program.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::api {
+
+struct SimulationOptions {
+  //! Simulate every rank explicitly instead of one rank per stage. Forced on when the cluster
+  //! layout is not uniform (groups of one stage placed differently), where symmetry fails.
+  bool all_ranks = false;
+  //! Prices events before the analytical model does (e.g. a profile database); may be null.
+  std::shared_ptr<const cost::CostModel> preferred_costs;
+};
+
+//! A simulated job: its program (events, tasks, devices), the timeline, and the metrics.
+struct Simulation {
+  strategy::JobSpec job;
+  program::JobProgram program;
+  engine::TaskTimes times;
+  analysis::RunSummary summary;
+};
+
+//! Validates the job, builds its events and program, prices the events, runs the engine and
+//! summarizes. Throws InputError for an invalid job.
+Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
+
+//! The job's unique events with their costs, without running the engine.
+program::JobProgram job_events(const strategy::JobSpec& job, const SimulationOptions& options = {});
+
+}  // namespace distsim::api

@@ -1,0 +1,154 @@
+#include "catalog/builtin_clusters.hpp"
+
+#include "catalog/builtin_gpus.hpp"
+#include "catalog/find_by_name.hpp"
+
+namespace distsim::catalog {
+
+namespace {
+
+using cluster::ClusterSpec;
+using cluster::InterNodeLink;
+using cluster::IntraNodeLink;
+
+// Per-hop latencies are NCCL's own ring constants for the Simple protocol, the one used for the
+// large messages that dominate training (src/graph/tuning.cc hwLat, hardware.md §4.5).
+constexpr double kNvlinkHopUs = 3.4;
+constexpr double kPciHopUs = 5.7;
+constexpr double kNetHopUs = 14.0;
+
+// NDR 400 Gb/s ConnectX-7: "46-48 GB/s per NIC" (NVIDIA maintainer, nccl-tests#290).
+constexpr double kNdrNicGbps = 47.0;
+
+// Every NVLink4 node (H100, H200) uses the NCCL send/recv measured on a DGX H100: 347.7 GB/s at
+// 64 MiB (microsoft/vidur profile, data/collectives.csv). It is an NCCL figure like the A100's
+// 195.1 GB/s; nvbandwidth's copy-engine 396.4 GB/s on H200 is an upper bound NCCL does not reach.
+constexpr double kNvlink4P2pGbps = 347.7;
+
+// No PCIe A10/A40 server has published nccl-tests figures (hardware.md §7 item 6), so these are
+// [derived, unvalidated]: PCIe Gen4 x16 carries 31 GB/s per direction (data/hardware.csv), and
+// NCCL reaches about 0.65 of a link's rate in send/recv (A100: 195.1 of 300 GB/s), giving
+// ~20 GB/s; NCCL itself assumes 12 GB/s for Gen3 x16 (PCI_BW, hardware.md §1.1), 0.76 of 15.75.
+// One 100 Gb/s NIC: 12.5 GB/s line rate × 0.92 (hardware.md §4.2 rule of thumb) = 11.5 GB/s,
+// against NCCL's NET_BW assumption of 12 GB/s.
+constexpr double kPcieGen4Gbps = 20.0;
+constexpr double kNic100GGbps = 12.5 * 0.92;
+
+IntraNodeLink pcie_gen4() {
+  return {"PCIe Gen4 x16 through the host (no NVLink)", kPcieGen4Gbps, kPcieGen4Gbps, kPciHopUs};
+}
+
+InterNodeLink ndr_x8() { return {"8x NDR 400 Gb/s InfiniBand (ConnectX-7, one per GPU)", 8, kNdrNicGbps, kNetHopUs}; }
+
+ClusterSpec dgx_a100() {
+  return {
+      .name = "dgx-a100",
+      .description = "DGX A100: 8x A100 SXM4 80GB on NVLink3 + 6 NVSwitch, 8x HDR 200 Gb/s InfiniBand",
+      .source = "hardware.md §2 (MLPerf dgxa100 system JSON); data/collectives.csv: all_reduce ring busbw "
+                "234.9 GB/s at 16 GiB (ml-engineering, §4.1), sendrecv 195.1 GB/s at 1 GiB "
+                "(li-plus/playground); 24 GB/s per HDR NIC (NVIDIA/nccl#412; 8 x 24 = 192 GB/s "
+                "measured, nccl#812); hop latencies NCCL tuning.cc Ring/Simple NVLink 3.4, NET 14 us (§4.5)",
+      .gpu = find_gpu("a100-80gb"),
+      .num_nodes = 1,
+      .gpus_per_node = 8,
+      .intra_node = {"NVLink3 + NVSwitch (600 GB/s bidirectional per GPU)", 234.9, 195.1, kNvlinkHopUs},
+      .inter_node = {"8x HDR 200 Gb/s InfiniBand (ConnectX-6, one per GPU)", 8, 24.0, kNetHopUs},
+  };
+}
+
+// The ring figure, not NVLS (~480 GB/s): NVLS speeds up all-reduce only, and choosing it is the
+// collective cost model's job.
+ClusterSpec dgx_h100() {
+  return {
+      .name = "dgx-h100",
+      .description = "DGX H100: 8x H100 SXM5 on NVLink4 + 4 NVSwitch, 8x NDR 400 Gb/s InfiniBand",
+      .source = "hardware.md §2 (MLPerf dgxh100 system JSON); ring busbw ~370 GB/s = 82% of 450 "
+                "(hardware.md §4.1, nccl-tests#212/#326; NCCL topo.h 20.6 GB/s x 18 links = 371); "
+                "p2p 347.7 GB/s NCCL sendrecv at 64 MiB (data/collectives.csv, microsoft/vidur); "
+                "47 GB/s per NDR NIC (nccl-tests#290); hop latencies NCCL tuning.cc (§4.5)",
+      .gpu = find_gpu("h100-sxm"),
+      .num_nodes = 1,
+      .gpus_per_node = 8,
+      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 370.0, kNvlink4P2pGbps, kNvlinkHopUs},
+      .inter_node = ndr_x8(),
+  };
+}
+
+ClusterSpec dgx_h200() {
+  return {
+      .name = "dgx-h200",
+      .description = "DGX H200: 8x H200 on NVLink4 + NVSwitch, 8x NDR 400 Gb/s InfiniBand",
+      .source = "hardware.md §2 (MLPerf H200-SXM-141GBx8 JSON: 10x 400G IB, 8 taken as compute rails, "
+                "§7 item 5); data/collectives.csv: all_reduce ring busbw 367.2 GB/s at 16 GiB "
+                "(NCCL_NVLS_ENABLE=0, ml-engineering); p2p as dgx-h100 (same NVLink4 fabric; "
+                "nvbandwidth copy 396.4 GB/s is an upper bound); 47 GB/s per NDR NIC (nccl-tests#290)",
+      .gpu = find_gpu("h200"),
+      .num_nodes = 1,
+      .gpus_per_node = 8,
+      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 367.2, kNvlink4P2pGbps, kNvlinkHopUs},
+      .inter_node = ndr_x8(),
+  };
+}
+
+// No send/recv measurement exists for B200. [derived, unvalidated] It is scaled from the NVLink4
+// one by the ratio of measured ring busbw, 682.2 / 367.2, which keeps B200's lower ring
+// efficiency (76% of 900 GB/s against 82% of 450).
+ClusterSpec dgx_b200() {
+  return {
+      .name = "dgx-b200",
+      .description = "DGX B200: 8x B200 on NVLink5 + NVSwitch, 8x NDR 400 Gb/s InfiniBand",
+      .source = "hardware.md §2 (MLPerf B200-SXM-180GBx8 JSON: 10x 400G IB, 8 taken as compute rails, "
+                "§7 item 5); data/collectives.csv: all_reduce ring busbw 682.2 GB/s at 8 GiB (AWS p6-b200, "
+                "ml-engineering); p2p derived: 347.7 x 682.2/367.2 = 646 GB/s, unvalidated; "
+                "47 GB/s per NDR NIC (nccl-tests#290)",
+      .gpu = find_gpu("b200"),
+      .num_nodes = 1,
+      .gpus_per_node = 8,
+      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", 682.2,
+                     kNvlink4P2pGbps * 682.2 / 367.2, kNvlinkHopUs},
+      .inter_node = ndr_x8(),
+  };
+}
+
+// Four PCIe cards per node is the DistSim paper's setting (16 A10 GPUs in 4 nodes).
+ClusterSpec pcie_node(const char* name, const char* gpu_name, const char* description) {
+  return {
+      .name = name,
+      .description = description,
+      .source = "DistSim paper (Lu et al., CF'23) 4 GPUs per node; hardware.md §2 (typical PCIe A10/A40 "
+                "node, NIC count a free parameter); links [derived, unvalidated]: PCIe Gen4 x16 31 GB/s "
+                "x 0.65 = 20 GB/s, 100 Gb/s NIC 12.5 GB/s x 0.92 = 11.5 GB/s (hardware.md §1.1, §4.2, "
+                "§7 item 6); hop latencies NCCL tuning.cc Ring/Simple PCI 5.7, NET 14 us (§4.5)",
+      .gpu = find_gpu(gpu_name),
+      .num_nodes = 1,
+      .gpus_per_node = 4,
+      .intra_node = pcie_gen4(),
+      .inter_node = {"1x 100 Gb/s NIC", 1, kNic100GGbps, kNetHopUs},
+  };
+}
+
+std::vector<ClusterSpec> make_clusters() {
+  return {
+      dgx_a100(),
+      dgx_h100(),
+      dgx_h200(),
+      dgx_b200(),
+      pcie_node("pcie-a40", "a40", "4x A40 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"),
+      pcie_node("pcie-a10", "a10", "4x A10 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"),
+  };
+}
+
+}  // namespace
+
+const std::vector<cluster::ClusterSpec>& builtin_clusters() {
+  static const std::vector<cluster::ClusterSpec> clusters = make_clusters();
+  return clusters;
+}
+
+const cluster::ClusterSpec& find_cluster(std::string_view name) {
+  return detail::find_by_name(builtin_clusters(), name, "cluster");
+}
+
+std::vector<std::string> cluster_names() { return detail::names_of(builtin_clusters()); }
+
+}  // namespace distsim::catalog

@@ -1,0 +1,194 @@
+#include "catalog/builtin_gpus.hpp"
+
+#include "catalog/find_by_name.hpp"
+
+namespace distsim::catalog {
+
+namespace {
+
+using cluster::GpuSpec;
+
+// Fixed per-kernel overhead, from one measurement (hardware.md §5.2): a 1024³ FP16 GEMM on
+// A100-80GB runs at 119.4 TFLOPS, i.e. 2·1024³ / 119.4e12 = 18.0 µs. The wave-quantized FLOP
+// estimate is 13.4 µs: 128×128 tiles give 64 tiles on 108 SMs (wave efficiency 0.593), at the
+// MAMF ceiling 271.2 TFLOPS × 0.593 = 160.7 TFLOPS. The ~4.6 µs left is launch and ramp-up
+// cost that does not scale with FLOPs; 4 µs is used for every GPU, as no other GPU has a
+// small-GEMM measurement that would separate it.
+constexpr double kKernelLaunchUs = 4.0;
+
+// hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
+// bandwidth for HBM; it is unvalidated for GDDR6 (A10, A40).
+constexpr double kUnmeasuredMemoryEfficiency = 0.85;
+
+// No GEMM measurement exists for A10 or A40 (hardware.csv). The closest data point is the
+// power-capped PCIe Ampere part: A100 PCIe BF16 MAMF 252.9 of 312 TFLOPS (hardware.md §5.1).
+constexpr double kPcieAmpereGemmEfficiency = 252.9 / 312.0;
+
+GpuSpec a10() {
+  return {
+      .name = "a10",
+      .description = "NVIDIA A10 PCIe (Ampere GA102): 125 TFLOPS fp16/bf16 dense, 24 GB GDDR6 at 600 GB/s",
+      .source = "data/hardware.csv row a10_pcie_24gb (datasheet values, unverified on an NVIDIA page, "
+                "hardware.md §1, §7 item 1); gemm_efficiency borrowed from A100 PCIe MAMF 252.9/312 "
+                "(hardware.md §5.1); memory_efficiency 0.85 default, unvalidated for GDDR6 (§6)",
+      .peak_fp16_tflops = 125,
+      .peak_bf16_tflops = 125,
+      .peak_fp8_tflops = 0,
+      .peak_fp32_tflops = 31.2,
+      .memory_gb = 24,
+      .memory_bandwidth_gbps = 600,
+      .sm_count = 72,
+      .gemm_efficiency = kPcieAmpereGemmEfficiency,
+      .fp8_gemm_efficiency = 0,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "pcie-a10",
+  };
+}
+
+GpuSpec a40() {
+  return {
+      .name = "a40",
+      .description = "NVIDIA A40 PCIe (Ampere GA102): 149.7 TFLOPS fp16/bf16 dense, 48 GB GDDR6 at 696 GB/s",
+      .source = "data/hardware.csv row a40_pcie_48gb (hardware.md §1); gemm_efficiency borrowed from "
+                "A100 PCIe MAMF 252.9/312 (hardware.md §5.1); memory_efficiency 0.85 default, "
+                "unvalidated for GDDR6 (§6)",
+      .peak_fp16_tflops = 149.7,
+      .peak_bf16_tflops = 149.7,
+      .peak_fp8_tflops = 0,
+      .peak_fp32_tflops = 37.4,
+      .memory_gb = 48,
+      .memory_bandwidth_gbps = 696,
+      .sm_count = 84,
+      .gemm_efficiency = kPcieAmpereGemmEfficiency,
+      .fp8_gemm_efficiency = 0,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "pcie-a40",
+  };
+}
+
+// The MAMF row says "A100 SXM" without the memory size; the tensor cores and clocks of the two
+// SXM4 parts are identical, so both use it.
+GpuSpec a100_40gb() {
+  return {
+      .name = "a100-40gb",
+      .description = "NVIDIA A100 SXM4 40GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 40 GB HBM2 at 1555 GB/s",
+      .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = A100 SXM "
+                "BF16 MAMF 271.2/312 (§5.1); memory_efficiency 0.85 default, no STREAM data (§6)",
+      .peak_fp16_tflops = 312,
+      .peak_bf16_tflops = 312,
+      .peak_fp8_tflops = 0,
+      .peak_fp32_tflops = 19.5,
+      .memory_gb = 40,
+      .memory_bandwidth_gbps = 1555,
+      .sm_count = 108,
+      .gemm_efficiency = 271.2 / 312.0,
+      .fp8_gemm_efficiency = 0,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-a100",
+  };
+}
+
+GpuSpec a100_80gb() {
+  return {
+      .name = "a100-80gb",
+      .description = "NVIDIA A100 SXM4 80GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 80 GB HBM2e at 2039 GB/s",
+      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = A100 SXM "
+                "BF16 MAMF 271.2/312 (§5.1); memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
+      .peak_fp16_tflops = 312,
+      .peak_bf16_tflops = 312,
+      .peak_fp8_tflops = 0,
+      .peak_fp32_tflops = 19.5,
+      .memory_gb = 80,
+      .memory_bandwidth_gbps = 2039,
+      .sm_count = 108,
+      .gemm_efficiency = 271.2 / 312.0,
+      .fp8_gemm_efficiency = 0,
+      .memory_efficiency = 1700.0 / 2039.0,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-a100",
+  };
+}
+
+GpuSpec h100_sxm() {
+  return {
+      .name = "h100-sxm",
+      .description = "NVIDIA H100 SXM5 80GB (Hopper): 989.4 TFLOPS bf16 / 1978.9 fp8 dense, 80 GB HBM3 at 3350 GB/s",
+      .source = "data/hardware.csv row h100_sxm5_80gb (hardware.md §1); gemm_efficiency = BF16 MAMF "
+                "794.5/989.4, fp8_gemm_efficiency = FP8 MAMF 1402.6/1978.9 (§5.1); memory_efficiency "
+                "= BabelStream Triad 2.97/3.35 TB/s (§6)",
+      .peak_fp16_tflops = 989.4,
+      .peak_bf16_tflops = 989.4,
+      .peak_fp8_tflops = 1978.9,
+      .peak_fp32_tflops = 66.9,
+      .memory_gb = 80,
+      .memory_bandwidth_gbps = 3350,
+      .sm_count = 132,
+      .gemm_efficiency = 794.5 / 989.4,
+      .fp8_gemm_efficiency = 1402.6 / 1978.9,
+      .memory_efficiency = 2970.0 / 3350.0,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-h100",
+  };
+}
+
+GpuSpec h200() {
+  return {
+      .name = "h200",
+      .description = "NVIDIA H200 SXM 141GB (Hopper): 989.4 TFLOPS bf16 / 1978.9 fp8 dense, 141 GB HBM3e at 4800 GB/s",
+      .source = "data/hardware.csv row h200_sxm_141gb (hardware.md §1); gemm_efficiency = BF16 MAMF "
+                "794.5/989.4 (listed as the same as H100), fp8_gemm_efficiency = FP8 MAMF "
+                "1453.4/1978.9 (§5.1); memory_efficiency = BabelStream Triad 4.15/4.8 TB/s (§6)",
+      .peak_fp16_tflops = 989.4,
+      .peak_bf16_tflops = 989.4,
+      .peak_fp8_tflops = 1978.9,
+      .peak_fp32_tflops = 66.9,
+      .memory_gb = 141,
+      .memory_bandwidth_gbps = 4800,
+      .sm_count = 132,
+      .gemm_efficiency = 794.5 / 989.4,
+      .fp8_gemm_efficiency = 1453.4 / 1978.9,
+      .memory_efficiency = 4150.0 / 4800.0,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-h200",
+  };
+}
+
+GpuSpec b200() {
+  return {
+      .name = "b200",
+      .description = "NVIDIA B200 (Blackwell, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 dense, 180 GB HBM3e at 8000 GB/s",
+      .source = "data/hardware.csv row b200_sxm_180gb (hardware.md §1; SM count 148 is a community "
+                "value, §7 item 4); gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
+                "MAMF 3432.5/4500 (§5.1); memory_efficiency 0.85 default, no STREAM data (§6)",
+      .peak_fp16_tflops = 2250,
+      .peak_bf16_tflops = 2250,
+      .peak_fp8_tflops = 4500,
+      .peak_fp32_tflops = 80,
+      .memory_gb = 180,
+      .memory_bandwidth_gbps = 8000,
+      .sm_count = 148,
+      .gemm_efficiency = 1745.0 / 2250.0,
+      .fp8_gemm_efficiency = 3432.5 / 4500.0,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-b200",
+  };
+}
+
+}  // namespace
+
+const std::vector<cluster::GpuSpec>& builtin_gpus() {
+  static const std::vector<cluster::GpuSpec> gpus = {
+      a10(), a40(), a100_40gb(), a100_80gb(), h100_sxm(), h200(), b200(),
+  };
+  return gpus;
+}
+
+const cluster::GpuSpec& find_gpu(std::string_view name) { return detail::find_by_name(builtin_gpus(), name, "GPU"); }
+
+std::vector<std::string> gpu_names() { return detail::names_of(builtin_gpus()); }
+
+}  // namespace distsim::catalog

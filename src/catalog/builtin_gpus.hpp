@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/gpu_spec.hpp"
+
+namespace distsim::catalog {
+
+//! Every built-in GPU type. Figures come from data/hardware.csv and the measurements summarised
+//! in ../shared/reference/hardware.md; each entry's `source` names the row and sections used.
+const std::vector<cluster::GpuSpec>& builtin_gpus();
+
+//! The built-in GPU called `name`; throws InputError naming the closest one when none is.
+const cluster::GpuSpec& find_gpu(std::string_view name);
+
+//! The names of the built-in GPUs, in catalog order.
+std::vector<std::string> gpu_names();
+
+}  // namespace distsim::catalog

@@ -1,0 +1,101 @@
+#include "cli/job_options.hpp"
+
+#include "catalog/builtin_clusters.hpp"
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+#include "io/spec_resolver.hpp"
+
+namespace distsim::cli {
+
+namespace {
+
+constexpr const char* kDefaultGpu = "a40";
+constexpr const char* kDefaultStrategy = "2M2P4D";
+
+Dtype parse_dtype(const std::string& text) {
+  if (text == "bf16") return Dtype::bf16;
+  if (text == "fp16") return Dtype::fp16;
+  if (text == "fp32") return Dtype::fp32;
+  throw InputError("--dtype: " + unknown_name_message("dtype", text, {"bf16", "fp16", "fp32"}));
+}
+
+cluster::ClusterSpec resolve_cluster(const JobOptions& options) {
+  if (!options.cluster.empty()) {
+    cluster::ClusterSpec cluster = io::resolve_cluster(options.cluster);
+    if (!options.gpu.empty()) {
+      cluster.gpu = io::resolve_gpu(options.gpu);
+    }
+    return cluster;
+  }
+  const cluster::GpuSpec gpu = io::resolve_gpu(options.gpu.empty() ? kDefaultGpu : options.gpu);
+  if (gpu.default_cluster.empty()) {
+    throw InputError("--gpu '" + options.gpu + "' names no default_cluster; pass --cluster as well");
+  }
+  cluster::ClusterSpec cluster = io::resolve_cluster(gpu.default_cluster);
+  cluster.gpu = gpu;
+  return cluster;
+}
+
+strategy::Strategy resolve_strategy(const JobOptions& options) {
+  const bool sizes_given = options.tp > 0 || options.pp > 0 || options.dp > 0;
+  if (sizes_given && !options.strategy.empty()) {
+    throw InputError("--strategy " + options.strategy + " and --tp/--pp/--dp both given; use one or the other");
+  }
+  strategy::Strategy strategy;
+  if (sizes_given) {
+    strategy.tensor_parallel = std::max(options.tp, 1);
+    strategy.pipeline_parallel = std::max(options.pp, 1);
+    strategy.data_parallel = std::max(options.dp, 1);
+  } else {
+    strategy = strategy::parse_strategy_notation(options.strategy.empty() ? kDefaultStrategy : options.strategy);
+  }
+  strategy.micro_batch_size = options.micro_batch_size;
+  strategy.global_batch_size = options.global_batch_size;
+  strategy.schedule = options.schedule;
+  strategy.dtype = parse_dtype(options.dtype);
+  return strategy;
+}
+
+}  // namespace
+
+void JobOptions::add_to(CLI::App& command) {
+  command.add_option("--model", model, "built-in model name, a YAML/JSON model file, or a Hugging Face config.json")
+      ->capture_default_str();
+  command.add_option("--gpu", gpu, "built-in GPU name or a YAML/JSON GPU file (default: the cluster's GPU, or a40)");
+  command.add_option("--cluster", cluster, "built-in node design or a YAML/JSON cluster file (default: the GPU's)");
+  command.add_option("--nodes", nodes, "number of nodes (default: as many as the strategy needs)");
+  command.add_option("--gpus-per-node", gpus_per_node, "GPUs per node (default: the cluster's)");
+  command.add_option("--strategy", strategy, "parallel sizes in the paper's notation, e.g. 2M2P4D (default 2M2P4D)");
+  command.add_option("--tp", tp, "tensor (model) parallel size");
+  command.add_option("--pp", pp, "pipeline parallel size");
+  command.add_option("--dp", dp, "data parallel size");
+  command.add_option("--micro-batch-size", micro_batch_size, "sequences per micro-batch")->capture_default_str();
+  command.add_option("--global-batch-size", global_batch_size, "sequences per iteration")->capture_default_str();
+  command.add_option("--seq-length", seq_length, "override the model's sequence length");
+  command.add_option("--schedule", schedule, "pipeline schedule (see `distsim list schedules`)")->capture_default_str();
+  command.add_option("--dtype", dtype, "training precision: bf16, fp16 or fp32")->capture_default_str();
+}
+
+strategy::JobSpec JobOptions::to_job() const {
+  strategy::JobSpec job;
+  job.model = io::resolve_model(model);
+  if (seq_length != 0) {
+    if (seq_length < 0) {
+      throw InputError("--seq-length must be positive, got " + std::to_string(seq_length));
+    }
+    job.model.seq_length = seq_length;
+  }
+  job.cluster = resolve_cluster(*this);
+  job.strategy = resolve_strategy(*this);
+  if (gpus_per_node != 0) {
+    job.cluster.gpus_per_node = gpus_per_node;
+  }
+  if (nodes != 0) {
+    job.cluster.num_nodes = nodes;
+  } else if (job.cluster.gpus_per_node > 0) {
+    job.cluster.num_nodes = std::max(1, job.strategy.world_size() / job.cluster.gpus_per_node);
+  }
+  return job;
+}
+
+}  // namespace distsim::cli

@@ -1,0 +1,294 @@
+#include "cost/analytical_cost_model.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/input_error.hpp"
+
+namespace distsim::cost {
+
+namespace {
+
+using events::Collective;
+using events::Event;
+using events::EventClass;
+
+//! One value per NCCL protocol, indexed by NcclProtocol: {LL, LL128, Simple}.
+using PerProtocol = std::array<double, 3>;
+
+// NCCL src/graph/tuning.cc (hardware.md §4.5): ring latency of one collective call, µs.
+constexpr PerProtocol kRingBaseLatencyUs = {6.6, 14.0, 8.4};
+
+// tuning.cc hwLat, Ring row, µs per ring step. The cluster's latency_us is the Simple-protocol
+// hop of its fabric; LL and LL128 hops keep NCCL's proportions to it (hop_latencies below).
+constexpr PerProtocol kNvlinkHopUs = {0.6, 1.9, 3.4};
+constexpr PerProtocol kPciHopUs = {1.0, 2.5, 5.7};
+constexpr PerProtocol kNetHopUs = {2.7, 4.0, 14.0};
+
+// Payload fraction of the bus bandwidth (tuning.cc ring refinements): an LL line carries 4 data
+// bytes in 8, an LL128 line 120 in 128 (NCCL uses 0.92), Simple copies raw data.
+constexpr PerProtocol kProtocolBandwidthFactor = {0.5, 0.92, 1.0};
+
+// FlashAttention-2 (Dao 2023, arXiv 2307.08691, Figs. 5 and 6; A100 80GB SXM4, head dim 128,
+// sequence 4k-16k): forward 224 TFLOPs/s without and 148 with the causal mask, backward 195 and
+// 175; mean 185.5 TFLOPs/s. Against the same GPU's GEMM ceiling, MAMF 271.2 TFLOPs/s
+// (hardware.md §5.1), that is 185.5 / 271.2 = 0.68 of what a large GEMM reaches. Forward and
+// backward means agree (185.8 and 185.2), so one ratio serves both.
+constexpr double kAttentionToGemmEfficiency = 0.68;
+
+constexpr double kMicro = 1e-6;
+constexpr double kGiga = 1e9;
+
+std::size_t slot(NcclProtocol protocol) { return static_cast<std::size_t>(protocol); }
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+bool is_pcie(const std::string& link_name) {
+  std::string lower = link_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("pci") != std::string::npos;
+}
+
+// A cluster gives its fabric's Simple-protocol hop (0 keeps NCCL's nominal one). Measured small
+// messages run 2-3x slower than NCCL's nominal LL hop (docs/cost_models.md), so the fabric's own
+// figure scales all three protocols alike.
+PerProtocol hop_latencies(const PerProtocol& nccl, double simple_hop_us) {
+  const double scale = simple_hop_us > 0 ? simple_hop_us / nccl[slot(NcclProtocol::simple)] : 1.0;
+  return {nccl[0] * scale, nccl[1] * scale, nccl[2] * scale};
+}
+
+// NCCL enables LL128 only on NVLink-connected GPUs (tuning.cc: typeIntra <= PATH_NVB).
+bool has_pcie_fabric(const cluster::ClusterSpec& cluster) { return is_pcie(cluster.intra_node.name); }
+
+PerProtocol intra_node_hops(const cluster::ClusterSpec& cluster) {
+  return hop_latencies(has_pcie_fabric(cluster) ? kPciHopUs : kNvlinkHopUs, cluster.intra_node.latency_us);
+}
+
+// A network hop also crosses the node's own fabric to reach the NIC, so it is never faster.
+PerProtocol network_hops(const cluster::ClusterSpec& cluster) {
+  PerProtocol hops = hop_latencies(kNetHopUs, cluster.inter_node.latency_us);
+  const PerProtocol intra = intra_node_hops(cluster);
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    hops[i] = std::max(hops[i], intra[i]);
+  }
+  return hops;
+}
+
+double require_positive(double value, const cluster::ClusterSpec& cluster, std::string_view field,
+                        const Event& event) {
+  if (value <= 0) {
+    throw InputError("cluster '" + cluster.name + "': " + std::string(field) + " must be positive to price event '" +
+                     event.key() + "'");
+  }
+  return value;
+}
+
+void check_gpu(const cluster::ClusterSpec& cluster) {
+  const cluster::GpuSpec& gpu = cluster.gpu;
+  const std::vector<std::pair<const char*, double>> fields = {
+      {"peak_fp16_tflops or peak_bf16_tflops", std::max(gpu.peak_fp16_tflops, gpu.peak_bf16_tflops)},
+      {"memory_bandwidth_gbps", gpu.memory_bandwidth_gbps},
+      {"sm_count", static_cast<double>(gpu.sm_count)},
+      {"gemm_efficiency", gpu.gemm_efficiency},
+      {"memory_efficiency", gpu.memory_efficiency},
+  };
+  std::string problems;
+  for (const auto& [field, value] : fields) {
+    if (value <= 0) {
+      problems += std::string(problems.empty() ? "" : "; ") + "gpu '" + gpu.name + "' " + field + " must be positive";
+    }
+  }
+  if (!problems.empty()) {
+    throw InputError("cluster '" + cluster.name + "': " + problems + " for the analytical cost model");
+  }
+}
+
+}  // namespace
+
+std::string_view nccl_protocol_name(NcclProtocol protocol) {
+  switch (protocol) {
+    case NcclProtocol::ll: return "LL";
+    case NcclProtocol::ll128: return "LL128";
+    case NcclProtocol::simple: return "Simple";
+  }
+  return "?";
+}
+
+double tile_efficiency(std::int64_t m, std::int64_t n) {
+  const double padded = static_cast<double>(ceil_div(m, kGemmTile) * kGemmTile) *
+                        static_cast<double>(ceil_div(n, kGemmTile) * kGemmTile);
+  return static_cast<double>(m) * static_cast<double>(n) / padded;
+}
+
+double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count) {
+  const std::int64_t tiles = ceil_div(m, kGemmTile) * ceil_div(n, kGemmTile);
+  const std::int64_t waves = ceil_div(tiles, sm_count);
+  return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
+}
+
+AnalyticalCostModel::AnalyticalCostModel(const cluster::ClusterSpec& cluster) : cluster_(cluster) {
+  check_gpu(cluster_);
+}
+
+std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { return cost(event); }
+
+Cost AnalyticalCostModel::cost(const Event& event) const {
+  const double seconds = event.is_communication() ? communication_estimate(event).seconds : compute_seconds(event);
+  return Cost{seconds_to_time(seconds), CostSource::analytical};
+}
+
+CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& event) const {
+  if (!event.is_communication()) {
+    throw InternalError("event '" + event.key() + "' is not a communication");
+  }
+  // NCCL returns at once for a one-rank group or an empty buffer.
+  if (event.group_size <= 1 || event.bytes <= 0) {
+    return {};
+  }
+  const bool send_recv =
+      event.event_class == EventClass::point_to_point || event.collective == Collective::send_recv;
+  return send_recv ? point_to_point(event) : ring_collective(event);
+}
+
+double AnalyticalCostModel::compute_seconds(const Event& event) const {
+  switch (event.event_class) {
+    case EventClass::gemm: return gemm_seconds(event);
+    case EventClass::attention: return attention_seconds(event);
+    case EventClass::memory_bound: return memory_seconds(event.bytes_moved) + cluster_.gpu.kernel_launch_us * kMicro;
+    case EventClass::collective:
+    case EventClass::point_to_point: break;
+  }
+  throw InternalError("event '" + event.key() + "' is not a computation");
+}
+
+// Roofline with shape penalties (hardware.md §5.3, after NVIDIA's Matrix Multiplication
+// Background guide DU-09799-001 §3.1-3.2): the FLOP rate is the GPU's large-GEMM ceiling times
+// the tile and wave quantization of a 128×128-tile, one-CTA-per-SM launch.
+double AnalyticalCostModel::gemm_seconds(const Event& event) const {
+  const std::int64_t m = event.dim("m");
+  const std::int64_t n = event.dim("n");
+  const std::int64_t k = event.dim("k");
+  double compute = 0;
+  if (m > 0 && n > 0 && k > 0) {
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const double shape = tile_efficiency(m, n) * wave_efficiency(m, n, cluster_.gpu.sm_count);
+    compute = flops / (tensor_flops_per_second(event.dtype) * shape);
+  }
+  return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
+}
+
+// Fused attention never materializes the score matrix, so it is bound by its matmul FLOPs at
+// FlashAttention's fraction of the GEMM rate, or by streaming Q, K, V and O.
+double AnalyticalCostModel::attention_seconds(const Event& event) const {
+  const double compute = event.flops / (tensor_flops_per_second(event.dtype) * kAttentionToGemmEfficiency);
+  return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
+}
+
+// Achieved DRAM bandwidth is memory_efficiency of the spec figure (STREAM-like, hardware.md §6).
+double AnalyticalCostModel::memory_seconds(double bytes) const {
+  const cluster::GpuSpec& gpu = cluster_.gpu;
+  return bytes / (gpu.memory_efficiency * gpu.memory_bandwidth_gbps * kGiga);
+}
+
+// Large-GEMM ceiling η_max · peak (hardware.md §5.1-5.2). A format without tensor cores of its own
+// (fp8 before Hopper) runs at the 16-bit rate.
+double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
+  const cluster::GpuSpec& gpu = cluster_.gpu;
+  const double sixteen_bit = std::max(gpu.peak_flops(Dtype::fp16), gpu.peak_flops(Dtype::bf16));
+  const double peak = gpu.peak_flops(dtype) > 0 ? gpu.peak_flops(dtype) : sixteen_bit;
+  const bool fp8_cores = dtype == Dtype::fp8 && gpu.peak_fp8_tflops > 0 && gpu.fp8_gemm_efficiency > 0;
+  return peak * (fp8_cores ? gpu.fp8_gemm_efficiency : gpu.gemm_efficiency);
+}
+
+// NCCL's ring model (tuning.cc, hardware.md §4.5), taking the fastest protocol as its tuner does:
+// t_p = baseLat_p + (steps − interSteps)·intraHop_p + interSteps·netHop_p + factor·S / (busbw·f_p).
+CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) const {
+  const int ranks = event.group_size;
+  const bool all_reduce = event.collective == Collective::all_reduce;
+  const int ranks_per_node = std::clamp(event.ranks_per_node, 1, ranks);
+  const int nodes = event.intra_node ? 1 : std::max<int>(2, static_cast<int>(ceil_div(ranks, ranks_per_node)));
+  // A ring all-reduce is a reduce-scatter then an all-gather: 2(n−1) steps, 2(nodes−1) of them
+  // across the network; all-gather and reduce-scatter alone take n−1 and nodes−1 (tuning.cc).
+  const int steps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
+  const int inter_steps = all_reduce ? 2 * (nodes - 1) : nodes - 1;
+  // nccl-tests doc/PERFORMANCE.md: busbw = algbw·2(n−1)/n for all-reduce and algbw·(n−1)/n for
+  // all-gather and reduce-scatter, S being the whole buffer; so time = factor·S / busbw.
+  const double wire_factor = (all_reduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+  const double bus_gbps = event.intra_node ? intra_node_bus_gbps(event) : inter_node_bus_gbps(event);
+  const PerProtocol intra_hops = intra_node_hops(cluster_);
+  const PerProtocol net_hops = network_hops(cluster_);
+
+  CommunicationEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::simple};
+  for (const NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
+    if (protocol == NcclProtocol::ll128 && has_pcie_fabric(cluster_)) {
+      continue;
+    }
+    const std::size_t p = slot(protocol);
+    const double latency_us =
+        kRingBaseLatencyUs[p] + (steps - inter_steps) * intra_hops[p] + inter_steps * net_hops[p];
+    const double wire_s =
+        wire_factor * static_cast<double>(event.bytes) / (bus_gbps * kGiga * kProtocolBandwidthFactor[p]);
+    const double seconds = latency_us * kMicro + wire_s;
+    if (seconds < best.seconds) {
+      best = {seconds, protocol};
+    }
+  }
+  return best;
+}
+
+// A send/recv pays the ring's per-call base latency and one hop. NCCL moves point-to-point data
+// with LL up to a size threshold and Simple above it, never LL128 (src/enqueue.cc addP2pToPlan),
+// so the faster of those two stands for its choice.
+CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) const {
+  const PerProtocol hops = event.intra_node ? intra_node_hops(cluster_) : network_hops(cluster_);
+  const double bandwidth_gbps =
+      event.intra_node ? require_positive(cluster_.intra_node.p2p_gbps, cluster_, "intra_node.p2p_gbps", event)
+                       : nic_share_gbps(event);
+
+  CommunicationEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::simple};
+  for (const NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::simple}) {
+    const std::size_t p = slot(protocol);
+    const double wire_s = static_cast<double>(event.bytes) / (bandwidth_gbps * kGiga * kProtocolBandwidthFactor[p]);
+    const double seconds = (kRingBaseLatencyUs[p] + hops[p]) * kMicro + wire_s;
+    if (seconds < best.seconds) {
+      best = {seconds, protocol};
+    }
+  }
+  return best;
+}
+
+// A ring spanning nodes is as fast as the NICs its ranks on one node drive, and never faster than
+// the intra-node ring that feeds them: busbw = min(intra busbw, ranks_per_node · NIC share)
+// (hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in nccl#812). With one rank
+// per node every ring step crosses the network and the intra-node fabric carries nothing.
+double AnalyticalCostModel::inter_node_bus_gbps(const Event& event) const {
+  const int ranks_per_node = std::max(1, std::min(event.ranks_per_node, cluster_.gpus_per_node));
+  const double nic_gbps = ranks_per_node * nic_share_gbps(event);
+  if (ranks_per_node == 1) {
+    return nic_gbps;
+  }
+  return std::min(intra_node_bus_gbps(event), nic_gbps);
+}
+
+double AnalyticalCostModel::intra_node_bus_gbps(const Event& event) const {
+  return require_positive(cluster_.intra_node.collective_busbw_gbps, cluster_, "intra_node.collective_busbw_gbps",
+                          event);
+}
+
+// Each GPU's share of its node's NICs. Training traffic is symmetric, so every GPU of a node talks
+// across the network at the same time (all data-parallel groups reduce together, all tensor
+// ranks of a stage send together) and the node's NIC bandwidth divides among them: one NIC per
+// GPU on DGX nodes, two on 16-NIC nodes, a quarter of one NIC where four GPUs share it.
+double AnalyticalCostModel::nic_share_gbps(const Event& event) const {
+  const auto& inter = cluster_.inter_node;
+  const double nics = require_positive(inter.nics_per_node, cluster_, "inter_node.nics_per_node", event);
+  const double nic_gbps = require_positive(inter.nic_busbw_gbps, cluster_, "inter_node.nic_busbw_gbps", event);
+  return nics * nic_gbps / std::max(cluster_.gpus_per_node, 1);
+}
+
+}  // namespace distsim::cost

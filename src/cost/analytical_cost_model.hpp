@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "cluster/cluster_spec.hpp"
+#include "cost/cost_model.hpp"
+
+namespace distsim::cost {
+
+//! NCCL's wire protocols: LL (8-byte lines of 4 data + 4 flag bytes), LL128 (128-byte lines with
+//! 120 data bytes) and Simple (bulk copies fenced per chunk).
+enum class NcclProtocol { ll, ll128, simple };
+
+std::string_view nccl_protocol_name(NcclProtocol protocol);
+
+//! A communication event's modelled time and the protocol NCCL's tuner would pick for it.
+struct CommunicationEstimate {
+  double seconds = 0;
+  NcclProtocol protocol = NcclProtocol::simple;
+};
+
+//! Output tile edge of the GEMM model: 128×128 tiles, one CTA per SM (hardware.md §5.3).
+inline constexpr std::int64_t kGemmTile = 128;
+
+//! Useful fraction of the padded output: m·n / (⌈m/128⌉·128 · ⌈n/128⌉·128).
+double tile_efficiency(std::int64_t m, std::int64_t n);
+//! Busy fraction of the SM slots over all waves: tiles / (⌈tiles/SMs⌉ · SMs).
+double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count);
+
+//! Prices every event from the cluster's specifications alone: GEMMs by FLOPs over a
+//! shape-dependent achievable rate, fused attention and memory-bound kernels by roofline, and
+//! communication by NCCL's ring model with the fastest protocol per message. Every formula and
+//! constant is cited in analytical_cost_model.cpp and docs/cost_models.md.
+class AnalyticalCostModel : public CostModel {
+ public:
+  //! Throws InputError when a GPU figure every compute event needs (peak, bandwidth, SMs,
+  //! efficiencies) is not positive.
+  explicit AnalyticalCostModel(const cluster::ClusterSpec& cluster);
+
+  //! Always answers, with source analytical.
+  std::optional<Cost> try_cost(const events::Event& event) const override;
+  Cost cost(const events::Event& event) const;
+  //! Time and protocol of a collective or send/recv event; an InternalError for compute events.
+  CommunicationEstimate communication_estimate(const events::Event& event) const;
+
+ private:
+  double compute_seconds(const events::Event& event) const;
+  double gemm_seconds(const events::Event& event) const;
+  double attention_seconds(const events::Event& event) const;
+  double memory_seconds(double bytes) const;
+  double tensor_flops_per_second(Dtype dtype) const;
+  CommunicationEstimate ring_collective(const events::Event& event) const;
+  CommunicationEstimate point_to_point(const events::Event& event) const;
+  double intra_node_bus_gbps(const events::Event& event) const;
+  double inter_node_bus_gbps(const events::Event& event) const;
+  double nic_share_gbps(const events::Event& event) const;
+
+  cluster::ClusterSpec cluster_;
+};
+
+}  // namespace distsim::cost

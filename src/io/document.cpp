@@ -1,0 +1,112 @@
+#include "io/document.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+[[noreturn]] void cannot_open(const std::string& path, std::string_view what, int error) {
+  throw InputError("cannot open " + std::string(what) + " '" + path + "': " + std::strerror(error));
+}
+
+// std::fopen rather than std::ifstream: POSIX guarantees that fopen sets errno, so the message
+// can say why ("No such file or directory", "Permission denied").
+std::string read_file(const std::string& path, std::string_view what) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    cannot_open(path, what, EISDIR);
+  }
+  errno = 0;
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    cannot_open(path, what, errno != 0 ? errno : EIO);
+  }
+  std::string text;
+  char buffer[4096];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+    text.append(buffer, count);
+  }
+  if (std::ferror(file.get()) != 0) {
+    cannot_open(path, what, errno != 0 ? errno : EIO);
+  }
+  return text;
+}
+
+// yaml-cpp accepts some invalid JSON (a trailing comma), so nlohmann::json decides what is JSON.
+void check_json(const std::string& path, const std::string& text) {
+  if (nlohmann::json::accept(text)) {
+    return;
+  }
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // what() starts with "[json.exception.parse_error.101] "; the rest says where and why.
+    const std::string detail = e.what();
+    const std::size_t start = detail.find("] ");
+    throw InputError(path + ": invalid JSON: " + (start == std::string::npos ? detail : detail.substr(start + 2)));
+  }
+}
+
+YAML::Node parse_yaml(const std::string& path, const std::string& text, std::string_view format) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    std::string where = path;
+    if (!e.mark.is_null()) {
+      where.append(":").append(std::to_string(e.mark.line + 1)).append(":").append(std::to_string(e.mark.column + 1));
+    }
+    throw InputError(where + ": invalid " + std::string(format) + ": " + e.msg);
+  }
+}
+
+}  // namespace
+
+Document load_document(const std::string& path, std::string_view what) {
+  const std::string text = read_file(path, what);
+  const bool json = ends_with(path, ".json");
+  if (json) {
+    check_json(path, text);
+  }
+  YAML::Node root = parse_yaml(path, text, json ? "JSON" : "YAML");
+  if (root.IsNull()) {
+    throw InputError(path + ": the file is empty; expected a mapping of keys to values");
+  }
+  if (!root.IsMap()) {
+    throw InputError(path + ":" + std::to_string(root.Mark().line + 1) +
+                     ": expected a mapping of keys to values at the top level, got " + describe(root));
+  }
+  return {path, root};
+}
+
+bool looks_like_path(std::string_view name_or_path) {
+  return ends_with(name_or_path, ".yaml") || ends_with(name_or_path, ".yml") || ends_with(name_or_path, ".json") ||
+         name_or_path.find('/') != std::string_view::npos;
+}
+
+std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+std::string describe(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) {
+    return "nothing";
+  }
+  if (node.IsScalar()) {
+    return "'" + node.Scalar() + "'";
+  }
+  return node.IsSequence() ? "a list" : "a mapping";
+}
+
+}  // namespace distsim::io

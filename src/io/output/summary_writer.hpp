@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/run_summary.hpp"
+#include "api/simulation.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::io {
+
+//! What was simulated: model, cluster, strategy, batch, schedule, and whether one rank per stage
+//! stood for the others or every rank ran. Heads every JSON output so a file explains itself.
+nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
+
+//! "events: 123 unique, 456,789 instances (dedup 3713x): 0 profiled, 0 extrapolated, 123 analytical"
+std::string events_line(const analysis::EventCounts& counts);
+
+//! The metrics of a run: job, iteration time, throughput, MFU, bubbles, every rank's busy and idle
+//! time (fanned out from the simulated devices), per-stage means and event counts.
+nlohmann::json summary_json(const api::Simulation& simulation);
+
+//! The same metrics as a short human-readable report with a per-stage table.
+std::string summary_text(const api::Simulation& simulation);
+
+}  // namespace distsim::io

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "cost/cost_model.hpp"
+#include "engine/program.hpp"
+#include "events/event_table.hpp"
+#include "events/job_events.hpp"
+#include "events/phase.hpp"
+#include "schedule/pipeline_schedule.hpp"
+#include "strategy/job_spec.hpp"
+#include "strategy/rank_layout.hpp"
+
+namespace distsim::program {
+
+//! What a task of the engine's program stands for in the job.
+struct TaskInfo {
+  events::EventId event = 0;
+  events::Phase phase = events::Phase::forward;
+  int microbatch = -1;  //!< -1 for work done once per iteration
+  int layer = -1;
+  std::string_view label;
+};
+
+//! A simulated device: one rank, with its streams at first_stream + StreamKind.
+struct DeviceInfo {
+  int rank = 0;
+  strategy::RankCoord coord;
+  engine::StreamId first_stream = 0;
+  engine::StreamId stream(events::StreamKind kind) const {
+    return first_stream + static_cast<engine::StreamId>(kind);
+  }
+};
+
+//! The job turned into an engine program. In symmetric mode one device per pipeline stage stands
+//! for all tensor- and data-parallel ranks of that stage (they do identical work in a uniform
+//! cluster); in all-ranks mode every rank is simulated and collectives wait for every member.
+struct JobProgram {
+  engine::Program program;
+  std::vector<TaskInfo> tasks;
+  std::vector<DeviceInfo> devices;
+  events::EventTable events;
+  std::vector<cost::Cost> costs;  //!< per event
+  bool all_ranks = false;
+  int num_microbatches = 0;
+  int ranks_per_device = 1;  //!< how many ranks each simulated device stands for
+
+  //! The simulated device whose timeline rank `rank` has.
+  int device_for_rank(const strategy::RankLayout& layout, int rank) const;
+};
+
+//! Builds the events, costs and task program of a validated job. Costs come from `costs`, which
+//! must price every event (see FallbackCostModel).
+JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                             const cost::CostModel& costs, bool all_ranks);
+
+}  // namespace distsim::program

@@ -1,0 +1,133 @@
+#include "catalog/builtin_gpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "catalog/builtin_clusters.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::catalog {
+
+namespace {
+
+using CsvRow = std::map<std::string, std::string>;
+
+//! Splits one CSV line, honouring double-quoted fields (hardware.csv quotes its notes).
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+//! data/hardware.csv keyed by gpu_id.
+std::map<std::string, CsvRow> hardware_rows() {
+  std::ifstream file(std::string(DISTSIM_SOURCE_DIR) + "/data/hardware.csv");
+  std::string line;
+  std::getline(file, line);
+  const auto header = split_csv_line(line);
+  std::map<std::string, CsvRow> rows;
+  while (std::getline(file, line)) {
+    const auto fields = split_csv_line(line);
+    CsvRow row;
+    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) {
+      row[header[i]] = fields[i];
+    }
+    rows[row["gpu_id"]] = row;
+  }
+  return rows;
+}
+
+double number(const CsvRow& row, const std::string& column) {
+  const std::string& text = row.at(column);
+  return text.empty() ? 0.0 : std::stod(text);
+}
+
+std::string error_of(std::string_view name) {
+  try {
+    find_gpu(name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(BuiltinGpus, EveryFieldIsPositiveAndEveryFractionBelowOne) {
+  for (const auto& gpu : builtin_gpus()) {
+    SCOPED_TRACE(gpu.name);
+    EXPECT_FALSE(gpu.description.empty());
+    EXPECT_GT(gpu.peak_fp16_tflops, 0);
+    EXPECT_GT(gpu.peak_bf16_tflops, 0);
+    EXPECT_GT(gpu.peak_fp32_tflops, 0);
+    EXPECT_GT(gpu.memory_gb, 0);
+    EXPECT_GT(gpu.memory_bandwidth_gbps, 0);
+    EXPECT_GT(gpu.sm_count, 0);
+    EXPECT_GT(gpu.gemm_efficiency, 0.5);
+    EXPECT_LT(gpu.gemm_efficiency, 1.0);
+    EXPECT_GT(gpu.memory_efficiency, 0.5);
+    EXPECT_LT(gpu.memory_efficiency, 1.0);
+    EXPECT_GT(gpu.kernel_launch_us, 0);
+    EXPECT_LT(gpu.fp8_gemm_efficiency, 1.0);
+    // An fp8 efficiency exactly when the GPU has fp8 tensor cores.
+    EXPECT_EQ(gpu.peak_fp8_tflops > 0, gpu.fp8_gemm_efficiency > 0);
+  }
+}
+
+TEST(BuiltinGpus, EveryDefaultClusterIsABuiltinCluster) {
+  for (const auto& gpu : builtin_gpus()) {
+    EXPECT_NO_THROW(find_cluster(gpu.default_cluster)) << gpu.name;
+  }
+}
+
+// Each GPU's source names its data/hardware.csv row; the peaks, memory and SM count must match it.
+TEST(BuiltinGpus, AgreesWithTheHardwareCsvRowItCites) {
+  const auto rows = hardware_rows();
+  const std::regex row_reference("data/hardware\\.csv row ([a-z0-9_]+)");
+  for (const auto& gpu : builtin_gpus()) {
+    SCOPED_TRACE(gpu.name);
+    std::smatch match;
+    ASSERT_TRUE(std::regex_search(gpu.source, match, row_reference));
+    ASSERT_EQ(rows.count(match[1]), 1U) << match[1];
+    const CsvRow& row = rows.at(match[1]);
+    EXPECT_DOUBLE_EQ(gpu.peak_fp16_tflops, number(row, "fp16_tensor_dense_tflops"));
+    EXPECT_DOUBLE_EQ(gpu.peak_bf16_tflops, number(row, "bf16_tensor_dense_tflops"));
+    EXPECT_DOUBLE_EQ(gpu.peak_fp8_tflops, number(row, "fp8_tensor_dense_tflops"));
+    EXPECT_DOUBLE_EQ(gpu.peak_fp32_tflops, number(row, "fp32_nontensor_tflops"));
+    EXPECT_DOUBLE_EQ(gpu.memory_gb, number(row, "mem_capacity_gb"));
+    EXPECT_DOUBLE_EQ(gpu.memory_bandwidth_gbps, number(row, "mem_bw_GBps"));
+    EXPECT_EQ(gpu.sm_count, static_cast<int>(number(row, "sm_or_cu_count")));
+  }
+}
+
+// hardware.md §5.1: MAMF / peak.
+TEST(BuiltinGpus, GemmEfficiencyIsTheMeasuredMamfOverPeak) {
+  EXPECT_NEAR(find_gpu("a100-80gb").gemm_efficiency, 0.869, 0.001);
+  EXPECT_NEAR(find_gpu("h100-sxm").gemm_efficiency, 0.803, 0.001);
+  EXPECT_NEAR(find_gpu("h100-sxm").fp8_gemm_efficiency, 0.709, 0.001);
+  EXPECT_NEAR(find_gpu("b200").gemm_efficiency, 0.776, 0.001);
+}
+
+TEST(FindGpu, SuggestsTheClosestName) {
+  EXPECT_EQ(error_of("h100-sx"),
+            "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: a10, a40, a100-40gb, a100-80gb, h100-sxm, "
+            "h200, b200)");
+}
+
+}  // namespace distsim::catalog

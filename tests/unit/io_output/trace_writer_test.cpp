@@ -1,0 +1,172 @@
+#include "io/output/trace_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tiny_simulation.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using testing::fixed_costs;
+using testing::tiny_job;
+using testing::two_stage_job;
+
+std::string trace_of(const api::Simulation& simulation, TraceRanks ranks) {
+  std::ostringstream out;
+  write_chrome_trace(out, simulation, ranks);
+  return out.str();
+}
+
+std::vector<nlohmann::json> events_with_phase(const nlohmann::json& trace, const std::string& phase) {
+  std::vector<nlohmann::json> result;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == phase) {
+      result.push_back(event);
+    }
+  }
+  return result;
+}
+
+std::set<int> metadata_pids(const nlohmann::json& trace, const std::string& name) {
+  std::set<int> pids;
+  for (const auto& event : events_with_phase(trace, "M")) {
+    if (event["name"] == name) {
+      pids.insert(event["pid"].get<int>());
+    }
+  }
+  return pids;
+}
+
+// 2M2P2D on two nodes of four GPUs: stage 0 on ranks 0-3, stage 1 on ranks 4-7.
+api::Simulation four_way_simulation(bool all_ranks = false) {
+  return api::simulate(tiny_job(2, 2, 2, 4, 2, 4), fixed_costs(all_ranks));
+}
+
+TEST(ChromeTrace, IsAnObjectWithOneNamedProcessPerRank) {
+  const auto trace = nlohmann::json::parse(trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all));
+  EXPECT_EQ(trace["displayTimeUnit"], "ms");
+  EXPECT_EQ(trace["otherData"]["strategy"], "1M2P1D");
+  EXPECT_EQ(trace["otherData"]["iteration_time_ns"], 19000);
+  EXPECT_EQ(metadata_pids(trace, "process_name"), (std::set<int>{0, 1}));
+  EXPECT_EQ(metadata_pids(trace, "process_sort_index"), (std::set<int>{0, 1}));
+  EXPECT_EQ(events_with_phase(trace, "M").front()["args"]["name"], "rank 0 (node 0, stage 0, tp 0, dp 0)");
+}
+
+TEST(ChromeTrace, NamesOnlyTheStreamsThatHaveActivities) {
+  const auto trace = nlohmann::json::parse(trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all));
+  std::map<int, std::set<int>> threads;
+  for (const auto& event : events_with_phase(trace, "M")) {
+    if (event["name"] == "thread_name") {
+      threads[event["pid"].get<int>()].insert(event["tid"].get<int>());
+    }
+  }
+  // Stage 0 computes, sends activations and receives gradients; stage 1 the other way round. The
+  // tied embedding's gradient is reduced between them on the DP stream; no stream runs TP comm.
+  EXPECT_EQ(threads[0], (std::set<int>{0, 2, 5, 6}));
+  EXPECT_EQ(threads[1], (std::set<int>{0, 3, 4, 6}));
+}
+
+TEST(ChromeTrace, WritesMicrosecondsWithThreeDecimalsFromNanoseconds) {
+  const std::string text = trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all);
+  // The first attention starts after the 2 µs embedding and lasts 1.5 µs.
+  EXPECT_NE(text.find(R"("cat":"comp","name":"attention","pid":0,"tid":0,"ts":2.000,"dur":1.500,"args":{)"
+                      R"("event":"flash_attention_fwd b=1 heads=4 kv_heads=4 sq=32 skv=32 d=16 causal=1 bf16",)"
+                      R"("phase":"fwd","mb":0,"layer":0,"source":"profiled"}})"),
+            std::string::npos);
+  const std::regex number(R"re("(ts|dur)":([^,}]*))re");
+  const std::regex fixed_point(R"re([0-9]+\.[0-9]{3})re");
+  int checked = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it) {
+    EXPECT_TRUE(std::regex_match((*it)[2].str(), fixed_point)) << (*it)[0];
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(ChromeTrace, CarriesTransferSizesOnCommunication) {
+  const auto trace = nlohmann::json::parse(trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all));
+  int sends = 0;
+  for (const auto& event : events_with_phase(trace, "X")) {
+    if (event["cat"] == "pp_send") {
+      // One micro-batch's activation or gradient: 32 tokens × 64 hidden × 2 bytes.
+      EXPECT_EQ(event["args"]["bytes"], 4096);
+      EXPECT_EQ(event["args"]["group"], 2);
+      ++sends;
+    }
+  }
+  EXPECT_EQ(sends, 4);
+}
+
+//! Every flow start has exactly one end with the same id, from a send stream to a recv stream.
+void expect_paired_flows(const nlohmann::json& trace, size_t expected) {
+  std::map<std::uint64_t, nlohmann::json> starts;
+  for (const auto& start : events_with_phase(trace, "s")) {
+    EXPECT_TRUE(starts.emplace(start["id"].get<std::uint64_t>(), start).second) << start;
+  }
+  std::set<std::uint64_t> ended;
+  for (const auto& end : events_with_phase(trace, "f")) {
+    const auto id = end["id"].get<std::uint64_t>();
+    EXPECT_TRUE(ended.insert(id).second) << end;
+    ASSERT_TRUE(starts.contains(id)) << end;
+    EXPECT_EQ(end["bp"], "e");
+    EXPECT_EQ(end["ts"], starts[id]["ts"]);
+    EXPECT_NE(end["pid"], starts[id]["pid"]);
+    EXPECT_TRUE(starts[id]["tid"] == 2 || starts[id]["tid"] == 4);
+    EXPECT_TRUE(end["tid"] == 3 || end["tid"] == 5);
+  }
+  EXPECT_EQ(starts.size(), expected);
+  EXPECT_EQ(ended.size(), expected);
+}
+
+TEST(ChromeTrace, PairsEveryTransferArrow) {
+  // Two micro-batches, each an activation forward and a gradient back, per (tp, dp) position.
+  expect_paired_flows(nlohmann::json::parse(trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all)),
+                      4);
+  const auto simulation = four_way_simulation();
+  expect_paired_flows(nlohmann::json::parse(trace_of(simulation, TraceRanks::replica)), 8);
+  expect_paired_flows(nlohmann::json::parse(trace_of(simulation, TraceRanks::all)), 16);
+}
+
+TEST(ChromeTrace, ReplicaWritesDataParallelReplicaZero) {
+  const auto simulation = four_way_simulation();
+  const auto replica = nlohmann::json::parse(trace_of(simulation, TraceRanks::replica));
+  const auto all = nlohmann::json::parse(trace_of(simulation, TraceRanks::all));
+  EXPECT_EQ(metadata_pids(replica, "process_name"), (std::set<int>{0, 1, 4, 5}));
+  EXPECT_EQ(metadata_pids(all, "process_name"), (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(events_with_phase(all, "X").size(), 2 * events_with_phase(replica, "X").size());
+}
+
+std::vector<std::string> sorted_activities(const nlohmann::json& trace) {
+  std::vector<std::string> result;
+  for (const auto& event : events_with_phase(trace, "X")) {
+    result.push_back(event.dump());
+  }
+  std::sort(result.begin(), result.end());
+  return result;
+}
+
+TEST(ChromeTrace, FanOutMatchesSimulatingEveryRank) {
+  const auto symmetric = nlohmann::json::parse(trace_of(four_way_simulation(false), TraceRanks::all));
+  const auto explicit_ranks = nlohmann::json::parse(trace_of(four_way_simulation(true), TraceRanks::all));
+  EXPECT_EQ(sorted_activities(symmetric), sorted_activities(explicit_ranks));
+  expect_paired_flows(explicit_ranks, 16);
+}
+
+TEST(ChromeTrace, IsByteIdenticalWhenWrittenTwice) {
+  const auto simulation = four_way_simulation();
+  EXPECT_EQ(trace_of(simulation, TraceRanks::all), trace_of(simulation, TraceRanks::all));
+  EXPECT_EQ(trace_of(simulation, TraceRanks::replica), trace_of(four_way_simulation(), TraceRanks::replica));
+}
+
+}  // namespace
+
+}  // namespace distsim::io
