@@ -129,7 +129,11 @@ std::string read_all(const std::string& path) {
   return text.str();
 }
 
-CommandResult run_cli(const std::string& arguments, const std::string& scratch) {
+CommandResult run_cli(std::string arguments, const std::string& scratch) {
+  const std::string fixtures_marker = "DISTSIM_FIXTURES";
+  for (auto at = arguments.find(fixtures_marker); at != std::string::npos; at = arguments.find(fixtures_marker)) {
+    arguments.replace(at, fixtures_marker.size(), std::string(DISTSIM_SOURCE_DIR) + "/tests/fixtures");
+  }
   const std::string out = scratch + ".out";
   const std::string err = scratch + ".err";
   const std::string command = "cd '" + std::filesystem::path(scratch).parent_path().string() + "' && '" +
