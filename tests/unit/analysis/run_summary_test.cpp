@@ -1,0 +1,71 @@
+#include "analysis/run_summary.hpp"
+
+#include <gtest/gtest.h>
+
+namespace distsim::analysis {
+
+namespace {
+
+//! One device; tasks given as (stream kind, start, end) and run by a hand-made timeline.
+struct Fixture {
+  strategy::JobSpec job;
+  program::JobProgram program;
+  engine::TaskTimes times;
+
+  Fixture() {
+    job.strategy.global_batch_size = 8;
+    job.model.seq_length = 1000;
+    job.cluster.gpu.peak_bf16_tflops = 100;
+    program.devices.push_back({0, {}, 0});
+    for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+      program.program.add_stream();
+    }
+    events::Event gemm;
+    gemm.event_class = events::EventClass::gemm;
+    gemm.op = "gemm";
+    gemm.flops = 1e12;
+    program.events.intern(gemm);
+    program.costs.push_back({});
+  }
+
+  void add(events::StreamKind kind, SimTime start, SimTime end) {
+    const engine::StreamId stream = static_cast<engine::StreamId>(kind);
+    program.program.add_task(end - start, {{stream}});
+    program.tasks.push_back({0, events::Phase::forward, 0, 0, "task"});
+    times.start.push_back(start);
+    times.end.push_back(end);
+    times.makespan = std::max(times.makespan, end);
+  }
+};
+
+}  // namespace
+
+TEST(Summarize, SplitsTimeIntoComputeExposedCommunicationAndIdle) {
+  Fixture f;
+  f.add(events::StreamKind::compute, 0, 10);
+  f.add(events::StreamKind::tp_comm, 5, 15);   // 5 of it hidden under compute
+  f.add(events::StreamKind::dp_comm, 12, 18);  // overlaps the TP one: 15..18 more exposed
+  f.add(events::StreamKind::compute, 30, 40);
+  const RunSummary summary = summarize(f.job, f.program, f.times);
+  ASSERT_EQ(summary.devices.size(), 1u);
+  EXPECT_EQ(summary.iteration_time, 40);
+  EXPECT_EQ(summary.devices[0].busy_compute, 20);
+  EXPECT_EQ(summary.devices[0].busy_communication, 8);  // 10..18
+  EXPECT_EQ(summary.devices[0].idle, 12);               // 18..30
+  EXPECT_DOUBLE_EQ(summary.bubble_fraction, 12.0 / 40.0);
+}
+
+TEST(Summarize, DerivesThroughputAndMfu) {
+  Fixture f;
+  // Two 1-TFLOP GEMMs of 20 ms each on one GPU: 2 TFLOP in 40 ms.
+  f.add(events::StreamKind::compute, 0, 20'000'000);
+  f.add(events::StreamKind::compute, 20'000'000, 40'000'000);
+  f.job.strategy.tensor_parallel = 1;
+  const RunSummary summary = summarize(f.job, f.program, f.times);
+  EXPECT_DOUBLE_EQ(summary.throughput_samples_per_s, 8 / 0.04);         // 200 samples/s
+  EXPECT_DOUBLE_EQ(summary.tokens_per_s, 8 * 1000 / 0.04);              // 200,000 tokens/s
+  EXPECT_NEAR(summary.tflops_per_gpu, 2e12 / 0.04 / 1e12, 1e-9);        // 50 TFLOP/s
+  EXPECT_NEAR(summary.mfu, 0.5, 1e-12);                                 // of a 100 TFLOP/s peak
+}
+
+}  // namespace distsim::analysis
