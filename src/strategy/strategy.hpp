@@ -6,6 +6,20 @@
 
 namespace distsim::strategy {
 
+//! Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
+//! recomputes the attention core (softmax, dropout, score products) in backward; full keeps only
+//! each layer's input and reruns the whole layer forward before its backward.
+enum class Recompute { none, selective, full };
+
+inline const char* to_string(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "none";
+}
+
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
 struct Strategy {
@@ -17,6 +31,17 @@ struct Strategy {
   std::string schedule = "1f1b";
   Dtype dtype = Dtype::bf16;  //!< activations, weights and GEMM inputs
   int dp_bucket_params = 0;   //!< gradient bucket size in parameters; 0 means Megatron's default
+  //! Megatron sequence parallelism: norms and dropout sharded over the TP group; the TP
+  //! all-reduces become all-gather + reduce-scatter.
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  //! ZeRO-1 as in Megatron's distributed optimizer: gradients reduce-scattered over DP, each rank
+  //! updates its shard, parameters all-gathered.
+  bool distributed_optimizer = false;
+  //! Gradient buckets reduced while backward still runs (Megatron --overlap-grad-reduce).
+  bool overlap_grad_reduce = false;
+  //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
+  int virtual_stages = 1;
 
   int world_size() const { return tensor_parallel * pipeline_parallel * data_parallel; }
   int num_microbatches() const { return global_batch_size / (micro_batch_size * data_parallel); }

@@ -1,0 +1,60 @@
+#include <iostream>
+#include <memory>
+
+#include "api/simulation.hpp"
+#include "cli/commands.hpp"
+#include "cli/file_output.hpp"
+#include "cli/job_options.hpp"
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+#include "io/output/summary_writer.hpp"
+#include "io/output/trace_writer.hpp"
+
+namespace distsim::cli {
+
+namespace {
+
+struct SimulateOptions {
+  JobOptions job;
+  bool json = false;
+  std::string trace;
+  std::string trace_ranks = "replica";
+  bool all_ranks = false;
+};
+
+io::TraceRanks parse_trace_ranks(const std::string& text) {
+  if (text == "replica") return io::TraceRanks::replica;
+  if (text == "all") return io::TraceRanks::all;
+  throw InputError("--trace-ranks: " + unknown_name_message("value", text, {"replica", "all"}));
+}
+
+void run_simulate(const SimulateOptions& options) {
+  const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
+  api::SimulationOptions simulation_options;
+  simulation_options.all_ranks = options.all_ranks;
+  const api::Simulation simulation = api::simulate(options.job.to_job(), simulation_options);
+  if (!options.trace.empty()) {
+    write_file_atomically(options.trace, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
+  }
+  if (options.json) {
+    std::cout << io::summary_json(simulation).dump(2) << "\n";
+  } else {
+    std::cout << io::summary_text(simulation);
+  }
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  auto* command = app.add_subcommand("simulate", "simulate one training iteration and summarize it");
+  options->job.add_to(*command);
+  command->add_flag("--json", options->json, "print one JSON object instead of the text summary");
+  command->add_option("--trace", options->trace, "write a Chrome/Perfetto trace JSON to this file");
+  command->add_option("--trace-ranks", options->trace_ranks, "ranks in the trace: replica (data-parallel replica 0) or all")
+      ->capture_default_str();
+  command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
+  command->callback([options] { run_simulate(*options); });
+}
+
+}  // namespace distsim::cli
