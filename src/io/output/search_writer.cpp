@@ -1,0 +1,142 @@
+#include "io/output/search_writer.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace distsim::io {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string space_description(const search::SearchSpace& space) {
+  const auto& job = space.base;
+  return fmt::format("{} on {} nodes x {} {}, global batch {}", job.model.name, job.cluster.num_nodes,
+                     job.cluster.gpus_per_node, job.cluster.gpu.name, job.strategy.global_batch_size);
+}
+
+void append_row(std::string& text, std::size_t position, const search::Candidate& c) {
+  fmt::format_to(std::back_inserter(text), "{:>4}  {:<28} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n",
+                 position, c.label(), c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
+                 100.0 * c.bubble_fraction, c.peak_memory_bytes / kGiB, c.pareto ? "  *" : "");
+}
+
+std::string table_header() {
+  return fmt::format("{:>4}  {:<28} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}\n", "rank", "candidate", "iter s",
+                     "it/s", "samples/s", "MFU", "bubble", "peak GiB");
+}
+
+nlohmann::json candidate_json(const search::Candidate& c) {
+  const auto& s = c.job.strategy;
+  nlohmann::json entry = {{"label", c.label()},
+                          {"tp", s.tensor_parallel},
+                          {"pp", s.pipeline_parallel},
+                          {"dp", s.data_parallel},
+                          {"micro_batch_size", s.micro_batch_size},
+                          {"schedule", s.schedule},
+                          {"recompute", strategy::to_string(s.recompute)},
+                          {"status", search::to_string(c.status)},
+                          {"peak_memory_bytes", c.peak_memory_bytes},
+                          {"pareto", c.pareto}};
+  if (!c.reason.empty()) entry["reason"] = c.reason;
+  if (c.simulated) {
+    entry["iteration_time_s"] = c.iteration_time_s;
+    entry["iterations_per_s"] = c.iterations_per_s();
+    entry["samples_per_s"] = c.samples_per_s;
+    entry["mfu"] = c.mfu;
+    entry["bubble_fraction"] = c.bubble_fraction;
+  }
+  return entry;
+}
+
+//! CSV fields never contain commas or quotes except the reason, which is quoted.
+std::string csv_quoted(const std::string& text) {
+  std::string quoted = "\"";
+  for (const char ch : text) {
+    quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch == '\n' ? ' ' : ch);
+  }
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "strategy search: {}\n", space_description(space));
+  fmt::format_to(out, "{} candidates: {} valid, {} invalid; {} do not fit in memory; {} simulated\n",
+                 result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
+                 std::count_if(result.candidates.begin(), result.candidates.end(),
+                               [](const search::Candidate& c) { return c.simulated; }));
+  if (result.ranking.empty()) {
+    text += "no candidate fits in memory\n";
+    return text;
+  }
+  text += "\n";
+  text += table_header();
+  const std::size_t shown = std::min(top, result.ranking.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    append_row(text, i + 1, result.candidates[result.ranking[i]]);
+  }
+  if (shown < result.ranking.size()) {
+    fmt::format_to(out, "      ... {} more (see --csv)\n", result.ranking.size() - shown);
+  }
+  const auto& best = result.candidates[result.ranking.front()];
+  const auto& worst = result.candidates[result.ranking.back()];
+  fmt::format_to(out, "\nbest {} at {:.3f} it/s; worst {} at {:.3f} it/s; best/worst {:.2f}x\n", best.label(),
+                 best.iterations_per_s(), worst.label(), worst.iterations_per_s(), result.best_worst_ratio());
+  text += "Pareto front (iteration time vs peak memory, marked *):\n";
+  for (const std::size_t index : result.pareto_front) {
+    const auto& c = result.candidates[index];
+    fmt::format_to(out, "  {:<28} {:>10.4f} s {:>9.2f} GiB\n", c.label(), c.iteration_time_s, c.peak_memory_bytes / kGiB);
+  }
+  return text;
+}
+
+void write_search_csv(std::ostream& out, const search::SearchResult& result) {
+  out << "label,tp,pp,dp,micro_batch_size,schedule,recompute,status,iteration_time_s,iterations_per_s,"
+         "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,reason\n";
+  for (const auto& c : result.candidates) {
+    const auto& s = c.job.strategy;
+    out << fmt::format("{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel,
+                       s.data_parallel, s.micro_batch_size, s.schedule, strategy::to_string(s.recompute),
+                       search::to_string(c.status));
+    if (c.simulated) {
+      out << fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
+                         c.samples_per_s, c.mfu, c.bubble_fraction);
+    } else {
+      out << ",,,,,";
+    }
+    out << fmt::format("{:.0f},{},{}\n", c.peak_memory_bytes, c.pareto ? 1 : 0, csv_quoted(c.reason));
+  }
+}
+
+nlohmann::json search_json(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
+  nlohmann::json data;
+  data["search"] = space_description(space);
+  data["candidates_total"] = result.candidates.size();
+  data["valid"] = result.valid;
+  data["invalid"] = result.invalid;
+  data["out_of_memory"] = result.out_of_memory;
+  data["best_worst_ratio"] = result.best_worst_ratio();
+  nlohmann::json ranking = nlohmann::json::array();
+  for (std::size_t i = 0; i < std::min(top, result.ranking.size()); ++i) {
+    ranking.push_back(candidate_json(result.candidates[result.ranking[i]]));
+  }
+  data["top"] = std::move(ranking);
+  nlohmann::json front = nlohmann::json::array();
+  for (const std::size_t index : result.pareto_front) {
+    front.push_back(result.candidates[index].label());
+  }
+  data["pareto_front"] = std::move(front);
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& c : result.candidates) {
+    all.push_back(candidate_json(c));
+  }
+  data["candidates"] = std::move(all);
+  return data;
+}
+
+}  // namespace distsim::io

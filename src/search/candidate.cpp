@@ -1,0 +1,23 @@
+#include "search/candidate.hpp"
+
+namespace distsim::search {
+
+const char* to_string(CandidateStatus status) {
+  switch (status) {
+    case CandidateStatus::ok: return "ok";
+    case CandidateStatus::out_of_memory: return "out of memory";
+    case CandidateStatus::invalid: return "invalid";
+  }
+  return "invalid";
+}
+
+std::string Candidate::label() const {
+  const auto& s = job.strategy;
+  std::string text = s.notation() + " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
+  if (s.recompute != strategy::Recompute::none) {
+    text += std::string(" recompute=") + strategy::to_string(s.recompute);
+  }
+  return text;
+}
+
+}  // namespace distsim::search

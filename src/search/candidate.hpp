@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+
+#include "strategy/job_spec.hpp"
+
+namespace distsim::search {
+
+enum class CandidateStatus {
+  ok,             //!< simulated
+  out_of_memory,  //!< valid but its peak memory exceeds the GPU's; not simulated unless asked
+  invalid,        //!< breaks a rule of the model or the strategy; never simulated
+};
+
+const char* to_string(CandidateStatus status);
+
+//! One point of the search space and what the search learned about it.
+struct Candidate {
+  strategy::JobSpec job;
+  CandidateStatus status = CandidateStatus::ok;
+  std::string reason;  //!< why it is invalid or out of memory
+  bool simulated = false;
+  double iteration_time_s = 0;
+  double samples_per_s = 0;
+  double mfu = 0;
+  double bubble_fraction = 0;
+  double peak_memory_bytes = 0;
+  bool pareto = false;  //!< on the front of iteration time versus peak memory
+
+  double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
+  //! "2M8P1D mbs 1 1f1b", plus the recomputation when there is any.
+  std::string label() const;
+};
+
+}  // namespace distsim::search

@@ -1,0 +1,62 @@
+#include "search/search_space.hpp"
+
+#include "core/input_error.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::search {
+
+namespace {
+
+template <typename T>
+void require_non_empty(const std::vector<T>& values, const std::string& flag) {
+  if (values.empty()) {
+    throw InputError("empty search space: " + flag + " lists no values");
+  }
+}
+
+}  // namespace
+
+void check_search_space(const SearchSpace& space) {
+  require_non_empty(space.micro_batch_sizes, "--micro-batch-sizes");
+  require_non_empty(space.schedules, "--schedules");
+  require_non_empty(space.recompute, "--recompute");
+  const int global_batch = space.base.strategy.global_batch_size;
+  if (global_batch <= 0) {
+    throw InputError("--global-batch-size must be positive, got " + std::to_string(global_batch));
+  }
+  for (const int size : space.micro_batch_sizes) {
+    if (size <= 0 || global_batch % size != 0) {
+      throw InputError("--micro-batch-sizes: " + std::to_string(size) + " does not divide the global batch size " +
+                       std::to_string(global_batch) + "; use divisors of it");
+    }
+  }
+  for (const auto& name : space.schedules) {
+    try {
+      schedule::find_schedule(name);
+    } catch (const InputError& error) {
+      throw InputError(std::string("--schedules: ") + error.what());
+    }
+  }
+  if (space.base.cluster.total_gpus() <= 0) {
+    throw InputError("the cluster has no GPUs: nodes " + std::to_string(space.base.cluster.num_nodes) +
+                     " x GPUs per node " + std::to_string(space.base.cluster.gpus_per_node));
+  }
+}
+
+std::vector<strategy::Strategy> parallel_size_triples(int gpus) {
+  std::vector<strategy::Strategy> triples;
+  for (int tp = 1; tp <= gpus; ++tp) {
+    if (gpus % tp != 0) continue;
+    for (int pp = 1; pp <= gpus / tp; ++pp) {
+      if ((gpus / tp) % pp != 0) continue;
+      strategy::Strategy sizes;
+      sizes.tensor_parallel = tp;
+      sizes.pipeline_parallel = pp;
+      sizes.data_parallel = gpus / tp / pp;
+      triples.push_back(sizes);
+    }
+  }
+  return triples;
+}
+
+}  // namespace distsim::search

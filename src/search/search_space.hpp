@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "strategy/job_spec.hpp"
+
+namespace distsim::search {
+
+//! What a strategy search may vary. The base job fixes the model, the cluster (its GPU count is
+//! what every candidate must use), the global batch, the precision and every strategy option the
+//! search does not vary; the lists give the values it tries.
+struct SearchSpace {
+  strategy::JobSpec base;
+  std::vector<int> micro_batch_sizes{1};
+  std::vector<std::string> schedules{"1f1b"};
+  std::vector<strategy::Recompute> recompute{strategy::Recompute::none};
+};
+
+//! Checks the lists themselves (not the candidates): none empty, schedules known, micro-batch
+//! sizes positive and dividing the global batch. Throws InputError naming the flag and value.
+void check_search_space(const SearchSpace& space);
+
+//! Every (tensor, pipeline, data) size triple whose product is `gpus`, tensor size first, in
+//! ascending lexicographic order.
+std::vector<strategy::Strategy> parallel_size_triples(int gpus);
+
+}  // namespace distsim::search

@@ -1,0 +1,74 @@
+#include "search/search_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::search {
+
+namespace {
+
+SearchSpace bert_on_16_a10() {
+  SearchSpace space;
+  space.base.model = catalog::find_model("bert-exlarge");
+  space.base.cluster = catalog::find_cluster("pcie-a10");
+  space.base.cluster.num_nodes = 4;
+  space.base.cluster.gpus_per_node = 4;
+  space.base.strategy.global_batch_size = 16;
+  return space;
+}
+
+std::string error_of(const SearchSpace& space) {
+  try {
+    check_search_space(space);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(ParallelSizeTriples, SixteenGpusHaveFifteenOrderedSplits) {
+  // 16 = 2^4: placing four factors of 2 among three sizes is C(4 + 2, 2) = 15 ways.
+  const auto triples = parallel_size_triples(16);
+  ASSERT_EQ(triples.size(), 15u);
+  for (const auto& t : triples) {
+    EXPECT_EQ(t.tensor_parallel * t.pipeline_parallel * t.data_parallel, 16);
+  }
+  EXPECT_EQ(triples.front().notation(), "1M1P16D");
+  EXPECT_EQ(triples.back().notation(), "16M1P1D");
+}
+
+TEST(ParallelSizeTriples, TwelveGpusHaveEighteen) {
+  // 12 = 2^2 * 3: C(2 + 2, 2) = 6 ways for the twos times 3 places for the three.
+  EXPECT_EQ(parallel_size_triples(12).size(), 18u);
+  EXPECT_EQ(parallel_size_triples(1).size(), 1u);
+}
+
+TEST(SearchSpaceCheck, RejectsEmptyLists) {
+  SearchSpace space = bert_on_16_a10();
+  space.micro_batch_sizes.clear();
+  EXPECT_EQ(error_of(space), "empty search space: --micro-batch-sizes lists no values");
+  space = bert_on_16_a10();
+  space.schedules.clear();
+  EXPECT_EQ(error_of(space), "empty search space: --schedules lists no values");
+}
+
+TEST(SearchSpaceCheck, RejectsMicroBatchThatDoesNotDivideTheGlobalBatch) {
+  SearchSpace space = bert_on_16_a10();
+  space.micro_batch_sizes = {1, 3};
+  EXPECT_EQ(error_of(space), "--micro-batch-sizes: 3 does not divide the global batch size 16; use divisors of it");
+}
+
+TEST(SearchSpaceCheck, UnknownScheduleSuggestsTheClosest) {
+  SearchSpace space = bert_on_16_a10();
+  space.schedules = {"1f1b", "gpip"};
+  const std::string message = error_of(space);
+  EXPECT_EQ(message.rfind("--schedules: unknown schedule 'gpip'; did you mean 'gpipe'? (known: gpipe, 1f1b", 0), 0u)
+      << message;
+}
+
+}  // namespace
+
+}  // namespace distsim::search

@@ -1,0 +1,116 @@
+#include "search/strategy_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "cost/fixed_cost_model.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::search {
+
+namespace {
+
+constexpr SimTime kMs = 1'000'000;
+
+//! Four layers on one node of four GPUs, global batch 4, micro-batch 1. Only attention costs
+//! time (forward 1 ms, backward 2 ms per layer, whatever the shard), so each candidate's
+//! iteration time follows from the pipeline formula (m + p - 1)(t_f + t_b) with m = 4 / dp
+//! micro-batches and 4 / p layers per stage.
+SearchSpace four_gpu_space() {
+  SearchSpace space;
+  space.base.model = catalog::find_model("gpt2-345m");
+  space.base.model.num_layers = 4;
+  space.base.cluster = catalog::find_cluster("pcie-a40");
+  space.base.cluster.num_nodes = 1;
+  space.base.cluster.gpus_per_node = 4;
+  space.base.strategy.global_batch_size = 4;
+  return space;
+}
+
+SearchOptions fixed_costs(int threads) {
+  SearchOptions options;
+  options.threads = threads;
+  options.simulation.preferred_costs = std::make_shared<cost::FixedCostModel>(
+      std::map<std::string, SimTime>{{"flash_attention_fwd", 1 * kMs}, {"flash_attention_bwd", 2 * kMs}}, 0, 0);
+  return options;
+}
+
+TEST(StrategySearch, RanksByTheHandComputedPipelineTimes) {
+  const SearchResult result = run_search(four_gpu_space(), fixed_costs(1));
+  ASSERT_EQ(result.candidates.size(), 6u);
+  ASSERT_EQ(result.ranking.size(), 6u);
+  // 1M1P4D: m 1, 4 layers x 3 ms = 12 ms.   1M2P2D: m 2, (2 + 1) x (2 + 4) ms = 18 ms.
+  // 1M4P1D: m 4, (4 + 3) x (1 + 2) = 21 ms. 2M1P2D: m 2, 2 x 12 = 24 ms.
+  // 2M2P1D: m 4, (4 + 1) x 6 = 30 ms.       4M1P1D: m 4, 4 x 12 = 48 ms.
+  const std::vector<std::pair<std::string, double>> expected{{"1M1P4D", 0.012}, {"1M2P2D", 0.018},
+                                                             {"1M4P1D", 0.021}, {"2M1P2D", 0.024},
+                                                             {"2M2P1D", 0.030}, {"4M1P1D", 0.048}};
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const Candidate& c = result.candidates[result.ranking[i]];
+    EXPECT_EQ(c.job.strategy.notation(), expected[i].first);
+    EXPECT_NEAR(c.iteration_time_s, expected[i].second, 1e-12);
+    EXPECT_NEAR(c.samples_per_s, 4 / expected[i].second, 1e-6);
+  }
+  EXPECT_NEAR(result.best_worst_ratio(), 48.0 / 12.0, 1e-12);
+}
+
+TEST(StrategySearch, ResultDoesNotDependOnTheThreadCount) {
+  const SearchResult one = run_search(four_gpu_space(), fixed_costs(1));
+  const SearchResult three = run_search(four_gpu_space(), fixed_costs(3));
+  ASSERT_EQ(one.candidates.size(), three.candidates.size());
+  EXPECT_EQ(one.ranking, three.ranking);
+  for (std::size_t i = 0; i < one.candidates.size(); ++i) {
+    EXPECT_EQ(one.candidates[i].iteration_time_s, three.candidates[i].iteration_time_s);
+  }
+}
+
+TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
+  // The DistSim paper's use case: every (tp, pp, dp) with product 16 is valid for 48 layers,
+  // 16 heads and global batch 16.
+  SearchSpace space;
+  space.base.model = catalog::find_model("bert-exlarge");
+  space.base.cluster = catalog::find_cluster("pcie-a10");
+  space.base.cluster.num_nodes = 4;
+  space.base.cluster.gpus_per_node = 4;
+  space.base.strategy.global_batch_size = 16;
+  const auto candidates = enumerate_candidates(space);
+  ASSERT_EQ(candidates.size(), 15u);
+  for (const auto& c : candidates) {
+    EXPECT_EQ(c.status, CandidateStatus::ok) << c.label() << ": " << c.reason;
+  }
+}
+
+TEST(StrategySearch, InvalidCandidatesCarryTheirReason) {
+  SearchSpace space = four_gpu_space();
+  space.base.model.num_attention_heads = 2;
+  space.base.model.num_kv_heads = 2;
+  const auto candidates = enumerate_candidates(space);
+  const auto tp4 = std::find_if(candidates.begin(), candidates.end(),
+                                [](const Candidate& c) { return c.job.strategy.tensor_parallel == 4; });
+  ASSERT_NE(tp4, candidates.end());
+  EXPECT_EQ(tp4->status, CandidateStatus::invalid);
+  EXPECT_NE(tp4->reason.find("tensor parallel size 4 does not divide num_attention_heads 2"), std::string::npos)
+      << tp4->reason;
+}
+
+TEST(StrategySearch, NoValidCandidateIsAnInputErrorListingTheReasons) {
+  // 7 GPUs, one layer, 16 heads, global batch 16: tp 7 does not divide the heads, pp 7 exceeds
+  // the one layer, dp 7 does not divide the batch.
+  SearchSpace space = four_gpu_space();
+  space.base.model.num_layers = 1;
+  space.base.cluster.gpus_per_node = 7;
+  space.base.strategy.global_batch_size = 16;
+  try {
+    run_search(space, fixed_costs(1));
+    FAIL() << "expected an InputError";
+  } catch (const InputError& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("no valid strategy among 3 candidates for 7 GPUs:", 0), 0u) << message;
+    EXPECT_NE(message.find("pipeline parallel size 7 exceeds the 1 layers"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+
+}  // namespace distsim::search
