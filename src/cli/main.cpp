@@ -20,6 +20,7 @@ int run(int argc, char** argv) {
   add_events_command(app);
   add_list_command(app);
   add_search_command(app);
+  add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,62 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "core/input_error.hpp"
+#include "io/calibration_reader.hpp"
+#include "io/output/validation_writer.hpp"
+#include "validation/validation_report.hpp"
+
+namespace distsim::cli {
+
+namespace {
+
+constexpr const char* kBuiltinName = "the built-in calibration set (data/published_calibration.csv)";
+
+struct ValidateOptions {
+  std::string csv;
+  bool json = false;
+  bool per_row = false;
+  int threads = 0;
+};
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError("--csv: cannot read '" + path + "': no such file or not readable");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void run_validate(const ValidateOptions& options) {
+  const bool builtin = options.csv.empty();
+  const std::string file_name = builtin ? kBuiltinName : options.csv;
+  const std::string text = builtin ? std::string(io::builtin_calibration_csv()) : read_text_file(options.csv);
+  auto runs = io::read_calibration_runs(text, builtin ? "data/published_calibration.csv" : options.csv);
+  const int cores = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+  const auto report = validation::validate(std::move(runs), options.threads > 0 ? options.threads : cores);
+  if (options.json) {
+    std::cout << io::validation_json(report, file_name).dump(2) << "\n";
+  } else {
+    std::cout << io::validation_text(report, file_name, options.per_row);
+  }
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  auto* command = app.add_subcommand("validate", "simulate published training runs and report the prediction error");
+  command->add_option("--csv", options->csv, "runs in the columns of data/published_calibration.csv (default: that set)");
+  command->add_flag("--json", options->json, "print one JSON object");
+  command->add_flag("--per-row", options->per_row, "list every row's measured and predicted time");
+  command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
+  command->callback([options] { run_validate(*options); });
+}
+
+}  // namespace distsim::cli
