@@ -29,9 +29,10 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
 }  // namespace
 
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
-  Simulation simulation{job, build(job, options), {}, {}};
+  Simulation simulation{job, build(job, options), {}, {}, {}};
   simulation.times = engine::run(simulation.program.program);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
+  simulation.memory = memory::estimate_memory(job);
   return simulation;
 }
 

@@ -5,6 +5,7 @@
 #include "analysis/run_summary.hpp"
 #include "cost/cost_model.hpp"
 #include "engine/engine.hpp"
+#include "memory/memory_estimate.hpp"
 #include "program/job_program.hpp"
 #include "strategy/job_spec.hpp"
 
@@ -18,12 +19,14 @@ struct SimulationOptions {
   std::shared_ptr<const cost::CostModel> preferred_costs;
 };
 
-//! A simulated job: its program (events, tasks, devices), the timeline, and the metrics.
+//! A simulated job: its program (events, tasks, devices), the timeline, the metrics, and the
+//! memory each device needs (estimated whether or not it fits: the run goes ahead either way).
 struct Simulation {
   strategy::JobSpec job;
   program::JobProgram program;
   engine::TaskTimes times;
   analysis::RunSummary summary;
+  memory::MemoryEstimate memory;
 };
 
 //! Validates the job, builds its events and program, prices the events, runs the engine and

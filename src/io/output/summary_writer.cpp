@@ -118,7 +118,64 @@ void append_stage_table(std::string& text, const api::Simulation& simulation) {
   }
 }
 
+double gibibytes(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(std::int64_t{1} << 30); }
+
+nlohmann::json stage_memory_json(const memory::StageMemory& stage, std::int64_t capacity) {
+  return {{"stage", stage.stage},
+          {"parameters", stage.parameters},
+          {"microbatches_in_flight", stage.microbatches_in_flight},
+          {"weights_bytes", stage.weights},
+          {"gradients_bytes", stage.gradients},
+          {"optimizer_states_bytes", stage.optimizer_states},
+          {"activations_bytes", stage.activations},
+          {"pipeline_buffers_bytes", stage.pipeline_buffers},
+          {"overhead_bytes", stage.overhead},
+          {"total_bytes", stage.total()},
+          {"fits", stage.total() <= capacity}};
+}
+
 }  // namespace
+
+nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& stage : estimate.stages) {
+    stages.push_back(stage_memory_json(stage, estimate.capacity));
+  }
+  return {{"stages", stages},
+          {"peak_bytes", estimate.peak().total()},
+          {"peak_stage", estimate.peak().stage},
+          {"capacity_bytes", estimate.capacity},
+          {"fits", estimate.fits()}};
+}
+
+std::string memory_text(const memory::MemoryEstimate& estimate, const std::string& gpu_name) {
+  std::string text;
+  auto out = std::back_inserter(text);
+  fmt::format_to(out, "memory per GPU (GiB):\n{:>5}  {:>9}  {:>8}  {:>8}  {:>9}  {:>11}  {:>8}  {:>8}  {:>8}\n",
+                 "stage", "in flight", "weights", "grads", "optimizer", "activations", "buffers", "overhead",
+                 "total");
+  for (const auto& s : estimate.stages) {
+    fmt::format_to(out, "{:>5}  {:>9.2f}  {:>8.2f}  {:>8.2f}  {:>9.2f}  {:>11.2f}  {:>8.2f}  {:>8.2f}  {:>8.2f}\n",
+                   s.stage, s.microbatches_in_flight, gibibytes(s.weights), gibibytes(s.gradients),
+                   gibibytes(s.optimizer_states), gibibytes(s.activations), gibibytes(s.pipeline_buffers),
+                   gibibytes(s.overhead), gibibytes(s.total()));
+  }
+  const auto& peak = estimate.peak();
+  const double capacity = gibibytes(estimate.capacity);
+  if (estimate.fits()) {
+    fmt::format_to(out, "peak memory: {:.1f} GiB on stage {}, the {} has {:g} GiB: fits\n", gibibytes(peak.total()),
+                   peak.stage, gpu_name, capacity);
+    return text;
+  }
+  fmt::format_to(out, "OUT OF MEMORY: stage {} needs {:.1f} GiB, the {} has {:g} GiB", peak.stage,
+                 gibibytes(peak.total()), gpu_name, capacity);
+  const int over = estimate.stages_over_capacity();
+  if (estimate.stages.size() > 1) {
+    fmt::format_to(out, " ({} of {} stages do not fit)", over, estimate.stages.size());
+  }
+  text += '\n';
+  return text;
+}
 
 nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
   const auto& s = job.strategy;
@@ -166,7 +223,8 @@ nlohmann::json summary_json(const api::Simulation& simulation) {
             {"profiled", counts.profiled},
             {"extrapolated", counts.extrapolated},
             {"analytical", counts.analytical},
-            {"dedup_ratio", dedup_ratio(counts)}}}};
+            {"dedup_ratio", dedup_ratio(counts)}}},
+          {"memory", memory_json(simulation.memory)}};
 }
 
 std::string summary_text(const api::Simulation& simulation) {
@@ -187,6 +245,7 @@ std::string summary_text(const api::Simulation& simulation) {
   fmt::format_to(out, "MFU: {:.2f} %\n", summary.mfu * 100);
   fmt::format_to(out, "bubble: {:.2f} %\n", summary.bubble_fraction * 100);
   append_stage_table(text, simulation);
+  text += memory_text(simulation.memory, job.cluster.gpu.name);
   text += events_line(summary.events);
   text += '\n';
   return text;

@@ -17,11 +17,19 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
 //! "events: 123 unique, 456,789 instances (dedup 3713x): 0 profiled, 0 extrapolated, 123 analytical"
 std::string events_line(const analysis::EventCounts& counts);
 
+//! Per-device memory per stage: every component in bytes, the micro-batches in flight, the peak,
+//! the GPU's capacity and whether the job fits.
+nlohmann::json memory_json(const memory::MemoryEstimate& estimate);
+
+//! A per-stage memory table in GiB, then "peak memory: ..." or, when the job does not fit,
+//! "OUT OF MEMORY: stage 0 needs 93.1 GiB, the a100-40gb has 40 GiB".
+std::string memory_text(const memory::MemoryEstimate& estimate, const std::string& gpu_name);
+
 //! The metrics of a run: job, iteration time, throughput, MFU, bubbles, every rank's busy and idle
-//! time (fanned out from the simulated devices), per-stage means and event counts.
+//! time (fanned out from the simulated devices), per-stage means, event counts and memory.
 nlohmann::json summary_json(const api::Simulation& simulation);
 
-//! The same metrics as a short human-readable report with a per-stage table.
+//! The same metrics as a short human-readable report with a per-stage table and a memory table.
 std::string summary_text(const api::Simulation& simulation);
 
 }  // namespace distsim::io

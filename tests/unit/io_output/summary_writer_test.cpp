@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tiny_simulation.hpp"
 
 namespace distsim::io {
@@ -33,6 +35,13 @@ TEST(SummaryJson, HasEveryRequiredKey) {
     expect_keys(stage["layers"], {"first", "count"});
   }
   expect_keys(json["events"], {"unique", "instances", "profiled", "extrapolated", "analytical", "dedup_ratio"});
+  expect_keys(json, {"memory"});
+  expect_keys(json["memory"], {"stages", "peak_bytes", "peak_stage", "capacity_bytes", "fits"});
+  for (const auto& stage : json["memory"]["stages"]) {
+    expect_keys(stage, {"stage", "parameters", "microbatches_in_flight", "weights_bytes", "gradients_bytes",
+                        "optimizer_states_bytes", "activations_bytes", "pipeline_buffers_bytes", "overhead_bytes",
+                        "total_bytes", "fits"});
+  }
 }
 
 TEST(SummaryJson, DescribesTheJob) {
@@ -95,6 +104,70 @@ TEST(SummaryText, ShowsTheMetricsStagesAndEvents) {
   EXPECT_NE(text.find("bubble: 34.21 %\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n    0        0-0       0.013 ( 68.4 %)"), std::string::npos) << text;
   EXPECT_NE(text.find(events_line(simulation.summary.events)), std::string::npos) << text;
+}
+
+// The tiny model (tiny_simulation.hpp) on 1M2P1D, gpipe, two micro-batches of one sequence,
+// bf16 (docs/memory_model.md). A layer has 12h² + 13h = 49,984 parameters (h = 64).
+//   stage 0: layer + embedding 128·64 + 32·64 = 60,224 parameters; ·18 = 1,084,032 bytes of state;
+//            activations 2 in flight · (34·s·b·h = 34·2048 + token ids 8·32 + mask 2048) = 143,872;
+//            buffers 4 · 2048·2 = 16,384; overhead 2^30 + 0.05·160,256 = 1,073,741,824 + 8,013.
+//   stage 1: layer + final norm 128 + tied table copy 8,192 = 58,304 parameters; ·18 = 1,049,472;
+//            activations 2 · (69,632 + norm tensors 4·2048 + fp32 softmax 4·32·128) = 188,416;
+//            buffers 16,384; overhead 2^30 + 0.05·204,800 = 1,073,752,064; total 1,075,006,336.
+TEST(SummaryJson, ReportsTheHandComputedMemory) {
+  const auto memory = summary_json(api::simulate(two_stage_job(), fixed_costs()))["memory"];
+  const auto& stages = memory["stages"];
+  ASSERT_EQ(stages.size(), 2U);
+  EXPECT_EQ(stages[0]["parameters"], 60'224);
+  EXPECT_EQ(stages[0]["microbatches_in_flight"], 2.0);
+  EXPECT_EQ(stages[0]["weights_bytes"], 120'448);
+  EXPECT_EQ(stages[0]["gradients_bytes"], 240'896);
+  EXPECT_EQ(stages[0]["optimizer_states_bytes"], 722'688);
+  EXPECT_EQ(stages[0]["activations_bytes"], 143'872);
+  EXPECT_EQ(stages[0]["pipeline_buffers_bytes"], 16'384);
+  EXPECT_EQ(stages[0]["overhead_bytes"], 1'073'749'837);
+  EXPECT_EQ(stages[0]["total_bytes"], 1'074'994'125);
+  EXPECT_EQ(stages[1]["parameters"], 58'304);
+  EXPECT_EQ(stages[1]["activations_bytes"], 188'416);
+  EXPECT_EQ(stages[1]["total_bytes"], 1'075'006'336);
+  EXPECT_EQ(memory["peak_stage"], 1);
+  EXPECT_EQ(memory["peak_bytes"], 1'075'006'336);
+  EXPECT_EQ(memory["capacity_bytes"], 40LL << 30);
+  EXPECT_EQ(memory["fits"], true);
+  EXPECT_EQ(stages[1]["fits"], true);
+}
+
+TEST(SummaryText, ShowsPeakMemoryPerStage) {
+  const std::string text = summary_text(api::simulate(two_stage_job(), fixed_costs()));
+  EXPECT_NE(text.find("memory per GPU (GiB):\nstage  in flight   weights"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    1       2.00      0.00"), std::string::npos) << text;
+  EXPECT_NE(text.find("peak memory: 1.0 GiB on stage 1, the test-gpu has 40 GiB: fits\n"), std::string::npos) << text;
+}
+
+// With 1 GiB both stages' 1.0012 GiB (see ReportsTheHandComputedMemory) are too much; the
+// timeline is simulated all the same.
+TEST(SummaryText, SaysOutOfMemoryAndStillSimulates) {
+  auto job = two_stage_job();
+  job.cluster.gpu.memory_gb = 1;
+  const auto simulation = api::simulate(job, fixed_costs());
+  const std::string text = summary_text(simulation);
+  EXPECT_NE(text.find("OUT OF MEMORY: stage 1 needs 1.0 GiB, the test-gpu has 1 GiB (2 of 2 stages do not fit)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("peak memory:"), std::string::npos) << text;
+  EXPECT_NE(text.find("iteration time: 0.019 ms\n"), std::string::npos) << text;
+  EXPECT_EQ(summary_json(simulation)["memory"]["fits"], false);
+}
+
+TEST(MemoryText, NamesTheStageTheNeedAndTheGpu) {
+  memory::MemoryEstimate estimate;
+  memory::StageMemory stage;
+  stage.weights = std::llround(93.1 * (1LL << 30));
+  estimate.stages.push_back(stage);
+  estimate.capacity = 40LL << 30;
+  const std::string text = memory_text(estimate, "a100-40gb");
+  EXPECT_NE(text.find("\nOUT OF MEMORY: stage 0 needs 93.1 GiB, the a100-40gb has 40 GiB\n"), std::string::npos)
+      << text;
 }
 
 TEST(EventsLine, GroupsThousandsAndShowsTheDedupRatio) {

@@ -1,0 +1,168 @@
+#include "memory/activation_memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/input_error.hpp"
+#include "events/job_events.hpp"
+
+namespace distsim::memory {
+
+namespace {
+
+//! Activations are 16-bit unless the job trains in fp32; fp8 jobs keep bf16 activations
+//! (core/dtype.hpp: only GEMM inputs run in fp8).
+std::int64_t element_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
+
+constexpr std::int64_t mask_bytes = 1;
+
+bool is_decoder_layer_of_encoder_decoder(const model::ModelSpec& model, int layer) {
+  return model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+}
+
+std::int64_t tokens_of_layer(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
+  const int seq = is_decoder_layer_of_encoder_decoder(model, layer) ? model.target_seq_length() : model.seq_length;
+  return static_cast<std::int64_t>(seq) * strategy.micro_batch_size;
+}
+
+std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
+  return (numerator + denominator - 1) / denominator;
+}
+
+//! The two parts of a layer's activations: tensors of the full width h that tensor parallelism
+//! alone leaves replicated (sequence parallelism shards them), and tensors already split by it.
+struct LayerParts {
+  std::int64_t sequence_sharded = 0;
+  std::int64_t tensor_split = 0;
+};
+
+//! One attention block: norm input, the GEMM input after the norm, the output dropout mask
+//! (replicated); q, k, v and the output projection's input (split); unfused, the scores:
+//! softmax output, its dropout mask and the dropout output, 5·a·s·s_kv·b bytes in 16-bit.
+void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                         std::int64_t tokens, std::int64_t kv_tokens, bool keep_scores) {
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const int tp = strategy.tensor_parallel;
+  const std::int64_t h = model.hidden_size;
+  const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim() / tp;
+  const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim() / tp;
+  parts.sequence_sharded += (2 * e + mask_bytes) * tokens * h;
+  parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
+  if (keep_scores) {
+    const std::int64_t heads = model.num_attention_heads / tp;
+    const std::int64_t score_elements = heads * tokens * (kv_tokens / strategy.micro_batch_size);
+    parts.tensor_split += (2 * e + mask_bytes) * score_elements;
+  }
+}
+
+//! The MLP block: norm input, FC1 input, output dropout mask (replicated); the activation
+//! function's input and FC2's input (split). SwiGLU's input is the 2f-wide gate-and-up output.
+void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                   std::int64_t tokens) {
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const std::int64_t f = model.ffn_hidden_size / strategy.tensor_parallel;
+  const std::int64_t activation_input = model.ffn_type == model::FfnType::swiglu ? 2 * f : f;
+  parts.sequence_sharded += (2 * e + mask_bytes) * tokens * model.hidden_size;
+  parts.tensor_split += e * tokens * (activation_input + f);
+}
+
+std::int64_t shard_over_sequence(std::int64_t bytes, const strategy::Strategy& strategy) {
+  return strategy.sequence_parallel ? ceil_div(bytes, strategy.tensor_parallel) : bytes;
+}
+
+std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
+                                AttentionKernel kernel, strategy::Recompute recompute) {
+  const std::int64_t tokens = tokens_of_layer(model, strategy, layer);
+  if (recompute == strategy::Recompute::full) {
+    return shard_over_sequence(element_bytes(strategy.dtype) * tokens * model.hidden_size, strategy);
+  }
+  const bool keep_scores = kernel == AttentionKernel::unfused && recompute == strategy::Recompute::none;
+  LayerParts parts;
+  add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
+  if (is_decoder_layer_of_encoder_decoder(model, layer)) {
+    const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
+    add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
+  }
+  add_mlp_block(parts, model, strategy, tokens);
+  return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
+}
+
+std::int64_t interleaved_chunks_in_flight(int stage, int stages, int microbatches, int virtual_stages) {
+  const std::int64_t chunks = static_cast<std::int64_t>(microbatches) * virtual_stages;
+  if (microbatches == stages) {
+    return chunks;
+  }
+  const std::int64_t warmup = static_cast<std::int64_t>(stages - stage - 1) * 2 +
+                              static_cast<std::int64_t>(virtual_stages - 1) * stages;
+  return std::min(warmup + 1, chunks);
+}
+
+}  // namespace
+
+std::int64_t layer_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
+                                    AttentionKernel kernel) {
+  return stored_layer_bytes(model, strategy, layer, kernel, strategy.recompute);
+}
+
+std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
+  constexpr std::int64_t token_id_bytes = 8;
+  std::int64_t tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
+  if (model.architecture == model::Architecture::encoder_decoder) {
+    tokens += static_cast<std::int64_t>(model.target_seq_length()) * strategy.micro_batch_size;
+  }
+  return shard_over_sequence(tokens * (token_id_bytes + mask_bytes * model.hidden_size), strategy);
+}
+
+std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
+  constexpr std::int64_t softmax_bytes = 4;
+  const std::int64_t tokens = tokens_of_layer(model, strategy, model.total_layers() - 1);
+  const std::int64_t norm_tensors = 2 * element_bytes(strategy.dtype) * tokens * model.hidden_size;
+  const std::int64_t vocab_shard = events::padded_vocab(model.vocab_size, strategy.tensor_parallel) /
+                                   strategy.tensor_parallel;
+  return shard_over_sequence(norm_tensors, strategy) + softmax_bytes * tokens * vocab_shard;
+}
+
+double microbatches_in_flight(std::string_view schedule, int stage, int stages, int microbatches,
+                              int virtual_stages) {
+  if (schedule == "gpipe") {
+    return microbatches;
+  }
+  if (schedule != "1f1b" && schedule != "interleaved") {
+    throw InternalError("the memory model has no in-flight rule for pipeline schedule '" + std::string(schedule) +
+                        "' (src/memory/activation_memory.cpp)");
+  }
+  if (virtual_stages > 1) {
+    return static_cast<double>(interleaved_chunks_in_flight(stage, stages, microbatches, virtual_stages)) /
+           virtual_stages;
+  }
+  return std::min(microbatches, stages - stage);
+}
+
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  const int stages = strategy.pipeline_parallel;
+  // With interleaving the stage's v chunks hold l/(p·v) layers each, l/p in all, as here:
+  // validation makes p·v divide l and keeps encoder-decoder models out.
+  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
+  std::int64_t per_microbatch = 0;
+  std::int64_t rebuilt_layer = 0;
+  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    per_microbatch += layer_activation_bytes(model, strategy, layer);
+    if (strategy.recompute == strategy::Recompute::full) {
+      rebuilt_layer = std::max(
+          rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused, strategy::Recompute::none));
+    }
+  }
+  if (stage == 0) {
+    per_microbatch += embedding_activation_bytes(model, strategy);
+  }
+  if (stage == stages - 1) {
+    per_microbatch += head_activation_bytes(model, strategy);
+  }
+  const double in_flight = microbatches_in_flight(strategy.schedule, stage, stages, strategy.num_microbatches(),
+                                                  strategy.virtual_stages);
+  return std::llround(in_flight * static_cast<double>(per_microbatch)) + rebuilt_layer;
+}
+
+}  // namespace distsim::memory

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/model_spec.hpp"
+#include "strategy/strategy.hpp"
+
+namespace distsim::memory {
+
+//! How the attention core runs. distsim's attention events are fused FlashAttention kernels
+//! (flash_attention_fwd/bwd), which never write the s×s scores to memory and rebuild them in
+//! backward from q, k, v and the row statistics (Dao et al. 2022, "FlashAttention", §3.1), so
+//! the simulator always uses `fused`. `unfused` is Korthikanti et al.'s baseline, kept so that
+//! their Table 2 can be checked term by term.
+enum class AttentionKernel { fused, unfused };
+
+//! Bytes one layer keeps from its forward pass to its backward pass for one micro-batch on one
+//! tensor-parallel rank (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+//! Transformer Models", §4 and Table 2; derivation for GQA and SwiGLU in docs/memory_model.md).
+//! 16-bit activations (4-byte in fp32 jobs) and 1-byte dropout masks. Sequence parallelism shards
+//! the norm, dropout and GEMM-input tensors over the tensor group too; selective recomputation
+//! drops the attention scores; full recomputation keeps only the layer's input.
+std::int64_t layer_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
+                                    AttentionKernel kernel = AttentionKernel::fused);
+
+//! Per micro-batch on the first stage: the int64 token ids (8 bytes per token) and the embedding
+//! dropout mask (1 byte per element), as Megatron-LM's theoretical_memory_usage.py counts them;
+//! divided over the tensor group with sequence parallelism.
+std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
+
+//! Per micro-batch on the last stage: the final norm's input and output (the LM head's input) and
+//! the fp32 softmax that the vocabulary-parallel cross-entropy keeps for backward, [s·b, V/t].
+//! With sequence parallelism this is formats.md §6.5's 4·s·b·h·(1 + V/h)/t.
+std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
+
+//! Micro-batches whose activations stage `stage` (0-based) of `stages` holds at its peak, for
+//! `microbatches` per iteration:
+//!   gpipe: all of them (every forward runs before the first backward);
+//!   1f1b: min(m, p − stage) (Narayanan et al. SC'21 §2.2; Megatron's warm-up of p − stage − 1);
+//!   interleaved with v > 1 chunks per stage: Megatron's warm-up of (p − stage − 1)·2 + (v − 1)·p
+//!   chunk passes plus the one in progress, capped at m·v (all of them when m = p), counted in
+//!   whole micro-batches by dividing by v. On stage 0 this is p·(1 + (p − 1)/(p·v)), the factor of
+//!   formats.md §6.5. "interleaved" with v = 1 is plain 1F1B.
+//! Throws InternalError for any other schedule: a schedule without a rule here must get one.
+double microbatches_in_flight(std::string_view schedule, int stage, int stages, int microbatches,
+                              int virtual_stages);
+
+//! Everything stage `stage` stores for backward at its peak: its layers' activations plus the
+//! embedding (first stage) and head (last stage) extras, times the micro-batches in flight; with
+//! full recomputation, plus one whole layer rebuilt while its backward runs.
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+
+}  // namespace distsim::memory

@@ -1,0 +1,170 @@
+#include "memory/activation_memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::memory {
+
+namespace {
+
+using strategy::Recompute;
+
+strategy::Strategy parallel(int tp, int pp, bool sequence_parallel = false, Recompute recompute = Recompute::none) {
+  strategy::Strategy strategy;
+  strategy.tensor_parallel = tp;
+  strategy.pipeline_parallel = pp;
+  strategy.sequence_parallel = sequence_parallel;
+  strategy.recompute = recompute;
+  return strategy;
+}
+
+// GPT-2 345M with micro-batch 1: s = 1024, h = 1024, a = 16, so s·b·h = 1,048,576 and the
+// score term 5·a·s/h = 80.
+constexpr std::int64_t sbh = 1024 * 1024;
+
+model::ModelSpec gpt2() { return catalog::find_model("gpt2-345m"); }
+
+}  // namespace
+
+// Korthikanti et al. 2022 Table 2, no parallelism: s·b·h·(34 + 5·a·s/h) = 114·sbh unfused.
+// FlashAttention never stores the scores: 34·sbh.
+TEST(LayerActivationBytes, KorthikantiTable2WithoutParallelism) {
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(1, 1), 0, AttentionKernel::unfused), 114 * sbh);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(1, 1), 0), 34 * sbh);
+}
+
+// Table 2, tensor parallel t = 2: s·b·h·(10 + 24/t + 5·a·s/(h·t)) = (10 + 12 + 40)·sbh = 62·sbh;
+// fused 22·sbh.
+TEST(LayerActivationBytes, KorthikantiTable2TensorParallel) {
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1), 0, AttentionKernel::unfused), 62 * sbh);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1), 0), 22 * sbh);
+}
+
+// Table 2, tensor + sequence parallel: s·b·h/t·(34 + 5·a·s/h) = 114/2·sbh = 57·sbh; fused 17·sbh.
+TEST(LayerActivationBytes, SequenceParallelShardsEverything) {
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1, true), 0, AttentionKernel::unfused), 57 * sbh);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1, true), 0), 17 * sbh);
+}
+
+// Selective recomputation drops the 5·a·s²·b/t scores: (10 + 24/2)·sbh = 22·sbh, the same as
+// what FlashAttention stores without it.
+TEST(LayerActivationBytes, SelectiveRecomputeDropsTheScores) {
+  const auto selective = parallel(2, 1, false, Recompute::selective);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), selective, 0, AttentionKernel::unfused), 22 * sbh);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), selective, 0), 22 * sbh);
+}
+
+// Full recomputation keeps the 16-bit layer input, 2·sbh; sharded with SP, 2·sbh/2.
+TEST(LayerActivationBytes, FullRecomputeKeepsOnlyTheInput) {
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1, false, Recompute::full), 0), 2 * sbh);
+  EXPECT_EQ(layer_activation_bytes(gpt2(), parallel(2, 1, true, Recompute::full), 0), sbh);
+}
+
+// fp32 jobs store 4-byte activations, masks stay 1 byte: 2 blocks × (2·4 + 1)·sbh = 18·sbh
+// replicated; q, k, v, out-proj input 4·(2h + 2h)·sbh/h = 16·sbh; GeLU and FC2 inputs
+// 4·(4h + 4h)/h = 32·sbh: 66·sbh.
+TEST(LayerActivationBytes, Fp32DoublesTheTensorsButNotTheMasks) {
+  auto strategy = parallel(1, 1);
+  strategy.dtype = Dtype::fp32;
+  EXPECT_EQ(layer_activation_bytes(gpt2(), strategy, 0), 66 * sbh);
+}
+
+// The generalization of docs/memory_model.md, s·b·(10h + (4·(q + kv) + c·f)/t) with q = a·d,
+// kv = g·d, c = 6 for SwiGLU: a tiny GQA model, h 64, 8 heads of 8, 2 groups, f 160, s 16,
+// b 1, t 2: 16·(640 + (4·(64 + 16) + 6·160)/2) = 16·(640 + 640) = 20,480.
+// With SP, s·b·(10h + 4·(q + kv) + c·f)/t = 16·(640 + 320 + 960)/2 = 15,360.
+TEST(LayerActivationBytes, GeneralizesToGroupedQueryAttentionAndSwiGLU) {
+  model::ModelSpec model;
+  model.num_layers = 2;
+  model.hidden_size = 64;
+  model.num_attention_heads = 8;
+  model.num_kv_heads = 2;
+  model.ffn_hidden_size = 160;
+  model.ffn_type = model::FfnType::swiglu;
+  model.seq_length = 16;
+  model.vocab_size = 256;
+  EXPECT_EQ(layer_activation_bytes(model, parallel(2, 1), 0), 20'480);
+  EXPECT_EQ(layer_activation_bytes(model, parallel(2, 1, true), 0), 15'360);
+}
+
+// Megatron-LM's theoretical_memory_usage.py: 8 bytes of token id per token and a 1-byte
+// dropout mask per element: 8·1024 + 1024·1024 = 1,056,768; with SP over 2, 528,384.
+TEST(EmbeddingActivationBytes, TokenIdsAndDropoutMask) {
+  EXPECT_EQ(embedding_activation_bytes(gpt2(), parallel(1, 1)), 1'056'768);
+  EXPECT_EQ(embedding_activation_bytes(gpt2(), parallel(2, 1, true)), 528'384);
+}
+
+// Final norm input and LM head input, 2 · 2·sbh = 4,194,304, plus the fp32 softmax over the
+// vocabulary shard, 4 · 1024 · 50304 = 206,045,184: 210,239,488. With t = 2, SP: the vocabulary
+// pads to 50432, 4·1024·25216 = 103,284,736, plus 4,194,304/2: 105,381,888 — formats.md §6.5's
+// 4·s·b·h·(1 + V/h)/t = 4·sbh·(1 + 50432/1024)/2.
+TEST(HeadActivationBytes, NormTensorsAndFp32Softmax) {
+  EXPECT_EQ(head_activation_bytes(gpt2(), parallel(1, 1)), 210'239'488);
+  EXPECT_EQ(head_activation_bytes(gpt2(), parallel(2, 1, true)), 105'381'888);
+}
+
+// GPipe: every forward before any backward, so all m on every stage.
+TEST(MicrobatchesInFlight, GpipeHoldsAll) {
+  for (int stage = 0; stage < 4; ++stage) {
+    EXPECT_EQ(microbatches_in_flight("gpipe", stage, 4, 8, 1), 8);
+  }
+}
+
+// 1F1B: min(m, p − stage): 4, 3, 2, 1 for p = 4, m = 8; with only m = 2, 2, 2, 2, 1.
+TEST(MicrobatchesInFlight, OneFOneBHoldsAtMostTheStagesAhead) {
+  EXPECT_EQ(microbatches_in_flight("1f1b", 0, 4, 8, 1), 4);
+  EXPECT_EQ(microbatches_in_flight("1f1b", 1, 4, 8, 1), 3);
+  EXPECT_EQ(microbatches_in_flight("1f1b", 3, 4, 8, 1), 1);
+  EXPECT_EQ(microbatches_in_flight("1f1b", 0, 4, 2, 1), 2);
+  EXPECT_EQ(microbatches_in_flight("1f1b", 3, 4, 2, 1), 1);
+}
+
+// Interleaved, p = 4, v = 2, m = 8: stage 0 warms up with (4 − 1)·2 + (2 − 1)·4 = 10 chunk
+// passes, holds 11 chunks = 5.5 micro-batches = p·(1 + (p − 1)/(p·v)) = 4·(1 + 3/8) (formats.md
+// §6.5). Stage 3: 0 + 4 + 1 = 5 chunks = 2.5. With m = p = 4 every forward runs first: 8/2 = 4.
+TEST(MicrobatchesInFlight, InterleavedMatchesMegatronsFactor) {
+  EXPECT_DOUBLE_EQ(microbatches_in_flight("interleaved", 0, 4, 8, 2), 5.5);
+  EXPECT_DOUBLE_EQ(microbatches_in_flight("interleaved", 3, 4, 8, 2), 2.5);
+  EXPECT_DOUBLE_EQ(microbatches_in_flight("interleaved", 2, 4, 4, 2), 4.0);
+  EXPECT_DOUBLE_EQ(microbatches_in_flight("interleaved", 1, 4, 8, 1), 3.0);
+}
+
+TEST(MicrobatchesInFlight, UnknownScheduleIsAnInternalError) {
+  try {
+    microbatches_in_flight("zero-bubble", 0, 4, 8, 1);
+    FAIL() << "expected InternalError";
+  } catch (const InternalError& error) {
+    EXPECT_STREQ(error.what(),
+                 "the memory model has no in-flight rule for pipeline schedule 'zero-bubble' "
+                 "(src/memory/activation_memory.cpp)");
+  }
+}
+
+// GPT-2 345M, t = 1, p = 4, m = 8, b = 1, fused attention: 6 layers · 34·sbh = 213,909,504.
+//   1F1B stage 0: (213,909,504 + embedding 1,056,768) · 4 = 859,865,088
+//   1F1B stage 3: (213,909,504 + head 210,239,488) · 1 = 424,148,992
+//   GPipe stage 0: 214,966,272 · 8 = 1,719,730,176
+TEST(StageActivationBytes, ScalesWithTheMicrobatchesInFlight) {
+  auto strategy = parallel(1, 4);
+  strategy.micro_batch_size = 1;
+  strategy.global_batch_size = 8;
+  strategy.schedule = "1f1b";
+  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 0), 859'865'088);
+  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 3), 424'148'992);
+  strategy.schedule = "gpipe";
+  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 0), 1'719'730'176);
+}
+
+// Full recompute, 1F1B stage 1 (3 in flight): 3 · 6 · 2·sbh = 37,748,736, plus one layer
+// rebuilt with all its activations, 34·sbh = 35,651,584: 73,400,320.
+TEST(StageActivationBytes, FullRecomputeAddsOneRebuiltLayer) {
+  auto strategy = parallel(1, 4, false, Recompute::full);
+  strategy.micro_batch_size = 1;
+  strategy.global_batch_size = 8;
+  strategy.schedule = "1f1b";
+  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 1), 73'400'320);
+}
+
+}  // namespace distsim::memory

@@ -1,0 +1,84 @@
+#include "memory/model_state_memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include "catalog/builtin_models.hpp"
+
+namespace distsim::memory {
+
+namespace {
+
+strategy::Strategy split(int tp, int pp) {
+  strategy::Strategy strategy;
+  strategy.tensor_parallel = tp;
+  strategy.pipeline_parallel = pp;
+  return strategy;
+}
+
+}  // namespace
+
+// Megatron-LM dist_optimizer.md (formats.md §6.6): bf16 params, fp32 grads, Adam = 2 + 4 + 12.
+TEST(ModelStateBytes, Bf16IsEighteenBytesPerParameter) {
+  const auto bytes = model_state_bytes(1000, Dtype::bf16, false, 8);
+  EXPECT_EQ(bytes.weights, 2000);
+  EXPECT_EQ(bytes.gradients, 4000);
+  EXPECT_EQ(bytes.optimizer_states, 12000);
+  EXPECT_EQ(bytes.total(), 18 * 1000);
+}
+
+// The distributed optimizer shards only the 12 optimizer bytes: 6 + 12/d; d = 4 gives 9.
+TEST(ModelStateBytes, DistributedOptimizerIsSixPlusTwelveOverD) {
+  const auto bytes = model_state_bytes(1000, Dtype::bf16, true, 4);
+  EXPECT_EQ(bytes.weights, 2000);
+  EXPECT_EQ(bytes.gradients, 4000);
+  EXPECT_EQ(bytes.optimizer_states, 3000);
+  EXPECT_EQ(bytes.total(), 9 * 1000);
+}
+
+// fp8 GEMMs keep bf16 weights with fp32 master copies: the bf16 row.
+TEST(ModelStateBytes, Fp8TrainsWithTheBf16Row) {
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp8, false, 1).total(), 18 * 1000);
+}
+
+// fp16: 2 + 2 + 16 = 20; distributed 4 + 16/d, with d = 8: 6. fp32: 16; distributed 8 + 8/d.
+TEST(ModelStateBytes, Fp16AndFp32FollowMegatronsTable) {
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, false, 8).total(), 20 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, true, 8).total(), 6 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, false, 8).total(), 16 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, true, 8).total(), 9 * 1000);
+}
+
+// 12 bytes × 1001 parameters over 8 ranks = 1501.5: a shard holds the rounded-up 1502.
+TEST(ModelStateBytes, UnevenShardsRoundUp) {
+  EXPECT_EQ(model_state_bytes(1001, Dtype::bf16, true, 8).optimizer_states, 1502);
+}
+
+// GPT-2 345M (24 layers, h 1024, vocab 50304, s 1024, tied, LayerNorm): a layer has
+// 12h² + 13h = 12,582,912 + 13,312 = 12,596,224; the embedding 50304·1024 + 1024·1024 =
+// 51,511,296 + 1,048,576 = 52,559,872; the head the final norm, 2h = 2048.
+// 24 · 12,596,224 + 52,559,872 + 2048 = 354,871,296 (the "345M" model has ~355M).
+TEST(StageParameters, OneStageHoldsTheWholeModel) {
+  const auto model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(stage_parameters(model, split(1, 1), 0), 354'871'296);
+}
+
+// tp 2, pp 4: six layers a stage, 6 · 12,596,224 = 75,577,344. The vocabulary pads to a
+// multiple of 256: 50432 · 1024 = 51,642,368.
+//   stage 0: 75,577,344 + 51,642,368 + 1,048,576 = 128,268,288, / 2 = 64,134,144
+//   stage 1: 75,577,344 / 2 = 37,788,672
+//   stage 3: 75,577,344 + 2048 + 51,642,368 (its copy of the tied table) = 127,221,760, / 2 = 63,610,880
+TEST(StageParameters, EmbeddingFirstHeadAndTiedCopyLast) {
+  const auto model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(stage_parameters(model, split(2, 4), 0), 64'134'144);
+  EXPECT_EQ(stage_parameters(model, split(2, 4), 1), 37'788'672);
+  EXPECT_EQ(stage_parameters(model, split(2, 4), 3), 63'610'880);
+}
+
+// Untied on one stage: a second 50304 · 1024 table, 354,871,296 + 51,511,296 = 406,382,592.
+TEST(StageParameters, UntiedHeadAddsItsOwnTable) {
+  auto model = catalog::find_model("gpt2-345m");
+  model.tie_embeddings = false;
+  EXPECT_EQ(stage_parameters(model, split(1, 1), 0), 406'382'592);
+}
+
+}  // namespace distsim::memory
