@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages distsim builds with, when any is missing (needs root or sudo).
+# Installs the Debian 12 packages distsim builds and tests with (python3-torch runs the profiler
+# tests, chromium renders the HTML report test), when any is missing (needs root or sudo).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libyaml-cpp-dev libcli11-dev libfmt-dev python3)
+          libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3
+          python3-torch chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

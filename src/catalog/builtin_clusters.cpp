@@ -110,6 +110,33 @@ ClusterSpec dgx_b200() {
   };
 }
 
+// No nccl-tests figures exist for V100 nodes (hardware.md §7 item 7), so both NVSwitch-fabric
+// rates are [derived, unvalidated]. Ring busbw: NCCL's own per-link assumption SM70_NVLINK_BW
+// 20 GB/s x 6 NVLink2 links = 120 GB/s (topo.h, hardware.md §1.1); the same model gives 240 for
+// A100 and 371 for H100 against 234.9 and ~370 measured. Send/recv: 150 GB/s per direction
+// x 0.65, the fraction NCCL reaches on A100 (195.1 of 300 GB/s).
+constexpr double kNvlink2RingGbps = 20.0 * 6;
+constexpr double kNvlink2P2pGbps = 150.0 * 195.1 / 300.0;
+
+// DGX-2H: 16 GPUs on one NVSwitch plane, so every intra-node group has the full per-GPU rate.
+ClusterSpec dgx_2h() {
+  return {
+      .name = "dgx-2h",
+      .description = "DGX-2H: 16x V100 SXM3 32GB on NVLink2 + 12 NVSwitch, 8x EDR 100 Gb/s InfiniBand",
+      .source = "hardware.md §2 (MLPerf v0.7 dgx2h_n64 JSON; pcper.com: 8 EDR NICs); links derived, "
+                "unvalidated: ring busbw NCCL topo.h SM70_NVLINK_BW 20 GB/s x 6 links = 120 GB/s, p2p "
+                "150 x 195.1/300 = 97.6 GB/s, 100 Gb/s NIC 12.5 GB/s x 0.92 = 11.5 GB/s (hardware.md "
+                "§1.1, §4.1, §4.2, §7 item 7); hop latencies NCCL tuning.cc Ring/Simple NVLink 3.4, "
+                "NET 14 us (§4.5)",
+      .gpu = find_gpu("v100-sxm3"),
+      .num_nodes = 1,
+      .gpus_per_node = 16,
+      .intra_node = {"NVLink2 + NVSwitch (300 GB/s bidirectional per GPU)", kNvlink2RingGbps, kNvlink2P2pGbps,
+                     kNvlinkHopUs},
+      .inter_node = {"8x EDR 100 Gb/s InfiniBand (ConnectX-5)", 8, kNic100GGbps, kNetHopUs},
+  };
+}
+
 // Four PCIe cards per node is the DistSim paper's setting (16 A10 GPUs in 4 nodes).
 ClusterSpec pcie_node(const char* name, const char* gpu_name, const char* description) {
   return {
@@ -129,6 +156,7 @@ ClusterSpec pcie_node(const char* name, const char* gpu_name, const char* descri
 
 std::vector<ClusterSpec> make_clusters() {
   return {
+      dgx_2h(),
       dgx_a100(),
       dgx_h100(),
       dgx_h200(),

@@ -24,6 +24,44 @@ constexpr double kUnmeasuredMemoryEfficiency = 0.85;
 // power-capped PCIe Ampere part: A100 PCIe BF16 MAMF 252.9 of 312 TFLOPS (hardware.md §5.1).
 constexpr double kPcieAmpereGemmEfficiency = 252.9 / 312.0;
 
+// The DGX-2H's V100 SXM3 is the GV100 die of the SXM2 part at a 450 W limit; hardware.csv has
+// only the SXM2 row and notes the SXM3 variant (32 GB, 450 W, 1.7 GHz) without a tensor peak.
+// 1.7 GHz would give 640 TC x 128 FLOP/clk x 1.7 GHz = 139 TF [derived, unvalidated]; the cited
+// 125 TF is kept, as it is also the peak the Megatron-LM README uses for these runs.
+//
+// The only V100 matmul figure is mli/transformers-benchmarks' 95 TF (V100 16GB), a different
+// method from the MAMF ceilings of the other entries: the same benchmark gives A100 230 TF where
+// MAMF finds 271.2 (hardware.md §5.1). [derived, unvalidated] Scaling by that ratio puts the
+// V100 ceiling at 95 x 271.2 / 230 = 112.0 TF, 0.896 of peak, on the MAMF footing of the rest.
+constexpr double kV100MamfEquivalentTflops = 95.0 * 271.2 / 230.0;
+
+// Volta has no bf16 tensor cores (hardware.csv v100 row: "No BF16/TF32/FP8 on Volta"), so
+// peak_bf16_tflops is 0; a bf16 job is priced at the fp16 rate by the cost model and reports an
+// MFU of 0.
+GpuSpec v100_sxm3() {
+  return {
+      .name = "v100-sxm3",
+      .description = "NVIDIA V100 SXM3 32GB (Volta GV100, DGX-2H): 125 TFLOPS fp16 dense, no bf16, "
+                     "32 GB HBM2 at 900 GB/s",
+      .source = "data/hardware.csv row v100_sxm2_32gb (hardware.md §1; same GV100 die, SXM3 variant in "
+                "its notes, §2 DGX-2H); gemm_efficiency [derived, unvalidated] mli V100 95 TF x A100 "
+                "MAMF/mli 271.2/230 = 112.0 of 125 TF (hardware.md §5.1); memory_efficiency 0.85 "
+                "default, no STREAM data for V100 (§6)",
+      .peak_fp16_tflops = 125,
+      .peak_bf16_tflops = 0,
+      .peak_fp8_tflops = 0,
+      .peak_fp32_tflops = 15.7,
+      .memory_gb = 32,
+      .memory_bandwidth_gbps = 900,
+      .sm_count = 80,
+      .gemm_efficiency = kV100MamfEquivalentTflops / 125.0,
+      .fp8_gemm_efficiency = 0,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .default_cluster = "dgx-2h",
+  };
+}
+
 GpuSpec a10() {
   return {
       .name = "a10",
@@ -182,7 +220,7 @@ GpuSpec b200() {
 
 const std::vector<cluster::GpuSpec>& builtin_gpus() {
   static const std::vector<cluster::GpuSpec> gpus = {
-      a10(), a40(), a100_40gb(), a100_80gb(), h100_sxm(), h200(), b200(),
+      v100_sxm3(), a10(), a40(), a100_40gb(), a100_80gb(), h100_sxm(), h200(), b200(),
   };
   return gpus;
 }

@@ -19,6 +19,13 @@ Dtype parse_dtype(const std::string& text) {
   throw InputError("--dtype: " + unknown_name_message("dtype", text, {"bf16", "fp16", "fp32"}));
 }
 
+strategy::Recompute parse_recompute(const std::string& text) {
+  if (text == "none") return strategy::Recompute::none;
+  if (text == "selective") return strategy::Recompute::selective;
+  if (text == "full") return strategy::Recompute::full;
+  throw InputError("--recompute: " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
+}
+
 cluster::ClusterSpec resolve_cluster(const JobOptions& options) {
   if (!options.cluster.empty()) {
     cluster::ClusterSpec cluster = io::resolve_cluster(options.cluster);
@@ -53,6 +60,11 @@ strategy::Strategy resolve_strategy(const JobOptions& options) {
   strategy.global_batch_size = options.global_batch_size;
   strategy.schedule = options.schedule;
   strategy.dtype = parse_dtype(options.dtype);
+  strategy.sequence_parallel = options.sequence_parallel;
+  strategy.recompute = parse_recompute(options.recompute);
+  strategy.distributed_optimizer = options.distributed_optimizer;
+  strategy.overlap_grad_reduce = options.overlap_grad_reduce;
+  strategy.virtual_stages = options.virtual_stages;
   return strategy;
 }
 
@@ -74,6 +86,21 @@ void JobOptions::add_to(CLI::App& command) {
   command.add_option("--seq-length", seq_length, "override the model's sequence length");
   command.add_option("--schedule", schedule, "pipeline schedule (see `distsim list schedules`)")->capture_default_str();
   command.add_option("--dtype", dtype, "training precision: bf16, fp16 or fp32")->capture_default_str();
+  command.add_flag("--sequence-parallel", sequence_parallel,
+                   "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
+                   "instead of all-reduce (no effect with --tp 1)");
+  command.add_option("--recompute", recompute,
+                     "activation recomputation: none, selective (attention core) or full (every layer's forward "
+                     "rerun before its backward)")
+      ->capture_default_str();
+  command.add_flag("--distributed-optimizer", distributed_optimizer,
+                   "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
+                   "parameters, all-gather them");
+  command.add_flag("--overlap-grad-reduce", overlap_grad_reduce,
+                   "start each data-parallel gradient bucket as soon as the last backward has produced it");
+  command.add_option("--virtual-stages", virtual_stages,
+                     "model chunks per pipeline stage for --schedule interleaved")
+      ->capture_default_str();
 }
 
 strategy::JobSpec JobOptions::to_job() const {

@@ -25,6 +25,11 @@ struct JobOptions {
   int seq_length = 0;
   std::string schedule = "1f1b";
   std::string dtype = "bf16";
+  bool sequence_parallel = false;
+  std::string recompute = "none";
+  bool distributed_optimizer = false;
+  bool overlap_grad_reduce = false;
+  int virtual_stages = 1;
 
   void add_to(CLI::App& command);
   //! Resolves names and files and assembles the job; throws InputError on bad values.

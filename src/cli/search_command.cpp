@@ -9,8 +9,11 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_options.hpp"
+#include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/output/html_report.hpp"
+#include "io/output/search_report_builder.hpp"
 #include "io/output/search_writer.hpp"
 #include "search/strategy_search.hpp"
 
@@ -25,6 +28,8 @@ struct SearchCommandOptions {
   std::vector<std::string> recompute{"none"};
   std::size_t top = 10;
   std::string csv;
+  std::string report;
+  ProfileOptions profile;
   bool json = false;
   int threads = 0;
   bool simulate_out_of_memory = false;
@@ -76,9 +81,14 @@ void run_search(const SearchCommandOptions& options) {
   search_options.threads = options.threads > 0 ? options.threads : std::max(cores, 1);
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
   search_options.progress = ProgressBar{};
+  search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
   if (!options.csv.empty()) {
     write_file_atomically(options.csv, [&](std::ostream& out) { io::write_search_csv(out, result); });
+  }
+  if (!options.report.empty()) {
+    const io::SearchReport report = io::make_search_report(space, result, options.top);
+    write_file_atomically(options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
   }
   if (options.json) {
     std::cout << io::search_json(space, result, options.top).dump(2) << "\n";
@@ -117,6 +127,8 @@ void add_search_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--top", options->top, "rows of the ranking to print")->capture_default_str();
   command->add_option("--csv", options->csv, "write every candidate to this CSV file");
+  command->add_option("--report", options->report, "write a self-contained HTML report to this file");
+  options->profile.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
   command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,

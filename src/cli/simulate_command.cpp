@@ -5,8 +5,10 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_options.hpp"
+#include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/output/html_report.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/output/trace_writer.hpp"
 
@@ -18,8 +20,10 @@ struct SimulateOptions {
   JobOptions job;
   bool json = false;
   std::string trace;
+  std::string report;
   std::string trace_ranks = "replica";
   bool all_ranks = false;
+  ProfileOptions profile;
 };
 
 io::TraceRanks parse_trace_ranks(const std::string& text) {
@@ -32,9 +36,14 @@ void run_simulate(const SimulateOptions& options) {
   const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
-  const api::Simulation simulation = api::simulate(options.job.to_job(), simulation_options);
+  const strategy::JobSpec job = options.job.to_job();
+  simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
+  const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {
     write_file_atomically(options.trace, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
+  }
+  if (!options.report.empty()) {
+    write_file_atomically(options.report, [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
   }
   if (options.json) {
     std::cout << io::summary_json(simulation).dump(2) << "\n";
@@ -51,9 +60,11 @@ void add_simulate_command(CLI::App& app) {
   options->job.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text summary");
   command->add_option("--trace", options->trace, "write a Chrome/Perfetto trace JSON to this file");
+  command->add_option("--report", options->report, "write a self-contained HTML report to this file");
   command->add_option("--trace-ranks", options->trace_ranks, "ranks in the trace: replica (data-parallel replica 0) or all")
       ->capture_default_str();
   command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
+  options->profile.add_to(*command);
   command->callback([options] { run_simulate(*options); });
 }
 

@@ -19,23 +19,50 @@ namespace distsim::events {
 struct TaskTemplate {
   EventId event = 0;
   StreamKind stream = StreamKind::compute;
+  //! forward or backward; recompute for a layer's forward rerun inside the backward pass
+  Phase phase = Phase::forward;
   int layer = -1;              //!< global transformer layer index; -1 for embedding, head, loss
   std::string_view label;      //!< what the step does, e.g. "fc1", "attention", "tp all_reduce"
   int waits_for = -1;          //!< index of an earlier step in the same list
 };
 
-//! The work of one rank, as templates instantiated per micro-batch by the program builder.
-struct RankWork {
-  std::vector<TaskTemplate> forward;   //!< one micro-batch's forward pass, in order
-  std::vector<TaskTemplate> backward;  //!< one micro-batch's backward pass, in order
-  std::optional<EventId> send_activation;  //!< to the next stage, once per micro-batch
-  std::optional<EventId> send_gradient;    //!< to the previous stage, once per micro-batch
-  std::vector<EventId> gradient_buckets;   //!< data-parallel reduction, after the last backward
-  std::optional<EventId> embedding_reduction;  //!< tied embeddings split over first and last stage
-  EventId optimizer_step = 0;
+//! A data-parallel gradient bucket of one model chunk. Buckets fill in reverse layer order, as
+//! Megatron-LM assigns parameters to buckets (the LM head's first, the embedding's last).
+struct GradientBucket {
+  //! All-reduce of the bucket's gradients; reduce-scatter with the distributed optimizer.
+  EventId reduction = 0;
+  //! All-gather of the updated parameters after the optimizer step (distributed optimizer only).
+  std::optional<EventId> parameter_gather;
+  //! Index into the chunk's backward templates of the step after which every gradient in the
+  //! bucket exists: the end of the earliest layer (or embedding) it holds parameters of.
+  int ready_after = -1;
+};
+
+//! The work of one model chunk of a stage: a contiguous range of layers, plus the embedding on
+//! the pipeline's first chunk and the LM head and loss on its last. Without interleaving a stage
+//! holds a single chunk.
+struct ChunkWork {
+  int chunk = 0;        //!< index on the stage: stage s's chunk c is the pipeline's chunk c·p + s
   int first_layer = 0;
   int num_layers = 0;
-  std::int64_t parameters = 0;  //!< parameters held by this rank
+  std::vector<TaskTemplate> forward;   //!< one micro-batch's forward pass, in order
+  std::vector<TaskTemplate> backward;  //!< one micro-batch's backward pass (with recompute), in order
+  std::optional<EventId> send_activation;  //!< to the next chunk in the pipeline, per micro-batch
+  std::optional<EventId> send_gradient;    //!< to the previous chunk in the pipeline, per micro-batch
+  std::vector<GradientBucket> gradient_buckets;  //!< empty without data parallelism
+  std::int64_t parameters = 0;  //!< parameters of this chunk held by this rank
+};
+
+//! The work of one rank, as templates instantiated per micro-batch by the program builder.
+struct RankWork {
+  std::vector<ChunkWork> chunks;  //!< by chunk index on the stage
+  //! Sequence parallelism: one tensor-parallel all-reduce of the gradients of the parameters
+  //! that see only a sequence shard (norms, row-parallel biases), after the data-parallel
+  //! reduction (Megatron-LM's allreduce_layernorm_grads).
+  std::optional<EventId> sequence_parallel_reduction;
+  std::optional<EventId> embedding_reduction;  //!< tied embeddings split over first and last stage
+  EventId optimizer_step = 0;
+  std::int64_t parameters = 0;  //!< parameters held by this rank, over all its chunks
 };
 
 //! The global transformer layers [first, first + count) that a pipeline stage holds: as even as
@@ -46,14 +73,22 @@ struct LayerRange {
 };
 LayerRange stage_layers(int total_layers, int num_stages, int stage);
 
+//! The layers of chunk `chunk` of `stage` when each of the p stages holds v chunks: the
+//! pipeline's chunk c·p + stage, of total_layers / (p·v) layers (validation makes it divide).
+//! With v = 1 this is stage_layers.
+LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk);
+
 //! Megatron pads the vocabulary to a multiple of 128·tp (formats.md §5.1).
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 
 //! Builds the events and templates of the rank at `coord`, following Megatron-LM's partitioning
-//! (formats.md §6): per-rank GEMM shapes under tensor parallelism, two all-reduces per layer in
-//! forward and two in backward, embedding on the first stage, LM head and loss on the last,
-//! activation and gradient transfers between stages, bucketed data-parallel gradient all-reduce,
-//! and the optimizer step. Events are interned into `table`.
+//! (formats.md §6): per-rank GEMM shapes under tensor parallelism, with two all-reduces per
+//! layer in forward and two in backward, or with sequence parallelism all-gathers and
+//! reduce-scatters and norms and dropout on a sequence shard; the forward rerun before each
+//! layer's backward under full recomputation; embedding on the first chunk, LM head and loss on
+//! the last; activation and gradient transfers between chunks; bucketed data-parallel gradient
+//! all-reduce, or reduce-scatter and parameter all-gather with the distributed optimizer; and
+//! the optimizer step. Events are interned into `table`.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout,
                          strategy::RankCoord coord, EventTable& table);
 

@@ -108,6 +108,8 @@ cluster::GpuSpec read_gpu(const RowReader& row) {
     name = "h200";
   } else if (gpu.find("b200") != std::string::npos) {
     name = "b200";
+  } else if (gpu.find("v100") != std::string::npos) {
+    name = "v100-sxm3";
   } else {
     for (const auto& known : catalog::gpu_names()) {
       if (gpu.rfind(known, 0) == 0) name = known;

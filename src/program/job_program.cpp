@@ -1,5 +1,6 @@
 #include "program/job_program.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/input_error.hpp"
@@ -10,6 +11,7 @@ using events::Phase;
 using events::StreamKind;
 using engine::StreamId;
 using engine::TaskId;
+using schedule::StepKind;
 
 int JobProgram::device_for_rank(const strategy::RankLayout& layout, int rank) const {
   return all_ranks ? rank : layout.coord_of(rank).pp;
@@ -24,6 +26,15 @@ struct StepTasks {
   TaskId arrival = kNoTask;  //!< the last task of the device's previous pass
   TaskId first = kNoTask;
   TaskId last = kNoTask;
+};
+
+//! One pipeline transfer: who sends which pass's tensor to whom.
+struct Transfer {
+  int sender = 0;
+  int receiver = 0;
+  int sender_chunk = 0;
+  int receiver_chunk = 0;
+  int microbatch = 0;
 };
 
 class ProgramBuilder {
@@ -45,12 +56,16 @@ class ProgramBuilder {
     add_transfers();
     add_gradient_reductions();
     add_optimizer_steps();
+    add_parameter_gathers();
     return std::move(result_);
   }
 
  private:
   const strategy::Strategy& strategy() const { return job_.strategy; }
   int microbatches() const { return result_.num_microbatches; }
+  int stages() const { return strategy().pipeline_parallel; }
+  int chunks() const { return strategy().virtual_stages; }
+  int num_devices() const { return static_cast<int>(result_.devices.size()); }
 
   int device_of(strategy::RankCoord coord) const {
     if (result_.all_ranks) {
@@ -66,7 +81,7 @@ class ProgramBuilder {
         coords.push_back(layout_.coord_of(rank));
       }
     } else {
-      for (int stage = 0; stage < strategy().pipeline_parallel; ++stage) {
+      for (int stage = 0; stage < stages(); ++stage) {
         coords.push_back({0, 0, stage});
       }
     }
@@ -79,7 +94,8 @@ class ProgramBuilder {
       work_.push_back(events::build_rank_work(job_, layout_, coord, result_.events));
     }
     steps_.resize(coords.size());
-    pass_index_.assign(coords.size(), std::vector<size_t>(2 * static_cast<size_t>(microbatches()), 0));
+    pass_index_.assign(coords.size(), std::vector<size_t>(2 * static_cast<size_t>(microbatches() * chunks()), 0));
+    last_backward_.assign(coords.size(), std::vector<std::vector<TaskId>>(static_cast<size_t>(chunks())));
     last_task_.assign(coords.size(), kNoTask);
     last_reduction_.assign(coords.size(), kNoTask);
   }
@@ -97,7 +113,7 @@ class ProgramBuilder {
   //! Devices that share a tensor-parallel group, i.e. the same (dp, pp); one in symmetric mode.
   std::vector<std::vector<int>> tensor_groups() const {
     std::vector<std::vector<int>> groups;
-    for (int device = 0; device < static_cast<int>(result_.devices.size()); ++device) {
+    for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
       if (coord.tp != 0) {
         continue;
@@ -111,11 +127,28 @@ class ProgramBuilder {
     return groups;
   }
 
+  //! The simulated devices of the data-parallel group at (coord.tp, coord.pp); one in symmetric mode.
+  std::vector<int> data_group(strategy::RankCoord coord) const {
+    std::vector<int> members;
+    for (int dp = 0; dp < (result_.all_ranks ? strategy().data_parallel : 1); ++dp) {
+      members.push_back(device_of({coord.tp, dp, coord.pp}));
+    }
+    return members;
+  }
+
   TaskId add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
     result_.events.add_instances(event, static_cast<std::int64_t>(streams.size()) * result_.ranks_per_device);
     const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);
     result_.tasks.push_back(info);
     return id;
+  }
+
+  std::vector<StreamId> streams_of(const std::vector<int>& members, StreamKind kind) const {
+    std::vector<StreamId> streams;
+    for (int device : members) {
+      streams.push_back(result_.devices[device].stream(kind));
+    }
+    return streams;
   }
 
   void depend(TaskId task, TaskId prerequisite) {
@@ -128,26 +161,33 @@ class ProgramBuilder {
   //! members run the same templates; collectives become one task across their streams.
   void add_passes(const std::vector<int>& members) {
     const auto& coord = result_.devices[members.front()].coord;
-    const auto steps = schedule_.steps(coord.pp, strategy().pipeline_parallel, microbatches());
-    for (const auto& step : steps) {
+    for (const auto& step : schedule_.steps(coord.pp, stages(), microbatches(), chunks())) {
       for (int device : members) {
-        pass_index_[device][pass_slot(step.kind, step.microbatch)] = steps_[device].size();
+        pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = steps_[device].size();
       }
-      const bool forward = step.kind == schedule::StepKind::forward;
-      const auto& templates = forward ? work_[members.front()].forward : work_[members.front()].backward;
-      add_pass(members, templates, forward ? Phase::forward : Phase::backward, step.microbatch);
+      const auto& chunk = work_[members.front()].chunks[static_cast<size_t>(step.chunk)];
+      const bool forward = step.kind == StepKind::forward;
+      const auto created = add_pass(members, forward ? chunk.forward : chunk.backward, step);
+      if (!forward && step.microbatch + 1 == microbatches()) {
+        for (size_t m = 0; m < members.size(); ++m) {
+          last_backward_[members[m]][static_cast<size_t>(step.chunk)] = created[m];
+        }
+      }
     }
   }
 
-  void add_pass(const std::vector<int>& members, const std::vector<events::TaskTemplate>& templates, Phase phase,
-                int microbatch) {
+  //! Instantiates `templates` for one pass on every member; returns each member's tasks, by
+  //! template index.
+  std::vector<std::vector<TaskId>> add_pass(const std::vector<int>& members,
+                                            const std::vector<events::TaskTemplate>& templates,
+                                            const schedule::Step& pass) {
     std::vector<std::vector<TaskId>> created(members.size());
     std::vector<TaskId> previous_compute(members.size(), kNoTask);
     for (size_t m = 0; m < members.size(); ++m) {
       steps_[members[m]].push_back({last_task_[members[m]], kNoTask, kNoTask});
     }
     for (const auto& step : templates) {
-      const TaskInfo info{step.event, phase, microbatch, step.layer, step.label};
+      const TaskInfo info{step.event, step.phase, pass.microbatch, step.layer, step.label, pass.chunk};
       if (step.stream == StreamKind::compute) {
         for (size_t m = 0; m < members.size(); ++m) {
           const int device = members[m];
@@ -162,11 +202,7 @@ class ProgramBuilder {
         }
         continue;
       }
-      std::vector<StreamId> streams;
-      for (int device : members) {
-        streams.push_back(result_.devices[device].stream(step.stream));
-      }
-      const TaskId task = add_task(step.event, streams, info);
+      const TaskId task = add_task(step.event, streams_of(members, step.stream), info);
       for (size_t m = 0; m < members.size(); ++m) {
         depend(task, previous_compute[m]);
         created[m].push_back(task);
@@ -176,95 +212,171 @@ class ProgramBuilder {
       steps_[members[m]].back().last = created[m].back();
       last_task_[members[m]] = created[m].back();
     }
+    return created;
   }
 
-  //! The pass of `device` that runs `kind` for `microbatch`.
-  static size_t pass_slot(schedule::StepKind kind, int microbatch) {
-    return static_cast<size_t>(microbatch) * 2 + (kind == schedule::StepKind::backward ? 1 : 0);
+  //! The pass of a device that runs `kind` for (`chunk`, `microbatch`).
+  size_t pass_slot(StepKind kind, int chunk, int microbatch) const {
+    return (static_cast<size_t>(chunk) * static_cast<size_t>(microbatches()) + static_cast<size_t>(microbatch)) * 2 +
+           (kind == StepKind::backward ? 1 : 0);
   }
 
-  StepTasks& pass_of(int device, schedule::StepKind kind, int microbatch) {
-    return steps_[device][pass_index_[device][pass_slot(kind, microbatch)]];
+  StepTasks& pass_of(int device, StepKind kind, int chunk, int microbatch) {
+    return steps_[device][pass_index_[device][pass_slot(kind, chunk, microbatch)]];
   }
 
   //! A point-to-point transfer starts when the sender has produced the tensor and the receiver
   //! has reached the pass that needs it (DistSim's rule); the receiver's pass waits for it.
-  void add_transfer(int sender, int receiver, events::EventId event, StreamKind send_stream, StreamKind recv_stream,
-                    schedule::StepKind kind, int microbatch) {
-    const bool forward = kind == schedule::StepKind::forward;
-    const TaskInfo info{event, forward ? Phase::forward : Phase::backward, microbatch, -1,
-                        forward ? "send activation" : "send gradient"};
-    const TaskId task = add_task(event,
-                                 {result_.devices[sender].stream(send_stream),
-                                  result_.devices[receiver].stream(recv_stream)},
-                                 info);
-    depend(task, pass_of(sender, kind, microbatch).last);
-    StepTasks& target = pass_of(receiver, kind, microbatch);
+  void add_transfer(const Transfer& transfer, events::EventId event, StepKind kind) {
+    const bool forward = kind == StepKind::forward;
+    TaskInfo info{event, forward ? Phase::forward : Phase::backward, transfer.microbatch, -1,
+                  forward ? "send activation" : "send gradient"};
+    info.chunk = transfer.sender_chunk;
+    const StreamKind send = forward ? StreamKind::pp_send_next : StreamKind::pp_send_prev;
+    const StreamKind receive = forward ? StreamKind::pp_recv_prev : StreamKind::pp_recv_next;
+    const TaskId task = add_task(
+        event, {result_.devices[transfer.sender].stream(send), result_.devices[transfer.receiver].stream(receive)},
+        info);
+    depend(task, pass_of(transfer.sender, kind, transfer.sender_chunk, transfer.microbatch).last);
+    StepTasks& target = pass_of(transfer.receiver, kind, transfer.receiver_chunk, transfer.microbatch);
     depend(task, target.arrival);
     depend(target.first, task);
   }
 
-  void add_transfers() {
-    for (int device = 0; device < static_cast<int>(result_.devices.size()); ++device) {
-      const auto& coord = result_.devices[device].coord;
-      if (coord.pp + 1 == strategy().pipeline_parallel) {
+  //! The transfers `sender` makes in direction `kind`, in the order its schedule runs the passes
+  //! that produce them, which is also the order in which the receiver consumes them. Chunk c
+  //! of the last stage feeds chunk c + 1 of stage 0, and back.
+  std::vector<Transfer> transfers_from(int sender, StepKind kind) const {
+    const auto& coord = result_.devices[sender].coord;
+    const bool forward = kind == StepKind::forward;
+    const int peer_stage = (coord.pp + (forward ? 1 : stages() - 1)) % stages();
+    const bool wraps = forward ? coord.pp + 1 == stages() : coord.pp == 0;
+    const int receiver = device_of({coord.tp, coord.dp, peer_stage});
+    std::vector<Transfer> transfers;
+    for (const auto& step : schedule_.steps(coord.pp, stages(), microbatches(), chunks())) {
+      const auto& chunk = work_[sender].chunks[static_cast<size_t>(step.chunk)];
+      if (step.kind != kind || !(forward ? chunk.send_activation : chunk.send_gradient)) {
         continue;
       }
-      const int next = device_of({coord.tp, coord.dp, coord.pp + 1});
-      for (int mb = 0; mb < microbatches(); ++mb) {
-        add_transfer(device, next, *work_[device].send_activation, StreamKind::pp_send_next, StreamKind::pp_recv_prev,
-                     schedule::StepKind::forward, mb);
-        add_transfer(next, device, *work_[next].send_gradient, StreamKind::pp_send_prev, StreamKind::pp_recv_next,
-                     schedule::StepKind::backward, mb);
+      const int receiver_chunk = wraps ? step.chunk + (forward ? 1 : -1) : step.chunk;
+      transfers.push_back({sender, receiver, step.chunk, receiver_chunk, step.microbatch});
+    }
+    return transfers;
+  }
+
+  //! For each link between a stage and the next, its activations forward and gradients back,
+  //! alternating, so that each stream receives its transfers in execution order.
+  void add_transfers() {
+    for (int device = 0; device < num_devices(); ++device) {
+      const auto& coord = result_.devices[device].coord;
+      if (stages() == 1 || (coord.pp + 1 == stages() && chunks() == 1)) {
+        continue;
+      }
+      const int next = device_of({coord.tp, coord.dp, (coord.pp + 1) % stages()});
+      const auto activations = transfers_from(device, StepKind::forward);
+      const auto gradients = transfers_from(next, StepKind::backward);
+      for (size_t i = 0; i < std::max(activations.size(), gradients.size()); ++i) {
+        if (i < activations.size()) {
+          const auto& chunk = work_[device].chunks[static_cast<size_t>(activations[i].sender_chunk)];
+          add_transfer(activations[i], *chunk.send_activation, StepKind::forward);
+        }
+        if (i < gradients.size()) {
+          const auto& chunk = work_[next].chunks[static_cast<size_t>(gradients[i].sender_chunk)];
+          add_transfer(gradients[i], *chunk.send_gradient, StepKind::backward);
+        }
       }
     }
   }
 
-  //! Data-parallel gradient buckets, then the tied-embedding reduction, on each device's DP
-  //! stream once its last backward pass has ended.
+  //! Data-parallel gradient buckets, the sequence-parallel norm reduction, then the
+  //! tied-embedding reduction. Without overlap every bucket waits for the end of backward;
+  //! with it a bucket starts once the last micro-batch's backward has produced its gradients
+  //! (Megatron-LM --overlap-grad-reduce). Chunks finish backward last to first.
   void add_gradient_reductions() {
-    const int dp_members = result_.all_ranks ? strategy().data_parallel : 1;
-    for (int device = 0; device < static_cast<int>(result_.devices.size()); ++device) {
+    for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.dp != 0) {
-        continue;
-      }
-      std::vector<int> members;
-      for (int dp = 0; dp < dp_members; ++dp) {
-        members.push_back(device_of({coord.tp, dp, coord.pp}));
-      }
-      for (const events::EventId bucket : work_[device].gradient_buckets) {
-        add_reduction(members, bucket, "dp gradient all_reduce");
+      if (coord.dp == 0) {
+        add_buckets(data_group(coord), work_[device]);
       }
     }
-    for (int device = 0; device < static_cast<int>(result_.devices.size()); ++device) {
+    for (const auto& members : tensor_groups()) {
+      if (const auto reduction = work_[members.front()].sequence_parallel_reduction) {
+        add_reduction(members, *reduction, StreamKind::tp_comm, "tp sequence-parallel grads all_reduce");
+      }
+    }
+    for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
       if (coord.pp == 0 && work_[device].embedding_reduction) {
-        const int last = device_of({coord.tp, coord.dp, strategy().pipeline_parallel - 1});
-        add_reduction({device, last}, *work_[device].embedding_reduction, "embedding all_reduce");
+        const int last = device_of({coord.tp, coord.dp, stages() - 1});
+        add_reduction({device, last}, *work_[device].embedding_reduction, StreamKind::dp_comm, "embedding all_reduce");
       }
     }
   }
 
-  void add_reduction(const std::vector<int>& members, events::EventId event, std::string_view label) {
-    std::vector<StreamId> streams;
-    for (int device : members) {
-      streams.push_back(result_.devices[device].stream(StreamKind::dp_comm));
+  void add_buckets(const std::vector<int>& members, const events::RankWork& work) {
+    const std::string_view label = strategy().distributed_optimizer ? "dp gradient reduce_scatter"
+                                                                     : "dp gradient all_reduce";
+    for (int chunk = chunks() - 1; chunk >= 0; --chunk) {
+      for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
+        const TaskId task = add_task(bucket.reduction, streams_of(members, StreamKind::dp_comm),
+                                     {bucket.reduction, Phase::backward, -1, -1, label, chunk});
+        for (int device : members) {
+          const auto& produced = last_backward_[device][static_cast<size_t>(chunk)];
+          depend(task, strategy().overlap_grad_reduce ? produced[static_cast<size_t>(bucket.ready_after)]
+                                                      : last_task_[device]);
+          last_reduction_[device] = task;
+        }
+      }
     }
-    const TaskId task = add_task(event, streams, {event, Phase::backward, -1, -1, label});
+  }
+
+  //! A reduction across `members` after their backward passes and earlier reductions.
+  void add_reduction(const std::vector<int>& members, events::EventId event, StreamKind stream,
+                     std::string_view label) {
+    const TaskId task = add_task(event, streams_of(members, stream), {event, Phase::backward, -1, -1, label});
     for (int device : members) {
       depend(task, last_task_[device]);
+      depend(task, last_reduction_[device]);
+    }
+    for (int device : members) {
       last_reduction_[device] = task;
     }
   }
 
   void add_optimizer_steps() {
-    for (int device = 0; device < static_cast<int>(result_.devices.size()); ++device) {
+    optimizer_task_.assign(result_.devices.size(), kNoTask);
+    for (int device = 0; device < num_devices(); ++device) {
       const events::EventId event = work_[device].optimizer_step;
       const TaskId task = add_task(event, {result_.devices[device].stream(StreamKind::compute)},
                                    {event, Phase::optimizer, -1, -1, "optimizer step"});
       depend(task, last_task_[device]);
       depend(task, last_reduction_[device]);
+      optimizer_task_[device] = task;
+    }
+  }
+
+  //! Distributed optimizer: each rank updated its shard, so the data-parallel group all-gathers
+  //! the updated bf16 parameters, bucket by bucket, before the next iteration can start.
+  void add_parameter_gathers() {
+    for (int device = 0; device < num_devices(); ++device) {
+      const auto& coord = result_.devices[device].coord;
+      if (coord.dp != 0) {
+        continue;
+      }
+      const auto members = data_group(coord);
+      for (int chunk = 0; chunk < chunks(); ++chunk) {
+        for (const auto& bucket : work_[device].chunks[static_cast<size_t>(chunk)].gradient_buckets) {
+          if (!bucket.parameter_gather) {
+            continue;
+          }
+          const events::EventId event = *bucket.parameter_gather;
+          const TaskId task = add_task(event, streams_of(members, StreamKind::dp_comm),
+                                       {event, Phase::optimizer, -1, -1, "dp parameter all_gather", chunk});
+          for (int member : members) {
+            depend(task, optimizer_task_[member]);
+          }
+        }
+      }
     }
   }
 
@@ -275,9 +387,12 @@ class ProgramBuilder {
   JobProgram result_;
   std::vector<events::RankWork> work_;
   std::vector<std::vector<StepTasks>> steps_;      //!< per device, per pass in schedule order
-  std::vector<std::vector<size_t>> pass_index_;    //!< per device: (microbatch, kind) → pass
+  std::vector<std::vector<size_t>> pass_index_;    //!< per device: (chunk, microbatch, kind) → pass
+  //! per device and chunk: the tasks of the last micro-batch's backward pass, by template index
+  std::vector<std::vector<std::vector<TaskId>>> last_backward_;
   std::vector<TaskId> last_task_;                  //!< per device: last task of its latest pass
-  std::vector<TaskId> last_reduction_;             //!< per device: its last DP-stream task
+  std::vector<TaskId> last_reduction_;             //!< per device: its latest gradient reduction
+  std::vector<TaskId> optimizer_task_;             //!< per device
 };
 
 }  // namespace

@@ -22,6 +22,7 @@ struct TaskInfo {
   int microbatch = -1;  //!< -1 for work done once per iteration
   int layer = -1;
   std::string_view label;
+  int chunk = 0;  //!< model chunk on the stage (interleaved schedule); 0 otherwise
 };
 
 //! A simulated device: one rank, with its streams at first_stream + StreamKind.

@@ -7,12 +7,28 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "core/input_error.hpp"
+#include "memory/memory_estimate.hpp"
 #include "search/pareto_front.hpp"
 
 namespace distsim::search {
 
 namespace {
+
+void check_memory(Candidate& candidate) {
+  const memory::MemoryEstimate estimate = memory::estimate_memory(candidate.job);
+  const memory::StageMemory& peak = estimate.peak();
+  candidate.peak_memory_bytes = static_cast<double>(peak.total());
+  if (!estimate.fits()) {
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    candidate.status = CandidateStatus::out_of_memory;
+    candidate.reason = fmt::format("stage {} needs {:.1f} GiB, the {} has {:.1f} GiB", peak.stage,
+                                   static_cast<double>(peak.total()) / kGiB, candidate.job.cluster.gpu.name,
+                                   static_cast<double>(estimate.capacity) / kGiB);
+  }
+}
 
 Candidate make_candidate(const SearchSpace& space, const strategy::Strategy& sizes, int micro_batch,
                          const std::string& schedule, strategy::Recompute recompute) {
@@ -30,7 +46,9 @@ Candidate make_candidate(const SearchSpace& space, const strategy::Strategy& siz
   } catch (const InputError& error) {
     candidate.status = CandidateStatus::invalid;
     candidate.reason = error.what();
+    return candidate;
   }
+  check_memory(candidate);
   return candidate;
 }
 

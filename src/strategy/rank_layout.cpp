@@ -1,6 +1,7 @@
 #include "strategy/rank_layout.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 namespace distsim::strategy {
@@ -41,8 +42,10 @@ GroupPlacement RankLayout::data_group(RankCoord coord) const {
   return placement(rank_of({coord.tp, 0, coord.pp}), tp_, dp_);
 }
 
-GroupPlacement RankLayout::pipeline_link(RankCoord coord) const {
-  return placement(rank_of(coord), tp_ * dp_, 2);
+GroupPlacement RankLayout::stage_link(RankCoord coord, int to_stage) const {
+  const int from = rank_of(coord);
+  const int to = rank_of({coord.tp, coord.dp, to_stage});
+  return placement(std::min(from, to), std::abs(to - from), 2);
 }
 
 GroupPlacement RankLayout::embedding_group(RankCoord coord) const {

@@ -35,7 +35,10 @@ class RankLayout {
   GroupPlacement tensor_group(RankCoord coord) const;
   GroupPlacement data_group(RankCoord coord) const;
   //! The link from `coord` to the same (tp, dp) position on stage coord.pp + 1.
-  GroupPlacement pipeline_link(RankCoord coord) const;
+  GroupPlacement pipeline_link(RankCoord coord) const { return stage_link(coord, coord.pp + 1); }
+  //! The link from `coord` to the same (tp, dp) position on stage `to_stage`; the interleaved
+  //! schedule also links the last stage back to the first.
+  GroupPlacement stage_link(RankCoord coord, int to_stage) const;
   //! First and last stage of the same (tp, dp) position (tied-embedding gradient reduction).
   GroupPlacement embedding_group(RankCoord coord) const;
 

@@ -7,8 +7,9 @@
 namespace distsim::strategy {
 
 //! Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
-//! recomputes the attention core (softmax, dropout, score products) in backward; full keeps only
-//! each layer's input and reruns the whole layer forward before its backward.
+//! recomputes the attention core (softmax, dropout, score products) in backward, which the fused
+//! FlashAttention backward distsim models already does, so it changes memory only; full keeps
+//! only each layer's input and reruns the whole layer forward before its backward.
 enum class Recompute { none, selective, full };
 
 inline const char* to_string(Recompute recompute) {
@@ -32,7 +33,8 @@ struct Strategy {
   Dtype dtype = Dtype::bf16;  //!< activations, weights and GEMM inputs
   int dp_bucket_params = 0;   //!< gradient bucket size in parameters; 0 means Megatron's default
   //! Megatron sequence parallelism: norms and dropout sharded over the TP group; the TP
-  //! all-reduces become all-gather + reduce-scatter.
+  //! all-reduces become all-gather + reduce-scatter. No effect with tensor_parallel = 1, as in
+  //! Megatron-LM.
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
   //! ZeRO-1 as in Megatron's distributed optimizer: gradients reduce-scattered over DP, each rank

@@ -56,6 +56,19 @@ void apply_cluster_line(const CaseLine& line, cluster::ClusterSpec& cluster) {
   }
 }
 
+bool as_bool(const std::string& key, const std::string& text) {
+  if (text == "1" || text == "true" || text == "on") return true;
+  if (text == "0" || text == "false" || text == "off") return false;
+  throw std::runtime_error("strategy key " + key + " expects 1/0, true/false or on/off, got " + text);
+}
+
+strategy::Recompute as_recompute(const std::string& text) {
+  if (text == "none") return strategy::Recompute::none;
+  if (text == "selective") return strategy::Recompute::selective;
+  if (text == "full") return strategy::Recompute::full;
+  throw std::runtime_error("strategy key recompute expects none, selective or full, got " + text);
+}
+
 void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
   for (const auto& [key, value] : line.pairs) {
     if (key == "tp") strategy.tensor_parallel = as_int(value);
@@ -64,6 +77,12 @@ void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
     else if (key == "mbs") strategy.micro_batch_size = as_int(value);
     else if (key == "gbs") strategy.global_batch_size = as_int(value);
     else if (key == "schedule") strategy.schedule = value;
+    else if (key == "sp") strategy.sequence_parallel = as_bool(key, value);
+    else if (key == "recompute") strategy.recompute = as_recompute(value);
+    else if (key == "zero1" || key == "dist_opt") strategy.distributed_optimizer = as_bool(key, value);
+    else if (key == "overlap") strategy.overlap_grad_reduce = as_bool(key, value);
+    else if (key == "vpp") strategy.virtual_stages = as_int(value);
+    else if (key == "bucket") strategy.dp_bucket_params = as_int(value);
     else throw std::runtime_error("unknown strategy key " + key);
   }
 }
@@ -187,6 +206,24 @@ class CaseTest : public ::testing::Test {
     EXPECT_NEAR(actual, expected, tolerance) << line.words[0];
   }
 
+  //! Tasks of the simulated program whose phase (fwd, bwd, recompute, optim), device and label
+  //! (the quoted text) match the line's filters; each task counts once, whatever its streams.
+  std::int64_t count_tasks(const CaseLine& line) {
+    const auto& program = simulation().program;
+    std::int64_t count = 0;
+    for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
+      const auto& info = program.tasks[task];
+      const auto device = program.program.streams(task).front() / events::kStreamKinds;
+      if ((line.pairs.count("phase") && line.pairs.at("phase") != events::phase_name(info.phase)) ||
+          (line.pairs.count("device") && static_cast<int>(device) != as_int(line.pairs.at("device"))) ||
+          (!line.quoted.empty() && line.quoted != info.label)) {
+        continue;
+      }
+      ++count;
+    }
+    return count;
+  }
+
   void expect(const CaseLine& line) {
     const std::string& what = line.words.at(0);
     if (what == "error") {
@@ -205,6 +242,8 @@ class CaseTest : public ::testing::Test {
       EXPECT_EQ(simulation().summary.iteration_time, parse_duration(line.words.at(1)));
     } else if (what == "bubble_fraction") {
       expect_number(line, simulation().summary.bubble_fraction);
+    } else if (what == "tasks") {
+      expect_number(line, static_cast<double>(count_tasks(line)));
     } else if (what == "events_unique") {
       expect_number(line, static_cast<double>(simulation().summary.events.unique));
     } else if (what == "same_as_all_ranks") {

@@ -2,12 +2,12 @@
 
 #include <cstdint>
 #include <iterator>
-#include <span>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "io/output/device_timelines.hpp"
 #include "io/output/summary_writer.hpp"
 #include "strategy/rank_layout.hpp"
 
@@ -19,9 +19,6 @@ using engine::StreamId;
 using engine::TaskId;
 using events::StreamKind;
 using Buffer = fmt::memory_buffer;
-
-size_t device_of(StreamId stream) { return stream / events::kStreamKinds; }
-StreamKind kind_of(StreamId stream) { return static_cast<StreamKind>(stream % events::kStreamKinds); }
 
 //! The fixed category vocabulary of formats.md §1.9, usable as a filter in the viewer.
 std::string_view category(StreamKind kind) {
@@ -61,49 +58,6 @@ void append_microseconds(Buffer& buffer, SimTime ns) {
   fmt::format_to(std::back_inserter(buffer), "{}.{:03}", ns / 1000, ns % 1000);
 }
 
-struct Activity {
-  TaskId task = 0;
-  StreamId stream = 0;
-};
-
-//! Each simulated device's activities in task order. Indexed once, so every rank that shares a
-//! device (symmetric mode) is written from the same list instead of a per-rank copy.
-class DeviceTimelines {
- public:
-  explicit DeviceTimelines(const program::JobProgram& program)
-      : offsets_(program.devices.size() + 1, 0), kinds_used_(program.devices.size(), 0) {
-    const auto& tasks = program.program;
-    for (TaskId task = 0; task < tasks.num_tasks(); ++task) {
-      for (const StreamId stream : tasks.streams(task)) {
-        ++offsets_[device_of(stream) + 1];
-      }
-    }
-    for (size_t d = 1; d < offsets_.size(); ++d) {
-      offsets_[d] += offsets_[d - 1];
-    }
-    activities_.resize(offsets_.back());
-    std::vector<size_t> next(offsets_.begin(), offsets_.end() - 1);
-    for (TaskId task = 0; task < tasks.num_tasks(); ++task) {
-      for (const StreamId stream : tasks.streams(task)) {
-        activities_[next[device_of(stream)]++] = {task, stream};
-        kinds_used_[device_of(stream)] |= 1U << static_cast<unsigned>(kind_of(stream));
-      }
-    }
-  }
-
-  std::span<const Activity> of(size_t device) const {
-    return {activities_.data() + offsets_[device], offsets_[device + 1] - offsets_[device]};
-  }
-  bool uses(size_t device, StreamKind kind) const {
-    return (kinds_used_[device] >> static_cast<unsigned>(kind) & 1U) != 0;
-  }
-
- private:
-  std::vector<size_t> offsets_;
-  std::vector<Activity> activities_;
-  std::vector<unsigned> kinds_used_;
-};
-
 //! The parts of an activity's args that depend only on its event, rendered once per event:
 //! `head` opens the object with the event key, `tail` adds message size, group and cost source
 //! and closes it.
@@ -141,10 +95,8 @@ class ChromeTraceWriter {
 
   void write(TraceRanks ranks) {
     out_ << "{\"traceEvents\":[\n";
-    for (int rank = 0; rank < layout_.world_size(); ++rank) {
-      if (ranks == TraceRanks::all || layout_.coord_of(rank).dp == 0) {
-        write_rank(rank);
-      }
+    for (const int rank : shown_ranks(layout_, ranks == TraceRanks::all)) {
+      write_rank(rank);
     }
     out_ << "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" << other_data(ranks).dump() << "}\n";
   }
@@ -192,7 +144,7 @@ class ChromeTraceWriter {
     const TaskId task = activity.task;
     const auto& info = program_.tasks[task];
     const SimTime start = simulation_.times.start[task];
-    const auto kind = kind_of(activity.stream);
+    const auto kind = kind_of_stream(activity.stream);
     auto out = std::back_inserter(buffer_);
     fmt::format_to(out, R"({{"ph":"X","cat":"{}","name":)", category(kind));
     append_quoted(buffer_, info.label);
@@ -224,10 +176,10 @@ class ChromeTraceWriter {
   //! made from the task and the sending rank, so each (transfer, rank pair) gets its own arrow.
   void write_flow_end(int rank, strategy::RankCoord coord, TaskId task, bool sending) {
     const auto streams = program_.program.streams(task);
-    const int sender = sending ? rank : peer_rank(coord, device_of(streams[0]));
+    const int sender = sending ? rank : peer_rank(coord, device_of_stream(streams[0]));
     const std::uint64_t id = std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) +
                              static_cast<std::uint64_t>(sender);
-    const auto tid = static_cast<int>(kind_of(sending ? streams[0] : streams[1]));
+    const auto tid = static_cast<int>(kind_of_stream(sending ? streams[0] : streams[1]));
     auto out = std::back_inserter(buffer_);
     fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)",
                    sending ? "s" : "f", id, rank, tid);

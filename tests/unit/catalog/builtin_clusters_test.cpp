@@ -49,6 +49,19 @@ TEST(BuiltinClusters, DgxA100MatchesTheMeasuredFigures) {
   EXPECT_DOUBLE_EQ(dgx.inter_node.nics_per_node * dgx.inter_node.nic_busbw_gbps, 192.0);
 }
 
+// hardware.md §2: 16 V100 SXM3 on one NVSwitch plane and 8 EDR NICs. Links derived there being
+// no V100 nccl-tests data (§7 item 7): NCCL's SM70_NVLINK_BW 20 GB/s x 6 links = 120 GB/s ring,
+// 150 GB/s per direction x 195.1/300 = 97.55 GB/s send/recv, 8 x 12.5 x 0.92 = 92 GB/s of NICs.
+TEST(BuiltinClusters, Dgx2hHoldsSixteenV100sOnNvswitch) {
+  const auto& dgx = find_cluster("dgx-2h");
+  EXPECT_EQ(dgx.gpu.name, "v100-sxm3");
+  EXPECT_EQ(dgx.total_gpus(), 16);
+  EXPECT_DOUBLE_EQ(dgx.intra_node.collective_busbw_gbps, 120.0);
+  EXPECT_NEAR(dgx.intra_node.p2p_gbps, 97.55, 1e-9);
+  EXPECT_EQ(dgx.inter_node.nics_per_node, 8);
+  EXPECT_NEAR(dgx.inter_node.nics_per_node * dgx.inter_node.nic_busbw_gbps, 92.0, 1e-9);
+}
+
 TEST(BuiltinClusters, PcieNodesHoldFourGpusAsInTheDistSimPaper) {
   EXPECT_EQ(find_cluster("pcie-a10").gpus_per_node, 4);
   EXPECT_EQ(find_cluster("pcie-a10").gpu.name, "a10");
@@ -57,8 +70,8 @@ TEST(BuiltinClusters, PcieNodesHoldFourGpusAsInTheDistSimPaper) {
 
 TEST(FindCluster, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("dgx-h10"),
-            "unknown cluster 'dgx-h10'; did you mean 'dgx-h100'? (known: dgx-a100, dgx-h100, dgx-h200, dgx-b200, "
-            "pcie-a40, pcie-a10)");
+            "unknown cluster 'dgx-h10'; did you mean 'dgx-h100'? (known: dgx-2h, dgx-a100, dgx-h100, dgx-h200, "
+            "dgx-b200, pcie-a40, pcie-a10)");
 }
 
 }  // namespace distsim::catalog

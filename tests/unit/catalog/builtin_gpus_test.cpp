@@ -85,7 +85,7 @@ TEST(BuiltinGpus, EveryFieldIsPositiveAndEveryFractionBelowOne) {
     SCOPED_TRACE(gpu.name);
     EXPECT_FALSE(gpu.description.empty());
     EXPECT_GT(gpu.peak_fp16_tflops, 0);
-    EXPECT_GT(gpu.peak_bf16_tflops, 0);
+    EXPECT_GE(gpu.peak_bf16_tflops, 0);  // 0 on Volta, checked against hardware.csv below
     EXPECT_GT(gpu.peak_fp32_tflops, 0);
     EXPECT_GT(gpu.memory_gb, 0);
     EXPECT_GT(gpu.memory_bandwidth_gbps, 0);
@@ -133,10 +133,31 @@ TEST(BuiltinGpus, GemmEfficiencyIsTheMeasuredMamfOverPeak) {
   EXPECT_NEAR(find_gpu("b200").gemm_efficiency, 0.776, 0.001);
 }
 
+// hardware.csv row v100_sxm2_32gb: 125 TF fp16, "No BF16/TF32/FP8 on Volta", 15.7 TF fp32, 32 GB at
+// 900 GB/s, 80 SMs. The ceiling is derived from the only V100 matmul figure, mli's 95 TF, put on
+// the MAMF footing with the A100's MAMF/mli ratio 271.2/230 (hardware.md §5.1):
+// 95 · 271.2 / 230 / 125 = 25764 / 28750 = 0.8961.
+TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndAMamfEquivalentCeiling) {
+  const auto& v100 = find_gpu("v100-sxm3");
+  EXPECT_DOUBLE_EQ(v100.peak_fp16_tflops, 125);
+  EXPECT_EQ(v100.peak_bf16_tflops, 0);
+  EXPECT_EQ(v100.peak_fp8_tflops, 0);
+  EXPECT_EQ(v100.peak_flops(Dtype::bf16), 0);
+  EXPECT_DOUBLE_EQ(v100.memory_gb, 32);
+  EXPECT_DOUBLE_EQ(v100.memory_bandwidth_gbps, 900);
+  EXPECT_EQ(v100.sm_count, 80);
+  EXPECT_NEAR(v100.gemm_efficiency, 0.8961, 0.0001);
+  EXPECT_DOUBLE_EQ(v100.memory_efficiency, 0.85);  // hardware.md §6: no STREAM data for V100
+  EXPECT_EQ(v100.default_cluster, "dgx-2h");
+}
+
 TEST(FindGpu, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("h100-sx"),
-            "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: a10, a40, a100-40gb, a100-80gb, h100-sxm, "
-            "h200, b200)");
+            "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
+  EXPECT_EQ(error_of("v100-sxm"),
+            "unknown GPU 'v100-sxm'; did you mean 'v100-sxm3'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
 }
 
 }  // namespace distsim::catalog

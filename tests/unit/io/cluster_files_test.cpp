@@ -10,8 +10,8 @@ namespace distsim::io {
 TEST(ResolveGpu, FindsBuiltinNamesAndReportsUnknownOnes) {
   EXPECT_EQ(resolve_gpu("h100-sxm").sm_count, 132);
   EXPECT_EQ(error_of([] { resolve_gpu("h100-sx"); }),
-            "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: a10, a40, a100-40gb, a100-80gb, h100-sxm, h200, "
-            "b200)");
+            "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
 }
 
 TEST(ResolveGpu, DefaultsTheEfficienciesOfAGpuWrittenFromScratch) {
@@ -43,8 +43,8 @@ TEST(ResolveGpu, ListsEveryProblemOfAFile) {
                 file + ":2: peak_fp32_tflops: expected a positive number, got 'fast'\n" +
                 file + ":4: sm_count: expected a positive integer, got '1.5'\n" +
                 file + ":5: gemm_efficiency: expected a number in (0, 1], got '1.5'\n" +
-                file + ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-a100, "
-                       "dgx-h100, dgx-h200, dgx-b200, pcie-a40, pcie-a10)");
+                file + ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-2h, "
+                       "dgx-a100, dgx-h100, dgx-h200, dgx-b200, pcie-a40, pcie-a10)");
 }
 
 TEST(ResolveCluster, FindsBuiltinNames) { EXPECT_EQ(resolve_cluster("dgx-h100").gpu.name, "h100-sxm"); }
@@ -98,8 +98,8 @@ TEST(ResolveCluster, ReadsAGpuFileRelativeToTheClusterFile) {
 TEST(ResolveCluster, ListsEveryProblemOfAFileWithNestedKeyPaths) {
   const std::string file = fixture("clusters/broken_cluster.yaml");
   EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
-            file + ":1: gpu: unknown GPU 'a100-80'; did you mean 'a100-80gb'? (known: a10, a40, a100-40gb, a100-80gb, "
-                   "h100-sxm, h200, b200)\n" +
+            file + ":1: gpu: unknown GPU 'a100-80'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, "
+                   "a100-80gb, h100-sxm, h200, b200)\n" +
                 file + ":3: missing required key 'intra_node.p2p_gbps'\n" +
                 file + ":5: unknown key 'intra_node.bandwdith'; expected one of intra_node.name, "
                        "intra_node.collective_busbw_gbps, intra_node.p2p_gbps, intra_node.latency_us\n" +

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "analysis/run_summary.hpp"
@@ -102,6 +103,146 @@ INSTANTIATE_TEST_SUITE_P(Schedules, PipelineFormula,
                            return test_info.param.schedule + "_p" + std::to_string(test_info.param.stages) + "_m" +
                                   std::to_string(test_info.param.microbatches);
                          });
+
+struct InterleavedCase {
+  int stages;
+  int chunks;
+  int microbatches;
+};
+
+class InterleavedFormula : public ::testing::TestWithParam<InterleavedCase> {};
+
+//! A job of one layer per model chunk: p·v layers, so each chunk's forward takes kForward and
+//! its backward kBackward (a stage's whole forward is v·kForward).
+strategy::JobSpec interleaved_job(int p, int v, int m, int tp = 1, int dp = 1) {
+  auto job = uniform_job(tp, p, dp, m, "interleaved");
+  job.model.num_layers = p * v;
+  job.strategy.virtual_stages = v;
+  return job;
+}
+
+// Narayanan et al. (SC'21 §2.2.2): with v chunks per stage the bubble is (p − 1)(t_f + t_b)/v,
+// so with per-chunk costs f = t_f/v and b = t_b/v and free communication the iteration takes
+// (m·v + p − 1)(f + b), and each stage idles (p − 1)(f + b) of it. Worked by hand for p = 2,
+// v = 2, m = 4, f = 1 ms, b = 2 ms with the pass orders of InterleavedSchedule's test (a pass
+// starts when its device is free and the pass feeding it has ended):
+//   stage 0: F(c0 m0) 0-1, F(c0 m1) 1-2, F(c1 m0) 2-3, F(c1 m1) 3-4, F(c0 m2) 4-5, B(c1 m0) 6-8,
+//            F(c0 m3) 8-9, B(c1 m1) 9-11, F(c1 m2) 11-12, B(c0 m0) 12-14, F(c1 m3) 14-15,
+//            B(c0 m1) 15-17, B(c1 m2) 18-20, B(c1 m3) 21-23, B(c0 m2) 23-25, B(c0 m3) 25-27
+//   stage 1: F(c0 m0) 1-2, F(c0 m1) 2-3, F(c1 m0) 3-4, B(c1 m0) 4-6, F(c1 m1) 6-7, B(c1 m1) 7-9,
+//            F(c0 m2) 9-10, B(c0 m0) 10-12, F(c0 m3) 12-13, B(c0 m1) 13-15, F(c1 m2) 15-16,
+//            B(c1 m2) 16-18, F(c1 m3) 18-19, B(c1 m3) 19-21, B(c0 m2) 21-23, B(c0 m3) 23-25
+// Iteration 27 ms = (4·2 + 2 − 1) · 3 ms; each stage works 24 ms and idles 3 ms = (p − 1)/(v·m)
+// = 1/8 of the ideal 24 ms. Plain 1F1B on the same stages (t_f = 2, t_b = 4) takes
+// (m + p − 1)(t_f + t_b) = 30 ms.
+TEST_P(InterleavedFormula, ShrinksTheBubbleByTheNumberOfChunks) {
+  const auto& [p, v, m] = GetParam();
+  const api::Simulation sim = simulate(interleaved_job(p, v, m), false);
+  EXPECT_EQ(sim.summary.iteration_time, (m * v + p - 1) * (kForward + kBackward));
+  EXPECT_NEAR(sim.summary.bubble_fraction, static_cast<double>(p - 1) / (m * v + p - 1), 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, InterleavedFormula,
+                         ::testing::Values(InterleavedCase{2, 2, 4}, InterleavedCase{4, 2, 8}, InterleavedCase{4, 3, 8},
+                                           InterleavedCase{2, 3, 2}, InterleavedCase{4, 2, 4}, InterleavedCase{3, 2, 6},
+                                           InterleavedCase{8, 2, 16}),
+                         [](const auto& test_info) {
+                           return "p" + std::to_string(test_info.param.stages) + "_v" +
+                                  std::to_string(test_info.param.chunks) + "_m" +
+                                  std::to_string(test_info.param.microbatches);
+                         });
+
+TEST(JobProgram, InterleavedStagesFollowTheHandWorkedTimeline) {
+  // Stage 1's forward attention starts, from the timeline above: c0 at 1, 2, 9, 12 ms and c1 at
+  // 3, 6, 15, 18 ms for micro-batches 0..3.
+  const api::Simulation sim = simulate(interleaved_job(2, 2, 4), false);
+  std::vector<std::tuple<int, int, SimTime>> starts;
+  for (engine::TaskId task = 0; task < sim.program.program.num_tasks(); ++task) {
+    const auto& info = sim.program.tasks[task];
+    if (sim.program.program.streams(task).front() / events::kStreamKinds == 1 && info.label == "attention" &&
+        info.phase == events::Phase::forward) {
+      starts.emplace_back(info.chunk, info.microbatch, sim.times.start[task] / 1'000'000);
+    }
+  }
+  std::sort(starts.begin(), starts.end());
+  const std::vector<std::tuple<int, int, SimTime>> expected{{0, 0, 1}, {0, 1, 2}, {0, 2, 9},  {0, 3, 12},
+                                                            {1, 0, 3}, {1, 1, 6}, {1, 2, 15}, {1, 3, 18}};
+  EXPECT_EQ(starts, expected);
+}
+
+TEST(JobProgram, InterleavedTransfersWrapFromTheLastStageToTheFirst) {
+  // p = 2, v = 2, m = 4: stage 1's chunk 0 sends its activations to stage 0's chunk 1 (4 sends)
+  // and stage 0's chunk 1 sends gradients back to it (4 sends); chunk 1 of stage 1 is the end.
+  const api::Simulation sim = simulate(interleaved_job(2, 2, 4), false);
+  int wrapped_activations = 0;
+  int wrapped_gradients = 0;
+  for (engine::TaskId task = 0; task < sim.program.program.num_tasks(); ++task) {
+    const auto streams = sim.program.program.streams(task);
+    if (streams.size() != 2) {
+      continue;
+    }
+    const auto sender = streams[0] / events::kStreamKinds;
+    const auto receiver = streams[1] / events::kStreamKinds;
+    const auto& info = sim.program.tasks[task];
+    if (info.label == "send activation" && sender == 1 && receiver == 0) {
+      EXPECT_EQ(info.chunk, 0);
+      ++wrapped_activations;
+    }
+    if (info.label == "send gradient" && sender == 0 && receiver == 1) {
+      EXPECT_EQ(info.chunk, 1);
+      ++wrapped_gradients;
+    }
+  }
+  EXPECT_EQ(wrapped_activations, 4);
+  EXPECT_EQ(wrapped_gradients, 4);
+}
+
+TEST(JobProgram, FullRecomputationRerunsEachLayerForwardBeforeItsBackward) {
+  // 1F1B, p = 2, m = 4: each backward pass reruns the stage's layer forward first (1 ms), so a
+  // backward pass takes 3 ms and the iteration (m + p − 1)(1 + 3) = 20 ms.
+  auto job = uniform_job(1, 2, 1, 4, "1f1b");
+  job.strategy.recompute = strategy::Recompute::full;
+  const api::Simulation sim = simulate(job, false);
+  EXPECT_EQ(sim.summary.iteration_time, 20'000'000);
+  // On each stage the recomputed attention of micro-batch k ends right where its backward
+  // attention starts.
+  std::map<std::pair<engine::StreamId, int>, SimTime> recompute_end;
+  std::map<std::pair<engine::StreamId, int>, SimTime> backward_start;
+  int recomputed = 0;
+  for (engine::TaskId task = 0; task < sim.program.program.num_tasks(); ++task) {
+    const auto& info = sim.program.tasks[task];
+    const auto key = std::make_pair(sim.program.program.streams(task).front(), info.microbatch);
+    if (info.label == "attention" && info.phase == events::Phase::recompute) {
+      recompute_end[key] = sim.times.end[task];
+      ++recomputed;
+    }
+    if (info.label == "attention" && info.phase == events::Phase::backward) {
+      backward_start[key] = sim.times.start[task];
+    }
+  }
+  EXPECT_EQ(recomputed, 2 * 4);
+  EXPECT_EQ(recompute_end, backward_start);
+}
+
+TEST(JobProgram, SymmetricAndAllRanksAgreeWithEveryFeatureOn) {
+  // Interleaved 1F1B with sequence parallelism, full recomputation, the distributed optimizer
+  // and overlapped gradient buckets, on 2 x 2 x 2 ranks with 0.3 ms per communication.
+  auto job = interleaved_job(2, 2, 4, 2, 2);
+  job.strategy.sequence_parallel = true;
+  job.strategy.recompute = strategy::Recompute::full;
+  job.strategy.distributed_optimizer = true;
+  job.strategy.overlap_grad_reduce = true;
+  job.strategy.dp_bucket_params = 200'000;
+  const auto costs = attention_only_costs(300'000);
+  const api::Simulation symmetric = simulate(job, false, costs);
+  const api::Simulation explicit_ranks = simulate(job, true, costs);
+  EXPECT_EQ(symmetric.summary.iteration_time, explicit_ranks.summary.iteration_time);
+  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  for (int rank = 0; rank < 8; ++rank) {
+    EXPECT_EQ(activities_of(symmetric, layout.coord_of(rank).pp), activities_of(explicit_ranks, rank)) << "rank " << rank;
+  }
+  EXPECT_EQ(symmetric.program.events.total_instances(), explicit_ranks.program.events.total_instances());
+}
 
 TEST(JobProgram, SymmetricAndAllRanksModesGiveTheSameTimelines) {
   // Communication costs 0.3 ms so that collectives and transfers shape the timeline.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 
 namespace distsim::schedule {
@@ -49,13 +51,74 @@ TEST(OneFOneBSchedule, HandlesFewerMicrobatchesThanStages) {
   EXPECT_EQ(steps, expected);
 }
 
+// Megatron-LM numbers a stage's passes k = 0 .. m·v − 1 in groups of p·v: forward k runs chunk
+// (k mod p·v) / p on micro-batch (k / p·v)·p + k mod p; backward k visits the chunks in reverse.
+// With p = 2, v = 2, m = 4 the forwards are (c0 m0) (c0 m1) (c1 m0) (c1 m1) (c0 m2) (c0 m3)
+// (c1 m2) (c1 m3) and the backwards (c1 m0) (c1 m1) (c0 m0) (c0 m1) (c1 m2) (c1 m3) (c0 m2)
+// (c0 m3). Warm-up: 2(p − s − 1) + (v − 1)p forwards = 4 on stage 0 and 2 on stage 1; then one
+// forward, one backward; then the remaining backwards.
+TEST(InterleavedSchedule, FollowsMegatronOrderOnTwoStages) {
+  const InterleavedSchedule schedule;
+  const std::vector<Step> stage0{{F, 0, 0}, {F, 1, 0}, {F, 0, 1}, {F, 1, 1}, {F, 2, 0}, {B, 0, 1},
+                                 {F, 3, 0}, {B, 1, 1}, {F, 2, 1}, {B, 0, 0}, {F, 3, 1}, {B, 1, 0},
+                                 {B, 2, 1}, {B, 3, 1}, {B, 2, 0}, {B, 3, 0}};
+  const std::vector<Step> stage1{{F, 0, 0}, {F, 1, 0}, {F, 0, 1}, {B, 0, 1}, {F, 1, 1}, {B, 1, 1},
+                                 {F, 2, 0}, {B, 0, 0}, {F, 3, 0}, {B, 1, 0}, {F, 2, 1}, {B, 2, 1},
+                                 {F, 3, 1}, {B, 3, 1}, {B, 2, 0}, {B, 3, 0}};
+  EXPECT_EQ(schedule.steps(0, 2, 4, 2), stage0);
+  EXPECT_EQ(schedule.steps(1, 2, 4, 2), stage1);
+}
+
+TEST(InterleavedSchedule, RunsEveryForwardFirstWhenMicrobatchesEqualStages) {
+  // m = p = 2, v = 2: Megatron-LM warms up with all m·v = 4 forwards.
+  const std::vector<Step> expected{{F, 0, 0}, {F, 1, 0}, {F, 0, 1}, {F, 1, 1},
+                                   {B, 0, 1}, {B, 1, 1}, {B, 0, 0}, {B, 1, 0}};
+  EXPECT_EQ(InterleavedSchedule().steps(1, 2, 2, 2), expected);
+}
+
+TEST(InterleavedSchedule, RunsEachPassOnceInMicrobatchOrderPerChunk) {
+  // p = 4, v = 3, m = 8 on every stage: each (chunk, micro-batch) forward and backward exactly
+  // once, per chunk in micro-batch order, and a backward never before its forward.
+  for (int stage = 0; stage < 4; ++stage) {
+    const auto steps = InterleavedSchedule().steps(stage, 4, 8, 3);
+    ASSERT_EQ(steps.size(), 2u * 8 * 3);
+    std::vector<int> next_forward(3, 0);
+    std::vector<int> next_backward(3, 0);
+    for (const auto& step : steps) {
+      auto& next = step.kind == F ? next_forward : next_backward;
+      EXPECT_EQ(step.microbatch, next[static_cast<size_t>(step.chunk)]++) << "stage " << stage;
+      if (step.kind == B) {
+        EXPECT_LT(step.microbatch, next_forward[static_cast<size_t>(step.chunk)]);
+      }
+    }
+    EXPECT_EQ(next_forward, std::vector<int>(3, 8));
+    EXPECT_EQ(next_backward, std::vector<int>(3, 8));
+  }
+}
+
+TEST(InterleavedSchedule, WarmsUpWithMoreForwardsOnEarlierStages) {
+  // p = 4, v = 3, m = 8: stage s runs 2(4 − s − 1) + 2·4 forwards before its first backward.
+  for (int stage = 0; stage < 4; ++stage) {
+    const auto steps = InterleavedSchedule().steps(stage, 4, 8, 3);
+    const auto first_backward = std::find_if(steps.begin(), steps.end(), [](const Step& s) { return s.kind == B; });
+    // The first backward follows the warm-up and the first steady-state forward.
+    EXPECT_EQ(first_backward - steps.begin(), 2 * (4 - stage - 1) + 8 + 1) << "stage " << stage;
+  }
+}
+
+TEST(PipelineSchedules, RejectChunksUnlessInterleaved) {
+  EXPECT_THROW(GpipeSchedule().steps(0, 2, 4, 2), InternalError);
+  EXPECT_THROW(OneFOneBSchedule().steps(0, 2, 4, 2), InternalError);
+}
+
 TEST(ScheduleRegistry, FindsByNameAndSuggests) {
   EXPECT_EQ(find_schedule("gpipe").name(), "gpipe");
+  EXPECT_EQ(find_schedule("interleaved").name(), "interleaved");
   try {
     find_schedule("1f1d");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b)");
+    EXPECT_STREQ(e.what(), "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved)");
   }
 }
 

@@ -86,4 +86,85 @@ TEST(ValidateJob, RejectsNonPositiveSizes) {
   EXPECT_NE(error_of(job).find("model 'gpt2-345m': hidden_size must be positive, got -5"), std::string::npos);
 }
 
+JobSpec interleaved_job() {
+  // valid_job has m = 64 / (4 x 4) = 4 micro-batches over p = 2 stages and 24 layers.
+  JobSpec job = valid_job();
+  job.strategy.schedule = "interleaved";
+  job.strategy.virtual_stages = 2;
+  return job;
+}
+
+TEST(ValidateJob, AcceptsInterleavingThatMegatronAccepts) { EXPECT_EQ(error_of(interleaved_job()), ""); }
+
+TEST(ValidateJob, RejectsInterleavingWithOneChunk) {
+  JobSpec job = interleaved_job();
+  job.strategy.virtual_stages = 1;
+  EXPECT_EQ(error_of(job),
+            "invalid job: schedule 'interleaved' needs virtual_stages (model chunks per pipeline stage) of at "
+            "least 2, got 1");
+}
+
+TEST(ValidateJob, RejectsInterleavingWithOneStage) {
+  JobSpec job = interleaved_job();
+  job.strategy.pipeline_parallel = 1;
+  job.strategy.data_parallel = 8;
+  job.strategy.global_batch_size = 32;
+  EXPECT_EQ(error_of(job), "invalid job: schedule 'interleaved' needs a pipeline parallel size of at least 2, got 1");
+}
+
+TEST(ValidateJob, RejectsInterleavingWithPartialMicrobatchGroups) {
+  // 48 / (4 x 4) = 3 micro-batches on 2 stages (Megatron-LM asserts the same).
+  JobSpec job = interleaved_job();
+  job.strategy.global_batch_size = 48;
+  EXPECT_EQ(error_of(job),
+            "invalid job: schedule 'interleaved' needs the number of micro-batches 3 to be a multiple of the "
+            "pipeline parallel size 2");
+}
+
+TEST(ValidateJob, RejectsInterleavingWithUnequalChunks) {
+  // 24 layers cannot be cut into 2 x 5 = 10 equal chunks.
+  JobSpec job = interleaved_job();
+  job.strategy.virtual_stages = 5;
+  EXPECT_EQ(error_of(job),
+            "invalid job: schedule 'interleaved' splits the 24 layers of model 'gpt2-345m' into pipeline x virtual "
+            "stages = 2 x 5 = 10 equal chunks, but 10 does not divide 24");
+}
+
+TEST(ValidateJob, RejectsInterleavingEncoderDecoderModels) {
+  JobSpec job = interleaved_job();
+  job.model.architecture = model::Architecture::encoder_decoder;
+  job.model.num_layers = 12;
+  job.model.decoder_num_layers = 12;
+  EXPECT_EQ(error_of(job),
+            "invalid job: schedule 'interleaved' does not support the encoder-decoder model 'gpt2-345m' (neither "
+            "does Megatron-LM)");
+}
+
+TEST(ValidateJob, RejectsVirtualStagesWithoutInterleaving) {
+  JobSpec job = valid_job();
+  job.strategy.virtual_stages = 2;
+  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', got '1f1b'");
+  job.strategy.virtual_stages = 0;
+  EXPECT_EQ(error_of(job), "invalid job: virtual_stages must be positive, got 0");
+}
+
+TEST(ValidateJob, RejectsSequenceParallelismThatCannotShardTheSequence) {
+  JobSpec job = valid_job();
+  job.strategy.sequence_parallel = true;
+  job.model.seq_length = 1023;
+  EXPECT_EQ(error_of(job),
+            "invalid job: sequence parallelism needs seq_length 1023 of model 'gpt2-345m' to be divisible by the "
+            "tensor parallel size 2");
+}
+
+TEST(ValidateJob, AcceptsSequenceParallelismWithoutTensorParallelism) {
+  // Megatron-LM switches sequence parallelism off when tp = 1 (arguments.py); so does distsim.
+  JobSpec job = valid_job();
+  job.strategy.sequence_parallel = true;
+  job.strategy.tensor_parallel = 1;
+  job.strategy.data_parallel = 8;
+  job.model.seq_length = 1023;
+  EXPECT_EQ(error_of(job), "");
+}
+
 }  // namespace distsim::strategy

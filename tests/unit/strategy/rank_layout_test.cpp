@@ -37,6 +37,16 @@ TEST(RankLayout, PlacesGroupsOnNodes) {
   EXPECT_EQ(embedding.ranks_per_node, 1);
 }
 
+TEST(RankLayout, LinksAnyTwoStages) {
+  // Same layout: the interleaved schedule's link from stage 3 back to stage 0 joins ranks 12
+  // and 0 (different nodes); stage 2 to 3 joins 8 and 12 (node 1); either direction is alike.
+  const RankLayout layout(make(2, 4, 2), 8);
+  EXPECT_FALSE(layout.stage_link({0, 0, 3}, 0).intra_node);
+  EXPECT_TRUE(layout.stage_link({0, 0, 2}, 3).intra_node);
+  EXPECT_TRUE(layout.stage_link({0, 0, 3}, 2).intra_node);
+  EXPECT_EQ(layout.stage_link({1, 1, 3}, 0).num_nodes, 2);
+}
+
 TEST(RankLayout, CountsRanksPerNodeOfASpanningGroup) {
   // 4 nodes of 4, pure data parallel 16: each node holds 4 members of the one group.
   const RankLayout layout(make(1, 1, 16), 4);

@@ -1,0 +1,84 @@
+#include "cli/profile_options.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "core/input_error.hpp"
+#include "profile/profile_cost_model.hpp"
+#include "profile/profile_database.hpp"
+
+namespace distsim::cli {
+
+namespace {
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) {
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string default_profile_database_path() {
+  if (const std::string chosen = environment("DISTSIM_PROFILE_DB"); !chosen.empty()) {
+    return chosen;
+  }
+  // The XDG Base Directory spec says to ignore a relative XDG_DATA_HOME.
+  if (const std::string data_home = environment("XDG_DATA_HOME"); !data_home.empty() && data_home.front() == '/') {
+    return data_home + "/distsim/profiles.sqlite";
+  }
+  if (const std::string home = environment("HOME"); !home.empty()) {
+    return home + "/.local/share/distsim/profiles.sqlite";
+  }
+  return {};
+}
+
+void ProfileOptions::add_to(CLI::App& command) {
+  command.add_option("--profile-db", database,
+                     "profile database (default: $DISTSIM_PROFILE_DB, else "
+                     "$XDG_DATA_HOME/distsim/profiles.sqlite, else ~/.local/share/distsim/profiles.sqlite)");
+}
+
+std::string ProfileOptions::database_path() const {
+  if (!database.empty()) {
+    return database;
+  }
+  std::string path = default_profile_database_path();
+  if (path.empty()) {
+    throw InputError("no profile database: HOME is not set; pass --profile-db PATH");
+  }
+  return path;
+}
+
+std::shared_ptr<const cost::CostModel> ProfileOptions::cost_model(const std::string& hardware) const {
+  if (database.empty()) {
+    const std::string path = default_profile_database_path();
+    if (path.empty() || !std::filesystem::exists(path)) {
+      return nullptr;
+    }
+  }
+  const profile::ProfileDatabase db = [&] {
+    try {
+      return profile::ProfileDatabase(database_path(), profile::ProfileDatabase::Access::read);
+    } catch (const InputError& e) {
+      throw InputError((database.empty() ? "" : "--profile-db: ") + std::string(e.what()));
+    }
+  }();
+  auto model = std::make_shared<profile::ProfileCostModel>(db.records(hardware));
+  if (model->size() == 0) {
+    std::cerr << "distsim: note: profile database '" << db.path() << "' holds no events for hardware '" << hardware
+              << "' (it holds: " << (db.hardware_names().empty() ? "nothing" : joined(db.hardware_names()))
+              << "); every event is priced by the analytical model\n";
+  }
+  return model;
+}
+
+}  // namespace distsim::cli

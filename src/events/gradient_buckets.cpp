@@ -1,0 +1,62 @@
+#include "events/gradient_buckets.hpp"
+
+#include <algorithm>
+
+#include "events/event_factory.hpp"
+
+namespace distsim::events {
+
+int gradient_element_bytes(Dtype dtype) { return dtype == Dtype::fp16 ? 2 : 4; }
+
+namespace {
+
+//! The backward step after which parameter `index` (counted in bucket order, per rank) has its
+//! gradient: the end of the segment that holds it. Segment boundaries are scaled to one rank's
+//! share the same way as the chunk's total, floor(cumulative / tp).
+int ready_step(const std::vector<ParameterSegment>& segments, std::int64_t index, int tensor_parallel) {
+  std::int64_t cumulative = 0;
+  for (const auto& segment : segments) {
+    cumulative += segment.parameters;
+    if (cumulative / tensor_parallel > index) {
+      return segment.backward_end;
+    }
+  }
+  return segments.back().backward_end;
+}
+
+}  // namespace
+
+std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const strategy::RankLayout& layout,
+                                             strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
+                                             EventTable& table) {
+  const strategy::Strategy& strategy = job.strategy;
+  if (strategy.data_parallel == 1 || segments.empty()) {
+    return {};
+  }
+  std::int64_t total = 0;
+  for (const auto& segment : segments) {
+    total += segment.parameters;
+  }
+  const std::int64_t parameters = total / strategy.tensor_parallel;
+  const std::int64_t bucket_size = strategy.bucket_params();
+  const EventFactory factory(strategy.dtype);
+  const strategy::GroupPlacement group = layout.data_group(coord);
+  const int dp = strategy.data_parallel;
+  const Collective reduction = strategy.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
+  std::vector<GradientBucket> buckets;
+  for (std::int64_t done = 0; done < parameters; done += bucket_size) {
+    const std::int64_t size = std::min(bucket_size, parameters - done);
+    GradientBucket bucket;
+    bucket.reduction =
+        table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, dp));
+    if (strategy.distributed_optimizer) {
+      bucket.parameter_gather = table.intern(
+          factory.collective(Collective::all_gather, size * dtype_bytes(strategy.dtype), group, dp));
+    }
+    bucket.ready_after = ready_step(segments, done + size - 1, strategy.tensor_parallel);
+    buckets.push_back(bucket);
+  }
+  return buckets;
+}
+
+}  // namespace distsim::events

@@ -1,0 +1,276 @@
+#include "events/pass_builder.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace distsim::events {
+
+namespace {
+
+std::string_view tensor_label(Collective collective) {
+  switch (collective) {
+    case Collective::all_gather: return "tp all_gather";
+    case Collective::reduce_scatter: return "tp reduce_scatter";
+    default: return "tp all_reduce";
+  }
+}
+
+}  // namespace
+
+PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
+                         EventTable& table)
+    : model_(job.model),
+      table_(table),
+      factory_(job.strategy.dtype),
+      tp_(job.strategy.tensor_parallel),
+      batch_(job.strategy.micro_batch_size),
+      element_bytes_(dtype_bytes(job.strategy.dtype)),
+      // With one tensor-parallel rank there is nothing to shard; Megatron-LM switches it off.
+      sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
+      tensor_group_(tensor_group) {}
+
+bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
+  return model_.architecture == model::Architecture::encoder_decoder && layer >= model_.num_layers;
+}
+
+std::int64_t PassBuilder::tokens(int layer) const {
+  const int seq = is_decoder_of_encoder_decoder(layer) ? model_.target_seq_length() : model_.seq_length;
+  return static_cast<std::int64_t>(seq) * batch_;
+}
+
+std::int64_t PassBuilder::encoder_tokens() const { return static_cast<std::int64_t>(model_.seq_length) * batch_; }
+
+std::int64_t PassBuilder::query_width() const {
+  return std::int64_t{model_.num_attention_heads} * model_.head_dim() / tp_;
+}
+
+std::int64_t PassBuilder::kv_width() const { return std::int64_t{model_.num_kv_heads} * model_.head_dim() / tp_; }
+
+std::int64_t PassBuilder::ffn_up_width() const {
+  return (model_.ffn_type == model::FfnType::swiglu ? 2 : 1) * ffn_width();
+}
+
+std::int64_t PassBuilder::vocab_width() const { return padded_vocab(model_.vocab_size, tp_) / tp_; }
+
+std::string PassBuilder::norm_op() const {
+  return model_.norm == model::NormType::rmsnorm ? "rmsnorm" : "layernorm";
+}
+
+std::int64_t PassBuilder::activation_bytes(std::int64_t token_count) const {
+  return token_count * hidden() * element_bytes_;
+}
+
+int PassBuilder::add(Sink sink, const Event& event, int layer, std::string_view label, int waits_for) {
+  if (sink.list == &forward && forward_input_ >= 0) {
+    waits_for = std::max(waits_for, std::exchange(forward_input_, -1));
+  }
+  sink.list->push_back({table_.intern(event), StreamKind::compute, sink.phase, layer, label, waits_for});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+int PassBuilder::tensor_collective(Sink sink, Collective collective, std::int64_t bytes, int layer) {
+  if (tp_ == 1) {
+    return -1;
+  }
+  const Event event = factory_.collective(collective, bytes, tensor_group_, tp_);
+  sink.list->push_back({table_.intern(event), StreamKind::tp_comm, sink.phase, layer, tensor_label(collective), -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+int PassBuilder::gather_sequence(Sink sink, std::int64_t token_count, int layer) {
+  if (!sequence_parallel_) {
+    return -1;
+  }
+  return tensor_collective(sink, Collective::all_gather, activation_bytes(token_count), layer);
+}
+
+int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int layer) {
+  const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
+  return tensor_collective(sink, collective, activation_bytes(token_count), layer);
+}
+
+void PassBuilder::linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                                 std::string_view label, int waits_for) {
+  add(sink, factory_.gemm(token_count, out, in), layer, label, waits_for);
+}
+
+void PassBuilder::local_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                                        std::string_view label, int waits_for) {
+  add(backward_sink(), factory_.gemm(token_count, in, out), layer, label, waits_for);
+  add(backward_sink(), factory_.gemm(in, out, token_count), layer, label);
+}
+
+int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                                        std::string_view label) {
+  const Sink sink = backward_sink();
+  // Sequence parallelism keeps only the input's shard; wgrad needs all of it (Korthikanti §4.2.2).
+  const int gathered_input = gather_sequence(sink, token_count, layer);
+  add(sink, factory_.gemm(token_count, in, out), layer, label);
+  const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
+  const int reduction = tensor_collective(sink, collective, token_count * in * element_bytes_, layer);
+  add(sink, factory_.gemm(in, out, token_count), layer, label, gathered_input);
+  return reduction;
+}
+
+void PassBuilder::row_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                                      std::string_view label) {
+  const int gathered_gradient = gather_sequence(backward_sink(), token_count, layer);
+  local_linear_backward(token_count, in, out, layer, label, gathered_gradient);
+}
+
+void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for) {
+  const std::int64_t rows = sharded(token_count);
+  add(sink, factory_.elementwise("bias_dropout_add", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
+      layer, "bias dropout add", waits_for);
+}
+
+void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
+  const std::int64_t t = tokens(layer);
+  const std::int64_t seq_q = t / batch_;
+  add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), layer, "norm");
+  if (cross) {
+    linear_forward(sink, t, hidden(), query_width(), layer, "cross q", gather_sequence(sink, t, layer));
+    const int encoder_output = gather_sequence(sink, encoder_tokens(), layer);
+    linear_forward(sink, encoder_tokens(), hidden(), 2 * kv_width(), layer, "cross kv", encoder_output);
+  } else {
+    linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
+    if (model_.position_embedding == model::PositionEmbedding::rope) {
+      add(sink, factory_.elementwise("rope", t, query_width() + kv_width(), 1, 1), layer, "rope");
+    }
+  }
+  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
+  const bool causal = !cross && model_.causal_self_attention();
+  add(sink,
+      factory_.attention(false, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_, seq_q, seq_kv,
+                         model_.head_dim(), causal),
+      layer, cross ? "cross attention" : "attention");
+  linear_forward(sink, t, query_width(), hidden(), layer, "attention out");
+  dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
+}
+
+void PassBuilder::attention_block_backward(int layer, bool cross) {
+  const Sink sink = backward_sink();
+  const std::int64_t t = tokens(layer);
+  const std::int64_t seq_q = t / batch_;
+  const std::int64_t rows = sharded(t);
+  add(sink, factory_.elementwise("bias_dropout_add_bwd", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
+      layer, "bias dropout add");
+  row_linear_backward(t, query_width(), hidden(), layer, "attention out");
+  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
+  const bool causal = !cross && model_.causal_self_attention();
+  add(sink,
+      factory_.attention(true, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_, seq_q, seq_kv,
+                         model_.head_dim(), causal),
+      layer, cross ? "cross attention" : "attention");
+  int reduction = -1;
+  if (cross) {
+    if (sequence_parallel_) {
+      column_linear_backward(encoder_tokens(), hidden(), 2 * kv_width(), layer, "cross kv");
+    } else {
+      local_linear_backward(encoder_tokens(), hidden(), 2 * kv_width(), layer, "cross kv");
+    }
+    reduction = column_linear_backward(t, hidden(), query_width(), layer, "cross q");
+  } else {
+    if (model_.position_embedding == model::PositionEmbedding::rope) {
+      add(sink, factory_.elementwise("rope_bwd", t, query_width() + kv_width(), 1, 1), layer, "rope");
+    }
+    reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
+  }
+  add(sink, factory_.elementwise(norm_op() + "_bwd", rows, hidden(), 2, 1), layer, "norm", reduction);
+}
+
+void PassBuilder::mlp_forward(Sink sink, int layer) {
+  const std::int64_t t = tokens(layer);
+  add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), layer, "norm");
+  linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
+  if (model_.ffn_type == model::FfnType::swiglu) {
+    add(sink, factory_.elementwise("swiglu", t, ffn_width(), 2, 1), layer, "swiglu");
+  } else {
+    add(sink, factory_.elementwise("gelu", t, ffn_width(), 1, 1), layer, "gelu");
+  }
+  linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2");
+  dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
+}
+
+void PassBuilder::mlp_backward(int layer) {
+  const Sink sink = backward_sink();
+  const std::int64_t t = tokens(layer);
+  const std::int64_t rows = sharded(t);
+  add(sink, factory_.elementwise("bias_dropout_add_bwd", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
+      layer, "bias dropout add");
+  row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
+  if (model_.ffn_type == model::FfnType::swiglu) {
+    add(sink, factory_.elementwise("swiglu_bwd", t, ffn_width(), 3, 2), layer, "swiglu");
+  } else {
+    add(sink, factory_.elementwise("gelu_bwd", t, ffn_width(), 2, 1), layer, "gelu");
+  }
+  const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");
+  add(sink, factory_.elementwise(norm_op() + "_bwd", rows, hidden(), 2, 1), layer, "norm", reduction);
+}
+
+void PassBuilder::layer_forward(Sink sink, int layer) {
+  attention_block_forward(sink, layer, false);
+  if (is_decoder_of_encoder_decoder(layer)) {
+    attention_block_forward(sink, layer, true);
+  }
+  mlp_forward(sink, layer);
+}
+
+void PassBuilder::layer_forward(int layer) { layer_forward(forward_sink(), layer); }
+
+void PassBuilder::layer_recompute(int layer) { layer_forward({&backward, Phase::recompute}, layer); }
+
+void PassBuilder::layer_backward(int layer) {
+  mlp_backward(layer);
+  if (is_decoder_of_encoder_decoder(layer)) {
+    attention_block_backward(layer, true);
+  }
+  attention_block_backward(layer, false);
+}
+
+void PassBuilder::embedding_forward() {
+  const Sink sink = forward_sink();
+  const std::int64_t t = encoder_tokens();
+  // Row gather from the vocabulary-parallel table; a learned position table adds one more read.
+  // The partial rows are summed over the tensor group, into sequence shards under sequence
+  // parallelism, before the first layer can start (Megatron-LM blocks on it).
+  const int reads = model_.position_embedding == model::PositionEmbedding::learned ? 2 : 1;
+  add(sink, factory_.elementwise("embedding", t, hidden(), reads, 1), -1, "embedding");
+  forward_input_ = reduce_partial_sums(sink, t, -1);
+  if (model_.architecture == model::Architecture::encoder_decoder) {
+    const std::int64_t target = static_cast<std::int64_t>(model_.target_seq_length()) * batch_;
+    add(sink, factory_.elementwise("embedding", target, hidden(), 1, 1), -1, "decoder embedding");
+    forward_input_ = reduce_partial_sums(sink, target, -1);
+  }
+}
+
+void PassBuilder::embedding_backward() {
+  // Scatter-add of the output gradient into the table's gradient rows; under sequence
+  // parallelism the gradient's shards are gathered first.
+  const int gathered = gather_sequence(backward_sink(), encoder_tokens(), -1);
+  add(backward_sink(), factory_.elementwise("embedding_bwd", encoder_tokens(), hidden(), 2, 1), -1, "embedding",
+      gathered);
+}
+
+void PassBuilder::head_forward() {
+  const Sink sink = forward_sink();
+  const std::int64_t t = tokens(model_.total_layers() - 1);
+  add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), -1, "final norm");
+  linear_forward(sink, t, hidden(), vocab_width(), -1, "lm head", gather_sequence(sink, t, -1));
+  // Vocabulary-parallel cross-entropy: softmax over this rank's logits, then three small fp32
+  // all-reduces over [s, b] (max, predicted logit, sum of exp; formats.md §6.1).
+  add(sink, factory_.elementwise("cross_entropy", t, vocab_width(), 1, 1), -1, "loss");
+  for (int i = 0; i < 3; ++i) {
+    tensor_collective(sink, Collective::all_reduce, t * 4, -1);
+  }
+}
+
+void PassBuilder::head_backward() {
+  const Sink sink = backward_sink();
+  const std::int64_t t = tokens(model_.total_layers() - 1);
+  add(sink, factory_.elementwise("cross_entropy_bwd", t, vocab_width(), 1, 1), -1, "loss");
+  const int reduction = column_linear_backward(t, hidden(), vocab_width(), -1, "lm head");
+  add(sink, factory_.elementwise(norm_op() + "_bwd", sharded(t), hidden(), 2, 1), -1, "final norm", reduction);
+}
+
+}  // namespace distsim::events

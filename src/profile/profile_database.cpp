@@ -1,0 +1,232 @@
+#include "profile/profile_database.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "core/input_error.hpp"
+#include "profile/sqlite_statement.hpp"
+
+namespace distsim::profile {
+
+namespace {
+
+constexpr const char* kCreateSchema = R"sql(
+CREATE TABLE events (
+  hardware TEXT NOT NULL,
+  key TEXT NOT NULL,
+  median_us REAL NOT NULL,
+  mean_us REAL NOT NULL,
+  min_us REAL NOT NULL,
+  max_us REAL NOT NULL,
+  stdev_us REAL NOT NULL,
+  samples INTEGER NOT NULL,
+  profiler TEXT NOT NULL,
+  library TEXT NOT NULL,
+  measured_at TEXT NOT NULL,
+  PRIMARY KEY (hardware, key)
+) WITHOUT ROWID;
+CREATE TABLE imports (
+  hardware TEXT NOT NULL,
+  profiler TEXT NOT NULL,
+  library TEXT NOT NULL,
+  measured_at TEXT NOT NULL,
+  device_seconds REAL NOT NULL,
+  events INTEGER NOT NULL,
+  PRIMARY KEY (hardware, profiler, library, measured_at)
+) WITHOUT ROWID;
+)sql";
+
+std::int64_t pragma_value(const SqliteConnection& connection, const std::string& name) {
+  SqliteStatement statement(connection, "PRAGMA " + name);
+  return statement.step() ? statement.integer(0) : 0;
+}
+
+//! Rolls back unless committed, so an exception anywhere in an import leaves the file as it was.
+class Transaction {
+ public:
+  explicit Transaction(SqliteConnection& connection) : connection_(connection) {
+    connection_.execute("BEGIN IMMEDIATE");
+  }
+  ~Transaction() {
+    if (!committed_) {
+      roll_back();
+    }
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  void commit() {
+    connection_.execute("COMMIT");
+    committed_ = true;
+  }
+
+ private:
+  void roll_back() noexcept {
+    try {
+      connection_.execute("ROLLBACK");
+    } catch (const InputError&) {
+      // SQLite has already rolled back when a statement failed this way; nothing is left to undo.
+    }
+  }
+
+  SqliteConnection& connection_;
+  bool committed_ = false;
+};
+
+ProfileRecord record_from_row(const SqliteStatement& row) {
+  ProfileRecord record;
+  record.hardware = row.text(0);
+  record.key = row.text(1);
+  record.median_us = row.real(2);
+  record.mean_us = row.real(3);
+  record.min_us = row.real(4);
+  record.max_us = row.real(5);
+  record.stdev_us = row.real(6);
+  record.samples = row.integer(7);
+  record.profiler = row.text(8);
+  record.library = row.text(9);
+  record.measured_at = row.text(10);
+  return record;
+}
+
+}  // namespace
+
+ProfileDatabase::ProfileDatabase(const std::string& path, Access access)
+    : connection_([&] {
+        if (access == Access::read && !std::filesystem::exists(path)) {
+          throw InputError("profile database '" + path + "' does not exist; create it with `distsim db import FILE --profile-db " +
+                         path + "`");
+        }
+        return SqliteConnection(path, access == Access::read ? SqliteConnection::Access::read_only
+                                                             : SqliteConnection::Access::read_write_create);
+      }()) {
+  check_schema(access);
+}
+
+void ProfileDatabase::check_schema(Access access) {
+  const std::string place = "profile database '" + path() + "'";
+  const std::int64_t application_id = pragma_value(connection_, "application_id");
+  const std::int64_t version = pragma_value(connection_, "user_version");
+  const std::int64_t tables = [&] {
+    SqliteStatement count(connection_, "SELECT count(*) FROM sqlite_master");
+    return count.step() ? count.integer(0) : 0;
+  }();
+  if (application_id == 0 && version == 0 && tables == 0) {
+    if (access == Access::read) {
+      throw InputError(place + " is empty; fill it with `distsim db import FILE --profile-db " + path() + "`");
+    }
+    return;
+  }
+  if (application_id != kApplicationId) {
+    throw InputError(place + " is a SQLite database but not a distsim profile database");
+  }
+  if (version > kSchemaVersion) {
+    throw InputError(place + " has schema version " + std::to_string(version) + ", newer than version " +
+                     std::to_string(kSchemaVersion) + " that this distsim reads; use a newer distsim");
+  }
+  if (version != kSchemaVersion) {
+    throw InputError(place + " has unknown schema version " + std::to_string(version) + "; this distsim reads version " +
+                     std::to_string(kSchemaVersion));
+  }
+  SqliteStatement check(connection_, "PRAGMA quick_check");
+  if (check.step() && check.text(0) != "ok") {
+    throw InputError(place + " is corrupt or truncated (SQLite: " + check.text(0) + ")");
+  }
+  has_schema_ = true;
+}
+
+void ProfileDatabase::create_schema() {
+  connection_.execute(kCreateSchema);
+  connection_.execute("PRAGMA application_id = " + std::to_string(kApplicationId));
+  connection_.execute("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+}
+
+ImportResult ProfileDatabase::import(const ProfileFile& file, const std::string& source) {
+  try {
+    check_hardware_name(file.hardware);
+  } catch (const InputError& e) {
+    throw InputError("profile '" + source + "': " + e.what());
+  }
+  Transaction transaction(connection_);
+  if (!has_schema_) {
+    create_schema();
+  }
+  const ImportResult result = write_records(file, source);
+  SqliteStatement run(connection_, "INSERT OR REPLACE INTO imports VALUES (?, ?, ?, ?, ?, ?)");
+  run.bind(1, file.hardware).bind(2, file.profiler).bind(3, file.library).bind(4, file.measured_at);
+  run.bind(5, file.device_seconds).bind(6, result.imported);
+  run.step();
+  transaction.commit();
+  has_schema_ = true;
+  return result;
+}
+
+ImportResult ProfileDatabase::write_records(const ProfileFile& file, const std::string& source) {
+  SqliteStatement exists(connection_, "SELECT 1 FROM events WHERE hardware = ? AND key = ?");
+  SqliteStatement insert(connection_, "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  std::set<std::string> seen;
+  ImportResult result;
+  for (size_t index = 0; index < file.records.size(); ++index) {
+    const ProfileRecord& record = file.records[index];
+    try {
+      check_hardware_name(record.hardware);
+      check_record(record);
+    } catch (const InputError& e) {
+      throw InputError(record_place(source, index, record.key) + ": " + e.what());
+    }
+    if (!seen.insert(record.key).second) {
+      throw InputError(record_place(source, index, record.key) + ": the same key appears earlier in the file");
+    }
+    exists.bind(1, record.hardware).bind(2, record.key);
+    result.replaced += exists.step() ? 1 : 0;
+    exists.reset();
+    insert.bind(1, record.hardware).bind(2, record.key).bind(3, record.median_us).bind(4, record.mean_us);
+    insert.bind(5, record.min_us).bind(6, record.max_us).bind(7, record.stdev_us).bind(8, record.samples);
+    insert.bind(9, record.profiler).bind(10, record.library).bind(11, record.measured_at);
+    insert.step();
+    insert.reset();
+    ++result.imported;
+  }
+  return result;
+}
+
+std::vector<std::string> ProfileDatabase::hardware_names() const {
+  std::vector<std::string> names;
+  if (!has_schema_) {
+    return names;
+  }
+  SqliteStatement query(connection_, "SELECT DISTINCT hardware FROM events ORDER BY hardware");
+  while (query.step()) {
+    names.push_back(query.text(0));
+  }
+  return names;
+}
+
+std::vector<ProfileRecord> ProfileDatabase::records(const std::optional<std::string>& hardware) const {
+  std::vector<ProfileRecord> list;
+  if (!has_schema_) {
+    return list;
+  }
+  const std::string columns =
+      "SELECT hardware, key, median_us, mean_us, min_us, max_us, stdev_us, samples, profiler, library, measured_at "
+      "FROM events";
+  SqliteStatement query(connection_, columns + (hardware ? " WHERE hardware = ?" : "") + " ORDER BY hardware, key");
+  if (hardware) {
+    query.bind(1, *hardware);
+  }
+  while (query.step()) {
+    list.push_back(record_from_row(query));
+  }
+  return list;
+}
+
+double ProfileDatabase::device_seconds(const std::string& hardware) const {
+  if (!has_schema_) {
+    return 0;
+  }
+  SqliteStatement query(connection_, "SELECT total(device_seconds) FROM imports WHERE hardware = ?");
+  query.bind(1, hardware);
+  return query.step() ? query.real(0) : 0;
+}
+
+}  // namespace distsim::profile

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profile/profile_file.hpp"
+#include "profile/profile_record.hpp"
+#include "profile/sqlite_connection.hpp"
+
+namespace distsim::profile {
+
+//! What one import did.
+struct ImportResult {
+  std::int64_t imported = 0;  //!< events written
+  std::int64_t replaced = 0;  //!< of those, how many replaced a stored measurement of the same key
+};
+
+//! The measured-event database: one SQLite file holding, per (hardware, event key), the latest
+//! measurement, plus one row per imported profiling run with the device time it took. The schema
+//! carries a version (PRAGMA user_version) and an application id; a file from a newer or unknown
+//! schema, a foreign SQLite file, or a corrupt one is refused on open. Not thread-safe: open one
+//! per thread, or load the rows once into a ProfileCostModel, which is.
+class ProfileDatabase {
+ public:
+  static constexpr int kSchemaVersion = 1;
+  //! Marks the file as a distsim profile database ("dsdb").
+  static constexpr int kApplicationId = 0x64736462;
+
+  enum class Access { read, create };
+
+  //! Opens `path`. `read` needs an existing distsim database; `create` also accepts a missing or
+  //! empty file (the schema is written by the first import). Throws InputError naming the file.
+  ProfileDatabase(const std::string& path, Access access);
+
+  //! Checks every record and writes them all in one transaction: any bad record (check_record,
+  //! a key twice in one file) rolls back everything and throws InputError naming `source`, the
+  //! record's index and its key. A stored (hardware, key) is replaced by the new measurement.
+  ImportResult import(const ProfileFile& file, const std::string& source);
+
+  //! Hardware names with stored events, sorted.
+  std::vector<std::string> hardware_names() const;
+  //! Stored records sorted by hardware then key; all hardware when none is given.
+  std::vector<ProfileRecord> records(const std::optional<std::string>& hardware = std::nullopt) const;
+  //! Device time spent by the profiling runs imported for `hardware`, in seconds. A run imported
+  //! again (same hardware, profiler, library, measured_at) counts once.
+  double device_seconds(const std::string& hardware) const;
+
+  const std::string& path() const { return connection_.path(); }
+
+ private:
+  void check_schema(Access access);
+  void create_schema();
+  ImportResult write_records(const ProfileFile& file, const std::string& source);
+
+  SqliteConnection connection_;
+  bool has_schema_ = false;
+};
+
+}  // namespace distsim::profile

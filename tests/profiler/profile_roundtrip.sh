@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Profiles the events of two jobs of a tiny GPT on 2 CPU processes, imports the profile and
+# simulates the jobs again: every event must then come from the database (docs/profiler.md).
+# Usage: profile_roundtrip.sh DISTSIM SOURCE_DIR
+set -euo pipefail
+distsim=$1
+source_dir=$2
+. "$(dirname "$0")/find_python.sh"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fixtures=$source_dir/tests/fixtures/profiler
+hardware=local-cpu  # the name in local-cpu.yaml, which the profile and the lookups share
+job=(--model "$fixtures/tiny_gpt_cpu.yaml" --cluster "$fixtures/local-cpu-x2.yaml" --micro-batch-size 2
+     --global-batch-size 4)
+# 2M1P1D brings tensor-parallel all-reduces, 1M2P1D point-to-point transfers and the tied
+# embedding's all-reduce; both bring every compute operator of a GPT.
+strategies=(2M1P1D 1M2P1D)
+for strategy in "${strategies[@]}"; do
+  "$distsim" events "${job[@]}" --strategy "$strategy" --json >"$scratch/work_$strategy.json"
+done
+"$python" "$source_dir/tools/profiler/distsim_profile.py" "$scratch"/work_*.json --nproc 2 --repeats 3 --warmup 1 \
+  --max-seconds-per-event 0.5 --output "$scratch/profile.json"
+"$python" "$source_dir/tests/profiler/check_profile.py" "$scratch/profile.json" "$hardware" "$scratch"/work_*.json
+if ! "$distsim" db --help >/dev/null 2>&1; then
+  echo "distsim has no 'db' command yet: checked the profile's structure only"
+  exit 0
+fi
+"$distsim" db import "$scratch/profile.json" --profile-db "$scratch/profiles.sqlite"
+for strategy in "${strategies[@]}"; do
+  "$distsim" simulate "${job[@]}" --strategy "$strategy" --profile-db "$scratch/profiles.sqlite" --json \
+    >"$scratch/summary_$strategy.json"
+  "$python" - "$scratch/summary_$strategy.json" "$strategy" <<'PY'
+import json, sys
+counts = json.load(open(sys.argv[1]))["events"]
+if counts["profiled"] != counts["unique"] or counts["analytical"] or counts["extrapolated"]:
+    sys.exit("%s: not every event came from the profile database: %s" % (sys.argv[2], counts))
+print("%s: all %d unique events profiled" % (sys.argv[2], counts["unique"]))
+PY
+done

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The profiler's Python unit tests (tests/profiler/test_*.py). Usage: run_unit_tests.sh SOURCE_DIR
+set -euo pipefail
+source_dir=$1
+. "$(dirname "$0")/find_python.sh"
+cd "$source_dir/tests/profiler"
+"$python" -m unittest discover -s . -p 'test_*.py' -v

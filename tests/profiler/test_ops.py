@@ -1,0 +1,99 @@
+import unittest
+
+import support
+
+if support.HAVE_TORCH:
+    import torch
+    from distsim_profiler import UserError, kernels, ops
+    from distsim_profiler.keys import COMPUTE_DIMS, parse_key
+    from distsim_profiler.parallel import ColumnParallelLinear, ParallelContext, RowParallelLinear
+
+# One small key per operator, in the form distsim writes (src/events/event.cpp).
+SMALL_KEYS = [
+    "gemm m=8 n=4 k=16 {dtype}",
+    "flash_attention_fwd b=1 heads=4 kv_heads=2 sq=8 skv=8 d=4 causal=1 {dtype}",
+    "flash_attention_bwd b=1 heads=4 kv_heads=2 sq=8 skv=8 d=4 causal=1 {dtype}",
+    "adam_step params=64 fp32",
+] + ["%s%s rows=8 cols=16 {dtype}" % (op, suffix)
+     for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding", "cross_entropy")
+     for suffix in ("", "_bwd")]
+
+
+@unittest.skipUnless(support.HAVE_TORCH, "needs torch")
+class DispatchTest(unittest.TestCase):
+    def context(self):
+        return ops.BuildContext(torch.device("cpu"))
+
+    def test_every_operator_has_a_builder(self):
+        self.assertEqual(set(ops.BUILDERS), set(COMPUTE_DIMS))
+
+    def test_every_operator_runs_in_fp32_and_bf16(self):
+        for template in SMALL_KEYS:
+            for dtype in ("fp32", "bf16"):
+                with self.subTest(key=template.format(dtype=dtype)):
+                    run, used, _ = ops.build(parse_key(template.format(dtype=dtype)), self.context())
+                    run()
+                    self.assertIn(used, ("fp32", "bf16"))
+
+    def test_fp16_gemm_falls_back_with_a_note_when_the_cpu_lacks_it(self):
+        run, used, note = ops.build(parse_key("gemm m=8 n=4 k=16 fp16"), self.context())
+        run()
+        if used == "fp32":  # torch 1.13 on CPU: "addmm_impl_cpu_" not implemented for 'Half'
+            self.assertIn("fp16 is not supported on cpu", note)
+
+    def test_fp8_runs_in_bf16(self):
+        _, used, note = ops.build(parse_key("gemm m=8 n=4 k=16 fp8"), self.context())
+        self.assertEqual((used, note), ("bf16", "fp8 has no torch type here; measured in bf16"))
+
+    def test_unknown_operator(self):
+        with self.assertRaises(UserError) as caught:
+            ops.check_operator("gelu_bwdd")
+        self.assertEqual(str(caught.exception),
+                         "the profiler cannot run operator 'gelu_bwdd' (did you mean 'gelu_bwd'?)")
+
+
+@unittest.skipUnless(support.HAVE_TORCH, "needs torch")
+class KernelTest(unittest.TestCase):
+    def naive_attention(self, q, k, v, causal):
+        heads = q.shape[1]
+        k = k.repeat_interleave(heads // k.shape[1], dim=1)
+        v = v.repeat_interleave(heads // v.shape[1], dim=1)
+        scores = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if causal:
+            scores = scores.masked_fill(torch.ones(q.shape[2], k.shape[2], dtype=torch.bool).triu(1), float("-inf"))
+        return torch.softmax(scores, dim=-1) @ v
+
+    def test_flash_style_backward_matches_autograd(self):
+        # Grouped-query (4 query heads on 2 kv heads) and causal: the recomputing backward must give
+        # autograd's gradients of the plain formula.
+        generator = torch.Generator().manual_seed(0)
+        q = torch.randn(2, 4, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
+        k = torch.randn(2, 2, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
+        v = torch.randn(2, 2, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
+        grad_out = torch.randn(2, 4, 6, 8, dtype=torch.float64, generator=generator)
+        out = self.naive_attention(q, k, v, True)
+        expected = torch.autograd.grad(out, (q, k, v), grad_out)
+        got = kernels.attention_backward(q.detach(), k.detach(), v.detach(), out.detach(), grad_out, True)
+        for want, have in zip(expected, got):
+            torch.testing.assert_close(have, want)
+        torch.testing.assert_close(kernels.attention_forward(q, k, v, True), out)
+
+    def test_rope_with_zero_angle_is_the_identity(self):
+        x = torch.randn(3, 16)
+        cos, sin = torch.ones(3, 1, 16), torch.zeros(3, 1, 16)
+        torch.testing.assert_close(kernels.rope(x, cos, sin), x)
+
+    def test_rotary_width_divides_the_columns(self):
+        self.assertEqual([kernels.rotary_dim(c) for c in (2560, 96, 6)], [128, 32, 2])
+
+    def test_parallel_linears_at_tp_1_are_plain_matmuls(self):
+        parallel = ParallelContext(type("Job", (), {"tp": 1})(), None, None, None)
+        x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)
+        w = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+        b = torch.randn(4, dtype=torch.float64, requires_grad=True)
+        torch.autograd.gradcheck(lambda x, w, b: ColumnParallelLinear.apply(x, w, b, parallel), (x, w, b))
+        torch.autograd.gradcheck(lambda x, w: RowParallelLinear.apply(x, w, parallel), (x, w))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,208 @@
+#include "io/calibration_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "io_test_support.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using validation::CalibrationRun;
+
+// Four runs in the layout of data/published_calibration.csv (a subset of its columns, in another
+// order): a GPT on 2 nodes of A100 40GB with everything switched on, a Llama on half a DGX H100, a
+// GPT-2 on one V100 of a DGX-2H, and an A100 row that gives no memory size.
+constexpr const char* kRuns =
+    "id,source,model,arch,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
+    "ffn_activation,seq_len,vocab_size,moe,precision,gpu,gpu_mem_gb,gpus_per_node,num_gpus,tp,pp,dp,cp,ep,"
+    "sequence_parallel,vpp,micro_batch,global_batch,recompute,optimizer_sharding,comm_overlap,iter_time_s\n"
+    "G1,Paper A,GPT 1B,\"GPT (decoder, GeLU)\",24,2048,16,16,8192,gelu,2048,51200,,\"fp16 mixed (--fp16)\","
+    "A100-SXM4,40,8,16,2,2,4,1,1,\"yes (--sequence-parallel)\",3 (--num-layers-per-virtual-pipeline-stage 4),"
+    "2,64,\"full (uniform, every layer)\",distributed optimizer,overlap_grad_reduce,1.5\n"
+    "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,80,8,4,4,1,1,"
+    "1,1,no,n/a,1,16,\"selective (attention core only)\",none (Adam replicated over DP),,2.25\n"
+    "V1,Paper A,GPT-2 1B,GPT-2,24,1920,15,,,,1024,51200,,fp16 mixed,V100-SXM3,32,16,1,1,1,1,,,no,n/a,8,8,"
+    "none (no checkpointing),none,,1.121\n"
+    "A2,Paper C,GPT 1B,GPT,24,2048,16,16,8192,gelu,2048,51200,,fp32,A100,,8,8,8,1,1,1,1,no,1,1,8,,,,0.5\n";
+
+std::vector<CalibrationRun> read(const std::string& text) { return read_calibration_runs(text, "calib.csv"); }
+
+//! The reason run L1 is excluded once `column` holds `value` instead.
+std::string exclusion_of(const std::string& column, const std::string& value) {
+  const std::string text = kRuns;
+  const std::size_t header_end = text.find('\n');
+  const std::string header = text.substr(0, header_end);
+  const std::size_t l1_start = text.find("L1,");
+  const std::string l1 = text.substr(l1_start, text.find('\n', l1_start) - l1_start);
+  // L1 has no quoted commas before its recompute field, so splitting on ',' finds its columns.
+  std::vector<std::string> names;
+  std::vector<std::string> fields;
+  for (std::size_t pos = 0, next = 0; next != std::string::npos; pos = next + 1) {
+    next = header.find(',', pos);
+    names.push_back(header.substr(pos, next - pos));
+  }
+  for (std::size_t pos = 0, next = 0; next != std::string::npos; pos = next + 1) {
+    next = l1.find(',', pos);
+    fields.push_back(l1.substr(pos, next - pos));
+  }
+  std::string row;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    row += (i ? "," : "") + (names[i] == column ? value : fields.at(i));
+  }
+  const auto runs = read(header + "\n" + row + "\n");
+  EXPECT_FALSE(runs.at(0).job.has_value());
+  return runs.at(0).excluded_because;
+}
+
+}  // namespace
+
+TEST(CalibrationReader, KeepsTheIdSourceLineAndALabelOfEveryRun) {
+  const auto runs = read(kRuns);
+  ASSERT_EQ(runs.size(), 4U);
+  EXPECT_EQ(runs[0].id, "G1");
+  EXPECT_EQ(runs[0].source, "Paper A");
+  EXPECT_EQ(runs[0].line, 2);
+  EXPECT_EQ(runs[0].label, "GPT 1B, 16 x A100-SXM4");
+  EXPECT_DOUBLE_EQ(runs[0].measured_iteration_s, 1.5);
+  EXPECT_EQ(runs[1].line, 3);
+  EXPECT_DOUBLE_EQ(runs[1].measured_iteration_s, 2.25);
+  for (const auto& run : runs) {
+    EXPECT_TRUE(run.job.has_value()) << run.id << ": " << run.excluded_because;
+    EXPECT_EQ(run.excluded_because, "") << run.id;
+  }
+}
+
+TEST(CalibrationReader, ReadsTheStrategyOfAMegatronRunWithEveryFeatureOn) {
+  const auto job = *read(kRuns)[0].job;
+  const auto& s = job.strategy;
+  EXPECT_EQ(s.tensor_parallel, 2);
+  EXPECT_EQ(s.pipeline_parallel, 2);
+  EXPECT_EQ(s.data_parallel, 4);
+  EXPECT_EQ(s.micro_batch_size, 2);
+  EXPECT_EQ(s.global_batch_size, 64);
+  EXPECT_TRUE(s.sequence_parallel);  // "yes (...)"
+  EXPECT_EQ(s.virtual_stages, 3);    // "3 (...)": the leading number
+  EXPECT_EQ(s.schedule, "interleaved");
+  EXPECT_EQ(s.recompute, strategy::Recompute::full);
+  EXPECT_TRUE(s.distributed_optimizer);
+  EXPECT_TRUE(s.overlap_grad_reduce);
+  EXPECT_EQ(s.dtype, Dtype::fp16);
+}
+
+TEST(CalibrationReader, ReadsTheStrategyOfARunWithFeaturesOff) {
+  const auto& s = read(kRuns)[1].job->strategy;
+  EXPECT_EQ(s.tensor_parallel, 4);
+  EXPECT_EQ(s.pipeline_parallel, 1);
+  EXPECT_EQ(s.data_parallel, 1);
+  EXPECT_FALSE(s.sequence_parallel);  // "no"
+  EXPECT_EQ(s.virtual_stages, 1);     // "n/a"
+  EXPECT_EQ(s.schedule, "1f1b");
+  EXPECT_EQ(s.recompute, strategy::Recompute::selective);
+  EXPECT_FALSE(s.distributed_optimizer);  // "none (Adam replicated over DP)"
+  EXPECT_FALSE(s.overlap_grad_reduce);
+  EXPECT_EQ(s.dtype, Dtype::bf16);
+  EXPECT_EQ(read(kRuns)[2].job->strategy.recompute, strategy::Recompute::none);  // "none (...)"
+  EXPECT_EQ(read(kRuns)[3].job->strategy.dtype, Dtype::fp32);
+}
+
+TEST(CalibrationReader, ALlamaRowGetsSwigluRmsnormRopeAndAnUntiedHead) {
+  const auto& model = read(kRuns)[1].job->model;
+  EXPECT_EQ(model.name, "Llama 8B");
+  EXPECT_EQ(model.num_layers, 32);
+  EXPECT_EQ(model.hidden_size, 4096);
+  EXPECT_EQ(model.num_attention_heads, 32);
+  EXPECT_EQ(model.num_kv_heads, 8);
+  EXPECT_EQ(model.ffn_hidden_size, 14336);
+  EXPECT_EQ(model.seq_length, 8192);
+  EXPECT_EQ(model.vocab_size, 128256);
+  EXPECT_EQ(model.ffn_type, model::FfnType::swiglu);
+  EXPECT_EQ(model.norm, model::NormType::rmsnorm);
+  EXPECT_EQ(model.position_embedding, model::PositionEmbedding::rope);
+  EXPECT_FALSE(model.tie_embeddings);
+}
+
+TEST(CalibrationReader, AGptRowKeepsTheGptDefaults) {
+  const auto& model = read(kRuns)[2].job->model;
+  EXPECT_EQ(model.ffn_type, model::FfnType::gelu);
+  EXPECT_EQ(model.norm, model::NormType::layernorm);
+  EXPECT_EQ(model.position_embedding, model::PositionEmbedding::learned);
+  EXPECT_TRUE(model.tie_embeddings);
+  // Empty num_kv_heads and ffn_hidden_size: one KV head per head and an FFN of 4h = 7680.
+  EXPECT_EQ(model.num_kv_heads, 15);
+  EXPECT_EQ(model.ffn_hidden_size, 4 * 1920);
+}
+
+TEST(CalibrationReader, MapsTheGpuAndItsMemoryToACatalogEntryAndNode) {
+  const auto runs = read(kRuns);
+  EXPECT_EQ(runs[0].job->cluster.gpu.name, "a100-40gb");  // A100 with gpu_mem_gb 40
+  EXPECT_EQ(runs[0].job->cluster.name, "dgx-a100");
+  EXPECT_EQ(runs[0].job->cluster.num_nodes, 2);  // 16 GPUs, 8 per node
+  EXPECT_EQ(runs[0].job->cluster.gpus_per_node, 8);
+  EXPECT_EQ(runs[1].job->cluster.gpu.name, "h100-sxm");
+  EXPECT_EQ(runs[2].job->cluster.gpu.name, "v100-sxm3");
+  EXPECT_EQ(runs[2].job->cluster.name, "dgx-2h");
+  EXPECT_EQ(runs[3].job->cluster.gpu.name, "a100-80gb");  // no memory size given
+}
+
+// gpus_per_node 8 (L1) and 16 (V1) exceed the 4 and 1 GPUs used: the job gets one node of that size.
+TEST(CalibrationReader, AJobSmallerThanANodeUsesOnePartialNode) {
+  const auto runs = read(kRuns);
+  EXPECT_EQ(runs[1].job->cluster.num_nodes, 1);
+  EXPECT_EQ(runs[1].job->cluster.gpus_per_node, 4);
+  EXPECT_EQ(runs[2].job->cluster.num_nodes, 1);
+  EXPECT_EQ(runs[2].job->cluster.gpus_per_node, 1);
+}
+
+TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
+  EXPECT_EQ(exclusion_of("num_layers", ""), "missing num_layers");
+  EXPECT_EQ(exclusion_of("hidden_size", "big"), "hidden_size 'big' is not a number");
+  EXPECT_EQ(exclusion_of("tp", "1.5"), "tp '1.5' is not a positive whole number");
+  EXPECT_EQ(exclusion_of("iter_time_s", "0"), "iter_time_s must be positive");
+  EXPECT_EQ(exclusion_of("iter_time_s", "n/a"), "missing iter_time_s");
+}
+
+TEST(CalibrationReader, ExcludesRowsThatUseFeaturesDistsimDoesNotModel) {
+  EXPECT_EQ(exclusion_of("cp", "2"), "context parallelism (cp 2) is not modelled yet");
+  EXPECT_EQ(exclusion_of("ep", "4"), "expert parallelism (ep 4) is not modelled");
+  EXPECT_EQ(exclusion_of("moe", "yes (8 experts)"), "mixture of experts (moe 'yes (8 experts)') is not modelled");
+  EXPECT_EQ(exclusion_of("precision", "FP8 (delayed scaling)"), "FP8 training is not modelled yet");
+  EXPECT_EQ(exclusion_of("ffn_activation", "relu"), "ffn_activation 'relu' is not modelled (gelu or swiglu)");
+}
+
+TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
+  EXPECT_EQ(exclusion_of("gpu", "MI300X"), "GPU 'MI300X' is not in the catalog (distsim list gpus)");
+  // L1 has 8 GPUs per node: 12 GPUs are one and a half nodes.
+  EXPECT_EQ(exclusion_of("num_gpus", "12"), "num_gpus 12 is not a whole number of 8-GPU nodes");
+}
+
+TEST(CalibrationReader, AMissingColumnIsAnErrorThatSuggestsTheClosestHeader) {
+  std::string text = kRuns;
+  text.replace(text.find(",num_gpus,"), 10, ",num_gpu,");
+  EXPECT_EQ(error_of([&] { read(text); }),
+            "calib.csv: no column 'num_gpus'; did you mean 'num_gpu'? A calibration file needs the columns of "
+            "data/published_calibration.csv");
+}
+
+// data/published_calibration.csv rows R029-R032: the Megatron-LM README's DGX-2H weak-scaling runs
+// on 1, 2, 4 and 8 V100 SXM3 with tp equal to the GPU count, 16 GPUs per node.
+TEST(CalibrationReader, TheBuiltinV100RowsRunOnADgx2h) {
+  const auto runs = read_calibration_runs(builtin_calibration_csv(), "data/published_calibration.csv");
+  const std::map<std::string, int> gpus{{"R029", 1}, {"R030", 2}, {"R031", 4}, {"R032", 8}};
+  int found = 0;
+  for (const auto& run : runs) {
+    if (!gpus.count(run.id)) continue;
+    ++found;
+    SCOPED_TRACE(run.id);
+    ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+    EXPECT_EQ(run.job->cluster.gpu.name, "v100-sxm3");
+    EXPECT_EQ(run.job->cluster.total_gpus(), gpus.at(run.id));
+    EXPECT_EQ(run.job->strategy.tensor_parallel, gpus.at(run.id));
+    EXPECT_EQ(run.job->strategy.dtype, Dtype::fp16);  // "fp16 mixed"
+  }
+  EXPECT_EQ(found, 4);
+}
+
+}  // namespace distsim::io

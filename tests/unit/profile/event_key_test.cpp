@@ -1,0 +1,128 @@
+#include "profile/event_key.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "api/simulation.hpp"
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::profile {
+
+namespace {
+
+std::string error_of(std::string_view key) {
+  try {
+    parse_event_key(key);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+strategy::JobSpec job_on_two_nodes(const std::string& model, strategy::Strategy strategy) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model(model);
+  job.cluster = catalog::find_cluster("dgx-a100");
+  job.cluster.num_nodes = 2;
+  job.strategy = strategy;
+  return job;
+}
+
+}  // namespace
+
+TEST(ParseEventKey, ReadsAGemm) {
+  const events::Event event = parse_event_key("gemm m=4096 n=3072 k=1024 bf16");
+  EXPECT_EQ(event.event_class, events::EventClass::gemm);
+  EXPECT_EQ(event.op, "gemm");
+  EXPECT_EQ(event.dim("m"), 4096);
+  EXPECT_EQ(event.dim("n"), 3072);
+  EXPECT_EQ(event.dim("k"), 1024);
+  EXPECT_EQ(event.dtype, Dtype::bf16);
+}
+
+TEST(ParseEventKey, ReadsAnInterNodeCollective) {
+  const events::Event event = parse_event_key("all_reduce bytes=8388608 group=16 inter per_node=8");
+  EXPECT_EQ(event.event_class, events::EventClass::collective);
+  EXPECT_EQ(event.collective, events::Collective::all_reduce);
+  EXPECT_EQ(event.bytes, 8388608);
+  EXPECT_EQ(event.group_size, 16);
+  EXPECT_FALSE(event.intra_node);
+  EXPECT_EQ(event.ranks_per_node, 8);
+}
+
+TEST(ParseEventKey, ReadsAPointToPointTransfer) {
+  const events::Event event = parse_event_key("send_recv bytes=1024 group=2 intra");
+  EXPECT_EQ(event.event_class, events::EventClass::point_to_point);
+  EXPECT_EQ(event.collective, events::Collective::send_recv);
+  EXPECT_TRUE(event.intra_node);
+}
+
+TEST(ParseEventKey, SuggestsTheClosestOperator) {
+  EXPECT_NE(error_of("gemn m=1 n=2 k=3 bf16").find("unknown operator 'gemn'; did you mean 'gemm'?"), std::string::npos);
+}
+
+TEST(ParseEventKey, NamesTheFieldsAnOperatorTakes) {
+  EXPECT_EQ(error_of("gemm m=1 n=2 bf16"), "operator 'gemm' takes m= n= k= and a dtype (4 fields), got 3");
+  EXPECT_EQ(error_of("gemm m=1 x=2 k=3 bf16"), "operator 'gemm' takes m= n= k= and a dtype, got 'x=2'");
+  EXPECT_EQ(error_of("gemm m=1 n=2 k=3 bf17"),
+            "unknown dtype 'bf17'; did you mean 'bf16'? (known: fp32, bf16, fp16, fp8)");
+  EXPECT_EQ(error_of("all_reduce bytes=8 group=2"),
+            "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2'");
+  EXPECT_EQ(error_of("gemm m=-1 n=2 k=3 bf16"), "'m=-1': m must be a whole number, got '-1'");
+}
+
+TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
+  EXPECT_EQ(error_of("gemm m=01 n=2 k=3 bf16"),
+            "the key is not written the way distsim writes it; expected 'gemm m=1 n=2 k=3 bf16'");
+  EXPECT_EQ(error_of(""), "the event key is empty or starts with a space");
+}
+
+// Every event the generator emits must read back to the same key, or `db import` would refuse
+// real profiles; and every operator the parser knows must be one the generator emits. The jobs
+// cover GELU and SwiGLU MLPs, LayerNorm and RMSNorm, RoPE, an encoder-decoder, TP all-reduces,
+// and with sequence parallelism and the distributed optimizer all-gathers and reduce-scatters,
+// pipeline transfers, DP buckets and the optimizer step.
+TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
+  strategy::Strategy plain;
+  plain.tensor_parallel = 2;
+  plain.pipeline_parallel = 2;
+  plain.data_parallel = 4;
+  plain.micro_batch_size = 1;
+  plain.global_batch_size = 8;
+  strategy::Strategy sharded = plain;
+  sharded.sequence_parallel = true;
+  sharded.distributed_optimizer = true;
+  std::set<std::string> seen;
+  int jobs = 0;
+  for (const auto& model : catalog::model_names()) {
+    for (const auto& split : {plain, sharded}) {
+      SCOPED_TRACE(model);
+      strategy::JobSpec job = job_on_two_nodes(model, split);
+      job.model.num_layers = std::min(job.model.num_layers, 4);
+      job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);
+      program::JobProgram program;
+      try {
+        program = api::job_events(job);
+      } catch (const InputError&) {
+        continue;  // a model this split does not fit (heads not divisible by 2, say)
+      }
+      ++jobs;
+      for (events::EventId id = 0; id < program.events.size(); ++id) {
+        const std::string key = program.events.at(id).key();
+        EXPECT_EQ(parse_event_key(key).key(), key);
+        EXPECT_EQ(parse_event_key(key).event_class, program.events.at(id).event_class) << key;
+        seen.insert(program.events.at(id).op);
+      }
+    }
+  }
+  EXPECT_GE(jobs, 6);
+  for (const auto& op : known_operator_names()) {
+    EXPECT_TRUE(seen.count(op)) << op << " is never generated";
+  }
+}
+
+}  // namespace distsim::profile

@@ -1,0 +1,137 @@
+"""The operators distsim's events name, written once and used by both the profiler (which times
+them on an event's shapes) and the runner (which trains with them), so that a profiled event is
+the very computation the runner performs."""
+
+import torch
+import torch.nn.functional as F
+
+HIDDEN_DROPOUT = 0.1   # Megatron-LM's --hidden-dropout default
+NORM_EPS = 1e-5
+
+_causal_masks = {}
+
+
+def causal_mask(seq_q, seq_kv, device):
+    """True above the diagonal: query i may not see key j > i (cached per shape)."""
+    key = (seq_q, seq_kv, str(device))
+    if key not in _causal_masks:
+        _causal_masks[key] = torch.ones(seq_q, seq_kv, dtype=torch.bool, device=device).triu(1)
+    return _causal_masks[key]
+
+
+def _expand_kv(tensor, heads):
+    """Grouped-query attention: each key/value head serves heads / kv_heads query heads."""
+    groups = heads // tensor.shape[1]
+    return tensor if groups == 1 else tensor.repeat_interleave(groups, dim=1)
+
+
+def _probabilities(q, k, causal):
+    scale = q.shape[-1] ** -0.5
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+    if causal:
+        scores = scores.masked_fill(causal_mask(q.shape[-2], k.shape[-2], q.device), float("-inf"))
+    return torch.softmax(scores, dim=-1), scale
+
+
+def attention_forward(q, k, v, causal):
+    """softmax(q kᵀ / √d) v on [batch, heads, seq, head_dim] tensors. FlashAttention's fused
+    kernel does not exist on CPU in torch 1.13, so the score matrix is materialized."""
+    heads = q.shape[1]
+    probabilities, _ = _probabilities(q, _expand_kv(k, heads), causal)
+    return torch.matmul(probabilities, _expand_kv(v, heads))
+
+
+def attention_backward(q, k, v, out, grad_out, causal):
+    """FlashAttention's backward (Dao et al., NeurIPS'22, Alg. 4): recompute the probabilities
+    from q and k, then dV = Pᵀ dO, dP = dO Vᵀ, dS = P ∘ (dP − rowsum(dO ∘ O)), dQ = dS K, dK = dSᵀ Q."""
+    heads = q.shape[1]
+    k_full, v_full = _expand_kv(k, heads), _expand_kv(v, heads)
+    probabilities, scale = _probabilities(q, k_full, causal)
+    grad_v = torch.matmul(probabilities.transpose(-1, -2), grad_out)
+    grad_p = torch.matmul(grad_out, v_full.transpose(-1, -2))
+    row_dot = (grad_out * out).sum(dim=-1, keepdim=True)
+    grad_s = probabilities * (grad_p - row_dot)
+    grad_q = torch.matmul(grad_s, k_full) * scale
+    grad_k = torch.matmul(grad_s.transpose(-1, -2), q) * scale
+    groups = heads // k.shape[1]
+    if groups > 1:
+        grad_k = grad_k.unflatten(1, (k.shape[1], groups)).sum(dim=2)
+        grad_v = grad_v.unflatten(1, (k.shape[1], groups)).sum(dim=2)
+    return grad_q, grad_k, grad_v
+
+
+class CoreAttention(torch.autograd.Function):
+    """Attention whose backward recomputes the probabilities, as FlashAttention does: the
+    runner's attention therefore runs exactly the profiler's flash_attention_fwd/_bwd."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal):
+        out = attention_forward(q, k, v, causal)
+        ctx.save_for_backward(q, k, v, out)
+        ctx.causal = causal
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        q, k, v, out = ctx.saved_tensors
+        grad_q, grad_k, grad_v = attention_backward(q, k, v, out, grad_out.contiguous(), ctx.causal)
+        return grad_q, grad_k, grad_v, None
+
+
+def layer_norm(x, weight, bias):
+    return F.layer_norm(x, (x.shape[-1],), weight, bias, NORM_EPS)
+
+
+def rms_norm(x, weight):
+    """RMSNorm (Zhang and Sennrich, NeurIPS'19), accumulated in fp32 as fused kernels do."""
+    xf = x.float()
+    normalized = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + NORM_EPS)
+    return normalized.to(x.dtype) * weight
+
+
+def gelu(x):
+    return F.gelu(x)
+
+
+def swiglu(x):
+    """SwiGLU (Shazeer 2020) on the concatenated [gate, up] projection: silu(gate) · up."""
+    gate, up = x.chunk(2, dim=-1)
+    return F.silu(gate) * up
+
+
+def bias_dropout_add(x, bias, residual, dropout=HIDDEN_DROPOUT):
+    """Megatron's fused bias + dropout + residual add after each block."""
+    return residual + F.dropout(x + bias, p=dropout, training=True)
+
+
+def rotary_dim(cols):
+    """The rotated width for a rope event: the key holds only the q+k width, so the rotation
+    runs over the largest common head size that divides it."""
+    for width in (128, 64, 32, 16, 8, 4, 2):
+        if cols % width == 0:
+            return width
+    return 1
+
+
+def rope(x, cos, sin):
+    """Rotary embedding (Su et al. 2021) on [tokens, cols] viewed as [tokens, cols / r, r], with
+    per-token cos/sin tables of width r broadcast over the heads."""
+    width = cos.shape[-1]
+    view = x.unflatten(-1, (x.shape[-1] // width, width))
+    first, second = view.chunk(2, dim=-1)
+    rotated = torch.cat((-second, first), dim=-1)
+    return (view * cos + rotated * sin).flatten(-2)
+
+
+def embedding(ids, table):
+    return F.embedding(ids, table)
+
+
+def cross_entropy_loss(logits, targets):
+    """Cross-entropy accumulated in fp32, as Megatron's (vocab-parallel) loss does."""
+    return F.cross_entropy(logits.float(), targets)
+
+
+def new_adam(parameters, lr=1e-4):
+    # foreach=False: the single-tensor loop, the same code path for one flat tensor on any torch.
+    return torch.optim.Adam(parameters, lr=lr, foreach=False)
