@@ -23,7 +23,7 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
   const bool all_ranks = options.all_ranks || !layout.is_uniform();
-  return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks);
+  return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes);
 }
 
 }  // namespace

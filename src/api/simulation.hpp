@@ -17,6 +17,9 @@ struct SimulationOptions {
   bool all_ranks = false;
   //! Prices events before the analytical model does (e.g. a profile database); may be null.
   std::shared_ptr<const cost::CostModel> preferred_costs;
+  //! One task per forward/backward pass instead of one per operator (symmetric mode only): the
+  //! search's fast screening. See program::build_job_program.
+  bool aggregate_passes = false;
 };
 
 //! A simulated job: its program (events, tasks, devices), the timeline, the metrics, and the

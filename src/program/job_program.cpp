@@ -1,7 +1,10 @@
 #include "program/job_program.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
+
+#include "engine/engine.hpp"
 
 #include "core/input_error.hpp"
 
@@ -37,11 +40,38 @@ struct Transfer {
   int microbatch = 0;
 };
 
+//! How long a pass takes on one device when it starts on idle streams: its templates run alone
+//! on a scratch program with the same stream and dependency rules as add_pass. Measured to the
+//! end of the last template, the point the next pass and the transfers wait for.
+SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& templates,
+                               const std::vector<cost::Cost>& costs) {
+  engine::Program program;
+  for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+    program.add_stream();
+  }
+  std::vector<TaskId> created;
+  TaskId previous_compute = kNoTask;
+  for (const auto& step : templates) {
+    const StreamId stream = static_cast<StreamId>(step.stream);
+    const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
+    if (step.stream == StreamKind::compute) {
+      if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
+      previous_compute = task;
+    } else if (previous_compute != kNoTask) {
+      program.add_dependency(task, previous_compute);
+    }
+    created.push_back(task);
+  }
+  if (created.empty()) return 0;
+  return engine::run(program).end[created.back()];
+}
+
 class ProgramBuilder {
  public:
   ProgramBuilder(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                 const cost::CostModel& costs, bool all_ranks)
-      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster.gpus_per_node) {
+                 const cost::CostModel& costs, bool all_ranks, bool aggregate_passes)
+      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster.gpus_per_node),
+        aggregate_passes_(aggregate_passes && !all_ranks) {
     result_.all_ranks = all_ranks;
     result_.num_microbatches = job.strategy.num_microbatches();
     result_.ranks_per_device = all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.data_parallel;
@@ -167,8 +197,14 @@ class ProgramBuilder {
       }
       const auto& chunk = work_[members.front()].chunks[static_cast<size_t>(step.chunk)];
       const bool forward = step.kind == StepKind::forward;
-      const auto created = add_pass(members, forward ? chunk.forward : chunk.backward, step);
-      if (!forward && step.microbatch + 1 == microbatches()) {
+      const bool last_backward = !forward && step.microbatch + 1 == microbatches();
+      const auto& templates = forward ? chunk.forward : chunk.backward;
+      if (aggregate_passes_ && !(last_backward && strategy().overlap_grad_reduce)) {
+        add_aggregated_pass(members.front(), templates, step);
+        continue;
+      }
+      const auto created = add_pass(members, templates, step);
+      if (last_backward) {
         for (size_t m = 0; m < members.size(); ++m) {
           last_backward_[members[m]][static_cast<size_t>(step.chunk)] = created[m];
         }
@@ -213,6 +249,32 @@ class ProgramBuilder {
       last_task_[members[m]] = created[m].back();
     }
     return created;
+  }
+
+  //! One task for a whole pass on a symmetric device, lasting as long as the pass's templates
+  //! take alone (isolated_pass_duration). Its events still count every instance.
+  void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
+                           const schedule::Step& pass) {
+    if (templates.empty()) {
+      steps_[device].push_back({last_task_[device], kNoTask, kNoTask});
+      return;
+    }
+    auto found = pass_durations_.find(&templates);
+    if (found == pass_durations_.end()) {
+      found = pass_durations_.emplace(&templates, isolated_pass_duration(templates, result_.costs)).first;
+    }
+    for (const auto& step : templates) {
+      result_.events.add_instances(step.event, result_.ranks_per_device);
+    }
+    const bool forward = pass.kind == StepKind::forward;
+    const TaskInfo info{templates.front().event, forward ? Phase::forward : Phase::backward, pass.microbatch, -1,
+                        forward ? "forward pass" : "backward pass", pass.chunk};
+    const TaskId task = result_.program.add_task(found->second, std::vector<StreamId>{
+                                                                    result_.devices[device].stream(StreamKind::compute)});
+    result_.tasks.push_back(info);
+    depend(task, last_task_[device]);
+    steps_[device].push_back({last_task_[device], task, task});
+    last_task_[device] = task;
   }
 
   //! The pass of a device that runs `kind` for (`chunk`, `microbatch`).
@@ -384,6 +446,8 @@ class ProgramBuilder {
   const schedule::PipelineSchedule& schedule_;
   const cost::CostModel& costs_;
   strategy::RankLayout layout_;
+  bool aggregate_passes_;
+  std::map<const std::vector<events::TaskTemplate>*, SimTime> pass_durations_;
   JobProgram result_;
   std::vector<events::RankWork> work_;
   std::vector<std::vector<StepTasks>> steps_;      //!< per device, per pass in schedule order
@@ -398,8 +462,8 @@ class ProgramBuilder {
 }  // namespace
 
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                             const cost::CostModel& costs, bool all_ranks) {
-  return ProgramBuilder(job, schedule, costs, all_ranks).build();
+                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes) {
+  return ProgramBuilder(job, schedule, costs, all_ranks, aggregate_passes).build();
 }
 
 }  // namespace distsim::program

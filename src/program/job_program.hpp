@@ -53,8 +53,11 @@ struct JobProgram {
 };
 
 //! Builds the events, costs and task program of a validated job. Costs come from `costs`, which
-//! must price every event (see FallbackCostModel).
+//! must price every event (see FallbackCostModel). With `aggregate_passes` (symmetric mode only)
+//! each forward or backward pass becomes one task lasting as long as the pass takes alone; the
+//! pipeline, transfers and reductions stay as they are. It is much faster for long pipelines
+//! and loses only overlap between a pass's trailing TP collective and the next pass.
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                             const cost::CostModel& costs, bool all_ranks);
+                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes = false);
 
 }  // namespace distsim::program

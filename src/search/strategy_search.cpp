@@ -169,11 +169,13 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
     throw InputError("no valid strategy among " + std::to_string(result.candidates.size()) + " candidates for " +
                      std::to_string(space.base.cluster.total_gpus()) + " GPUs:" + invalid_summary(result.candidates));
   }
+  api::SimulationOptions simulation = options.simulation;
+  simulation.aggregate_passes = true;
   std::mutex progress_mutex;
   std::size_t done = 0;
   parallel_for(to_simulate.size(), options.threads, [&](std::size_t n) {
     Candidate& candidate = result.candidates[to_simulate[n]];
-    record(candidate, api::simulate(candidate.job, options.simulation));
+    record(candidate, api::simulate(candidate.job, simulation));
     if (options.progress) {
       const std::lock_guard lock(progress_mutex);
       options.progress(++done, to_simulate.size());

@@ -9,6 +9,7 @@
 #include "analysis/run_summary.hpp"
 #include "api/simulation.hpp"
 #include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
 #include "cost/fixed_cost_model.hpp"
 #include "engine/engine.hpp"
 
@@ -316,5 +317,61 @@ TEST(JobProgram, NeverRunsTwoActivitiesAtOnceOnAStream) {
     EXPECT_GE(sim.times.start[task], sim.times.end[prerequisite]);
   }
 }
+
+}  // namespace distsim::program
+
+namespace distsim::program {
+
+namespace {
+
+//! Aggregating each pass into one task must not move the iteration: the pass takes as long
+//! alone as inside the pipeline, because nothing else runs on its compute and TP streams. The
+//! jobs cover GPipe, 1F1B and interleaving, recomputation, sequence parallelism and the
+//! distributed optimizer on the analytical model.
+TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
+  struct Variant {
+    const char* model;
+    const char* cluster;
+    int tp, pp, dp, micro_batch, global_batch;
+    const char* schedule;
+    int chunks;
+    strategy::Recompute recompute;
+    bool sequence_parallel;
+    bool distributed_optimizer;
+  };
+  const std::vector<Variant> variants{
+      {"gpt2-345m", "pcie-a40", 2, 2, 4, 4, 64, "1f1b", 1, strategy::Recompute::none, false, false},
+      {"gpt2-345m", "pcie-a40", 2, 2, 4, 4, 64, "gpipe", 1, strategy::Recompute::none, false, false},
+      {"bert-exlarge", "pcie-a10", 1, 8, 2, 1, 16, "1f1b", 1, strategy::Recompute::none, false, false},
+      {"gpt3-175b", "dgx-a100", 8, 8, 1, 1, 64, "interleaved", 3, strategy::Recompute::full, false, false},
+      {"gpt3-175b", "dgx-a100", 8, 8, 2, 1, 64, "1f1b", 1, strategy::Recompute::selective, true, true},
+  };
+  for (const auto& v : variants) {
+    strategy::JobSpec job;
+    job.model = catalog::find_model(v.model);
+    job.cluster = catalog::find_cluster(v.cluster);
+    job.strategy.tensor_parallel = v.tp;
+    job.strategy.pipeline_parallel = v.pp;
+    job.strategy.data_parallel = v.dp;
+    job.cluster.num_nodes = std::max(1, v.tp * v.pp * v.dp / job.cluster.gpus_per_node);
+    job.strategy.micro_batch_size = v.micro_batch;
+    job.strategy.global_batch_size = v.global_batch;
+    job.strategy.schedule = v.schedule;
+    job.strategy.virtual_stages = v.chunks;
+    job.strategy.recompute = v.recompute;
+    job.strategy.sequence_parallel = v.sequence_parallel;
+    job.strategy.distributed_optimizer = v.distributed_optimizer;
+    api::SimulationOptions aggregated;
+    aggregated.aggregate_passes = true;
+    const auto detailed_run = api::simulate(job);
+    const auto aggregated_run = api::simulate(job, aggregated);
+    EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time)
+        << v.model << " " << job.strategy.notation() << " " << v.schedule;
+    EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << v.model;
+    EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks());
+  }
+}
+
+}  // namespace
 
 }  // namespace distsim::program
