@@ -94,12 +94,14 @@ EventCounts event_counts(const program::JobProgram& job_program) {
   return counts;
 }
 
+//! From the event table's instance counts, which count every rank each task stands for, so a
+//! program with one task per pass counts the same work as one with a task per operator.
 double executed_flops(const program::JobProgram& job_program) {
   double flops = 0;
-  for (const auto& task : job_program.tasks) {
-    flops += job_program.events.at(task.event).flops;
+  for (events::EventId id = 0; id < job_program.events.size(); ++id) {
+    flops += job_program.events.at(id).flops * static_cast<double>(job_program.events.instances(id));
   }
-  return flops * job_program.ranks_per_device;
+  return flops;
 }
 
 }  // namespace

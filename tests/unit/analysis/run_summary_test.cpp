@@ -32,6 +32,7 @@ struct Fixture {
     const engine::StreamId stream = static_cast<engine::StreamId>(kind);
     program.program.add_task(end - start, {{stream}});
     program.tasks.push_back({0, events::Phase::forward, 0, 0, "task"});
+    program.events.add_instances(0, 1);  // as the program builder counts each task's instance
     times.start.push_back(start);
     times.end.push_back(end);
     times.makespan = std::max(times.makespan, end);

@@ -368,6 +368,7 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
     EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time)
         << v.model << " " << job.strategy.notation() << " " << v.schedule;
     EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << v.model;
+    EXPECT_DOUBLE_EQ(aggregated_run.summary.mfu, detailed_run.summary.mfu) << v.model;
     EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks());
   }
 }
