@@ -22,6 +22,7 @@ int run(int argc, char** argv) {
   add_db_command(app);
   add_search_command(app);
   add_validate_command(app);
+  add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/timeline.hpp"
+
+//! The parts of trace_reader shared by its per-format readers; not for use outside them.
+namespace distsim::io::trace_format {
+
+//! One parsed trace file: its path as given, and its top level, checked to be an object with a
+//! "traceEvents" list.
+struct TraceFile {
+  std::string path;
+  nlohmann::json root;
+};
+
+//! Reads and parses a trace; `what` names it in errors ("predicted trace"). Throws InputError when
+//! the file cannot be read, is not JSON, or has no traceEvents list.
+TraceFile load_trace_file(const std::string& path, std::string_view what);
+
+//! A complete ("X") event with its times checked and converted to nanoseconds.
+struct TimedEvent {
+  std::size_t index = 0;  //!< position in traceEvents, for messages
+  const nlohmann::json* event = nullptr;
+  std::string name;
+  std::string category;  //!< "cat", or "" when absent
+  SimTime start = 0;
+  SimTime end = 0;
+};
+
+//! Every "X" event of the trace, in file order. Throws InputError naming the file and the event
+//! when an entry is not an object, or an X event lacks a numeric ts or a non-negative dur.
+std::vector<TimedEvent> timed_events(const TraceFile& file);
+
+//! "x.json: traceEvents[7] ('qkv')": the place of an event in messages.
+std::string where(const TraceFile& file, const TimedEvent& event);
+
+//! Microseconds (as traces write them) to whole nanoseconds.
+SimTime microseconds_to_ns(double microseconds);
+
+//! The phase named in a trace (fwd, bwd, recompute, optim); throws InputError at `place`,
+//! suggesting the closest name.
+events::Phase parse_phase(std::string_view name, const std::string& place);
+
+//! The activity kind of an event with category `category` on thread `tid`: distsim's own
+//! categories (comp, tp_comm, pp_send, pp_recv, dp_comm; the pipeline direction comes from the
+//! tid, which is the stream kind) and the CPU runner's (one per stream kind: compute, tp_comm,
+//! pp_send_next, ...) both map to the stream kinds. Throws InputError at `place`.
+compare::ActivityKind parse_category(std::string_view category, int tid, const std::string& place);
+
+//! The phase and micro-batch of a distsim or runner activity from its "args"; throws
+//! InputError at `place` when args.phase is missing or unknown, or args.mb is not a count.
+compare::Activity labelled_activity(const TimedEvent& event, compare::ActivityKind kind, const std::string& place);
+
+//! An integer member of `object`; throws InputError naming `place` and `key` when missing or not an integer.
+int required_int(const nlohmann::json& object, std::string_view key, const std::string& place);
+//! A number member of `object` (in µs) as nanoseconds; throws InputError like required_int.
+SimTime required_microseconds(const nlohmann::json& object, std::string_view key, const std::string& place);
+
+//! What one measured or predicted file says: its ranks' activities, the job when it states it,
+//! and the bounds of its iteration.
+struct FileTrace {
+  std::string format;
+  std::optional<strategy::Strategy> job;  //!< tp, pp, dp when the file states them
+  std::optional<int> world_size;          //!< when the file states it
+  bool coords_known = false;              //!< whether the ranks' coordinates are filled in
+  bool pass_labels = true;
+  SimTime begin = 0;
+  SimTime end = 0;
+  std::vector<compare::RankTimeline> ranks;  //!< ordered by rank
+};
+
+//! Whether the file is a CPU runner trace (it has "distsim_runner") or distsim's own (it has
+//! otherData.iteration_time_ns); anything else is read as a PyTorch profiler trace.
+bool is_runner_trace(const TraceFile& file);
+bool is_distsim_trace(const TraceFile& file);
+
+FileTrace read_distsim_trace(const TraceFile& file);
+FileTrace read_runner_trace(const TraceFile& file);
+//! `file_index` is the rank when the trace has no distributedInfo.
+FileTrace read_kineto_trace(const TraceFile& file, int file_index);
+
+}  // namespace distsim::io::trace_format

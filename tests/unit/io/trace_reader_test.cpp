@@ -1,0 +1,237 @@
+#include "io/trace_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "io_test_support.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using compare::ActivityKind;
+using events::Phase;
+
+// The fixtures under tests/fixtures/traces/ are described in its README.md: a hand-made distsim
+// trace of a 1M2P1D job (iteration 100 µs) and measured traces of the same job in the runner's
+// and the PyTorch profiler's formats.
+std::string trace(const std::string& name) { return fixture("traces/" + name); }
+
+compare::Timeline predicted() { return read_predicted_trace(trace("predicted_1m2p1d.json")); }
+
+compare::Timeline measured(const std::vector<std::string>& names) {
+  std::vector<std::string> paths;
+  for (const auto& name : names) {
+    paths.push_back(trace(name));
+  }
+  return read_measured_traces(paths, predicted());
+}
+
+//! A trace file with `text` in the test's scratch directory.
+std::string scratch_file(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / ("distsim_trace_reader_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string measured_error(const std::string& text) {
+  const auto path = scratch_file("bad.json", text);
+  return error_of([&] { read_measured_traces({path}, predicted()); });
+}
+
+TEST(PredictedTrace, ReadsRanksStreamsAndLabels) {
+  const auto timeline = predicted();
+  EXPECT_EQ(timeline.format, "distsim trace");
+  EXPECT_EQ(timeline.job.notation(), "1M2P1D");
+  EXPECT_EQ(timeline.begin, 0);
+  EXPECT_EQ(timeline.end, 100'000);  // otherData.iteration_time_ns
+  ASSERT_EQ(timeline.ranks.size(), 2u);
+  // Rank 0: 9 compute pieces, 2 sends, 2 receives (13 X events; the flow arrows are not
+  // activities). Sorted by start: the first is qkv of fwd mb 0 at 0-4 µs.
+  const auto& rank0 = timeline.ranks[0].activities;
+  ASSERT_EQ(rank0.size(), 13u);
+  EXPECT_EQ(rank0[0].kind, ActivityKind::compute);
+  EXPECT_EQ(rank0[0].phase, Phase::forward);
+  EXPECT_EQ(rank0[0].microbatch, 0);
+  EXPECT_EQ(rank0[0].end, 4'000);
+  EXPECT_EQ(rank0.back().phase, Phase::optimizer);
+  EXPECT_EQ(rank0.back().microbatch, -1);
+  // distsim writes "pp_send" / "pp_recv"; the thread (stream kind) says the direction.
+  const auto kinds_of = [](const compare::RankTimeline& rank) {
+    std::set<ActivityKind> kinds;
+    for (const auto& activity : rank.activities) kinds.insert(activity.kind);
+    return kinds;
+  };
+  EXPECT_EQ(kinds_of(timeline.ranks[0]),
+            (std::set{ActivityKind::compute, ActivityKind::pp_send_next, ActivityKind::pp_recv_next}));
+  EXPECT_EQ(kinds_of(timeline.ranks[1]),
+            (std::set{ActivityKind::compute, ActivityKind::pp_recv_prev, ActivityKind::pp_send_prev}));
+  EXPECT_EQ(timeline.ranks[1].coord.pp, 1);
+}
+
+TEST(PredictedTrace, RefusesOtherFormats) {
+  EXPECT_EQ(error_of([] { read_predicted_trace(trace("runner/rank0.json")); }),
+            trace("runner/rank0.json") +
+                ": not a distsim trace (no otherData.iteration_time_ns); --predicted takes the trace that distsim "
+                "simulate --trace writes");
+}
+
+TEST(PredictedTrace, MissingFileIsNamed) {
+  EXPECT_EQ(error_of([] { read_predicted_trace("no-such-trace.json"); }),
+            "cannot open predicted trace 'no-such-trace.json': No such file or directory");
+}
+
+TEST(RunnerTrace, ReadsOneRankPerFile) {
+  const auto timeline = measured({"runner/rank1.json", "runner/rank0.json"});
+  EXPECT_EQ(timeline.format, "distsim runner");
+  EXPECT_TRUE(timeline.pass_labels);
+  EXPECT_EQ(timeline.begin, 0);
+  EXPECT_EQ(timeline.end, 110'000);  // iteration_end_us 110
+  ASSERT_EQ(timeline.ranks.size(), 2u);
+  EXPECT_EQ(timeline.ranks[0].rank, 0);  // ordered by rank whatever the file order
+  // Rank 1: the 9 predicted activities shifted by 10 µs plus the gradient copy (bwd, no mb).
+  const auto& rank1 = timeline.ranks[1];
+  EXPECT_EQ(rank1.coord.pp, 1);  // distsim_runner.stage
+  ASSERT_EQ(rank1.activities.size(), 10u);
+  EXPECT_EQ(rank1.activities[0].kind, ActivityKind::pp_recv_prev);
+  EXPECT_EQ(rank1.activities[0].start, 20'000);
+}
+
+TEST(KinetoTrace, AnnotationsAreThePasses) {
+  // The GPU-side ranges (gpu_user_annotation) are used; the CPU-side ones (user_annotation, 1 µs
+  // long) are not. Rank 0: 5 passes and 4 NCCL kernels, each labelled by the range it starts in.
+  const auto timeline = measured({"kineto/annotated_rank0.json", "kineto/annotated_rank1.json"});
+  EXPECT_EQ(timeline.format, "PyTorch profiler (Kineto)");
+  EXPECT_TRUE(timeline.pass_labels);
+  EXPECT_EQ(timeline.begin, 1'000'000'000);  // the first kernel, 1,000,000 µs
+  EXPECT_EQ(timeline.end - timeline.begin, 100'000);  // rank 0's optimizer ends at +100 µs
+  const auto& rank0 = timeline.ranks[0].activities;
+  ASSERT_EQ(rank0.size(), 9u);
+  EXPECT_EQ(rank0[0].kind, ActivityKind::compute);
+  EXPECT_EQ(rank0[0].end - rank0[0].start, 10'000);  // distsim:fwd:mb=0 spans 0-10 µs
+  // The send kernel at 9-12 µs starts inside distsim:fwd:mb=0 (0-10).
+  EXPECT_EQ(rank0[1].kind, ActivityKind::collective);
+  EXPECT_EQ(rank0[1].phase, Phase::forward);
+  EXPECT_EQ(rank0[1].microbatch, 0);
+  // Rank 1's kernel at 5-12 µs starts before any of its ranges: no label.
+  const auto& rank1 = timeline.ranks[1].activities;
+  EXPECT_EQ(rank1[0].kind, ActivityKind::collective);
+  EXPECT_FALSE(rank1[0].phase.has_value());
+}
+
+TEST(KinetoTrace, WithoutAnnotationsKernelsAreUnlabelledAndFileOrderGivesTheRank) {
+  const auto timeline = measured({"kineto/plain_rank0.json", "kineto/plain_rank1.json"});
+  EXPECT_FALSE(timeline.pass_labels);
+  ASSERT_EQ(timeline.ranks.size(), 2u);
+  EXPECT_EQ(timeline.ranks[1].rank, 1);
+  EXPECT_EQ(timeline.ranks[1].coord.pp, 1);  // Megatron order of the predicted 1M2P1D job
+  EXPECT_EQ(timeline.ranks[0].activities.size(), 13u);  // 9 compute kernels, 4 NCCL kernels
+  EXPECT_FALSE(timeline.ranks[0].activities[0].phase.has_value());
+}
+
+TEST(KinetoTrace, CpuRangesServeWhenThereAreNoGpuRanges) {
+  compare::Timeline one_rank;
+  one_rank.files = {"one.json"};
+  const auto timeline = read_measured_traces({trace("kineto/cpu_annotated.json")}, one_rank);
+  ASSERT_EQ(timeline.ranks[0].activities.size(), 1u);
+  EXPECT_EQ(timeline.ranks[0].activities[0].phase, Phase::forward);
+  EXPECT_EQ(timeline.iteration(), 10'000);
+}
+
+TEST(MeasuredTraces, MissingRanksAreNamed) {
+  // Four ranks expected (1M4P1D), files for ranks 0, 1 and 3.
+  compare::Timeline four_ranks;
+  four_ranks.files = {"four.json"};
+  four_ranks.job.pipeline_parallel = 4;
+  const auto message = error_of([&] {
+    read_measured_traces({trace("kineto/world4_rank0.json"), trace("kineto/world4_rank1.json"),
+                          trace("kineto/world4_rank3.json")},
+                         four_ranks);
+  });
+  EXPECT_EQ(message,
+            "--measured: missing rank 2: the predicted job has 4 ranks and the traces given hold ranks 0, 1, 3");
+}
+
+TEST(MeasuredTraces, TheOnlyOtherRankMissing) {
+  EXPECT_EQ(error_of([] { measured({"runner/rank1.json"}); }),
+            "--measured: missing rank 0: the predicted job has 2 ranks and the traces given hold rank 1");
+}
+
+TEST(MeasuredTraces, DuplicateRanksNameBothFiles) {
+  EXPECT_EQ(error_of([] { measured({"runner/rank0.json", "kineto/annotated_rank0.json"}); }),
+            "--measured: '" + trace("runner/rank0.json") + "' and '" + trace("kineto/annotated_rank0.json") +
+                "' both hold rank 0");
+}
+
+TEST(MeasuredTraces, OtherWorldSizeOrJobIsRefused) {
+  EXPECT_EQ(error_of([] { measured({"errors/kineto_world_4.json"}); }),
+            trace("errors/kineto_world_4.json") + ": world size 4 but the predicted job (1M2P1D, '" +
+                trace("predicted_1m2p1d.json") + "') has 2 ranks");
+  EXPECT_EQ(error_of([] { measured({"errors/runner_other_job.json"}); }),
+            trace("errors/runner_other_job.json") + ": the measured job is 2M2P1D but the predicted trace '" +
+                trace("predicted_1m2p1d.json") + "' is 1M2P1D");
+}
+
+TEST(MeasuredTraces, BadFilesAreNamed) {
+  EXPECT_EQ(error_of([] { measured({"errors/not_json.json"}); }),
+            trace("errors/not_json.json") +
+                ": invalid JSON: parse error at line 3, column 1: syntax error while parsing object key - unexpected "
+                "end of input; expected string literal");
+  EXPECT_EQ(error_of([] { measured({"errors/no_trace_events.json"}); }),
+            trace("errors/no_trace_events.json") +
+                ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome trace events");
+  EXPECT_EQ(error_of([] { measured({"errors/kineto_no_kernels.json"}); }),
+            trace("errors/kineto_no_kernels.json") +
+                ": no GPU kernels (cat 'kernel') and no distsim: annotations, so nothing to compare; a measured "
+                "trace is a PyTorch profiler trace or a distsim runner trace");
+}
+
+TEST(MeasuredTraces, BadEventsAreNamed) {
+  EXPECT_EQ(error_of([] { measured({"errors/runner_no_dur.json"}); }),
+            trace("errors/runner_no_dur.json") +
+                ": traceEvents[3] ('send activation'): no numeric 'dur'; a complete (\"X\") event needs ts and dur in "
+                "microseconds");
+  EXPECT_EQ(error_of([] { measured({"errors/runner_bad_category.json"}); }),
+            trace("errors/runner_bad_category.json") +
+                ": traceEvents[2] ('fc'): unknown category 'pp_sned_next'; did you mean 'pp_send_next'? (known: comp, "
+                "compute, tp_comm, pp_send, pp_recv, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, "
+                "dp_comm)");
+  EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_phase.json"}); }),
+            trace("errors/kineto_bad_phase.json") +
+                ": traceEvents[0] ('distsim:fw:mb=0'): unknown phase 'fw'; did you mean 'fwd'? (known: fwd, bwd, "
+                "recompute, optim)");
+  EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_microbatch.json"}); }),
+            trace("errors/kineto_bad_microbatch.json") +
+                ": traceEvents[0] ('distsim:fwd:mb=x'): expected an annotation named distsim:<phase>:mb=<micro-batch>, "
+                "as in distsim:fwd:mb=3");
+}
+
+TEST(MeasuredTraces, MalformedValuesAreNamed) {
+  const auto path = scratch_file("bad.json", "");
+  // A negative duration.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":-2}]})"),
+            path + ": traceEvents[0] ('k'): negative dur -2");
+  // An entry that is not an object.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[3]})"), path + ": traceEvents[0] is not an object");
+  // A string where the rank belongs.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[],"distributedInfo":{"rank":"0","world_size":2}})"),
+            path + ": distributedInfo: no integer 'rank'");
+  // A runner trace without its iteration bounds.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[],"distsim_runner":{"rank":0,"tp":1,"pp":2,"dp":1,"world_size":2}})"),
+            path + ": distsim_runner: no number 'iteration_start_us' (microseconds)");
+  // A runner activity without its phase.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":"X","cat":"compute","name":"c","ts":0,"dur":1,"tid":0}],)"
+                           R"("distsim_runner":{"rank":0,"tp":1,"pp":2,"dp":1,"world_size":2,)"
+                           R"("iteration_start_us":0,"iteration_end_us":5}})"),
+            path + ": traceEvents[0] ('c'): no args.phase (one of fwd, bwd, recompute, optim)");
+  // A wrongly typed value nlohmann reports itself.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":7}]})"),
+            path + ": unexpected value: type must be string, but is number");
+}
+
+}  // namespace
+
+}  // namespace distsim::io
