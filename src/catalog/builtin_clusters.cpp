@@ -14,6 +14,13 @@ using cluster::IntraNodeLink;
 // Per-hop latencies are NCCL's own ring constants for the Simple protocol, the one used for the
 // large messages that dominate training (src/graph/tuning.cc hwLat, hardware.md §4.5).
 constexpr double kNvlinkHopUs = 3.4;
+
+// DGX A100's measured NVLink3 hop (docs/cost_models.md §4): nccl-tests#123 timed a 128-byte ring
+// all-reduce at 10.0 / 16.9 / 33.7 µs on 2 / 4 / 8 GPUs; with NCCL's LL base 6.6 µs, least
+// squares over 2(n−1) steps gives 1.90 µs per LL hop, × NCCL's Simple/LL ratio 3.4/0.6 = 10.8 µs.
+// Independently, the Simple-protocol sizes 64-512 MiB land within −6 % to −1 % with it and −19 %
+// to −4 % with the nominal 3.4 µs (ml-engineering, Azure, Vidur; collectives.csv).
+constexpr double kA100NvlinkHopUs = 10.8;
 constexpr double kPciHopUs = 5.7;
 constexpr double kNetHopUs = 14.0;
 
@@ -47,11 +54,12 @@ ClusterSpec dgx_a100() {
       .source = "hardware.md §2 (MLPerf dgxa100 system JSON); data/collectives.csv: all_reduce ring busbw "
                 "234.9 GB/s at 16 GiB (ml-engineering, §4.1), sendrecv 195.1 GB/s at 1 GiB "
                 "(li-plus/playground); 24 GB/s per HDR NIC (NVIDIA/nccl#412; 8 x 24 = 192 GB/s "
-                "measured, nccl#812); hop latencies NCCL tuning.cc Ring/Simple NVLink 3.4, NET 14 us (§4.5)",
+                "measured, nccl#812); NVLink hop 10.8 us fitted on nccl-tests#123 (docs/cost_models.md §4), "
+                "NET hop NCCL tuning.cc Ring/Simple 14 us (§4.5)",
       .gpu = find_gpu("a100-80gb"),
       .num_nodes = 1,
       .gpus_per_node = 8,
-      .intra_node = {"NVLink3 + NVSwitch (600 GB/s bidirectional per GPU)", 234.9, 195.1, kNvlinkHopUs},
+      .intra_node = {"NVLink3 + NVSwitch (600 GB/s bidirectional per GPU)", 234.9, 195.1, kA100NvlinkHopUs},
       .inter_node = {"8x HDR 200 Gb/s InfiniBand (ConnectX-6, one per GPU)", 8, 24.0, kNetHopUs},
   };
 }

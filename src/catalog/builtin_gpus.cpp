@@ -10,11 +10,21 @@ using cluster::GpuSpec;
 
 // Fixed per-kernel overhead, from one measurement (hardware.md §5.2): a 1024³ FP16 GEMM on
 // A100-80GB runs at 119.4 TFLOPS, i.e. 2·1024³ / 119.4e12 = 18.0 µs. The wave-quantized FLOP
-// estimate is 13.4 µs: 128×128 tiles give 64 tiles on 108 SMs (wave efficiency 0.593), at the
-// MAMF ceiling 271.2 TFLOPS × 0.593 = 160.7 TFLOPS. The ~4.6 µs left is launch and ramp-up
-// cost that does not scale with FLOPs; 4 µs is used for every GPU, as no other GPU has a
-// small-GEMM measurement that would separate it.
+// estimate is 14.0 µs: 128×128 tiles give 64 tiles on 108 SMs (wave efficiency 0.593), at the
+// A100 ceiling below, 259.3 TFLOPS × 0.593 = 153.8 TFLOPS. The 4.0 µs left is launch and ramp-up
+// cost that does not scale with FLOPs (with MAMF's 271.2 it was 4.6 µs); 4 µs is used for every
+// GPU, as no other GPU has a small-GEMM measurement that would separate it.
 constexpr double kKernelLaunchUs = 4.0;
+
+// The A100's large-GEMM ceiling for the cost model's tile/wave formula (docs/cost_models.md §1).
+// A least-squares fit (log error) of that formula, with the 4 µs launch above, to the five
+// A100-80GB fp16 cuBLASLt shapes of 2048³ and larger (hardware.md §5.2: 221.8, 228.0, 253.7,
+// 256.5 and 250.8 TFLOPS at 2048³, 4096³, 8192³, 16384³, 6144×12288×12288) gives 259.3 TFLOPS,
+// 0.831 of peak, residuals +13 / −7 / −2 / −1 / −3 %. MAMF's 271.2 (§5.1) is the best of a
+// brute-force sweep over shapes; a training step runs the fixed shapes its model dictates, which
+// is what the cuBLASLt rows measure. With MAMF the same five shapes are all but one too fast
+// (−5 % to −11 %).
+constexpr double kA100GemmCeilingTflops = 259.3;
 
 // hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
 // bandwidth for HBM; it is unvalidated for GDDR6 (A10, A40).
@@ -30,10 +40,10 @@ constexpr double kPcieAmpereGemmEfficiency = 252.9 / 312.0;
 // 125 TF is kept, as it is also the peak the Megatron-LM README uses for these runs.
 //
 // The only V100 matmul figure is mli/transformers-benchmarks' 95 TF (V100 16GB), a different
-// method from the MAMF ceilings of the other entries: the same benchmark gives A100 230 TF where
-// MAMF finds 271.2 (hardware.md §5.1). [derived, unvalidated] Scaling by that ratio puts the
-// V100 ceiling at 95 x 271.2 / 230 = 112.0 TF, 0.896 of peak, on the MAMF footing of the rest.
-constexpr double kV100MamfEquivalentTflops = 95.0 * 271.2 / 230.0;
+// method from the A100 ceiling above: the same benchmark gives A100 230 TF (hardware.md §5.1).
+// [derived, unvalidated] Scaling by that ratio puts the V100 ceiling at 95 x 259.3 / 230 =
+// 107.1 TF, 0.857 of peak, on the same fixed-shape cuBLAS footing as the A100.
+constexpr double kV100GemmCeilingTflops = 95.0 * kA100GemmCeilingTflops / 230.0;
 
 // Volta has no bf16 tensor cores (hardware.csv v100 row: "No BF16/TF32/FP8 on Volta"), so
 // peak_bf16_tflops is 0; a bf16 job is priced at the fp16 rate by the cost model and reports an
@@ -45,8 +55,8 @@ GpuSpec v100_sxm3() {
                      "32 GB HBM2 at 900 GB/s",
       .source = "data/hardware.csv row v100_sxm2_32gb (hardware.md §1; same GV100 die, SXM3 variant in "
                 "its notes, §2 DGX-2H); gemm_efficiency [derived, unvalidated] mli V100 95 TF x A100 "
-                "MAMF/mli 271.2/230 = 112.0 of 125 TF (hardware.md §5.1); memory_efficiency 0.85 "
-                "default, no STREAM data for V100 (§6)",
+                "cuBLASLt ceiling/mli 259.3/230 = 107.1 of 125 TF (hardware.md §5.1-5.2); "
+                "memory_efficiency 0.85 default, no STREAM data for V100 (§6)",
       .peak_fp16_tflops = 125,
       .peak_bf16_tflops = 0,
       .peak_fp8_tflops = 0,
@@ -54,7 +64,7 @@ GpuSpec v100_sxm3() {
       .memory_gb = 32,
       .memory_bandwidth_gbps = 900,
       .sm_count = 80,
-      .gemm_efficiency = kV100MamfEquivalentTflops / 125.0,
+      .gemm_efficiency = kV100GemmCeilingTflops / 125.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
@@ -112,8 +122,8 @@ GpuSpec a100_40gb() {
   return {
       .name = "a100-40gb",
       .description = "NVIDIA A100 SXM4 40GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 40 GB HBM2 at 1555 GB/s",
-      .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = A100 SXM "
-                "BF16 MAMF 271.2/312 (§5.1); memory_efficiency 0.85 default, no STREAM data (§6)",
+      .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = 259.3/312, "
+                "fitted to the A100 cuBLASLt shapes >= 2048^3 (§5.2); memory_efficiency 0.85 default, no STREAM data (§6)",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -121,7 +131,7 @@ GpuSpec a100_40gb() {
       .memory_gb = 40,
       .memory_bandwidth_gbps = 1555,
       .sm_count = 108,
-      .gemm_efficiency = 271.2 / 312.0,
+      .gemm_efficiency = kA100GemmCeilingTflops / 312.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
@@ -133,8 +143,8 @@ GpuSpec a100_80gb() {
   return {
       .name = "a100-80gb",
       .description = "NVIDIA A100 SXM4 80GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 80 GB HBM2e at 2039 GB/s",
-      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = A100 SXM "
-                "BF16 MAMF 271.2/312 (§5.1); memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
+      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = 259.3/312, "
+                "fitted to the A100 cuBLASLt shapes >= 2048^3 (§5.2); memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -142,7 +152,7 @@ GpuSpec a100_80gb() {
       .memory_gb = 80,
       .memory_bandwidth_gbps = 2039,
       .sm_count = 108,
-      .gemm_efficiency = 271.2 / 312.0,
+      .gemm_efficiency = kA100GemmCeilingTflops / 312.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = 1700.0 / 2039.0,
       .kernel_launch_us = kKernelLaunchUs,
