@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -26,6 +27,37 @@ void append_row(std::string& text, std::size_t position, const search::Candidate
 std::string table_header() {
   return fmt::format("{:>4}  {:<28} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}\n", "rank", "candidate", "iter s",
                      "it/s", "samples/s", "MFU", "bubble", "peak GiB");
+}
+
+//! A validation message's first problem, without the "invalid job" heading.
+std::string first_problem(const std::string& reason) {
+  const std::size_t bullet = reason.find("\n  - ");
+  if (bullet != std::string::npos) {
+    const std::size_t end = reason.find('\n', bullet + 1);
+    return reason.substr(bullet + 5, end == std::string::npos ? std::string::npos : end - bullet - 5);
+  }
+  const std::string heading = "invalid job: ";
+  return reason.rfind(heading, 0) == 0 ? reason.substr(heading.size()) : reason;
+}
+
+//! The most common reasons (by each candidate's first problem) with their counts.
+std::string invalid_reasons(const search::SearchResult& result) {
+  constexpr std::size_t kShown = 5;
+  std::map<std::string, int> counts;
+  for (const auto& c : result.candidates) {
+    if (c.status == search::CandidateStatus::invalid) ++counts[first_problem(c.reason)];
+  }
+  std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (std::size_t i = 0; i < std::min(kShown, sorted.size()); ++i) {
+    fmt::format_to(std::back_inserter(text), "  {:>4} x {}\n", sorted[i].second, sorted[i].first);
+  }
+  if (sorted.size() > kShown) {
+    fmt::format_to(std::back_inserter(text), "       ... {} more reasons (every candidate's is in --csv)\n",
+                   sorted.size() - kShown);
+  }
+  return text;
 }
 
 nlohmann::json candidate_json(const search::Candidate& c) {
@@ -70,6 +102,10 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
                  result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
                  std::count_if(result.candidates.begin(), result.candidates.end(),
                                [](const search::Candidate& c) { return c.simulated; }));
+  if (result.invalid > 0) {
+    text += "invalid, by first problem:\n";
+    text += invalid_reasons(result);
+  }
   if (result.ranking.empty()) {
     text += "no candidate fits in memory\n";
     return text;
