@@ -41,6 +41,7 @@ Candidate make_candidate(const SearchSpace& space, const strategy::Strategy& siz
   s.micro_batch_size = micro_batch;
   s.schedule = schedule;
   s.recompute = recompute;
+  s.virtual_stages = schedule == "interleaved" ? space.base.strategy.virtual_stages : 1;
   try {
     strategy::validate_job(candidate.job);
   } catch (const InputError& error) {

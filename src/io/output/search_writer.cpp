@@ -18,14 +18,23 @@ std::string space_description(const search::SearchSpace& space) {
                      job.cluster.gpus_per_node, job.cluster.gpu.name, job.strategy.global_batch_size);
 }
 
-void append_row(std::string& text, std::size_t position, const search::Candidate& c) {
-  fmt::format_to(std::back_inserter(text), "{:>4}  {:<28} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n",
-                 position, c.label(), c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
+//! Wide enough for every label in the table, and at least 28 characters.
+std::size_t label_width(const search::SearchResult& result) {
+  std::size_t width = 28;
+  for (const std::size_t index : result.ranking) {
+    width = std::max(width, result.candidates[index].label().size());
+  }
+  return width;
+}
+
+void append_row(std::string& text, std::size_t position, const search::Candidate& c, std::size_t width) {
+  fmt::format_to(std::back_inserter(text), "{:>4}  {:<{}} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n",
+                 position, c.label(), width, c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
                  100.0 * c.bubble_fraction, c.peak_memory_bytes / kGiB, c.pareto ? "  *" : "");
 }
 
-std::string table_header() {
-  return fmt::format("{:>4}  {:<28} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}\n", "rank", "candidate", "iter s",
+std::string table_header(std::size_t width) {
+  return fmt::format("{:>4}  {:<{}} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}\n", "rank", "candidate", width, "iter s",
                      "it/s", "samples/s", "MFU", "bubble", "peak GiB");
 }
 
@@ -111,10 +120,11 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
     return text;
   }
   text += "\n";
-  text += table_header();
+  const std::size_t width = label_width(result);
+  text += table_header(width);
   const std::size_t shown = std::min(top, result.ranking.size());
   for (std::size_t i = 0; i < shown; ++i) {
-    append_row(text, i + 1, result.candidates[result.ranking[i]]);
+    append_row(text, i + 1, result.candidates[result.ranking[i]], width);
   }
   if (shown < result.ranking.size()) {
     fmt::format_to(out, "      ... {} more (see --csv)\n", result.ranking.size() - shown);
@@ -126,7 +136,8 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   text += "Pareto front (iteration time vs peak memory, marked *):\n";
   for (const std::size_t index : result.pareto_front) {
     const auto& c = result.candidates[index];
-    fmt::format_to(out, "  {:<28} {:>10.4f} s {:>9.2f} GiB\n", c.label(), c.iteration_time_s, c.peak_memory_bytes / kGiB);
+    fmt::format_to(out, "  {:<{}} {:>10.4f} s {:>9.2f} GiB\n", c.label(), width, c.iteration_time_s,
+                   c.peak_memory_bytes / kGiB);
   }
   return text;
 }

@@ -81,6 +81,22 @@ TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   }
 }
 
+TEST(StrategySearch, OnlyInterleavedCandidatesGetTheVirtualStages) {
+  SearchSpace space = four_gpu_space();
+  space.base.strategy.virtual_stages = 2;
+  space.schedules = {"1f1b", "interleaved"};
+  for (const auto& c : enumerate_candidates(space)) {
+    EXPECT_EQ(c.job.strategy.virtual_stages, c.job.strategy.schedule == "interleaved" ? 2 : 1) << c.label();
+  }
+  // 1M2P2D interleaved: 4 layers in 2 stages x 2 chunks, m = 2 a multiple of p = 2: valid.
+  const auto candidates = enumerate_candidates(space);
+  const auto interleaved = std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.job.strategy.schedule == "interleaved" && c.job.strategy.notation() == "1M2P2D";
+  });
+  ASSERT_NE(interleaved, candidates.end());
+  EXPECT_EQ(interleaved->status, CandidateStatus::ok) << interleaved->reason;
+}
+
 TEST(StrategySearch, InvalidCandidatesCarryTheirReason) {
   SearchSpace space = four_gpu_space();
   space.base.model.num_attention_heads = 2;
