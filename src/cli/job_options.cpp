@@ -26,6 +26,12 @@ strategy::Recompute parse_recompute(const std::string& text) {
   throw InputError("--recompute: " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
 }
 
+strategy::Attention parse_attention(const std::string& text) {
+  if (text == "flash") return strategy::Attention::flash;
+  if (text == "unfused") return strategy::Attention::unfused;
+  throw InputError("--attention: " + unknown_name_message("attention implementation", text, {"flash", "unfused"}));
+}
+
 cluster::ClusterSpec resolve_cluster(const JobOptions& options) {
   if (!options.cluster.empty()) {
     cluster::ClusterSpec cluster = io::resolve_cluster(options.cluster);
@@ -65,6 +71,7 @@ strategy::Strategy resolve_strategy(const JobOptions& options) {
   strategy.distributed_optimizer = options.distributed_optimizer;
   strategy.overlap_grad_reduce = options.overlap_grad_reduce;
   strategy.virtual_stages = options.virtual_stages;
+  strategy.attention = parse_attention(options.attention);
   return strategy;
 }
 
@@ -100,6 +107,10 @@ void JobOptions::add_to(CLI::App& command) {
                    "start each data-parallel gradient bucket as soon as the last backward has produced it");
   command.add_option("--virtual-stages", virtual_stages,
                      "model chunks per pipeline stage for --schedule interleaved")
+      ->capture_default_str();
+  command.add_option("--attention", attention,
+                     "attention core: flash (one fused kernel, Megatron-LM --use-flash-attn) or unfused (batched "
+                     "GEMMs, softmax and dropout through memory, Megatron-LM before 2023)")
       ->capture_default_str();
 }
 

@@ -30,6 +30,7 @@ struct JobOptions {
   bool distributed_optimizer = false;
   bool overlap_grad_reduce = false;
   int virtual_stages = 1;
+  std::string attention = "flash";
 
   void add_to(CLI::App& command);
   //! Resolves names and files and assembles the job; throws InputError on bad values.

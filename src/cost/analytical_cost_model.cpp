@@ -125,8 +125,8 @@ double tile_efficiency(std::int64_t m, std::int64_t n) {
   return static_cast<double>(m) * static_cast<double>(n) / padded;
 }
 
-double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count) {
-  const std::int64_t tiles = ceil_div(m, kGemmTile) * ceil_div(n, kGemmTile);
+double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_t batch) {
+  const std::int64_t tiles = batch * ceil_div(m, kGemmTile) * ceil_div(n, kGemmTile);
   const std::int64_t waves = ceil_div(tiles, sm_count);
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
@@ -168,15 +168,19 @@ double AnalyticalCostModel::compute_seconds(const Event& event) const {
 
 // Roofline with shape penalties (hardware.md §5.3, after NVIDIA's Matrix Multiplication
 // Background guide DU-09799-001 §3.1-3.2): the FLOP rate is the GPU's large-GEMM ceiling times
-// the tile and wave quantization of a 128×128-tile, one-CTA-per-SM launch.
+// the tile and wave quantization of a 128×128-tile, one-CTA-per-SM launch. A batched GEMM
+// (cuBLAS strided batched, one grid over every matrix's tiles) pads each matrix to whole tiles and
+// fills its waves with the tiles of all of them.
 double AnalyticalCostModel::gemm_seconds(const Event& event) const {
+  const std::int64_t batch = event.dim_or("batch", 1);
   const std::int64_t m = event.dim("m");
   const std::int64_t n = event.dim("n");
   const std::int64_t k = event.dim("k");
   double compute = 0;
-  if (m > 0 && n > 0 && k > 0) {
-    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const double shape = tile_efficiency(m, n) * wave_efficiency(m, n, cluster_.gpu.sm_count);
+  if (batch > 0 && m > 0 && n > 0 && k > 0) {
+    const double flops =
+        2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const double shape = tile_efficiency(m, n) * wave_efficiency(m, n, cluster_.gpu.sm_count, batch);
     compute = flops / (tensor_flops_per_second(event.dtype) * shape);
   }
   return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;

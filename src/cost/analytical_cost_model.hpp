@@ -26,8 +26,9 @@ inline constexpr std::int64_t kGemmTile = 128;
 
 //! Useful fraction of the padded output: m·n / (⌈m/128⌉·128 · ⌈n/128⌉·128).
 double tile_efficiency(std::int64_t m, std::int64_t n);
-//! Busy fraction of the SM slots over all waves: tiles / (⌈tiles/SMs⌉ · SMs).
-double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count);
+//! Busy fraction of the SM slots over all waves: tiles / (⌈tiles/SMs⌉ · SMs), with
+//! tiles = batch·⌈m/128⌉·⌈n/128⌉ (a batched GEMM launches every matrix's tiles in one grid).
+double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_t batch = 1);
 
 //! Prices every event from the cluster's specifications alone: GEMMs by FLOPs over a
 //! shape-dependent achievable rate, fused attention and memory-bound kernels by roofline, and

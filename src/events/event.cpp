@@ -23,6 +23,15 @@ std::int64_t Event::dim(std::string_view name) const {
   throw InternalError("event '" + key() + "' has no dimension '" + std::string(name) + "'");
 }
 
+std::int64_t Event::dim_or(std::string_view name, std::int64_t fallback) const {
+  for (const auto& d : dims) {
+    if (d.name == name) {
+      return d.value;
+    }
+  }
+  return fallback;
+}
+
 std::string Event::key() const {
   std::string text = op;
   if (is_communication()) {

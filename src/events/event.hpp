@@ -32,7 +32,7 @@ struct Dim {
 struct Event {
   EventClass event_class = EventClass::memory_bound;
   std::string op;          //!< "gemm", "flash_attention_bwd", "layernorm", "all_reduce", ...
-  std::vector<Dim> dims;   //!< compute shape; for GEMMs exactly m, n, k
+  std::vector<Dim> dims;   //!< compute shape; for GEMMs m, n, k (batched GEMMs: batch, m, n, k)
   Dtype dtype = Dtype::bf16;
   double flops = 0;        //!< floating-point operations of one occurrence
   double bytes_moved = 0;  //!< bytes read and written from device memory (compute events)
@@ -47,6 +47,8 @@ struct Event {
     return event_class == EventClass::collective || event_class == EventClass::point_to_point;
   }
   std::int64_t dim(std::string_view name) const;
+  //! The dimension, or `fallback` when the event has none of that name (a plain GEMM's batch).
+  std::int64_t dim_or(std::string_view name, std::int64_t fallback) const;
   //! Canonical text key: equal keys mean the same event, e.g.
   //! "gemm m=4096 n=3072 k=1024 bf16" or "all_reduce bytes=8388608 group=8 intra".
   std::string key() const;

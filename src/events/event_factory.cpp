@@ -13,6 +13,15 @@ Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return event;
 }
 
+Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const {
+  Event event = gemm(m, n, k);
+  event.op = "batched_gemm";
+  event.dims.insert(event.dims.begin(), {"batch", batch});
+  event.flops *= static_cast<double>(batch);
+  event.bytes_moved *= static_cast<double>(batch);
+  return event;
+}
+
 Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
                               std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const {
   Event event;

@@ -16,6 +16,9 @@ class EventFactory {
 
   //! C[m×n] = A[m×k]·B[k×n]: 2mnk FLOPs.
   Event gemm(std::int64_t m, std::int64_t n, std::int64_t k) const;
+  //! `batch` independent products C[m×n] = A[m×k]·B[k×n] in one kernel (cuBLAS strided batched
+  //! GEMM, as torch.bmm and torch.baddbmm run): 2·batch·m·n·k FLOPs, op "batched_gemm".
+  Event batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
   //! halved when causal since the masked half is skipped. Backward does 2.5× the forward's
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).

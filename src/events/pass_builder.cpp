@@ -7,6 +7,18 @@ namespace distsim::events {
 
 namespace {
 
+//! Timeline labels of the unfused attention core's kernels, for self- and cross-attention.
+struct CoreLabels {
+  std::string_view scores;
+  std::string_view softmax;
+  std::string_view dropout;
+  std::string_view context;
+};
+
+constexpr CoreLabels kSelfCore{"attention scores", "attention softmax", "attention dropout", "attention context"};
+constexpr CoreLabels kCrossCore{"cross attention scores", "cross attention softmax", "cross attention dropout",
+                                "cross attention context"};
+
 std::string_view tensor_label(Collective collective) {
   switch (collective) {
     case Collective::all_gather: return "tp all_gather";
@@ -27,6 +39,8 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       element_bytes_(dtype_bytes(job.strategy.dtype)),
       // With one tensor-parallel rank there is nothing to shard; Megatron-LM switches it off.
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
+      unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
+      selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
       tensor_group_(tensor_group) {}
 
 bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
@@ -124,9 +138,61 @@ void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int l
       layer, "bias dropout add", waits_for);
 }
 
+void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
+  const std::int64_t seq_q = tokens(layer) / batch_;
+  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
+  const std::int64_t heads = model_.num_attention_heads / tp_;
+  const std::int64_t d = model_.head_dim();
+  if (!unfused_attention_) {
+    const bool causal = !cross && model_.causal_self_attention();
+    add(sink, factory_.attention(false, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal), layer,
+        cross ? "cross attention" : "attention");
+    return;
+  }
+  const CoreLabels& label = cross ? kCrossCore : kSelfCore;
+  const std::int64_t batches = batch_ * heads;
+  const std::int64_t score_rows = batches * seq_q;
+  add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.scores);
+  // Megatron-LM's FusedScaleMaskSoftmax reads and writes the fp16 scores once.
+  add(sink, factory_.elementwise("scale_mask_softmax", score_rows, seq_kv, 1, 1), layer, label.softmax);
+  // torch dropout reads the probabilities, writes them and a 1-byte keep mask.
+  add(sink,
+      factory_.elementwise("attention_dropout", score_rows, seq_kv, 1, 1, static_cast<double>(score_rows * seq_kv)),
+      layer, label.dropout);
+  add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.context);
+}
+
+void PassBuilder::attention_core_backward(int layer, bool cross) {
+  const std::int64_t seq_q = tokens(layer) / batch_;
+  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
+  const std::int64_t heads = model_.num_attention_heads / tp_;
+  const std::int64_t d = model_.head_dim();
+  const Sink sink = backward_sink();
+  if (!unfused_attention_) {
+    const bool causal = !cross && model_.causal_self_attention();
+    add(sink, factory_.attention(true, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal), layer,
+        cross ? "cross attention" : "attention");
+    return;
+  }
+  if (selective_recompute_) {
+    attention_core_forward({&backward, Phase::recompute}, layer, cross);
+  }
+  const CoreLabels& label = cross ? kCrossCore : kSelfCore;
+  const std::int64_t batches = batch_ * heads;
+  const std::int64_t score_rows = batches * seq_q;
+  const double mask_bytes = static_cast<double>(score_rows * seq_kv);
+  add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.context);   // dP = dO·Vᵀ
+  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.context);   // dV = Pᵀ·dO
+  // Reads the gradient and the mask, writes the gradient.
+  add(sink, factory_.elementwise("attention_dropout_bwd", score_rows, seq_kv, 1, 1, mask_bytes), layer, label.dropout);
+  // Reads the softmax output and its gradient, writes the scores' gradient.
+  add(sink, factory_.elementwise("scale_mask_softmax_bwd", score_rows, seq_kv, 2, 1), layer, label.softmax);
+  add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.scores);    // dQ = dS·K
+  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);    // dK = dSᵀ·Q
+}
+
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
   const std::int64_t t = tokens(layer);
-  const std::int64_t seq_q = t / batch_;
   add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), layer, "norm");
   if (cross) {
     linear_forward(sink, t, hidden(), query_width(), layer, "cross q", gather_sequence(sink, t, layer));
@@ -138,12 +204,7 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
       add(sink, factory_.elementwise("rope", t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
   }
-  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
-  const bool causal = !cross && model_.causal_self_attention();
-  add(sink,
-      factory_.attention(false, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_, seq_q, seq_kv,
-                         model_.head_dim(), causal),
-      layer, cross ? "cross attention" : "attention");
+  attention_core_forward(sink, layer, cross);
   linear_forward(sink, t, query_width(), hidden(), layer, "attention out");
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
@@ -151,17 +212,11 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
 void PassBuilder::attention_block_backward(int layer, bool cross) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
-  const std::int64_t seq_q = t / batch_;
   const std::int64_t rows = sharded(t);
   add(sink, factory_.elementwise("bias_dropout_add_bwd", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
       layer, "bias dropout add");
   row_linear_backward(t, query_width(), hidden(), layer, "attention out");
-  const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
-  const bool causal = !cross && model_.causal_self_attention();
-  add(sink,
-      factory_.attention(true, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_, seq_q, seq_kv,
-                         model_.head_dim(), causal),
-      layer, cross ? "cross attention" : "attention");
+  attention_core_backward(layer, cross);
   int reduction = -1;
   if (cross) {
     if (sequence_parallel_) {

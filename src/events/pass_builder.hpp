@@ -84,6 +84,15 @@ class PassBuilder {
   void local_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                              std::string_view label, int waits_for = -1);
 
+  //! The attention core between the QKV and output projections: one FlashAttention kernel, or
+  //! unfused (Megatron-LM before FlashAttention) a batched GEMM QKᵀ over the full s×s_kv scores
+  //! (the causal mask is applied by the softmax, so nothing is skipped), the fused
+  //! scale-mask-softmax, dropout on the probabilities (with a 1-byte mask) and a batched GEMM P·V.
+  void attention_core_forward(Sink sink, int layer, bool cross);
+  //! Unfused, the reverse: dP = dO·Vᵀ and dV = Pᵀ·dO, dropout and softmax backward, then
+  //! dQ = dS·K and dK = dSᵀ·Q, four batched GEMMs in all. Selective recomputation first reruns
+  //! the core's forward (phase recompute), since it kept none of the scores.
+  void attention_core_backward(int layer, bool cross);
   void attention_block_forward(Sink sink, int layer, bool cross);
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
@@ -98,6 +107,8 @@ class PassBuilder {
   int batch_;
   int element_bytes_;
   bool sequence_parallel_;
+  bool unfused_attention_;
+  bool selective_recompute_;
   strategy::GroupPlacement tensor_group_;
   //! A forward collective whose output is the next forward compute step's input and which
   //! nothing else waits for (the embedding's reduction): that step waits for it.

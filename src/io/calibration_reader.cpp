@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <regex>
 
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
@@ -142,6 +143,34 @@ Dtype read_dtype(const RowReader& row) {
   return Dtype::bf16;
 }
 
+//! The latest year the framework text names, as "Megatron-LM (2021)" or an NGC container tag
+//! "NGC 20.12" (year 2020) does; none when it names neither.
+std::optional<int> framework_year(const std::string& framework) {
+  const std::string text = lowercase(framework);
+  std::optional<int> latest;
+  const auto note = [&latest](int year) { latest = std::max(latest.value_or(year), year); };
+  static const std::regex year(R"((?:^|[^0-9])(20[0-9]{2})(?![0-9]))");
+  static const std::regex container(R"(ngc\s+([0-9]{2})\.[0-9]{2})");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), year); it != std::sregex_iterator(); ++it) {
+    note(std::stoi((*it)[1].str()));
+  }
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), container); it != std::sregex_iterator(); ++it) {
+    note(2000 + std::stoi((*it)[1].str()));
+  }
+  return latest;
+}
+
+//! Megatron-LM gained FlashAttention (--use-flash-attn) in 2023: NVIDIA/Megatron-LM pull request
+//! #267 (T. Dao, opened 2022-12-09, reviewed and merged from January 2023). Megatron-LM runs
+//! dated before 2023 therefore ran the unfused core; anything else keeps the flash default.
+strategy::Attention read_attention(const RowReader& row) {
+  constexpr int kFirstFlashYear = 2023;
+  const std::string framework = row.text("framework");
+  const auto year = framework_year(framework);
+  const bool old_megatron = contains(framework, "megatron") && year && *year < kFirstFlashYear;
+  return old_megatron ? strategy::Attention::unfused : strategy::Attention::flash;
+}
+
 strategy::Strategy read_strategy(const RowReader& row) {
   strategy::Strategy s;
   s.tensor_parallel = row.integer("tp");
@@ -168,6 +197,7 @@ strategy::Strategy read_strategy(const RowReader& row) {
   const std::string sharding = lowercase(row.text("optimizer_sharding"));
   s.distributed_optimizer = sharding.find("distributed") != std::string::npos;
   s.overlap_grad_reduce = (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
+  s.attention = read_attention(row);
   return s;
 }
 

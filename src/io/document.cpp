@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
+#include "io/text_file.hpp"
 
 namespace distsim::io {
 
@@ -16,34 +17,6 @@ namespace {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-[[noreturn]] void cannot_open(const std::string& path, std::string_view what, int error) {
-  throw InputError("cannot open " + std::string(what) + " '" + path + "': " + std::strerror(error));
-}
-
-// std::fopen rather than std::ifstream: POSIX guarantees that fopen sets errno, so the message
-// can say why ("No such file or directory", "Permission denied").
-std::string read_file(const std::string& path, std::string_view what) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    cannot_open(path, what, EISDIR);
-  }
-  errno = 0;
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) {
-    cannot_open(path, what, errno != 0 ? errno : EIO);
-  }
-  std::string text;
-  char buffer[4096];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    text.append(buffer, count);
-  }
-  if (std::ferror(file.get()) != 0) {
-    cannot_open(path, what, errno != 0 ? errno : EIO);
-  }
-  return text;
 }
 
 // yaml-cpp accepts some invalid JSON (a trailing comma), so nlohmann::json decides what is JSON.
@@ -76,7 +49,7 @@ YAML::Node parse_yaml(const std::string& path, const std::string& text, std::str
 }  // namespace
 
 Document load_document(const std::string& path, std::string_view what) {
-  const std::string text = read_file(path, what);
+  const std::string text = read_text_file(path, what);
   const bool json = ends_with(path, ".json");
   if (json) {
     check_json(path, text);

@@ -9,6 +9,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/text_file.hpp"
 #include "io/trace_reader_formats.hpp"
 
 namespace distsim::io::trace_format {
@@ -16,34 +17,6 @@ namespace distsim::io::trace_format {
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void cannot_open(const std::string& path, std::string_view what, int error) {
-  throw InputError(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(error)));
-}
-
-// std::fopen rather than std::ifstream: POSIX guarantees that fopen sets errno, so the message
-// can say why ("No such file or directory", "Permission denied").
-std::string read_text(const std::string& path, std::string_view what) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    cannot_open(path, what, EISDIR);
-  }
-  errno = 0;
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) {
-    cannot_open(path, what, errno != 0 ? errno : EIO);
-  }
-  std::string text;
-  char buffer[65536];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    text.append(buffer, count);
-  }
-  if (std::ferror(file.get()) != 0) {
-    cannot_open(path, what, errno != 0 ? errno : EIO);
-  }
-  return text;
-}
 
 json parse_json(const std::string& path, const std::string& text) {
   try {
@@ -91,7 +64,7 @@ compare::ActivityKind pipeline_kind(std::string_view category, int tid, const st
 }  // namespace
 
 TraceFile load_trace_file(const std::string& path, std::string_view what) {
-  TraceFile file{path, parse_json(path, read_text(path, what))};
+  TraceFile file{path, parse_json(path, read_text_file(path, what))};
   if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
     throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
                             "trace events");

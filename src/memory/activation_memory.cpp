@@ -78,7 +78,9 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   if (recompute == strategy::Recompute::full) {
     return shard_over_sequence(element_bytes(strategy.dtype) * tokens * model.hidden_size, strategy);
   }
-  const bool keep_scores = kernel == AttentionKernel::unfused && recompute == strategy::Recompute::none;
+  // The job's own attention (strategy.attention) decides unless a caller asks for Table 2's baseline.
+  const bool unfused = kernel == AttentionKernel::unfused || strategy.attention == strategy::Attention::unfused;
+  const bool keep_scores = unfused && recompute == strategy::Recompute::none;
   LayerParts parts;
   add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
   if (is_decoder_layer_of_encoder_decoder(model, layer)) {

@@ -8,11 +8,11 @@
 
 namespace distsim::memory {
 
-//! How the attention core runs. distsim's attention events are fused FlashAttention kernels
-//! (flash_attention_fwd/bwd), which never write the s×s scores to memory and rebuild them in
-//! backward from q, k, v and the row statistics (Dao et al. 2022, "FlashAttention", §3.1), so
-//! the simulator always uses `fused`. `unfused` is Korthikanti et al.'s baseline, kept so that
-//! their Table 2 can be checked term by term.
+//! How the attention core runs. FlashAttention (strategy::Attention::flash) never writes the s×s
+//! scores to memory and rebuilds them in backward from q, k, v and the row statistics (Dao et al.
+//! 2022, "FlashAttention", §3.1). `unfused` keeps the softmax output, its dropout mask and the
+//! dropout output (Korthikanti et al.'s baseline). A job with strategy.attention = unfused always
+//! counts them; `unfused` here asks for them whatever the job says (their Table 2, term by term).
 enum class AttentionKernel { fused, unfused };
 
 //! Bytes one layer keeps from its forward pass to its backward pass for one micro-batch on one

@@ -28,12 +28,13 @@ const std::vector<OperatorShape>& operator_shapes() {
     const std::vector<std::string> rows_cols = {"rows", "cols"};
     std::vector<OperatorShape> list = {
         {"gemm", EventClass::gemm, {"m", "n", "k"}},
+        {"batched_gemm", EventClass::gemm, {"batch", "m", "n", "k"}},
         {"flash_attention_fwd", EventClass::attention, attention},
         {"flash_attention_bwd", EventClass::attention, attention},
         {"adam_step", EventClass::memory_bound, {"params"}},
     };
     for (const char* op : {"layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
-                           "cross_entropy"}) {
+                           "cross_entropy", "scale_mask_softmax", "attention_dropout"}) {
       list.push_back({op, EventClass::memory_bound, rows_cols});
       list.push_back({std::string(op) + "_bwd", EventClass::memory_bound, rows_cols});
     }

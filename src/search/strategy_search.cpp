@@ -11,6 +11,7 @@
 
 #include "core/input_error.hpp"
 #include "memory/memory_estimate.hpp"
+#include "search/parallel_for.hpp"
 #include "search/pareto_front.hpp"
 
 namespace distsim::search {
@@ -60,38 +61,6 @@ void record(Candidate& candidate, const api::Simulation& simulation) {
   candidate.samples_per_s = summary.throughput_samples_per_s;
   candidate.mfu = summary.mfu;
   candidate.bubble_fraction = summary.bubble_fraction;
-}
-
-//! Runs `work(i)` for every i in [0, count) on up to `threads` threads; rethrows the first
-//! exception after all threads stop.
-template <typename Work>
-void parallel_for(std::size_t count, int threads, Work work) {
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto worker = [&] {
-    for (std::size_t i = next++; i < count; i = next++) {
-      try {
-        work(i);
-      } catch (...) {
-        const std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-        next = count;
-      }
-    }
-  };
-  const auto extra = static_cast<std::size_t>(std::max(threads, 1)) - 1;
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < std::min(extra, count); ++t) {
-    pool.emplace_back(worker);
-  }
-  worker();
-  for (auto& thread : pool) {
-    thread.join();
-  }
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
 }
 
 std::string invalid_summary(const std::vector<Candidate>& candidates) {

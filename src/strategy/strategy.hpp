@@ -7,9 +7,10 @@
 namespace distsim::strategy {
 
 //! Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
-//! recomputes the attention core (softmax, dropout, score products) in backward, which the fused
-//! FlashAttention backward distsim models already does, so it changes memory only; full keeps
-//! only each layer's input and reruns the whole layer forward before its backward.
+//! recomputes the attention core (score product, softmax, dropout, context product) in backward:
+//! with FlashAttention its backward already does so and only memory changes, with unfused
+//! attention the core's forward kernels rerun before its backward; full keeps only each layer's
+//! input and reruns the whole layer forward before its backward.
 enum class Recompute { none, selective, full };
 
 inline const char* to_string(Recompute recompute) {
@@ -19,6 +20,16 @@ inline const char* to_string(Recompute recompute) {
     case Recompute::full: return "full";
   }
   return "none";
+}
+
+//! How the software stack runs the attention core. flash: one fused kernel per pass that never
+//! writes the s×s scores (FlashAttention, Dao et al. 2022; Megatron-LM --use-flash-attn since
+//! 2023). unfused: Megatron-LM's original core, a batched GEMM QKᵀ, the fused scale-mask-softmax,
+//! dropout and a batched GEMM P·V, each through device memory (Korthikanti et al. 2022 §4.1).
+enum class Attention { flash, unfused };
+
+inline const char* to_string(Attention attention) {
+  return attention == Attention::unfused ? "unfused" : "flash";
 }
 
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
@@ -44,6 +55,7 @@ struct Strategy {
   bool overlap_grad_reduce = false;
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
   int virtual_stages = 1;
+  Attention attention = Attention::flash;
 
   int world_size() const { return tensor_parallel * pipeline_parallel * data_parallel; }
   int num_microbatches() const { return global_batch_size / (micro_batch_size * data_parallel); }

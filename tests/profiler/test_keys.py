@@ -64,9 +64,9 @@ class ParseKeyTest(unittest.TestCase):
 
     def test_every_operator_of_distsim_is_known(self):
         # The operator list of src/profile/event_key.cpp (operator_shapes).
-        expected = {"gemm", "flash_attention_fwd", "flash_attention_bwd", "adam_step"}
+        expected = {"gemm", "batched_gemm", "flash_attention_fwd", "flash_attention_bwd", "adam_step"}
         for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
-                   "cross_entropy"):
+                   "cross_entropy", "scale_mask_softmax", "attention_dropout"):
             expected |= {op, op + "_bwd"}
         self.assertEqual(set(COMPUTE_DIMS), expected)
 

@@ -11,11 +11,13 @@ if support.HAVE_TORCH:
 # One small key per operator, in the form distsim writes (src/events/event.cpp).
 SMALL_KEYS = [
     "gemm m=8 n=4 k=16 {dtype}",
+    "batched_gemm batch=3 m=8 n=4 k=16 {dtype}",
     "flash_attention_fwd b=1 heads=4 kv_heads=2 sq=8 skv=8 d=4 causal=1 {dtype}",
     "flash_attention_bwd b=1 heads=4 kv_heads=2 sq=8 skv=8 d=4 causal=1 {dtype}",
     "adam_step params=64 fp32",
 ] + ["%s%s rows=8 cols=16 {dtype}" % (op, suffix)
-     for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding", "cross_entropy")
+     for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding", "cross_entropy",
+                "scale_mask_softmax", "attention_dropout")
      for suffix in ("", "_bwd")]
 
 
@@ -34,6 +36,16 @@ class DispatchTest(unittest.TestCase):
                     run, used, _ = ops.build(parse_key(template.format(dtype=dtype)), self.context())
                     run()
                     self.assertIn(used, ("fp32", "bf16"))
+
+    def test_scale_mask_softmax_hides_later_keys(self):
+        # Two rows of 2 scores each for one head, seq 2: row 0 (query 0) sees only key 0, so its
+        # probabilities are [1, 0]; row 1 sees both equal scores: [0.5, 0.5].
+        probabilities = kernels.scale_mask_softmax(torch.zeros(2, 2))
+        torch.testing.assert_close(probabilities, torch.tensor([[1.0, 0.0], [0.5, 0.5]]))
+
+    def test_batched_gemm_multiplies_each_matrix(self):
+        run, _, _ = ops.build(parse_key("batched_gemm batch=3 m=8 n=4 k=16 fp32"), self.context())
+        self.assertEqual(tuple(run().shape), (3, 8, 4))
 
     def test_fp16_gemm_falls_back_with_a_note_when_the_cpu_lacks_it(self):
         run, used, note = ops.build(parse_key("gemm m=8 n=4 k=16 fp16"), self.context())

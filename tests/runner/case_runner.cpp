@@ -69,6 +69,12 @@ strategy::Recompute as_recompute(const std::string& text) {
   throw std::runtime_error("strategy key recompute expects none, selective or full, got " + text);
 }
 
+strategy::Attention as_attention(const std::string& text) {
+  if (text == "flash") return strategy::Attention::flash;
+  if (text == "unfused") return strategy::Attention::unfused;
+  throw std::runtime_error("strategy key attention expects flash or unfused, got " + text);
+}
+
 void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
   for (const auto& [key, value] : line.pairs) {
     if (key == "tp") strategy.tensor_parallel = as_int(value);
@@ -83,6 +89,7 @@ void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
     else if (key == "overlap") strategy.overlap_grad_reduce = as_bool(key, value);
     else if (key == "vpp") strategy.virtual_stages = as_int(value);
     else if (key == "bucket") strategy.dp_bucket_params = as_int(value);
+    else if (key == "attention") strategy.attention = as_attention(value);
     else throw std::runtime_error("unknown strategy key " + key);
   }
 }

@@ -1,5 +1,7 @@
 #include "io/output/html_report.hpp"
 
+#include "io/output/stage_layers_text.hpp"
+
 #include <fmt/format.h>
 
 #include <iterator>
@@ -116,12 +118,11 @@ void append_device_table(std::string& html, const api::Simulation& simulation, c
       "<tbody>\n";
   for (const auto& band : bands) {
     const auto& stats = simulation.summary.devices.at(band.device);
-    const auto layers = events::stage_layers(job.model.total_layers(), job.strategy.pipeline_parallel, band.coord.pp);
-    fmt::format_to(std::back_inserter(html), "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}–{}</td>",
+    fmt::format_to(std::back_inserter(html), "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td>",
                    band.coord.pp,
                    band.ranks.size() == 1 ? std::to_string(band.ranks.front())
                                           : fmt::format("{}–{}", band.ranks.front(), band.ranks.back()),
-                   layers.first, layers.first + layers.count - 1);
+                   html_escaped(stage_layers_text(job, band.coord.pp)));
     append_time_cell(html, stats.busy_compute, iteration_ns);
     append_time_cell(html, stats.busy_communication, iteration_ns);
     append_time_cell(html, stats.idle, iteration_ns);

@@ -1,5 +1,7 @@
 #include "io/output/summary_writer.hpp"
 
+#include "io/output/stage_layers_text.hpp"
+
 #include <iterator>
 #include <vector>
 
@@ -111,7 +113,7 @@ void append_stage_table(std::string& text, const api::Simulation& simulation) {
                  "idle ms");
   int stage = 0;
   for (const auto& s : stage_stats(simulation)) {
-    const std::string layers = fmt::format("{}-{}", s.layers.first, s.layers.first + s.layers.count - 1);
+    const std::string layers = stage_layers_text(simulation.job, stage);
     fmt::format_to(out, "{:>5}  {:>9}  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)\n",
                    stage++, layers, s.compute_s * 1e3, percent(s.compute_s, iteration_s), s.communication_s * 1e3,
                    percent(s.communication_s, iteration_s), s.idle_s * 1e3, percent(s.idle_s, iteration_s));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "events/event_factory.hpp"
 
 namespace distsim::cost {
 
@@ -107,6 +108,24 @@ TEST(AnalyticalCostModel, PaysForPartialWaves) {
   EXPECT_DOUBLE_EQ(wave_efficiency(1152, 1152, 64), 81.0 / 128.0);
   // A100: 2048² = 256 tiles on 108 SMs = 3 waves (hardware.md §5.3 with 128×128 tiles).
   EXPECT_DOUBLE_EQ(wave_efficiency(2048, 2048, 108), 256.0 / 324.0);
+}
+
+TEST(AnalyticalCostModel, FillsTheWavesOfABatchedGemmWithEveryMatrixsTiles) {
+  // 1152² = 81 tiles per matrix: one matrix fills 81 of 128 slots (2 waves of 64 SMs), two fill
+  // 162 of 192 (3 waves).
+  EXPECT_DOUBLE_EQ(wave_efficiency(1152, 1152, 64, 2), 162.0 / 192.0);
+  // 3 × 1024³: 3 × 64 tiles = 3 full waves. 3·2·1024³ = 6,442,450,944 FLOP / 50e12 = 128.849 µs;
+  // memory 3 · 2 B · 3·1024² = 18.9 MB / 500e9 = 37.7 µs is smaller; plus one 10 µs launch.
+  const events::EventFactory factory(Dtype::bf16);
+  EXPECT_EQ(duration(round_cluster(), factory.batched_gemm(3, 1024, 1024, 1024)), 138'849);
+}
+
+TEST(AnalyticalCostModel, PricesTheAttentionScoreProductByItsTraffic) {
+  // QKᵀ of 32 heads, s = 1024, d = 64: compute 2·32·1024²·64 / 50e12 = 85.9 µs (32·64 tiles =
+  // 32 full waves); memory 2 B · 32 · (2·1024·64 + 1024²) = 75,497,472 B / 500e9 = 150.995 µs
+  // wins. Plus 10 µs launch: 160.995 µs.
+  const events::EventFactory factory(Dtype::bf16);
+  EXPECT_EQ(duration(round_cluster(), factory.batched_gemm(32, 1024, 1024, 64)), 160'995);
 }
 
 TEST(AnalyticalCostModel, TakesTheMemoryTimeWhenItIsLonger) {

@@ -205,4 +205,41 @@ TEST(CalibrationReader, TheBuiltinV100RowsRunOnADgx2h) {
   EXPECT_EQ(found, 4);
 }
 
+// Megatron-LM gained --use-flash-attn in 2023 (NVIDIA/Megatron-LM pull request #267), so a
+// Megatron-LM run dated before 2023, by year or by NGC container tag (20.12 is 2020), ran the
+// unfused core; later or undated stacks and other frameworks keep the flash default.
+TEST(CalibrationReader, ChoosesUnfusedAttentionForMegatronRunsBeforeFlashAttention) {
+  const std::map<std::string, strategy::Attention> expected = {
+      {"Megatron-LM (2021), PyTorch NGC 20.12", strategy::Attention::unfused},
+      {"Megatron-LM (2022)", strategy::Attention::unfused},
+      {"Megatron-LM, PyTorch NGC 21.05", strategy::Attention::unfused},
+      {"Megatron-LM (2023)", strategy::Attention::flash},
+      {"Megatron-LM (2022), PyTorch NGC 23.04", strategy::Attention::flash},
+      {"NeMo (Megatron-Core); container per README (24.09/24.12)", strategy::Attention::flash},
+      {"DeepSpeed (2021)", strategy::Attention::flash},
+      {"", strategy::Attention::flash},
+  };
+  std::string text =
+      "id,source,model,num_layers,hidden_size,num_attention_heads,seq_len,vocab_size,gpu,gpus_per_node,num_gpus,"
+      "tp,pp,dp,micro_batch,global_batch,iter_time_s,framework\n";
+  for (const auto& [framework, attention] : expected) {
+    text += "F,Paper,GPT,2,64,4,128,512,A100-SXM4,8,1,1,1,1,1,1,1.0,\"" + framework + "\"\n";
+  }
+  const auto runs = read(text);
+  ASSERT_EQ(runs.size(), expected.size());
+  std::size_t row = 0;
+  for (const auto& [framework, attention] : expected) {
+    ASSERT_TRUE(runs[row].job.has_value()) << runs[row].excluded_because;
+    EXPECT_EQ(runs[row].job->strategy.attention, attention) << "framework '" << framework << "'";
+    ++row;
+  }
+}
+
+// Without a framework column nothing says the run predates FlashAttention.
+TEST(CalibrationReader, KeepsFlashAttentionWithoutAFrameworkColumn) {
+  for (const auto& run : read(kRuns)) {
+    EXPECT_EQ(run.job->strategy.attention, strategy::Attention::flash) << run.id;
+  }
+}
+
 }  // namespace distsim::io

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "io/output/summary_writer.hpp"
+#include "search/job_census.hpp"
 #include "tiny_simulation.hpp"
 
 namespace distsim::io {
@@ -83,6 +84,59 @@ TEST(EventsText, HasOneLinePerEventAndTheTotals) {
             std::string::npos)
       << text;
   EXPECT_EQ(text, events_text(job, program));
+}
+
+TEST(EventsJson, SkipProfiledLeavesOutMeasuredEvents) {
+  const auto job = two_stage_job();
+  // Every event of fixed_costs() is "profiled", so nothing is left to measure; the totals stay.
+  const auto json = events_json(job, api::job_events(job, fixed_costs()), true);
+  EXPECT_TRUE(json["events"].empty());
+  EXPECT_EQ(json["skipped_profiled"], json["unique"]);
+}
+
+//! The two-stage job with 2 micro-batches, then with 4: the same events, twice the tasks.
+search::EventCensus census_of_two(std::vector<strategy::JobSpec>& jobs) {
+  jobs = {two_stage_job(), testing::tiny_job(1, 2, 1, 2, 1, 4)};
+  search::CensusOptions options;
+  options.simulation = fixed_costs();
+  return search::take_census(jobs, {"two", "four"}, options);
+}
+
+TEST(CensusJson, MergesTheJobsEvents) {
+  std::vector<strategy::JobSpec> jobs;
+  const auto census = census_of_two(jobs);
+  const auto json = census_json(jobs, census, search::ProfilingCostOptions{});
+  ASSERT_EQ(json["jobs"].size(), 2U);
+  EXPECT_EQ(json["jobs"][0]["label"], "two");
+  EXPECT_EQ(json["jobs"][1]["global_batch_size"], 4);
+  // Same events in both jobs: the union is either job's set, each used by 2 jobs.
+  EXPECT_EQ(json["unique"], json["jobs"][0]["unique"]);
+  EXPECT_EQ(json["sum_of_job_unique"], 2 * json["jobs"][0]["unique"].get<int>());
+  EXPECT_EQ(json["shared_by_several_jobs"], json["unique"]);
+  // fixed_costs() timeline: 19 us an iteration with 2 micro-batches on 2 devices.
+  EXPECT_DOUBLE_EQ(json["jobs"][0]["iteration_time_s"].get<double>(), 19e-6);
+  for (const auto& event : json["events"]) {
+    EXPECT_EQ(event["jobs"], 2);
+    if (event["op"] == "embedding") {
+      EXPECT_EQ(event["instances"], 6);  // once per micro-batch on stage 0: 2 + 4
+      EXPECT_EQ(event["profile_devices"], 1);
+    }
+    if (event["op"] == "send_recv") {
+      EXPECT_EQ(event["profile_devices"], 2);
+    }
+  }
+  EXPECT_TRUE(json["profiling_cost"].contains("ratio"));
+  EXPECT_EQ(json["profiling_cost"]["direct_iterations"], 23);
+}
+
+TEST(CensusText, HasOneLinePerJobAndTheCost) {
+  std::vector<strategy::JobSpec> jobs;
+  const std::string text = census_text(census_of_two(jobs), search::ProfilingCostOptions{});
+  EXPECT_EQ(text.rfind("event census of 2 jobs:\n", 0), 0U) << text;
+  EXPECT_NE(text.find("\n  two "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  four "), std::string::npos) << text;
+  EXPECT_NE(text.find("run each job directly for 23 iterations"), std::string::npos) << text;
+  EXPECT_NE(text.find("profiling / direct: "), std::string::npos) << text;
 }
 
 }  // namespace

@@ -167,4 +167,15 @@ TEST(StageActivationBytes, FullRecomputeAddsOneRebuiltLayer) {
   EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 1), 73'400'320);
 }
 
+// A job that runs the unfused attention core stores Table 2's scores without being asked:
+// t = 2 gives the 62·sbh above; selective recomputation drops them again (22·sbh), and the layer
+// rebuilt under full recomputation holds them while its backward runs (stage_activation_bytes).
+TEST(LayerActivationBytes, FollowsTheJobsAttentionImplementation) {
+  strategy::Strategy unfused = parallel(2, 1);
+  unfused.attention = strategy::Attention::unfused;
+  EXPECT_EQ(layer_activation_bytes(gpt2(), unfused, 0), 62 * sbh);
+  unfused.recompute = Recompute::selective;
+  EXPECT_EQ(layer_activation_bytes(gpt2(), unfused, 0), 22 * sbh);
+}
+
 }  // namespace distsim::memory

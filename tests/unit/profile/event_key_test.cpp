@@ -85,7 +85,8 @@ TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
 // real profiles; and every operator the parser knows must be one the generator emits. The jobs
 // cover GELU and SwiGLU MLPs, LayerNorm and RMSNorm, RoPE, an encoder-decoder, TP all-reduces,
 // and with sequence parallelism and the distributed optimizer all-gathers and reduce-scatters,
-// pipeline transfers, DP buckets and the optimizer step.
+// pipeline transfers, DP buckets and the optimizer step; the sharded jobs also run the unfused
+// attention core.
 TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy plain;
   plain.tensor_parallel = 2;
@@ -96,6 +97,7 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy sharded = plain;
   sharded.sequence_parallel = true;
   sharded.distributed_optimizer = true;
+  sharded.attention = strategy::Attention::unfused;  // batched GEMMs, softmax and dropout
   std::set<std::string> seen;
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {

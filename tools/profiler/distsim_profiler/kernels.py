@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 HIDDEN_DROPOUT = 0.1   # Megatron-LM's --hidden-dropout default
+ATTENTION_DROPOUT = 0.1   # Megatron-LM's --attention-dropout default
 NORM_EPS = 1e-5
 
 _causal_masks = {}
@@ -97,6 +98,20 @@ def swiglu(x):
     """SwiGLU (Shazeer 2020) on the concatenated [gate, up] projection: silu(gate) · up."""
     gate, up = x.chunk(2, dim=-1)
     return F.silu(gate) * up
+
+
+def scale_mask_softmax(scores):
+    """Megatron-LM's fused scale + causal mask + softmax of the unfused attention core, on scores
+    flattened to [batch·heads·seq_q, seq_kv]: row r is query position r mod seq_kv."""
+    rows, cols = scores.shape
+    positions = torch.arange(rows, device=scores.device).remainder(cols).unsqueeze(1)
+    masked = torch.arange(cols, device=scores.device).unsqueeze(0) > positions
+    return torch.softmax((scores * cols ** -0.5).masked_fill(masked, float("-inf")), dim=-1)
+
+
+def attention_dropout(probabilities, dropout=ATTENTION_DROPOUT):
+    """Dropout on the attention probabilities (unfused core)."""
+    return F.dropout(probabilities, p=dropout, training=True)
 
 
 def bias_dropout_add(x, bias, residual, dropout=HIDDEN_DROPOUT):

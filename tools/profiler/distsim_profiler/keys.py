@@ -15,9 +15,10 @@ from . import UserError
 ATTENTION_DIMS = ("b", "heads", "kv_heads", "sq", "skv", "d", "causal")
 ROWS_COLS = ("rows", "cols")
 ELEMENTWISE_OPS = ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
-                   "cross_entropy")
+                   "cross_entropy", "scale_mask_softmax", "attention_dropout")
 
 COMPUTE_DIMS = {"gemm": ("m", "n", "k"),
+                "batched_gemm": ("batch", "m", "n", "k"),
                 "flash_attention_fwd": ATTENTION_DIMS,
                 "flash_attention_bwd": ATTENTION_DIMS,
                 "adam_step": ("params",)}

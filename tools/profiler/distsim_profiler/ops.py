@@ -38,6 +38,13 @@ def build_gemm(dims, dtype, context):
     return lambda: torch.matmul(a, b)
 
 
+def build_batched_gemm(dims, dtype, context):
+    """torch.bmm, as Megatron-LM's unfused attention core runs QKᵀ and P·V."""
+    a = _random((dims["batch"], dims["m"], dims["k"]), dtype, context)
+    b = _random((dims["batch"], dims["k"], dims["n"]), dtype, context)
+    return lambda: torch.bmm(a, b)
+
+
 def _attention_inputs(dims, dtype, context):
     q = _random((dims["b"], dims["heads"], dims["sq"], dims["d"]), dtype, context)
     k = _random((dims["b"], dims["kv_heads"], dims["skv"], dims["d"]), dtype, context)
@@ -126,6 +133,7 @@ def build_adam_step(dims, dtype, context):
 
 BUILDERS = {
     "gemm": build_gemm,
+    "batched_gemm": build_batched_gemm,
     "flash_attention_fwd": build_attention_forward,
     "flash_attention_bwd": build_attention_backward,
     "adam_step": build_adam_step,
@@ -138,7 +146,9 @@ for _name, _inputs, _function in [
         ("bias_dropout_add", _bias_dropout_add_inputs, kernels.bias_dropout_add),
         ("rope", _rope_inputs, kernels.rope),
         ("embedding", _embedding_inputs, _embedding),
-        ("cross_entropy", _cross_entropy_inputs, kernels.cross_entropy_loss)]:
+        ("cross_entropy", _cross_entropy_inputs, kernels.cross_entropy_loss),
+        ("scale_mask_softmax", _rows_cols, kernels.scale_mask_softmax),
+        ("attention_dropout", _rows_cols, kernels.attention_dropout)]:
     BUILDERS[_name], BUILDERS[_name + "_bwd"] = _forward_backward_pair(_inputs, _function)
 
 
