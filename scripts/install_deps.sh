@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages distsim builds and tests with (python3-torch runs the profiler
-# tests, chromium renders the HTML report test), when any is missing (needs root or sudo).
+# Installs the Debian 12 packages distsim builds with, when any is missing (needs root or sudo).
+# --with-test-tools adds what only the tests run: python3-torch (the profiler and runner tests)
+# and chromium (the HTML report rendering test).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3
-          python3-torch chromium)
+          libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3)
+if [ "${1:-}" = "--with-test-tools" ]; then
+  packages+=(python3-torch chromium)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
