@@ -45,18 +45,11 @@ struct JobSet {
   std::vector<std::string> labels;
 };
 
-strategy::Recompute parse_recompute(const std::string& text) {
-  for (const auto value : {strategy::Recompute::none, strategy::Recompute::selective, strategy::Recompute::full}) {
-    if (text == strategy::to_string(value)) return value;
-  }
-  throw InputError("--recompute: " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
-}
-
 std::vector<strategy::Recompute> parse_recompute_list(const std::string& text) {
   std::vector<strategy::Recompute> values;
   std::istringstream items(text);
   for (std::string item; std::getline(items, item, ',');) {
-    values.push_back(parse_recompute(item));
+    values.push_back(strategy::parse_recompute(item, "--recompute"));
   }
   return values;
 }

@@ -19,13 +19,6 @@ Dtype parse_dtype(const std::string& text) {
   throw InputError("--dtype: " + unknown_name_message("dtype", text, {"bf16", "fp16", "fp32"}));
 }
 
-strategy::Recompute parse_recompute(const std::string& text) {
-  if (text == "none") return strategy::Recompute::none;
-  if (text == "selective") return strategy::Recompute::selective;
-  if (text == "full") return strategy::Recompute::full;
-  throw InputError("--recompute: " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
-}
-
 strategy::Attention parse_attention(const std::string& text) {
   if (text == "flash") return strategy::Attention::flash;
   if (text == "unfused") return strategy::Attention::unfused;
@@ -67,7 +60,7 @@ strategy::Strategy resolve_strategy(const JobOptions& options) {
   strategy.schedule = options.schedule;
   strategy.dtype = parse_dtype(options.dtype);
   strategy.sequence_parallel = options.sequence_parallel;
-  strategy.recompute = parse_recompute(options.recompute);
+  strategy.recompute = strategy::parse_recompute(options.recompute, "--recompute");
   strategy.distributed_optimizer = options.distributed_optimizer;
   strategy.overlap_grad_reduce = options.overlap_grad_reduce;
   strategy.virtual_stages = options.virtual_stages;

@@ -35,13 +35,6 @@ struct SearchCommandOptions {
   bool simulate_out_of_memory = false;
 };
 
-strategy::Recompute parse_recompute(const std::string& text) {
-  for (const auto value : {strategy::Recompute::none, strategy::Recompute::selective, strategy::Recompute::full}) {
-    if (text == strategy::to_string(value)) return value;
-  }
-  throw InputError("--recompute: " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
-}
-
 search::SearchSpace make_space(const SearchCommandOptions& options) {
   JobOptions job_options = options.job;
   job_options.strategy = "1M1P1D";
@@ -52,7 +45,7 @@ search::SearchSpace make_space(const SearchCommandOptions& options) {
   space.schedules = options.schedules;
   space.recompute.clear();
   for (const auto& text : options.recompute) {
-    space.recompute.push_back(parse_recompute(text));
+    space.recompute.push_back(strategy::parse_recompute(text, "--recompute"));
   }
   return space;
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
 namespace distsim::strategy {
@@ -14,6 +15,13 @@ namespace {
 }
 
 }  // namespace
+
+Recompute parse_recompute(const std::string& text, const std::string& flag) {
+  for (const auto value : {Recompute::none, Recompute::selective, Recompute::full}) {
+    if (text == to_string(value)) return value;
+  }
+  throw InputError(flag + ": " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
+}
 
 Strategy parse_strategy_notation(const std::string& text) {
   Strategy strategy;

@@ -74,6 +74,10 @@ struct Strategy {
   }
 };
 
+//! "none", "selective" or "full". Throws InputError "<flag>: unknown recomputation '<text>'; did you
+//! mean ...?" for anything else.
+Recompute parse_recompute(const std::string& text, const std::string& flag);
+
 //! Parses the paper's xMyPzD notation (any order of the three parts, each at most once).
 //! Throws InputError naming the text and the expected form.
 Strategy parse_strategy_notation(const std::string& text);

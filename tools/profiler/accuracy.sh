@@ -1,49 +1,74 @@
 #!/usr/bin/env bash
-# Predicted versus measured batch time on this machine, for the tiny GPT under TP 2, PP 2 (GPipe
-# and 1F1B) and DP 2: profile the jobs' events, import them, simulate, run each job for real.
-# Usage: tools/profiler/accuracy.sh DISTSIM [OUT_DIR] (docs/profiler.md shows a run's table).
+# Predicted versus measured on this machine, for the tiny GPT under TP 2, PP 2 (GPipe and 1F1B)
+# and DP 2, with the DistSim paper's three metrics (docs/compare.md): profile the jobs' events
+# once, import them, simulate each job with a trace of every rank, run each job for real RUNS
+# times, and compare the prediction with the first run's traces.
+# Usage: tools/profiler/accuracy.sh [DISTSIM] [OUT_DIR]   (docs/profiler.md shows a run's table)
+# DISTSIM defaults to build/src/cli/distsim, OUT_DIR to build/accuracy. Environment: REPEATS (timed
+# runs per profiled event, 20), ITERATIONS (timed iterations per run, 10), RUNS (runs per job, 3).
 set -euo pipefail
-distsim=$(realpath "$1")
-out=${2:-accuracy}
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
+distsim=$(realpath "${1:-$source_dir/build/src/cli/distsim}")
+out=${2:-$source_dir/build/accuracy}
 # The first of $DISTSIM_PYTHON, python3, /usr/bin/python3 that has torch.
 . "$source_dir/tests/profiler/find_python.sh"
 fixtures=$source_dir/tests/fixtures/profiler
+repeats=${REPEATS:-20}
 iterations=${ITERATIONS:-10}
+runs_per_job=${RUNS:-3}
 mkdir -p "$out"
 cd "$out"
 job=(--model "$fixtures/tiny_gpt_cpu.yaml" --cluster "$fixtures/local-cpu-x2.yaml" --micro-batch-size 2
      --global-batch-size 8)
-runs=("2M1P1D 1f1b" "1M2P1D gpipe" "1M2P1D 1f1b" "1M1P2D 1f1b")
-for run in "${runs[@]}"; do
-  read -r strategy schedule <<<"$run"
+configs=("2M1P1D 1f1b" "1M2P1D gpipe" "1M2P1D 1f1b" "1M1P2D 1f1b")
+for config in "${configs[@]}"; do
+  read -r strategy schedule <<<"$config"
   "$distsim" events "${job[@]}" --strategy "$strategy" --schedule "$schedule" --json >"work_${strategy}_$schedule.json"
 done
 echo "load before profiling: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$python" "$here/distsim_profile.py" work_*.json -o profile.json
+"$python" "$here/distsim_profile.py" work_*.json -o profile.json --repeats "$repeats"
 rm -f profiles.sqlite
 "$distsim" db import profile.json --profile-db profiles.sqlite
-for run in "${runs[@]}"; do
-  read -r strategy schedule <<<"$run"
+for config in "${configs[@]}"; do
+  read -r strategy schedule <<<"$config"
   name=${strategy}_$schedule
   "$distsim" simulate "${job[@]}" --strategy "$strategy" --schedule "$schedule" --profile-db profiles.sqlite \
-    --json --trace "predicted_$name.json" >"summary_$name.json"
-  mkdir -p "measured_$name"
-  echo "load before running $name: $(cut -d' ' -f1-3 /proc/loadavg)"
-  "$python" "$here/distsim_run.py" --model "$fixtures/tiny_gpt_cpu.yaml" --strategy "$strategy" --schedule "$schedule" \
-    --micro-batch-size 2 --global-batch-size 8 --iterations "$iterations" --output-dir "measured_$name"
+    --json --trace "predicted_$name.json" --trace-ranks all >"summary_$name.json"
+  for run in $(seq 1 "$runs_per_job"); do
+    rm -rf "measured_${name}_$run"
+    mkdir -p "measured_${name}_$run"
+    echo "load before running $name (run $run): $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$python" "$here/distsim_run.py" --model "$fixtures/tiny_gpt_cpu.yaml" --strategy "$strategy" \
+      --schedule "$schedule" --micro-batch-size 2 --global-batch-size 8 --iterations "$iterations" \
+      --output-dir "measured_${name}_$run"
+  done
+  "$distsim" compare --predicted "predicted_$name.json" --measured "measured_${name}_1"/rank*.json \
+    >"compare_$name.txt"
+  "$distsim" compare --predicted "predicted_$name.json" --measured "measured_${name}_1"/rank*.json \
+    --json >"compare_$name.json"
 done
-"$python" - "${runs[@]}" <<'PY'
+echo "load after running: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$python" - "$runs_per_job" "${configs[@]}" <<'PY'
 import json, statistics, sys
-print("| job | predicted ms | measured median ms | spread (max-min)/median | error |")
-print("|---|---|---|---|---|")
-for run in sys.argv[1:]:
-    name = run.replace(" ", "_")
-    predicted = json.load(open("summary_%s.json" % name))["iteration_time_s"] * 1e3
-    times = json.load(open("measured_%s/rank0.json" % name))["distsim_runner"]["iteration_times_us"]
-    measured = statistics.median(times) / 1e3
+runs = int(sys.argv[1])
+print("| config | predicted ms | measured ms | batch-time error | mean activity error "
+      "| mean abs stage start / end error | spread of the iterations | medians of the %d runs ms |" % runs)
+print("|---|---|---|---|---|---|---|---|")
+for config in sys.argv[2:]:
+    name = config.replace(" ", "_")
+    result = json.load(open("compare_%s.json" % name))
+    times = []
+    medians = []
+    for run in range(1, runs + 1):
+        run_times = json.load(open("measured_%s_%d/rank0.json" % (name, run)))["distsim_runner"]["iteration_times_us"]
+        times += run_times
+        medians.append(statistics.median(run_times) / 1e3)
     spread = (max(times) - min(times)) / statistics.median(times) * 100
-    print("| %s | %.1f | %.1f | %.0f %% | %+.0f %% |" % (run, predicted, measured, spread,
-                                                          (predicted - measured) / measured * 100))
+    stages = result["stages"]
+    print("| %s | %.1f | %.1f | %+.1f %% | %.1f %% | %.1f %% / %.1f %% | %.0f %% | %s |" % (
+        config, result["batch_time"]["predicted_ns"] / 1e6, result["batch_time"]["measured_ns"] / 1e6,
+        result["batch_time"]["error"] * 100, result["activity"]["mean_error"] * 100,
+        stages["mean_abs_start_error"] * 100, stages["mean_abs_end_error"] * 100, spread,
+        ", ".join("%.1f" % m for m in medians)))
 PY
