@@ -11,7 +11,7 @@ namespace distsim::io {
 void append_search_header(std::string& html, const SearchReport& report);
 
 //! Every candidate's throughput as a bar in the given order; out-of-memory and invalid candidates
-//! get a short hatched stub with a label instead of a bar, as in Figure 12 of the DistSim paper.
+//! get a short hatched marker with a label instead of a bar, as in Figure 12 of the DistSim paper.
 void append_search_bar_chart(std::string& html, const SearchReport& report);
 
 //! The first report.table_rows rows with every number; out-of-memory rows highlighted.
