@@ -93,7 +93,7 @@ TEST(CalibrationReader, ReadsTheStrategyOfAMegatronRunWithEveryFeatureOn) {
 }
 
 TEST(CalibrationReader, ReadsTheStrategyOfARunWithFeaturesOff) {
-  const auto& s = read(kRuns)[1].job->strategy;
+  const auto s = read(kRuns)[1].job->strategy;
   EXPECT_EQ(s.tensor_parallel, 4);
   EXPECT_EQ(s.pipeline_parallel, 1);
   EXPECT_EQ(s.data_parallel, 1);
@@ -109,7 +109,7 @@ TEST(CalibrationReader, ReadsTheStrategyOfARunWithFeaturesOff) {
 }
 
 TEST(CalibrationReader, ALlamaRowGetsSwigluRmsnormRopeAndAnUntiedHead) {
-  const auto& model = read(kRuns)[1].job->model;
+  const auto model = read(kRuns)[1].job->model;
   EXPECT_EQ(model.name, "Llama 8B");
   EXPECT_EQ(model.num_layers, 32);
   EXPECT_EQ(model.hidden_size, 4096);
@@ -125,7 +125,7 @@ TEST(CalibrationReader, ALlamaRowGetsSwigluRmsnormRopeAndAnUntiedHead) {
 }
 
 TEST(CalibrationReader, AGptRowKeepsTheGptDefaults) {
-  const auto& model = read(kRuns)[2].job->model;
+  const auto model = read(kRuns)[2].job->model;
   EXPECT_EQ(model.ffn_type, model::FfnType::gelu);
   EXPECT_EQ(model.norm, model::NormType::layernorm);
   EXPECT_EQ(model.position_embedding, model::PositionEmbedding::learned);

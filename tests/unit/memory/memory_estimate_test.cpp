@@ -99,7 +99,7 @@ TEST(EstimateMemory, DistributedOptimizerShardsTheOptimizerStates) {
   job.strategy.data_parallel = 4;
   job.strategy.global_batch_size = 32;
   job.strategy.distributed_optimizer = true;
-  const StageMemory& stage = estimate_memory(job).stages[1];
+  const StageMemory stage = estimate_memory(job).stages[1];
   EXPECT_EQ(stage.optimizer_states, 113'366'016);
   EXPECT_EQ(stage.weights + stage.gradients + stage.optimizer_states, 340'098'048);
 }
@@ -120,7 +120,7 @@ TEST(EstimateMemory, Gpt3ActivationsMatchMegatronsEstimator) {
   job.strategy.global_batch_size = 64;
   job.strategy.sequence_parallel = true;
   job.strategy.recompute = strategy::Recompute::selective;
-  const StageMemory& stage = estimate_memory(job).stages[0];
+  const StageMemory stage = estimate_memory(job).stages[0];
   EXPECT_EQ(stage.activations, 10'292'838'400);
   // Megatron's compute_weight_and_optimizer_memory: (l·(12h² + 4h) + 2h)/p + V·h, over t, · 18 =
   // (173,950,918,656/8 + 629,145,600)/8 · 18 = 50,339,273,472 bytes. We also count the linear
