@@ -100,6 +100,9 @@ void add_job_flags(CLI::App& command, JobOptions& job) {
   command.add_option("--global-batch-size", job.global_batch_size, "sequences per iteration")->capture_default_str();
   command.add_option("--seq-length", job.seq_length, "override the model's sequence length");
   command.add_option("--dtype", job.dtype, "training precision: bf16, fp16 or fp32")->capture_default_str();
+  command.add_option("--attention", job.attention,
+                     "attention core of every candidate: flash (fused kernel) or unfused (Megatron-LM before 2023)")
+      ->capture_default_str();
   command.add_flag("--sequence-parallel", job.sequence_parallel, "every candidate uses Megatron sequence parallelism");
   command.add_flag("--distributed-optimizer", job.distributed_optimizer,
                    "every candidate uses the distributed optimizer (ZeRO-1)");
