@@ -162,7 +162,7 @@ std::string hardware_stats(const ProfileDatabase& db, const std::string& hardwar
   }
   std::string classes;
   for (const auto& [event_class, count] : by_class) {
-    classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", profile::event_class_name(event_class), count);
+    classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", events::event_class_name(event_class), count);
   }
   return fmt::format("{}\n  events       {} ({})\n  samples      {}\n  measured     {} .. {}\n"
                      "  device time  {:.3f} s of profiling\n",

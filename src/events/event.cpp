@@ -50,4 +50,15 @@ std::string Event::key() const {
   return text;
 }
 
+std::string_view event_class_name(EventClass event_class) {
+  switch (event_class) {
+    case EventClass::gemm: return "gemm";
+    case EventClass::attention: return "attention";
+    case EventClass::memory_bound: return "memory_bound";
+    case EventClass::collective: return "collective";
+    case EventClass::point_to_point: return "point_to_point";
+  }
+  return "?";
+}
+
 }  // namespace distsim::events

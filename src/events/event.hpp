@@ -17,6 +17,8 @@ enum class EventClass { gemm, attention, memory_bound, collective, point_to_poin
 enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv };
 
 std::string_view collective_name(Collective collective);
+//! "gemm", "attention", "memory_bound", "collective" or "point_to_point".
+std::string_view event_class_name(EventClass event_class);
 
 //! A named dimension of a compute event ("m" → 4096).
 struct Dim {

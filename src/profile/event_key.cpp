@@ -158,17 +158,6 @@ events::Event communication_event(const OperatorShape& shape, const std::vector<
 
 }  // namespace
 
-std::string_view event_class_name(events::EventClass event_class) {
-  switch (event_class) {
-    case events::EventClass::gemm: return "gemm";
-    case events::EventClass::attention: return "attention";
-    case events::EventClass::memory_bound: return "memory_bound";
-    case events::EventClass::collective: return "collective";
-    case events::EventClass::point_to_point: return "point_to_point";
-  }
-  return "?";
-}
-
 const std::vector<std::string>& known_operator_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> list;

@@ -11,8 +11,6 @@ namespace distsim::profile {
 //! The operator names `distsim events` can print as the first word of an event key.
 const std::vector<std::string>& known_operator_names();
 
-//! "gemm", "attention", "memory_bound", "collective" or "point_to_point".
-std::string_view event_class_name(events::EventClass event_class);
 
 //! Reads an event key back into an Event: the inverse of events::Event::key(). The result has the
 //! class, operator, dimensions, dtype and, for communication, collective, bytes, group and placement;

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 #include "core/sim_time.hpp"
-#include "search/parallel_for.hpp"
 #include "search/strategy_search.hpp"
 
 namespace distsim::search {

@@ -10,8 +10,8 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 #include "memory/memory_estimate.hpp"
-#include "search/parallel_for.hpp"
 #include "search/pareto_front.hpp"
 
 namespace distsim::search {

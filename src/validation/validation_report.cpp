@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "api/simulation.hpp"
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 
 namespace distsim::validation {
 
@@ -47,19 +47,12 @@ ValidationReport validate(std::vector<CalibrationRun> runs, int threads) {
   const std::size_t count = report.runs.size();
   std::vector<RunError> results(count);
   std::vector<char> simulated(count, 0);
-  std::vector<std::thread> pool;
-  const auto workers = static_cast<std::size_t>(std::max(threads, 1));
-  for (std::size_t w = 0; w < workers; ++w) {
-    pool.emplace_back([&, w] {
-      for (std::size_t i = w; i < count; i += workers) {
-        results[i].run = i;
-        if (report.runs[i].job) {
-          simulated[i] = simulate_run(report.runs[i], results[i]) ? 1 : 0;
-        }
-      }
-    });
-  }
-  for (auto& thread : pool) thread.join();
+  parallel_for(count, threads, [&](std::size_t i) {
+    results[i].run = i;
+    if (report.runs[i].job) {
+      simulated[i] = simulate_run(report.runs[i], results[i]) ? 1 : 0;
+    }
+  });
   for (std::size_t i = 0; i < count; ++i) {
     if (simulated[i]) {
       report.errors.push_back(results[i]);

@@ -10,17 +10,6 @@ namespace distsim::io {
 
 namespace {
 
-std::string_view class_name(events::EventClass event_class) {
-  switch (event_class) {
-    case events::EventClass::gemm: return "gemm";
-    case events::EventClass::attention: return "attention";
-    case events::EventClass::memory_bound: return "memory_bound";
-    case events::EventClass::collective: return "collective";
-    case events::EventClass::point_to_point: return "point_to_point";
-  }
-  return "?";
-}
-
 //! The same counts the run summary reports, read off the program alone so that the event list
 //! can be written without running the engine.
 analysis::EventCounts count_events(const program::JobProgram& program) {
@@ -57,7 +46,7 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
                           std::int64_t instances) {
   nlohmann::json entry = {{"id", id},
                           {"key", event.key()},
-                          {"class", std::string(class_name(event.event_class))},
+                          {"class", std::string(events::event_class_name(event.event_class))},
                           {"op", event.op}};
   if (event.is_communication()) {
     entry["collective"] = std::string(events::collective_name(event.collective));

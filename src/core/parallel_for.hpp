@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace distsim::search {
+namespace distsim {
 
 //! Runs `work(i)` for every i in [0, count) on up to `threads` threads; rethrows the first
 //! exception after all threads stop.
@@ -42,4 +42,4 @@ void parallel_for(std::size_t count, int threads, Work work) {
   }
 }
 
-}  // namespace distsim::search
+}  // namespace distsim
