@@ -120,6 +120,7 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     summary.tokens_per_s = summary.throughput_samples_per_s * job.model.target_seq_length();
     summary.tflops_per_gpu = summary.total_flops / seconds / world / 1e12;
     const double peak = job.cluster.gpu.peak_flops(job.strategy.dtype);
+    summary.mfu_peak_tflops = peak / 1e12;
     summary.mfu = peak > 0 ? summary.tflops_per_gpu * 1e12 / peak : 0;
     double idle = 0;
     for (const auto& device : summary.devices) {

@@ -36,7 +36,10 @@ struct RunSummary {
   double tokens_per_s = 0;
   double total_flops = 0;     //!< floating-point operations of the iteration, all GPUs
   double tflops_per_gpu = 0;  //!< achieved, averaged over GPUs
-  double mfu = 0;             //!< tflops_per_gpu over the GPU's dense peak for the job's dtype
+  double mfu = 0;             //!< tflops_per_gpu over mfu_peak_tflops
+  //! The dense peak MFU is measured against: the job dtype's, so bf16 also with fp8 GEMMs (the
+  //! model FLOPs are the same, and NVIDIA reports its FP8 runs' MFU against the bf16 peak).
+  double mfu_peak_tflops = 0;
   double bubble_fraction = 0;  //!< mean idle share of the iteration over devices
   std::vector<DeviceStats> devices;  //!< per simulated device
   EventCounts events;

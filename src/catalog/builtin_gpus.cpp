@@ -11,20 +11,27 @@ using cluster::GpuSpec;
 // Fixed per-kernel overhead, from one measurement (hardware.md §5.2): a 1024³ FP16 GEMM on
 // A100-80GB runs at 119.4 TFLOPS, i.e. 2·1024³ / 119.4e12 = 18.0 µs. The wave-quantized FLOP
 // estimate is 14.0 µs: 128×128 tiles give 64 tiles on 108 SMs (wave efficiency 0.593), at the
-// A100 ceiling below, 259.3 TFLOPS × 0.593 = 153.8 TFLOPS. The 4.0 µs left is launch and ramp-up
+// A100 cuBLASLt ceiling below, 259.3 TFLOPS × 0.593 = 153.8 TFLOPS. The 4.0 µs left is launch and ramp-up
 // cost that does not scale with FLOPs (with MAMF's 271.2 it was 4.6 µs); 4 µs is used for every
 // GPU, as no other GPU has a small-GEMM measurement that would separate it.
 constexpr double kKernelLaunchUs = 4.0;
 
-// The A100's large-GEMM ceiling for the cost model's tile/wave formula (docs/cost_models.md §1).
-// A least-squares fit (log error) of that formula, with the 4 µs launch above, to the five
-// A100-80GB fp16 cuBLASLt shapes of 2048³ and larger (hardware.md §5.2: 221.8, 228.0, 253.7,
-// 256.5 and 250.8 TFLOPS at 2048³, 4096³, 8192³, 16384³, 6144×12288×12288) gives 259.3 TFLOPS,
-// 0.831 of peak, residuals +13 / −7 / −2 / −1 / −3 %. MAMF's 271.2 (§5.1) is the best of a
-// brute-force sweep over shapes; a training step runs the fixed shapes its model dictates, which
-// is what the cuBLASLt rows measure. With MAMF the same five shapes are all but one too fast
-// (−5 % to −11 %).
-constexpr double kA100GemmCeilingTflops = 259.3;
+// The A100 cuBLASLt ceiling that the launch figure above comes from: a least-squares fit (log
+// error) of the cost model's tile/wave formula, with the 4 µs launch, to the five A100-80GB fp16
+// cuBLASLt shapes of 2048³ and larger (hardware.md §5.2: 221.8, 228.0, 253.7, 256.5 and 250.8
+// TFLOPS at 2048³, 4096³, 8192³, 16384³, 6144×12288×12288) gives 259.3 TFLOPS, residuals
+// +13 / −7 / −2 / −1 / −3 %. Those rows are a tuned cuBLASLt harness after 10k warm-up runs.
+//
+// What the GEMMs of a PyTorch training step reach on A100: mli/transformers-benchmarks measures
+// torch.matmul at 230 TF fp16 on A100 80GB (hardware.md §5.1, "other reference points"), 0.887 of
+// the cuBLASLt ceiling. The published A100 runs of the calibration set (docs/cost_models.md §8) launch their GEMMs
+// through PyTorch, so the model uses this figure as the A100 ceiling.
+constexpr double kA100PytorchMatmulTflops = 230.0;
+
+// Where only MAMF is measured (hardware.md §5.1: the best shape of a brute-force sweep), the
+// ceiling is MAMF scaled by the one GPU that has both figures: on A100 SXM torch.matmul reaches
+// 230 of MAMF's 271.2 TF, 0.848.
+constexpr double kMatmulShareOfMamf = kA100PytorchMatmulTflops / 271.2;
 
 // hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
 // bandwidth for HBM; it is unvalidated for GDDR6 (A10, A40).
@@ -32,18 +39,16 @@ constexpr double kUnmeasuredMemoryEfficiency = 0.85;
 
 // No GEMM measurement exists for A10 or A40 (hardware.csv). The closest data point is the
 // power-capped PCIe Ampere part: A100 PCIe BF16 MAMF 252.9 of 312 TFLOPS (hardware.md §5.1).
-constexpr double kPcieAmpereGemmEfficiency = 252.9 / 312.0;
+constexpr double kPcieAmpereGemmEfficiency = kMatmulShareOfMamf * 252.9 / 312.0;
 
 // The DGX-2H's V100 SXM3 is the GV100 die of the SXM2 part at a 450 W limit; hardware.csv has
 // only the SXM2 row and notes the SXM3 variant (32 GB, 450 W, 1.7 GHz) without a tensor peak.
 // 1.7 GHz would give 640 TC x 128 FLOP/clk x 1.7 GHz = 139 TF [derived, unvalidated]; the cited
 // 125 TF is kept, as it is also the peak the Megatron-LM README uses for these runs.
 //
-// The only V100 matmul figure is mli/transformers-benchmarks' 95 TF (V100 16GB), a different
-// method from the A100 ceiling above: the same benchmark gives A100 230 TF (hardware.md §5.1).
-// [derived, unvalidated] Scaling by that ratio puts the V100 ceiling at 95 x 259.3 / 230 =
-// 107.1 TF, 0.857 of peak, on the same fixed-shape cuBLAS footing as the A100.
-constexpr double kV100GemmCeilingTflops = 95.0 * kA100GemmCeilingTflops / 230.0;
+// The only V100 matmul figure is mli/transformers-benchmarks' torch.matmul at 95 TF (V100 16GB,
+// hardware.md §5.1), the same benchmark as the A100's 230 TF above: 0.76 of the 125 TF peak.
+constexpr double kV100PytorchMatmulTflops = 95.0;
 
 // Volta has no bf16 tensor cores (hardware.csv v100 row: "No BF16/TF32/FP8 on Volta"), so
 // peak_bf16_tflops is 0; a bf16 job is priced at the fp16 rate by the cost model and reports an
@@ -54,9 +59,8 @@ GpuSpec v100_sxm3() {
       .description = "NVIDIA V100 SXM3 32GB (Volta GV100, DGX-2H): 125 TFLOPS fp16 dense, no bf16, "
                      "32 GB HBM2 at 900 GB/s",
       .source = "data/hardware.csv row v100_sxm2_32gb (hardware.md §1; same GV100 die, SXM3 variant in "
-                "its notes, §2 DGX-2H); gemm_efficiency [derived, unvalidated] mli V100 95 TF x A100 "
-                "cuBLASLt ceiling/mli 259.3/230 = 107.1 of 125 TF (hardware.md §5.1-5.2); "
-                "memory_efficiency 0.85 default, no STREAM data for V100 (§6)",
+                "its notes, §2 DGX-2H); gemm_efficiency = torch.matmul 95 TF (mli/transformers-benchmarks, "
+                "hardware.md §5.1) of 125 TF; memory_efficiency 0.85 default, no STREAM data for V100 (§6)",
       .peak_fp16_tflops = 125,
       .peak_bf16_tflops = 0,
       .peak_fp8_tflops = 0,
@@ -64,7 +68,7 @@ GpuSpec v100_sxm3() {
       .memory_gb = 32,
       .memory_bandwidth_gbps = 900,
       .sm_count = 80,
-      .gemm_efficiency = kV100GemmCeilingTflops / 125.0,
+      .gemm_efficiency = kV100PytorchMatmulTflops / 125.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
@@ -77,7 +81,7 @@ GpuSpec a10() {
       .name = "a10",
       .description = "NVIDIA A10 PCIe (Ampere GA102): 125 TFLOPS fp16/bf16 dense, 24 GB GDDR6 at 600 GB/s",
       .source = "data/hardware.csv row a10_pcie_24gb (datasheet values, unverified on an NVIDIA page, "
-                "hardware.md §1, §7 item 1); gemm_efficiency borrowed from A100 PCIe MAMF 252.9/312 "
+                "hardware.md §1, §7 item 1); gemm_efficiency borrowed from A100 PCIe MAMF 252.9/312 x 0.848 "
                 "(hardware.md §5.1); memory_efficiency 0.85 default, unvalidated for GDDR6 (§6)",
       .peak_fp16_tflops = 125,
       .peak_bf16_tflops = 125,
@@ -99,7 +103,7 @@ GpuSpec a40() {
       .name = "a40",
       .description = "NVIDIA A40 PCIe (Ampere GA102): 149.7 TFLOPS fp16/bf16 dense, 48 GB GDDR6 at 696 GB/s",
       .source = "data/hardware.csv row a40_pcie_48gb (hardware.md §1); gemm_efficiency borrowed from "
-                "A100 PCIe MAMF 252.9/312 (hardware.md §5.1); memory_efficiency 0.85 default, "
+                "A100 PCIe MAMF 252.9/312 x 0.848 (hardware.md §5.1); memory_efficiency 0.85 default, "
                 "unvalidated for GDDR6 (§6)",
       .peak_fp16_tflops = 149.7,
       .peak_bf16_tflops = 149.7,
@@ -122,8 +126,8 @@ GpuSpec a100_40gb() {
   return {
       .name = "a100-40gb",
       .description = "NVIDIA A100 SXM4 40GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 40 GB HBM2 at 1555 GB/s",
-      .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = 259.3/312, "
-                "fitted to the A100 cuBLASLt shapes >= 2048^3 (§5.2); memory_efficiency 0.85 default, no STREAM data (§6)",
+      .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
+                "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency 0.85 default, no STREAM data (§6)",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -131,7 +135,7 @@ GpuSpec a100_40gb() {
       .memory_gb = 40,
       .memory_bandwidth_gbps = 1555,
       .sm_count = 108,
-      .gemm_efficiency = kA100GemmCeilingTflops / 312.0,
+      .gemm_efficiency = kA100PytorchMatmulTflops / 312.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
@@ -143,8 +147,8 @@ GpuSpec a100_80gb() {
   return {
       .name = "a100-80gb",
       .description = "NVIDIA A100 SXM4 80GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 80 GB HBM2e at 2039 GB/s",
-      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = 259.3/312, "
-                "fitted to the A100 cuBLASLt shapes >= 2048^3 (§5.2); memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
+      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
+                "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -152,7 +156,7 @@ GpuSpec a100_80gb() {
       .memory_gb = 80,
       .memory_bandwidth_gbps = 2039,
       .sm_count = 108,
-      .gemm_efficiency = kA100GemmCeilingTflops / 312.0,
+      .gemm_efficiency = kA100PytorchMatmulTflops / 312.0,
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = 1700.0 / 2039.0,
       .kernel_launch_us = kKernelLaunchUs,
@@ -165,7 +169,8 @@ GpuSpec h100_sxm() {
       .name = "h100-sxm",
       .description = "NVIDIA H100 SXM5 80GB (Hopper): 989.4 TFLOPS bf16 / 1978.9 fp8 dense, 80 GB HBM3 at 3350 GB/s",
       .source = "data/hardware.csv row h100_sxm5_80gb (hardware.md §1); gemm_efficiency = BF16 MAMF "
-                "794.5/989.4, fp8_gemm_efficiency = FP8 MAMF 1402.6/1978.9 (§5.1); memory_efficiency "
+                "794.5/989.4, fp8_gemm_efficiency = FP8 MAMF 1402.6/1978.9 (§5.1), each x 0.848 (A100 "
+                "torch.matmul/MAMF); memory_efficiency "
                 "= BabelStream Triad 2.97/3.35 TB/s (§6)",
       .peak_fp16_tflops = 989.4,
       .peak_bf16_tflops = 989.4,
@@ -174,8 +179,8 @@ GpuSpec h100_sxm() {
       .memory_gb = 80,
       .memory_bandwidth_gbps = 3350,
       .sm_count = 132,
-      .gemm_efficiency = 794.5 / 989.4,
-      .fp8_gemm_efficiency = 1402.6 / 1978.9,
+      .gemm_efficiency = kMatmulShareOfMamf * 794.5 / 989.4,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 1402.6 / 1978.9,
       .memory_efficiency = 2970.0 / 3350.0,
       .kernel_launch_us = kKernelLaunchUs,
       .default_cluster = "dgx-h100",
@@ -188,7 +193,7 @@ GpuSpec h200() {
       .description = "NVIDIA H200 SXM 141GB (Hopper): 989.4 TFLOPS bf16 / 1978.9 fp8 dense, 141 GB HBM3e at 4800 GB/s",
       .source = "data/hardware.csv row h200_sxm_141gb (hardware.md §1); gemm_efficiency = BF16 MAMF "
                 "794.5/989.4 (listed as the same as H100), fp8_gemm_efficiency = FP8 MAMF "
-                "1453.4/1978.9 (§5.1); memory_efficiency = BabelStream Triad 4.15/4.8 TB/s (§6)",
+                "1453.4/1978.9 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency = BabelStream Triad 4.15/4.8 TB/s (§6)",
       .peak_fp16_tflops = 989.4,
       .peak_bf16_tflops = 989.4,
       .peak_fp8_tflops = 1978.9,
@@ -196,8 +201,8 @@ GpuSpec h200() {
       .memory_gb = 141,
       .memory_bandwidth_gbps = 4800,
       .sm_count = 132,
-      .gemm_efficiency = 794.5 / 989.4,
-      .fp8_gemm_efficiency = 1453.4 / 1978.9,
+      .gemm_efficiency = kMatmulShareOfMamf * 794.5 / 989.4,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 1453.4 / 1978.9,
       .memory_efficiency = 4150.0 / 4800.0,
       .kernel_launch_us = kKernelLaunchUs,
       .default_cluster = "dgx-h200",
@@ -210,7 +215,7 @@ GpuSpec b200() {
       .description = "NVIDIA B200 (Blackwell, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 dense, 180 GB HBM3e at 8000 GB/s",
       .source = "data/hardware.csv row b200_sxm_180gb (hardware.md §1; SM count 148 is a community "
                 "value, §7 item 4); gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
-                "MAMF 3432.5/4500 (§5.1); memory_efficiency 0.85 default, no STREAM data (§6)",
+                "MAMF 3432.5/4500 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency 0.85 default, no STREAM data (§6)",
       .peak_fp16_tflops = 2250,
       .peak_bf16_tflops = 2250,
       .peak_fp8_tflops = 4500,
@@ -218,8 +223,8 @@ GpuSpec b200() {
       .memory_gb = 180,
       .memory_bandwidth_gbps = 8000,
       .sm_count = 148,
-      .gemm_efficiency = 1745.0 / 2250.0,
-      .fp8_gemm_efficiency = 3432.5 / 4500.0,
+      .gemm_efficiency = kMatmulShareOfMamf * 1745.0 / 2250.0,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 3432.5 / 4500.0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
       .default_cluster = "dgx-b200",

@@ -96,6 +96,7 @@ JobOptions apply_job_file(JobOptions options, const io::JobFile& file) {
   set(options.tp, file.tp);
   set(options.pp, file.pp);
   set(options.dp, file.dp);
+  set(options.cp, file.cp);
   set(options.micro_batch_size, file.micro_batch_size);
   set(options.global_batch_size, file.global_batch_size);
   set(options.seq_length, file.seq_length);
@@ -105,7 +106,10 @@ JobOptions apply_job_file(JobOptions options, const io::JobFile& file) {
   set(options.recompute, file.recompute);
   set(options.distributed_optimizer, file.distributed_optimizer);
   set(options.overlap_grad_reduce, file.overlap_grad_reduce);
+  set(options.p2p_scatter_gather, file.p2p_scatter_gather);
   set(options.virtual_stages, file.virtual_stages);
+  set(options.fp8, file.fp8);
+  if (file.fp8) options.fp8_origin = "key fp8";
   if (file.strategy) options.tp = options.pp = options.dp = 0;
   if (file.tp || file.pp || file.dp) options.strategy.clear();
   return options;

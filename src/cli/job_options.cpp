@@ -1,6 +1,7 @@
 #include "cli/job_options.hpp"
 
 #include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_gpus.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/spec_resolver.hpp"
@@ -42,6 +43,34 @@ cluster::ClusterSpec resolve_cluster(const JobOptions& options) {
   return cluster;
 }
 
+std::string builtin_fp8_gpus() {
+  std::string names;
+  for (const auto& name : catalog::gpu_names()) {
+    if (catalog::find_gpu(name).peak_fp8_tflops > 0) {
+      names += (names.empty() ? "" : ", ") + name;
+    }
+  }
+  return names;
+}
+
+//! The fp8 rules of validate_job, asked early so that the message can name the flag and the
+//! built-in GPUs that have fp8 tensor cores.
+void check_fp8(const strategy::JobSpec& job, const std::string& origin) {
+  const auto& s = job.strategy;
+  if (!s.fp8_gemms) {
+    return;
+  }
+  if (s.dtype != Dtype::bf16) {
+    throw InputError(origin + ": fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
+                     std::string(dtype_name(s.dtype)) + "'");
+  }
+  const auto& gpu = job.cluster.gpu;
+  if (gpu.peak_fp8_tflops <= 0) {
+    throw InputError(origin + ": gpu '" + gpu.name + "' has no fp8 tensor cores (peak_fp8_tflops 0); " +
+                     "built-in GPUs with fp8: " + builtin_fp8_gpus());
+  }
+}
+
 strategy::Strategy resolve_strategy(const JobOptions& options) {
   const bool sizes_given = options.tp > 0 || options.pp > 0 || options.dp > 0;
   if (sizes_given && !options.strategy.empty()) {
@@ -55,6 +84,14 @@ strategy::Strategy resolve_strategy(const JobOptions& options) {
   } else {
     strategy = strategy::parse_strategy_notation(options.strategy.empty() ? kDefaultStrategy : options.strategy);
   }
+  if (options.cp != 0) {
+    if (strategy.context_parallel > 1) {
+      throw InputError("--cp " + std::to_string(options.cp) + " and --strategy " + options.strategy +
+                       " (context parallel " + std::to_string(strategy.context_parallel) +
+                       ") both given; use one or the other");
+    }
+    strategy.context_parallel = options.cp;
+  }
   strategy.micro_batch_size = options.micro_batch_size;
   strategy.global_batch_size = options.global_batch_size;
   strategy.schedule = options.schedule;
@@ -63,8 +100,10 @@ strategy::Strategy resolve_strategy(const JobOptions& options) {
   strategy.recompute = strategy::parse_recompute(options.recompute, "--recompute");
   strategy.distributed_optimizer = options.distributed_optimizer;
   strategy.overlap_grad_reduce = options.overlap_grad_reduce;
+  strategy.p2p_scatter_gather = options.p2p_scatter_gather;
   strategy.virtual_stages = options.virtual_stages;
   strategy.attention = parse_attention(options.attention);
+  strategy.fp8_gemms = options.fp8;
   return strategy;
 }
 
@@ -77,10 +116,15 @@ void JobOptions::add_to(CLI::App& command) {
   command.add_option("--cluster", cluster, "built-in node design or a YAML/JSON cluster file (default: the GPU's)");
   command.add_option("--nodes", nodes, "number of nodes (default: as many as the strategy needs)");
   command.add_option("--gpus-per-node", gpus_per_node, "GPUs per node (default: the cluster's)");
-  command.add_option("--strategy", strategy, "parallel sizes in the paper's notation, e.g. 2M2P4D (default 2M2P4D)");
+  command.add_option("--strategy", strategy,
+                     "parallel sizes in the paper's notation, e.g. 2M2P4D, or 2M2C2P4D with context parallel 2 "
+                     "(default 2M2P4D)");
   command.add_option("--tp", tp, "tensor (model) parallel size");
   command.add_option("--pp", pp, "pipeline parallel size");
   command.add_option("--dp", dp, "data parallel size");
+  command.add_option("--cp", cp,
+                     "context parallel size (Megatron-Core ring attention): each rank holds s/cp tokens of every "
+                     "sequence; works with --strategy (or its C part, e.g. 2M2C2P4D) and with --tp/--pp/--dp");
   command.add_option("--micro-batch-size", micro_batch_size, "sequences per micro-batch")->capture_default_str();
   command.add_option("--global-batch-size", global_batch_size, "sequences per iteration")->capture_default_str();
   command.add_option("--seq-length", seq_length, "override the model's sequence length");
@@ -98,6 +142,9 @@ void JobOptions::add_to(CLI::App& command) {
                    "parameters, all-gather them");
   command.add_flag("--overlap-grad-reduce", overlap_grad_reduce,
                    "start each data-parallel gradient bucket as soon as the last backward has produced it");
+  command.add_flag("--p2p-scatter-gather", p2p_scatter_gather,
+                   "each tensor-parallel rank sends 1/tp of a pipeline tensor and the receiving stage all-gathers "
+                   "it (Megatron-LM's default before Megatron-Core; no effect with --sequence-parallel or --tp 1)");
   command.add_option("--virtual-stages", virtual_stages,
                      "model chunks per pipeline stage for --schedule interleaved")
       ->capture_default_str();
@@ -105,6 +152,9 @@ void JobOptions::add_to(CLI::App& command) {
                      "attention core: flash (one fused kernel, Megatron-LM --use-flash-attn) or unfused (batched "
                      "GEMMs, softmax and dropout through memory, Megatron-LM before 2023)")
       ->capture_default_str();
+  command.add_flag("--fp8", fp8,
+                   "run the transformer layers' linear GEMMs in fp8 as TransformerEngine does (Megatron-Core "
+                   "--fp8-format hybrid); needs --dtype bf16 and a GPU with fp8 tensor cores");
 }
 
 strategy::JobSpec JobOptions::to_job() const {
@@ -126,6 +176,7 @@ strategy::JobSpec JobOptions::to_job() const {
   } else if (job.cluster.gpus_per_node > 0) {
     job.cluster.num_nodes = std::max(1, job.strategy.world_size() / job.cluster.gpus_per_node);
   }
+  check_fp8(job, fp8_origin);
   return job;
 }
 

@@ -20,6 +20,7 @@ struct JobOptions {
   int tp = 0;
   int pp = 0;
   int dp = 0;
+  int cp = 0;  //!< context parallel size; 0 keeps the strategy's (1 unless --strategy has a C part)
   int micro_batch_size = 4;
   int global_batch_size = 64;
   int seq_length = 0;
@@ -29,8 +30,12 @@ struct JobOptions {
   std::string recompute = "none";
   bool distributed_optimizer = false;
   bool overlap_grad_reduce = false;
+  bool p2p_scatter_gather = false;
   int virtual_stages = 1;
   std::string attention = "flash";
+  bool fp8 = false;
+  //! How a rejected fp8 request is named in the error: the flag, or a job file's key.
+  std::string fp8_origin = "--fp8";
 
   void add_to(CLI::App& command);
   //! Resolves names and files and assembles the job; throws InputError on bad values.

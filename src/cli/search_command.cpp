@@ -104,6 +104,9 @@ void add_job_flags(CLI::App& command, JobOptions& job) {
                      "attention core of every candidate: flash (fused kernel) or unfused (Megatron-LM before 2023)")
       ->capture_default_str();
   command.add_flag("--sequence-parallel", job.sequence_parallel, "every candidate uses Megatron sequence parallelism");
+  command.add_flag("--fp8", job.fp8,
+                   "every candidate runs its transformer layers' linear GEMMs in fp8 (TransformerEngine); needs "
+                   "--dtype bf16 and a GPU with fp8 tensor cores");
   command.add_flag("--distributed-optimizer", job.distributed_optimizer,
                    "every candidate uses the distributed optimizer (ZeRO-1)");
   command.add_flag("--overlap-grad-reduce", job.overlap_grad_reduce,

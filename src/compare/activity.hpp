@@ -8,7 +8,7 @@
 
 namespace distsim::compare {
 
-//! What an activity occupied on its device: distsim's seven streams (events::StreamKind, in the
+//! What an activity occupied on its device: distsim's eight streams (events::StreamKind, in the
 //! same order), plus `collective` for a communication kernel whose group a trace does not say
 //! (a NCCL kernel in a PyTorch profiler trace).
 enum class ActivityKind {
@@ -19,10 +19,11 @@ enum class ActivityKind {
   pp_send_prev,
   pp_recv_next,
   dp_comm,
+  cp_comm,
   collective
 };
 
-inline constexpr int kActivityKinds = 8;
+inline constexpr int kActivityKinds = 9;
 
 //! The names the CPU runner writes as "cat" (tools/profiler/distsim_profiler/timeline.py) and the
 //! comparison prints: the stream kind's identifier, "collective" for the unknown group.
@@ -35,6 +36,7 @@ constexpr std::string_view activity_kind_name(ActivityKind kind) {
     case ActivityKind::pp_send_prev: return "pp_send_prev";
     case ActivityKind::pp_recv_next: return "pp_recv_next";
     case ActivityKind::dp_comm: return "dp_comm";
+    case ActivityKind::cp_comm: return "cp_comm";
     case ActivityKind::collective: return "collective";
   }
   return "?";

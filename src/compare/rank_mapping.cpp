@@ -19,7 +19,8 @@ bool holds_every_rank(const Timeline& predicted, const Timeline& measured) {
 
 int replica_zero_rank(const Timeline& predicted, const RankTimeline& measured) {
   const strategy::RankLayout layout(predicted.job, 1);
-  const int rank = layout.rank_of({measured.coord.tp, 0, measured.coord.pp});
+  // Replica 0 holds every context rank, so the measured rank keeps its own.
+  const int rank = layout.rank_of({measured.coord.tp, 0, measured.coord.pp, measured.coord.cp});
   if (predicted.find(rank) == nullptr) {
     throw InputError(fmt::format(
         "the predicted trace has no rank {} (tp {}, pp {}, dp 0) to compare with rank {} of '{}'; write it with "

@@ -16,8 +16,11 @@ struct TaskTimes {
 
 //! A discrete-event simulation of a Program. Pending task completions wait in a queue ordered
 //! by (time, insertion sequence), so equal times resolve in insertion order and every run gives
-//! the same result. Throws InternalError if the program deadlocks (a cycle between stream order
-//! and dependencies).
+//! the same result. A task without resources lasts its duration. Tasks with resources share
+//! them fluidly (ResourceSharing): while k tasks use a resource each runs at 1/k of its
+//! stand-alone speed, a task runs at the rate of its most crowded resource, and every start or
+//! end re-predicts the ends of the tasks on its resources, to the nearest ns. Throws
+//! InternalError if the program deadlocks (a cycle between stream order and dependencies).
 TaskTimes run(const Program& program);
 
 }  // namespace distsim::engine

@@ -22,4 +22,11 @@ void Program::add_dependency(TaskId task, TaskId prerequisite) {
   dependencies_.emplace_back(task, prerequisite);
 }
 
+void Program::add_resource_use(TaskId task, ResourceId resource) {
+  if (task >= durations_.size() || resource >= num_resources_) {
+    throw InternalError("resource use of an unknown task or resource");
+  }
+  resource_uses_.emplace_back(task, resource);
+}
+
 }  // namespace distsim::engine

@@ -10,33 +10,45 @@ namespace distsim::engine {
 
 using TaskId = std::uint32_t;
 using StreamId = std::uint32_t;
+using ResourceId = std::uint32_t;
 
-//! What the engine runs: tasks of fixed duration on in-order streams, with dependencies.
-//! A task runs on one stream (a kernel) or on several at once (a collective or a transfer: one
-//! stream on each participant). Each stream runs its tasks one at a time in the order they were
-//! added, like a CUDA stream; a task starts when it is at the head of all its streams and every
-//! task it depends on has ended, and it ends at the same time on all of them.
+//! What the engine runs: tasks on in-order streams, with dependencies, optionally sharing
+//! resources. A task runs on one stream (a kernel) or on several at once (a collective or a
+//! transfer: one stream on each participant). Each stream runs its tasks one at a time in the
+//! order they were added, like a CUDA stream; a task starts when it is at the head of all its
+//! streams and every task it depends on has ended, and it ends at the same time on all of them.
+//! A resource (a link, such as a GPU's share of its node's NICs) may be used by many tasks at
+//! once; a task's duration is how long it takes with its resources to itself, and it stretches
+//! while it shares them (engine.hpp says how).
 class Program {
  public:
   StreamId add_stream() { return num_streams_++; }
+  ResourceId add_resource() { return num_resources_++; }
   TaskId add_task(SimTime duration, std::span<const StreamId> streams);
   //! `task` may not start before `prerequisite` has ended.
   void add_dependency(TaskId task, TaskId prerequisite);
+  //! `task` uses `resource` while it runs; declaring the same use twice counts once.
+  void add_resource_use(TaskId task, ResourceId resource);
 
   std::uint32_t num_streams() const { return num_streams_; }
+  std::uint32_t num_resources() const { return num_resources_; }
   std::size_t num_tasks() const { return durations_.size(); }
   SimTime duration(TaskId task) const { return durations_[task]; }
   std::span<const StreamId> streams(TaskId task) const {
     return {stream_list_.data() + stream_offsets_[task], stream_offsets_[task + 1] - stream_offsets_[task]};
   }
   std::span<const std::pair<TaskId, TaskId>> dependencies() const { return dependencies_; }
+  //! (task, resource) pairs in the order they were declared.
+  std::span<const std::pair<TaskId, ResourceId>> resource_uses() const { return resource_uses_; }
 
  private:
   std::uint32_t num_streams_ = 0;
+  std::uint32_t num_resources_ = 0;
   std::vector<SimTime> durations_;
   std::vector<std::uint32_t> stream_offsets_{0};
   std::vector<StreamId> stream_list_;
   std::vector<std::pair<TaskId, TaskId>> dependencies_;  //!< (task, prerequisite)
+  std::vector<std::pair<TaskId, ResourceId>> resource_uses_;
 };
 
 }  // namespace distsim::engine

@@ -10,6 +10,7 @@ std::string_view collective_name(Collective collective) {
     case Collective::all_gather: return "all_gather";
     case Collective::reduce_scatter: return "reduce_scatter";
     case Collective::send_recv: return "send_recv";
+    case Collective::ring_exchange: return "ring_exchange";
   }
   return "?";
 }

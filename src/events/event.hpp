@@ -14,7 +14,9 @@ namespace distsim::events {
 //! (bytes over bandwidth), or a communication.
 enum class EventClass { gemm, attention, memory_bound, collective, point_to_point };
 
-enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv };
+//! ring_exchange: each of the group's ranks sends `bytes` to the next rank of the ring and
+//! receives as many from the previous one, all at once (context parallelism's K/V rotation).
+enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange };
 
 std::string_view collective_name(Collective collective);
 //! "gemm", "attention", "memory_bound", "collective" or "point_to_point".

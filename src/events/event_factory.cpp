@@ -13,6 +13,14 @@ Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
   return event;
 }
 
+Event EventFactory::fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  Event event = gemm(m, n, k);
+  event.dtype = Dtype::fp8;
+  const double inputs = static_cast<double>(m * k + k * n);
+  event.bytes_moved = dtype_bytes(Dtype::fp8) * inputs + static_cast<double>(element_) * static_cast<double>(m * n);
+  return event;
+}
+
 Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const {
   Event event = gemm(m, n, k);
   event.op = "batched_gemm";
@@ -53,13 +61,29 @@ Event EventFactory::elementwise(const std::string& op, std::int64_t rows, std::i
   return event;
 }
 
+Event EventFactory::fp8_cast_transpose(std::int64_t rows, std::int64_t cols) const {
+  Event event = elementwise("fp8_cast_transpose", rows, cols, 1, 0);
+  event.bytes_moved += 2.0 * dtype_bytes(Dtype::fp8) * static_cast<double>(rows) * static_cast<double>(cols);
+  return event;
+}
+
+Event EventFactory::norm_to_fp8(const std::string& norm_op, std::int64_t rows, std::int64_t cols) const {
+  Event event = fp8_cast_transpose(rows, cols);
+  event.op = norm_op + "_fp8";
+  return event;
+}
+
 Event EventFactory::adam_step(std::int64_t parameters) const {
   Event event;
   event.event_class = EventClass::memory_bound;
   event.op = "adam_step";
   event.dims = {{"params", parameters}};
-  event.dtype = Dtype::fp32;
-  event.bytes_moved = 30.0 * static_cast<double>(parameters);
+  event.dtype = dtype_;
+  constexpr double kNormBytes = 4;
+  constexpr double kAdamBytes = 28;
+  const double unscale_bytes = dtype_ == Dtype::fp16 ? 8 : 0;
+  const double copy_bytes = dtype_ == Dtype::fp32 ? 0 : 4 + element_;
+  event.bytes_moved = (unscale_bytes + kNormBytes + kAdamBytes + copy_bytes) * static_cast<double>(parameters);
   return event;
 }
 
@@ -78,6 +102,12 @@ Event EventFactory::collective(Collective collective, std::int64_t bytes, const 
 
 Event EventFactory::send_recv(std::int64_t bytes, const strategy::GroupPlacement& link) const {
   Event event = collective(Collective::send_recv, bytes, link, 2);
+  event.event_class = EventClass::point_to_point;
+  return event;
+}
+
+Event EventFactory::ring_exchange(std::int64_t bytes, const strategy::GroupPlacement& ring, int group_size) const {
+  Event event = collective(Collective::ring_exchange, bytes, ring, group_size);
   event.event_class = EventClass::point_to_point;
   return event;
 }

@@ -19,6 +19,10 @@ class EventFactory {
   //! `batch` independent products C[m×n] = A[m×k]·B[k×n] in one kernel (cuBLAS strided batched
   //! GEMM, as torch.bmm and torch.baddbmm run): 2·batch·m·n·k FLOPs, op "batched_gemm".
   Event batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  //! The same product with fp8 inputs, as TransformerEngine runs a linear layer's GEMMs with
+  //! --fp8-format hybrid: 2mnk FLOPs, A and B read at 1 byte per element, C written in the
+  //! factory's dtype (bf16); dtype fp8.
+  Event fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
   //! halved when causal since the masked half is skipped. Backward does 2.5× the forward's
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
@@ -28,12 +32,28 @@ class EventFactory {
   //! `writes` tensors of that size (plus `extra_bytes`, e.g. a 1-byte dropout mask).
   Event elementwise(const std::string& op, std::int64_t rows, std::int64_t cols, int reads, int writes,
                     double extra_bytes = 0) const;
-  //! Mixed-precision Adam over `parameters`: reads fp32 master weight, gradient, momentum and
-  //! variance (16 B) and writes master weight, momentum, variance and the bf16 copy (14 B).
+  //! TransformerEngine's fp8_cast_transpose of a [rows × cols] tensor in the factory's dtype: one
+  //! read, then its fp8 copy and the fp8 copy's transpose written (Hopper's fp8 GEMMs take only
+  //! the TN layout, so the backward GEMMs need the transposed operand): rows·cols·(element + 1 + 1)
+  //! bytes; op "fp8_cast_transpose".
+  Event fp8_cast_transpose(std::int64_t rows, std::int64_t cols) const;
+  //! A norm that writes its output in fp8, the cast fused into the norm kernel as in
+  //! TransformerEngine's LayerNormLinear: reads the input once and writes the fp8 output and its
+  //! transpose, rows·cols·(element + 1 + 1) bytes; op "<norm_op>_fp8".
+  Event norm_to_fp8(const std::string& norm_op, std::int64_t rows, std::int64_t cols) const;
+  //! Megatron-LM's optimizer step over `parameters` whose model copy is in this factory's dtype
+  //! (MixedPrecisionOptimizer.step with fp32 main gradients): for fp16, unscale the gradients and
+  //! check them for inf/NaN (read and write 4 B); the gradient norm for clipping (read 4 B); Adam
+  //! on the fp32 main parameters (read parameter, gradient, momentum, variance, write parameter,
+  //! momentum, variance: 28 B); for fp16/bf16, copy the main parameters into the model's
+  //! (read 4, write 2 B). fp16 46 B, bf16 38 B, fp32 32 B per parameter.
   Event adam_step(std::int64_t parameters) const;
   Event collective(Collective collective, std::int64_t bytes, const strategy::GroupPlacement& group,
                    int group_size) const;
   Event send_recv(std::int64_t bytes, const strategy::GroupPlacement& link) const;
+  //! One step of a ring over `ring` (group_size ranks): every rank sends `bytes` to its successor
+  //! and receives `bytes` from its predecessor at once, a point-to-point event.
+  Event ring_exchange(std::int64_t bytes, const strategy::GroupPlacement& ring, int group_size) const;
 
  private:
   Dtype dtype_;

@@ -30,7 +30,7 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
                                              EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
-  if (strategy.data_parallel == 1 || segments.empty()) {
+  if (strategy.gradient_group_size() == 1 || segments.empty()) {
     return {};
   }
   std::int64_t total = 0;
@@ -40,18 +40,18 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
   const std::int64_t parameters = total / strategy.tensor_parallel;
   const std::int64_t bucket_size = strategy.bucket_params();
   const EventFactory factory(strategy.dtype);
-  const strategy::GroupPlacement group = layout.data_group(coord);
-  const int dp = strategy.data_parallel;
+  const strategy::GroupPlacement group = layout.gradient_group(coord);
+  const int group_size = strategy.gradient_group_size();
   const Collective reduction = strategy.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
   std::vector<GradientBucket> buckets;
   for (std::int64_t done = 0; done < parameters; done += bucket_size) {
     const std::int64_t size = std::min(bucket_size, parameters - done);
     GradientBucket bucket;
     bucket.reduction =
-        table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, dp));
+        table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, group_size));
     if (strategy.distributed_optimizer) {
       bucket.parameter_gather = table.intern(
-          factory.collective(Collective::all_gather, size * dtype_bytes(strategy.dtype), group, dp));
+          factory.collective(Collective::all_gather, size * dtype_bytes(strategy.dtype), group, group_size));
     }
     bucket.ready_after = ready_step(segments, done + size - 1, strategy.tensor_parallel);
     buckets.push_back(bucket);

@@ -19,8 +19,9 @@ struct ParameterSegment {
 
 //! Splits a chunk's parameters (`segments`, in bucket order) into data-parallel buckets of
 //! Strategy::bucket_params parameters. Each bucket's gradients are all-reduced, or with the
-//! distributed optimizer reduce-scattered, over the data-parallel group, and the updated
-//! parameters all-gathered after the optimizer step. Empty when dp = 1.
+//! distributed optimizer reduce-scattered, over the data-parallel group (with context
+//! parallelism the dp·cp ranks that share the weights), and the updated parameters all-gathered
+//! after the optimizer step. Empty when dp·cp = 1.
 std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const strategy::RankLayout& layout,
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
                                              EventTable& table);

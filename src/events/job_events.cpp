@@ -43,9 +43,14 @@ bool shards_sequence(const strategy::Strategy& strategy) {
   return strategy.sequence_parallel && strategy.tensor_parallel > 1;
 }
 
-//! The tensor passed between chunks after `last_layer_of_chunk`: [s, b, h], or its 1/t
-//! sequence shard under sequence parallelism (Megatron-LM sends [s/t, b, h]).
-std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chunk) {
+//! Scatter/gather transfers: each tensor rank sends a 1/t slice of the full boundary tensor.
+bool scatters_transfers(const strategy::Strategy& strategy) {
+  return strategy.p2p_scatter_gather && strategy.tensor_parallel > 1 && !shards_sequence(strategy);
+}
+
+//! The whole tensor passed between chunks after `last_layer_of_chunk`: [s, b, h], of which a
+//! context-parallel rank holds and sends its s/cp tokens.
+std::int64_t boundary_tensor_bytes(const strategy::JobSpec& job, int last_layer_of_chunk) {
   const ModelSpec& model = job.model;
   const std::int64_t batch = job.strategy.micro_batch_size;
   const std::int64_t element = dtype_bytes(job.strategy.dtype);
@@ -55,8 +60,15 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
   if (decoder) {
     tokens += static_cast<std::int64_t>(model.seq_length) * batch;
   }
-  const std::int64_t bytes = tokens * model.hidden_size * element;
-  return shards_sequence(job.strategy) ? bytes / job.strategy.tensor_parallel : bytes;
+  return tokens * model.hidden_size * element / job.strategy.context_parallel;
+}
+
+//! What one tensor rank sends: the whole tensor, or its 1/t sequence shard under sequence
+//! parallelism (Megatron-LM sends [s/t, b, h]) or its 1/t slice with scatter/gather transfers.
+std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chunk) {
+  const std::int64_t bytes = boundary_tensor_bytes(job, last_layer_of_chunk);
+  const bool sliced = shards_sequence(job.strategy) || scatters_transfers(job.strategy);
+  return sliced ? bytes / job.strategy.tensor_parallel : bytes;
 }
 
 //! Parameters whose gradients each tensor-parallel rank computes from its sequence shard only
@@ -76,7 +88,7 @@ class ChunkBuilder {
  public:
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
                int chunk, EventTable& table)
-      : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), table) {
+      : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), layout.context_group(coord), table) {
     const int stages = job.strategy.pipeline_parallel;
     const int position = chunk * stages + coord.pp;
     first_ = position == 0;
@@ -116,6 +128,8 @@ class ChunkBuilder {
   void add_forward() {
     if (first_) {
       builder_.embedding_forward();
+    } else if (scatters_transfers(job_.strategy)) {
+      builder_.gather_received_activation(boundary_tensor_bytes(job_, layers_.first - 1));
     }
     for (int layer = layers_.first; layer < layers_.first + layers_.count; ++layer) {
       builder_.layer_forward(layer);
@@ -127,6 +141,9 @@ class ChunkBuilder {
 
   void add_backward() {
     const ModelSpec& model = job_.model;
+    if (!last_ && scatters_transfers(job_.strategy)) {
+      builder_.gather_received_gradient(boundary_tensor_bytes(job_, layers_.first + layers_.count - 1));
+    }
     if (last_) {
       builder_.head_backward();
       std::int64_t head = model::head_parameters(model);
@@ -210,9 +227,10 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
     work.embedding_reduction =
         table.intern(factory.collective(Collective::all_reduce, bytes, layout.embedding_group(coord), 2));
   }
-  // The distributed optimizer updates a 1/dp shard of the parameters on each rank.
-  const int dp = strategy.data_parallel;
-  const std::int64_t updated = strategy.distributed_optimizer ? (work.parameters + dp - 1) / dp : work.parameters;
+  // The distributed optimizer updates a 1/(dp·cp) shard of the parameters on each rank.
+  const int shards = strategy.gradient_group_size();
+  const std::int64_t updated =
+      strategy.distributed_optimizer ? (work.parameters + shards - 1) / shards : work.parameters;
   work.optimizer_step = table.intern(factory.adam_step(updated));
   return work;
 }

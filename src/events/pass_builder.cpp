@@ -30,7 +30,7 @@ std::string_view tensor_label(Collective collective) {
 }  // namespace
 
 PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-                         EventTable& table)
+                         const strategy::GroupPlacement& context_group, EventTable& table)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -41,7 +41,10 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
       unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
       selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
-      tensor_group_(tensor_group) {}
+      fp8_gemms_(job.strategy.fp8_gemms),
+      tensor_group_(tensor_group),
+      cp_(job.strategy.context_parallel),
+      context_group_(context_group) {}
 
 bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
   return model_.architecture == model::Architecture::encoder_decoder && layer >= model_.num_layers;
@@ -49,10 +52,12 @@ bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
 
 std::int64_t PassBuilder::tokens(int layer) const {
   const int seq = is_decoder_of_encoder_decoder(layer) ? model_.target_seq_length() : model_.seq_length;
-  return static_cast<std::int64_t>(seq) * batch_;
+  return static_cast<std::int64_t>(seq) * batch_ / cp_;
 }
 
-std::int64_t PassBuilder::encoder_tokens() const { return static_cast<std::int64_t>(model_.seq_length) * batch_; }
+std::int64_t PassBuilder::encoder_tokens() const {
+  return static_cast<std::int64_t>(model_.seq_length) * batch_ / cp_;
+}
 
 std::int64_t PassBuilder::query_width() const {
   return std::int64_t{model_.num_attention_heads} * model_.head_dim() / tp_;
@@ -75,8 +80,9 @@ std::int64_t PassBuilder::activation_bytes(std::int64_t token_count) const {
 }
 
 int PassBuilder::add(Sink sink, const Event& event, int layer, std::string_view label, int waits_for) {
-  if (sink.list == &forward && forward_input_ >= 0) {
-    waits_for = std::max(waits_for, std::exchange(forward_input_, -1));
+  int& input = sink.list == &forward ? forward_input_ : backward_input_;
+  if (input >= 0) {
+    waits_for = std::max(waits_for, std::exchange(input, -1));
   }
   sink.list->push_back({table_.intern(event), StreamKind::compute, sink.phase, layer, label, waits_for});
   return static_cast<int>(sink.list->size()) - 1;
@@ -103,15 +109,33 @@ int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int la
   return tensor_collective(sink, collective, activation_bytes(token_count), layer);
 }
 
+Event PassBuilder::linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const {
+  return in_fp8(layer) ? factory_.fp8_gemm(m, n, k) : factory_.gemm(m, n, k);
+}
+
+Event PassBuilder::norm_forward(std::int64_t rows, int layer) const {
+  return in_fp8(layer) ? factory_.norm_to_fp8(norm_op(), rows, hidden())
+                       : factory_.elementwise(norm_op(), rows, hidden(), 1, 1);
+}
+
+int PassBuilder::quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for) {
+  if (!in_fp8(layer)) {
+    return waits_for;
+  }
+  add(sink, factory_.fp8_cast_transpose(rows, cols), layer, "fp8 cast", waits_for);
+  return -1;
+}
+
 void PassBuilder::linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                  std::string_view label, int waits_for) {
-  add(sink, factory_.gemm(token_count, out, in), layer, label, waits_for);
+  add(sink, linear_gemm(layer, token_count, out, in), layer, label, waits_for);
 }
 
 void PassBuilder::local_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                         std::string_view label, int waits_for) {
-  add(backward_sink(), factory_.gemm(token_count, in, out), layer, label, waits_for);
-  add(backward_sink(), factory_.gemm(in, out, token_count), layer, label);
+  waits_for = quantize_operand(backward_sink(), token_count, out, layer, waits_for);
+  add(backward_sink(), linear_gemm(layer, token_count, in, out), layer, label, waits_for);
+  add(backward_sink(), linear_gemm(layer, in, out, token_count), layer, label);
 }
 
 int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
@@ -119,10 +143,11 @@ int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t i
   const Sink sink = backward_sink();
   // Sequence parallelism keeps only the input's shard; wgrad needs all of it (Korthikanti §4.2.2).
   const int gathered_input = gather_sequence(sink, token_count, layer);
-  add(sink, factory_.gemm(token_count, in, out), layer, label);
+  quantize_operand(sink, token_count, out, layer);
+  add(sink, linear_gemm(layer, token_count, in, out), layer, label);
   const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
   const int reduction = tensor_collective(sink, collective, token_count * in * element_bytes_, layer);
-  add(sink, factory_.gemm(in, out, token_count), layer, label, gathered_input);
+  add(sink, linear_gemm(layer, in, out, token_count), layer, label, gathered_input);
   return reduction;
 }
 
@@ -139,6 +164,10 @@ void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int l
 }
 
 void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
+  if (cp_ > 1) {  // validation keeps cross-attention and the unfused core away from context parallelism
+    ring_attention_forward(sink, layer);
+    return;
+  }
   const std::int64_t seq_q = tokens(layer) / batch_;
   const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
   const std::int64_t heads = model_.num_attention_heads / tp_;
@@ -163,6 +192,10 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
 }
 
 void PassBuilder::attention_core_backward(int layer, bool cross) {
+  if (cp_ > 1) {
+    ring_attention_backward(layer);
+    return;
+  }
   const std::int64_t seq_q = tokens(layer) / batch_;
   const std::int64_t seq_kv = cross ? model_.seq_length : seq_q;
   const std::int64_t heads = model_.num_attention_heads / tp_;
@@ -191,13 +224,64 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);    // dK = dSᵀ·Q
 }
 
+std::int64_t PassBuilder::kv_block_bytes() const {
+  const std::int64_t local_seq = model_.seq_length / cp_;
+  return 2 * batch_ * local_seq * (model_.num_kv_heads / tp_) * model_.head_dim() * element_bytes_;
+}
+
+int PassBuilder::context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label) {
+  const Event event = factory_.ring_exchange(bytes, context_group_, cp_);
+  sink.list->push_back({table_.intern(event), StreamKind::cp_comm, sink.phase, layer, label, -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+Event PassBuilder::ring_attention_step(bool backward_pass, bool diagonal) const {
+  const std::int64_t local_seq = model_.seq_length / cp_;
+  const std::int64_t heads = model_.num_attention_heads / tp_;
+  const std::int64_t kv_heads = model_.num_kv_heads / tp_;
+  const std::int64_t d = model_.head_dim();
+  if (!model_.causal_self_attention()) {
+    return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq, local_seq, d, false);
+  }
+  if (diagonal) {
+    return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq, local_seq, d, true);
+  }
+  return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq / 2, local_seq, d, false);
+}
+
+void PassBuilder::ring_attention_forward(Sink sink, int layer) {
+  int received = -1;
+  for (int step = 0; step < cp_; ++step) {
+    const bool more = step + 1 < cp_;
+    const int exchange = more ? context_exchange(sink, kv_block_bytes(), layer, "cp kv exchange") : -1;
+    add(sink, ring_attention_step(false, step == 0), layer, "attention", received);
+    received = exchange;
+  }
+}
+
+void PassBuilder::ring_attention_backward(int layer) {
+  const Sink sink = backward_sink();
+  int received = -1;
+  for (int step = 0; step < cp_; ++step) {
+    const bool first = step == 0;
+    const bool last = step + 1 == cp_;
+    const std::int64_t bytes = first || last ? kv_block_bytes() : 2 * kv_block_bytes();
+    const std::string_view label = first ? "cp kv exchange" : last ? "cp dkv exchange" : "cp kv dkv exchange";
+    const int exchange = context_exchange(sink, bytes, layer, label);
+    add(sink, ring_attention_step(true, last), layer, "attention", received);
+    received = exchange;
+  }
+  backward_input_ = received;
+}
+
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
   const std::int64_t t = tokens(layer);
-  add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), layer, "norm");
+  add(sink, norm_forward(sharded(t), layer), layer, "norm");
   if (cross) {
     linear_forward(sink, t, hidden(), query_width(), layer, "cross q", gather_sequence(sink, t, layer));
     const int encoder_output = gather_sequence(sink, encoder_tokens(), layer);
-    linear_forward(sink, encoder_tokens(), hidden(), 2 * kv_width(), layer, "cross kv", encoder_output);
+    linear_forward(sink, encoder_tokens(), hidden(), 2 * kv_width(), layer, "cross kv",
+                   quantize_operand(sink, encoder_tokens(), hidden(), layer, encoder_output));
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
     if (model_.position_embedding == model::PositionEmbedding::rope) {
@@ -205,7 +289,8 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
     }
   }
   attention_core_forward(sink, layer, cross);
-  linear_forward(sink, t, query_width(), hidden(), layer, "attention out");
+  linear_forward(sink, t, query_width(), hidden(), layer, "attention out",
+                 quantize_operand(sink, t, query_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
 
@@ -236,14 +321,14 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
 
 void PassBuilder::mlp_forward(Sink sink, int layer) {
   const std::int64_t t = tokens(layer);
-  add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), layer, "norm");
+  add(sink, norm_forward(sharded(t), layer), layer, "norm");
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
   if (model_.ffn_type == model::FfnType::swiglu) {
     add(sink, factory_.elementwise("swiglu", t, ffn_width(), 2, 1), layer, "swiglu");
   } else {
     add(sink, factory_.elementwise("gelu", t, ffn_width(), 1, 1), layer, "gelu");
   }
-  linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2");
+  linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
 
@@ -318,6 +403,14 @@ void PassBuilder::head_forward() {
   for (int i = 0; i < 3; ++i) {
     tensor_collective(sink, Collective::all_reduce, t * 4, -1);
   }
+}
+
+void PassBuilder::gather_received_activation(std::int64_t bytes) {
+  forward_input_ = tensor_collective(forward_sink(), Collective::all_gather, bytes, -1);
+}
+
+void PassBuilder::gather_received_gradient(std::int64_t bytes) {
+  backward_input_ = tensor_collective(backward_sink(), Collective::all_gather, bytes, -1);
 }
 
 void PassBuilder::head_backward() {

@@ -23,7 +23,8 @@ namespace distsim::events {
 //! shard for its weight gradient, overlapping the input-gradient GEMM.
 class PassBuilder {
  public:
-  PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group, EventTable& table);
+  PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
+              const strategy::GroupPlacement& context_group, EventTable& table);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -37,6 +38,11 @@ class PassBuilder {
   void layer_backward(int layer);
   void head_forward();
   void head_backward();
+  //! The all-gather over the tensor group that reassembles a pipeline tensor received in 1/t
+  //! slices (scatter/gather transfers): before the forward pass for an activation, before the
+  //! backward pass for a gradient. The pass's first compute step waits for it.
+  void gather_received_activation(std::int64_t bytes);
+  void gather_received_gradient(std::int64_t bytes);
 
  private:
   //! Where forward-shaped work goes: the forward pass, or the backward pass as a recompute.
@@ -48,6 +54,7 @@ class PassBuilder {
   Sink backward_sink() { return {&backward, Phase::backward}; }
 
   bool is_decoder_of_encoder_decoder(int layer) const;
+  //! This rank's tokens of a micro-batch: b·s, or b·s/cp under context parallelism.
   std::int64_t tokens(int layer) const;
   std::int64_t encoder_tokens() const;
   //! Rows a norm or dropout sees: a 1/t shard of the tokens under sequence parallelism.
@@ -71,6 +78,15 @@ class PassBuilder {
   //! partial sums. Returns the index for the next step to wait for, or -1.
   int reduce_partial_sums(Sink sink, std::int64_t token_count, int layer);
 
+  //! The transformer layers' linear GEMMs run in fp8 with strategy.fp8_gemms; the embedding and
+  //! LM head (layer -1) never do.
+  bool in_fp8(int layer) const { return fp8_gemms_ && layer >= 0; }
+  Event linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  //! A layer's norm; in an fp8 layer it writes the next GEMM's fp8 input (TE's LayerNormLinear).
+  Event norm_forward(std::int64_t rows, int layer) const;
+  //! In an fp8 layer, TE's fp8_cast_transpose of a GEMM operand no norm has quantized (the input
+  //! of a row-parallel GEMM, an output gradient). Returns what the GEMM still has to wait for.
+  int quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for = -1);
   void linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                       std::string_view label, int waits_for = -1);
   //! dgrad then wgrad of a column-parallel GEMM, with the input gradient summed over the tensor
@@ -93,6 +109,23 @@ class PassBuilder {
   //! dQ = dS·K and dK = dSᵀ·Q, four batched GEMMs in all. Selective recomputation first reruns
   //! the core's forward (phase recompute), since it kept none of the scores.
   void attention_core_backward(int layer, bool cross);
+  //! Context parallelism's ring attention (TransformerEngine's AttnFuncWithCPAndKVP2P): cp
+  //! attention steps, each on the K/V block the previous exchange brought. Exchange i runs on the
+  //! CP stream beside step i and step i + 1 waits for it. Forward starts on the local K/V and
+  //! rotates K/V (cp − 1 exchanges). Backward runs the blocks in reverse, ending on the local one,
+  //! and rotates K/V and the dK/dV partial sums: K/V alone first, both in the middle, dK/dV alone
+  //! last (cp exchanges); the step after the attention core waits for the last one.
+  void ring_attention_forward(Sink sink, int layer);
+  void ring_attention_backward(int layer);
+  //! One step of the ring. `diagonal`: the causal block of the local chunks against themselves.
+  //! Otherwise half a block (causal load balancing: the second local chunk's queries against a
+  //! whole remote K/V block, what CP rank 0 runs; other ranks run the same FLOPs on the transposed
+  //! half). Without the causal mask every step is a whole block.
+  Event ring_attention_step(bool backward_pass, bool diagonal) const;
+  //! K and V of this rank's s/cp tokens and t-th of the KV heads: 2·b·(s/cp)·(kv_heads/t)·d elements.
+  std::int64_t kv_block_bytes() const;
+  //! A ring exchange over the context-parallel group on the CP stream; returns its index.
+  int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
   void attention_block_forward(Sink sink, int layer, bool cross);
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
@@ -109,10 +142,16 @@ class PassBuilder {
   bool sequence_parallel_;
   bool unfused_attention_;
   bool selective_recompute_;
+  bool fp8_gemms_;
   strategy::GroupPlacement tensor_group_;
+  int cp_;
+  strategy::GroupPlacement context_group_;
   //! A forward collective whose output is the next forward compute step's input and which
   //! nothing else waits for (the embedding's reduction): that step waits for it.
   int forward_input_ = -1;
+  //! The same for the backward pass's next compute step (a gathered received gradient, or the
+  //! last dK/dV exchange of ring attention).
+  int backward_input_ = -1;
 };
 
 }  // namespace distsim::events

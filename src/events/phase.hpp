@@ -19,10 +19,11 @@ constexpr std::string_view phase_name(Phase phase) {
 
 //! The streams of one device. Tensor-parallel collectives run on their own stream but the
 //! compute stream waits for them, as in Megatron-LM; pipeline transfers and the data-parallel
-//! reduction overlap with compute.
-enum class StreamKind { compute, tp_comm, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, dp_comm };
+//! reduction overlap with compute; the context-parallel ring exchanges of attention overlap with
+//! the attention step they feed the next one of.
+enum class StreamKind { compute, tp_comm, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, dp_comm, cp_comm };
 
-inline constexpr int kStreamKinds = 7;
+inline constexpr int kStreamKinds = 8;
 
 constexpr std::string_view stream_name(StreamKind kind) {
   switch (kind) {
@@ -33,6 +34,7 @@ constexpr std::string_view stream_name(StreamKind kind) {
     case StreamKind::pp_send_prev: return "PP send (previous stage)";
     case StreamKind::pp_recv_next: return "PP recv (next stage)";
     case StreamKind::dp_comm: return "DP comm";
+    case StreamKind::cp_comm: return "CP comm";
   }
   return "?";
 }

@@ -135,9 +135,12 @@ cluster::ClusterSpec read_cluster(const RowReader& row) {
   return cluster;
 }
 
+bool is_fp8_run(const RowReader& row) { return contains(row.text("precision"), "fp8"); }
+
+//! FP8 runs (TransformerEngine, Megatron-Core --fp8-format) train in bf16 with fp8 GEMMs.
 Dtype read_dtype(const RowReader& row) {
   const std::string precision = lowercase(row.text("precision"));
-  if (precision.find("fp8") != std::string::npos) throw Unsupported{"FP8 training is not modelled yet"};
+  if (is_fp8_run(row)) return Dtype::bf16;
   if (precision.find("fp16") != std::string::npos) return Dtype::fp16;
   if (precision.find("fp32") != std::string::npos && precision.find("bf16") == std::string::npos) return Dtype::fp32;
   return Dtype::bf16;
@@ -160,15 +163,35 @@ std::optional<int> framework_year(const std::string& framework) {
   return latest;
 }
 
-//! Megatron-LM gained FlashAttention (--use-flash-attn) in 2023: NVIDIA/Megatron-LM pull request
-//! #267 (T. Dao, opened 2022-12-09, reviewed and merged from January 2023). Megatron-LM runs
-//! dated before 2023 therefore ran the unfused core; anything else keeps the flash default.
-strategy::Attention read_attention(const RowReader& row) {
-  constexpr int kFirstFlashYear = 2023;
+//! Megatron-LM before Megatron-Core: a run whose framework names Megatron and a year before 2023.
+//! Megatron-LM gained FlashAttention (--use-flash-attn) in 2023 (NVIDIA/Megatron-LM pull request
+//! #267, T. Dao, opened 2022-12-09, reviewed and merged from January 2023), and its pipeline
+//! transfers were scatter/gathered by default until then (--no-scatter-gather-tensors-in-pipeline,
+//! Narayanan et al. SC'21 §4.1).
+bool is_megatron_before_2023(const RowReader& row) {
+  constexpr int kFirstCoreYear = 2023;
   const std::string framework = row.text("framework");
   const auto year = framework_year(framework);
-  const bool old_megatron = contains(framework, "megatron") && year && *year < kFirstFlashYear;
-  return old_megatron ? strategy::Attention::unfused : strategy::Attention::flash;
+  return contains(framework, "megatron") && year && *year < kFirstCoreYear;
+}
+
+//! Runs of Megatron-LM before 2023 ran the unfused attention core; anything else keeps the flash
+//! default.
+strategy::Attention read_attention(const RowReader& row) {
+  return is_megatron_before_2023(row) ? strategy::Attention::unfused : strategy::Attention::flash;
+}
+
+bool read_p2p_scatter_gather(const RowReader& row) {
+  return is_megatron_before_2023(row) || contains(lowercase(row.text("comm_overlap")), "scatter/gather");
+}
+
+bool read_fp8_gemms(const RowReader& row, const cluster::GpuSpec& gpu) {
+  if (!is_fp8_run(row)) return false;
+  if (gpu.peak_fp8_tflops <= 0) {
+    throw Unsupported{"precision '" + row.text("precision") + "' needs fp8 tensor cores, which " + gpu.name +
+                      " does not have (peak_fp8_tflops 0)"};
+  }
+  return true;
 }
 
 strategy::Strategy read_strategy(const RowReader& row) {
@@ -179,9 +202,7 @@ strategy::Strategy read_strategy(const RowReader& row) {
   s.micro_batch_size = row.integer("micro_batch");
   s.global_batch_size = row.integer("global_batch");
   s.dtype = read_dtype(row);
-  if (const int cp = row.integer_or("cp", 1); cp > 1) {
-    throw Unsupported{"context parallelism (cp " + std::to_string(cp) + ") is not modelled yet"};
-  }
+  s.context_parallel = row.integer_or("cp", 1);
   if (const int ep = row.integer_or("ep", 1); ep > 1) {
     throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") is not modelled"};
   }
@@ -198,6 +219,7 @@ strategy::Strategy read_strategy(const RowReader& row) {
   s.distributed_optimizer = sharding.find("distributed") != std::string::npos;
   s.overlap_grad_reduce = (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
   s.attention = read_attention(row);
+  s.p2p_scatter_gather = read_p2p_scatter_gather(row);
   return s;
 }
 
@@ -215,6 +237,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     job.model = read_model(row);
     job.cluster = read_cluster(row);
     job.strategy = read_strategy(row);
+    job.strategy.fp8_gemms = read_fp8_gemms(row, job.cluster.gpu);
     run.job = job;
   } catch (const Unsupported& unsupported) {
     run.excluded_because = unsupported.reason;

@@ -50,6 +50,7 @@ void read_sizes(MappingReader& reader, JobFile& job) {
   read_optional(reader, "tp", job.tp);
   read_optional(reader, "pp", job.pp);
   read_optional(reader, "dp", job.dp);
+  read_optional(reader, "cp", job.cp);
   if (job.strategy && (reader.has("tp") || reader.has("pp") || reader.has("dp"))) {
     reader.report("strategy", "give either strategy or tp/pp/dp, not both");
   }
@@ -67,6 +68,8 @@ void read_training(MappingReader& reader, JobFile& job) {
   read_optional(reader, "sequence_parallel", job.sequence_parallel);
   read_optional(reader, "distributed_optimizer", job.distributed_optimizer);
   read_optional(reader, "overlap_grad_reduce", job.overlap_grad_reduce);
+  read_optional(reader, "p2p_scatter_gather", job.p2p_scatter_gather);
+  read_optional(reader, "fp8", job.fp8);
 }
 
 }  // namespace
@@ -75,10 +78,10 @@ JobFile read_job_file(const std::string& path) {
   const Document document = load_document(path, "job file");
   Diagnostics diagnostics(path);
   MappingReader reader(document.root, "", diagnostics);
-  reader.reject_unknown_keys({"model", "gpu", "cluster", "nodes", "gpus_per_node", "strategy", "tp", "pp", "dp",
+  reader.reject_unknown_keys({"model", "gpu", "cluster", "nodes", "gpus_per_node", "strategy", "tp", "pp", "dp", "cp",
                               "micro_batch_size", "global_batch_size", "seq_length", "schedule", "dtype",
                               "sequence_parallel", "recompute", "distributed_optimizer", "overlap_grad_reduce",
-                              "virtual_stages"});
+                              "p2p_scatter_gather", "virtual_stages", "fp8"});
   JobFile job;
   job.path = path;
   read_names(reader, job);

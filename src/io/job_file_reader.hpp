@@ -20,6 +20,7 @@ struct JobFile {
   std::optional<int> tp;
   std::optional<int> pp;
   std::optional<int> dp;
+  std::optional<int> cp;
   std::optional<int> micro_batch_size;
   std::optional<int> global_batch_size;
   std::optional<int> seq_length;
@@ -29,7 +30,9 @@ struct JobFile {
   std::optional<std::string> recompute;
   std::optional<bool> distributed_optimizer;
   std::optional<bool> overlap_grad_reduce;
+  std::optional<bool> p2p_scatter_gather;
   std::optional<int> virtual_stages;
+  std::optional<bool> fp8;
 };
 
 //! Reads a YAML or JSON job file. Unknown keys (with the closest known one), values of the wrong

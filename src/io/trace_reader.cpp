@@ -48,7 +48,7 @@ FileTrace read_measured_file(const std::string& path, int file_index) {
 
 bool same_sizes(const strategy::Strategy& a, const strategy::Strategy& b) {
   return a.tensor_parallel == b.tensor_parallel && a.pipeline_parallel == b.pipeline_parallel &&
-         a.data_parallel == b.data_parallel;
+         a.data_parallel == b.data_parallel && a.context_parallel == b.context_parallel;
 }
 
 void check_same_job(const std::string& path, const FileTrace& trace, const compare::Timeline& predicted) {

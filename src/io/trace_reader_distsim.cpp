@@ -22,6 +22,11 @@ strategy::Strategy job_of(const TraceFile& file, const json& other) {
     throw InputError(fmt::format("{}: tp, pp and dp must be at least 1 (they are {}, {}, {})", place,
                                  job.tensor_parallel, job.pipeline_parallel, job.data_parallel));
   }
+  // distsim writes cp only for jobs with context parallelism.
+  job.context_parallel = other.contains("cp") ? required_int(other, "cp", place) : 1;
+  if (job.context_parallel < 1) {
+    throw InputError(fmt::format("{}: cp must be at least 1, got {}", place, job.context_parallel));
+  }
   job.schedule = other.value("schedule", job.schedule);
   return job;
 }

@@ -37,7 +37,7 @@ const std::vector<std::string>& phase_names() {
 const std::vector<std::string>& category_names() {
   static const std::vector<std::string> names{"comp",          "compute",      "tp_comm",      "pp_send",
                                               "pp_recv",       "pp_send_next", "pp_recv_prev", "pp_send_prev",
-                                              "pp_recv_next",  "dp_comm"};
+                                              "pp_recv_next",  "dp_comm",      "cp_comm"};
   return names;
 }
 

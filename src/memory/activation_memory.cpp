@@ -18,13 +18,20 @@ std::int64_t element_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
 
 constexpr std::int64_t mask_bytes = 1;
 
+//! A saved GEMM input: TransformerEngine keeps an fp8 GEMM's input in fp8, transposed for the
+//! weight-gradient GEMM (docs/memory_model.md "FP8 GEMMs").
+std::int64_t gemm_input_bytes(const strategy::Strategy& strategy) {
+  return strategy.fp8_gemms ? dtype_bytes(Dtype::fp8) : element_bytes(strategy.dtype);
+}
+
 bool is_decoder_layer_of_encoder_decoder(const model::ModelSpec& model, int layer) {
   return model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
 }
 
+//! The tokens of a micro-batch that one rank holds: b·s, or its s/cp share with context parallelism.
 std::int64_t tokens_of_layer(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
   const int seq = is_decoder_layer_of_encoder_decoder(model, layer) ? model.target_seq_length() : model.seq_length;
-  return static_cast<std::int64_t>(seq) * strategy.micro_batch_size;
+  return static_cast<std::int64_t>(seq) * strategy.micro_batch_size / strategy.context_parallel;
 }
 
 std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
@@ -40,7 +47,9 @@ struct LayerParts {
 
 //! One attention block: norm input, the GEMM input after the norm, the output dropout mask
 //! (replicated); q, k, v and the output projection's input (split); unfused, the scores:
-//! softmax output, its dropout mask and the dropout output, 5·a·s·s_kv·b bytes in 16-bit.
+//! softmax output, its dropout mask and the dropout output, 5·a·s·s_kv·b bytes in 16-bit. With
+//! fp8 GEMMs the norm's output is kept in fp8, and the output projection keeps an fp8 copy of its
+//! input besides the 16-bit one attention keeps for its own backward.
 void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
                          std::int64_t tokens, std::int64_t kv_tokens, bool keep_scores) {
   const std::int64_t e = element_bytes(strategy.dtype);
@@ -48,8 +57,12 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const std::int64_t h = model.hidden_size;
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim() / tp;
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim() / tp;
-  parts.sequence_sharded += (2 * e + mask_bytes) * tokens * h;
+  const std::int64_t g = gemm_input_bytes(strategy);
+  parts.sequence_sharded += (e + g + mask_bytes) * tokens * h;
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
+  if (strategy.fp8_gemms) {
+    parts.tensor_split += g * tokens * q;
+  }
   if (keep_scores) {
     const std::int64_t heads = model.num_attention_heads / tp;
     const std::int64_t score_elements = heads * tokens * (kv_tokens / strategy.micro_batch_size);
@@ -59,13 +72,15 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
 
 //! The MLP block: norm input, FC1 input, output dropout mask (replicated); the activation
 //! function's input and FC2's input (split). SwiGLU's input is the 2f-wide gate-and-up output.
+//! With fp8 GEMMs FC1's and FC2's inputs are kept in fp8.
 void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
                    std::int64_t tokens) {
   const std::int64_t e = element_bytes(strategy.dtype);
   const std::int64_t f = model.ffn_hidden_size / strategy.tensor_parallel;
   const std::int64_t activation_input = model.ffn_type == model::FfnType::swiglu ? 2 * f : f;
-  parts.sequence_sharded += (2 * e + mask_bytes) * tokens * model.hidden_size;
-  parts.tensor_split += e * tokens * (activation_input + f);
+  const std::int64_t g = gemm_input_bytes(strategy);
+  parts.sequence_sharded += (e + g + mask_bytes) * tokens * model.hidden_size;
+  parts.tensor_split += e * tokens * activation_input + g * tokens * f;
 }
 
 std::int64_t shard_over_sequence(std::int64_t bytes, const strategy::Strategy& strategy) {
@@ -86,6 +101,9 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   if (is_decoder_layer_of_encoder_decoder(model, layer)) {
     const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
     add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
+    if (strategy.fp8_gemms) {  // the cross kv projection's fp8 copy of the encoder output
+      parts.sequence_sharded += gemm_input_bytes(strategy) * encoder_tokens * model.hidden_size;
+    }
   }
   add_mlp_block(parts, model, strategy, tokens);
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
@@ -114,6 +132,7 @@ std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const str
   if (model.architecture == model::Architecture::encoder_decoder) {
     tokens += static_cast<std::int64_t>(model.target_seq_length()) * strategy.micro_batch_size;
   }
+  tokens /= strategy.context_parallel;
   return shard_over_sequence(tokens * (token_id_bytes + mask_bytes * model.hidden_size), strategy);
 }
 

@@ -20,7 +20,8 @@ enum class AttentionKernel { fused, unfused };
 //! Transformer Models", §4 and Table 2; derivation for GQA and SwiGLU in docs/memory_model.md).
 //! 16-bit activations (4-byte in fp32 jobs) and 1-byte dropout masks. Sequence parallelism shards
 //! the norm, dropout and GEMM-input tensors over the tensor group too; selective recomputation
-//! drops the attention scores; full recomputation keeps only the layer's input.
+//! drops the attention scores; full recomputation keeps only the layer's input. Context
+//! parallelism keeps s/cp tokens of every sequence on each rank, so every term divides by cp.
 std::int64_t layer_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
                                     AttentionKernel kernel = AttentionKernel::fused);
 

@@ -12,13 +12,14 @@ namespace distsim::memory {
 namespace {
 
 //! One activation (or gradient) tensor crossing the boundary after `last_layer`: [s, b, h] in
-//! the job's dtype, [s/t, b, h] with sequence parallelism (formats.md §6.2). Boundaries inside
+//! the job's dtype, [s/t, b, h] with sequence parallelism (formats.md §6.2), s/cp tokens of each
+//! sequence with context parallelism. Boundaries inside
 //! the decoder of an encoder-decoder model also carry the encoder's output.
 std::int64_t boundary_tensor_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    int last_layer) {
   const bool in_decoder = model.architecture == model::Architecture::encoder_decoder && last_layer >= model.num_layers;
   std::int64_t tokens = in_decoder ? model.target_seq_length() + model.seq_length : model.seq_length;
-  tokens *= strategy.micro_batch_size;
+  tokens = tokens * strategy.micro_batch_size / strategy.context_parallel;
   const std::int64_t bytes = tokens * model.hidden_size * dtype_bytes(strategy.dtype);
   return strategy.sequence_parallel ? (bytes + strategy.tensor_parallel - 1) / strategy.tensor_parallel : bytes;
 }
@@ -52,8 +53,8 @@ StageMemory stage_memory(const strategy::JobSpec& job, int stage) {
   memory.stage = stage;
   memory.parameters = stage_parameters(model, strategy, stage);
   const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
-                                                  strategy.data_parallel);
-  memory.weights = state.weights;
+                                                  strategy.gradient_group_size());
+  memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, stage);
   memory.gradients = state.gradients;
   memory.optimizer_states = state.optimizer_states;
   memory.microbatches_in_flight = microbatches_in_flight(strategy.schedule, stage, strategy.pipeline_parallel,

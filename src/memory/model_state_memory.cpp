@@ -38,6 +38,21 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
           ceil_div(parameters * bytes.optimizer_states, shards)};
 }
 
+std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  if (!strategy.fp8_gemms) {
+    return 0;
+  }
+  const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
+  std::int64_t weights = 0;
+  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    const bool cross_attention =
+        model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+    weights += model::layer_gemm_weights(model, cross_attention);
+  }
+  constexpr std::int64_t copies = 2;  // the fp8 weight and its transpose
+  return copies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+}
+
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
   const int stages = strategy.pipeline_parallel;
   const int tp = strategy.tensor_parallel;

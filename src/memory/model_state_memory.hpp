@@ -25,9 +25,16 @@ struct ModelStateBytes {
 //!   fp16: 2 + 2 (fp16 grads) + 16 (fp32 master params and grads, momentum, variance) = 20; 4 + 16/d;
 //!   fp32: 4 + 4 + 8 = 16; 8 + 8/d.
 //! With the distributed optimizer (ZeRO-1) only the optimizer states are sharded over the d
-//! data-parallel ranks; a shard that does not divide evenly is rounded up.
+//! data-parallel ranks (with context parallelism, the dp·cp ranks that share the weights: pass
+//! Strategy::gradient_group_size); a shard that does not divide evenly is rounded up.
 ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer,
                                   int data_parallel);
+
+//! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
+//! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN
+//! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
+//! of stage `stage`, per tensor-parallel rank (docs/memory_model.md "FP8 GEMMs"); 0 without.
+std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
 
 //! Parameters held by one tensor-parallel rank of pipeline stage `stage`: its transformer layers
 //! (split as events::stage_layers does), the token embedding (padded vocabulary) and learned

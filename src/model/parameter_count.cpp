@@ -31,6 +31,18 @@ std::int64_t layer_parameters(const ModelSpec& model, bool with_cross_attention)
   return total;
 }
 
+std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attention) {
+  const std::int64_t h = model.hidden_size;
+  const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
+  const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
+  const std::int64_t up = model.ffn_type == FfnType::swiglu ? 2 * model.ffn_hidden_size : model.ffn_hidden_size;
+  std::int64_t total = h * (q + 2 * kv) + q * h + h * up + model.ffn_hidden_size * h;
+  if (with_cross_attention) {
+    total += h * q + h * 2 * kv + q * h;
+  }
+  return total;
+}
+
 std::int64_t embedding_parameters(const ModelSpec& model) {
   const std::int64_t h = model.hidden_size;
   std::int64_t total = static_cast<std::int64_t>(model.vocab_size) * h;

@@ -10,6 +10,10 @@ namespace distsim::model {
 //! RMSNorm models (Llama, T5). A GPT layer has 12h² + 13h (formats.md §6.3).
 std::int64_t layer_parameters(const ModelSpec& model, bool with_cross_attention);
 
+//! The weights of one transformer layer's linear GEMMs (QKV, attention output, FC1 with SwiGLU's
+//! gate, FC2, and the cross-attention projections): layer_parameters without biases and norms.
+std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attention);
+
 //! Token embedding plus the learned position table, if any.
 std::int64_t embedding_parameters(const ModelSpec& model);
 

@@ -38,10 +38,15 @@ const std::vector<OperatorShape>& operator_shapes() {
       list.push_back({op, EventClass::memory_bound, rows_cols});
       list.push_back({std::string(op) + "_bwd", EventClass::memory_bound, rows_cols});
     }
+    // TransformerEngine's quantization kernels of fp8 GEMMs, forward only (pass_builder.cpp).
+    for (const char* op : {"fp8_cast_transpose", "layernorm_fp8", "rmsnorm_fp8"}) {
+      list.push_back({op, EventClass::memory_bound, rows_cols});
+    }
     for (const char* op : {"all_reduce", "all_gather", "reduce_scatter"}) {
       list.push_back({op, EventClass::collective, {}});
     }
     list.push_back({"send_recv", EventClass::point_to_point, {}});
+    list.push_back({"ring_exchange", EventClass::point_to_point, {}});
     return list;
   }();
   return shapes;
@@ -126,7 +131,8 @@ events::Event compute_event(const OperatorShape& shape, const std::vector<std::s
 events::Collective collective_named(std::string_view name) {
   using events::Collective;
   for (Collective collective :
-       {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter, Collective::send_recv}) {
+       {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter, Collective::send_recv,
+        Collective::ring_exchange}) {
     if (events::collective_name(collective) == name) {
       return collective;
     }

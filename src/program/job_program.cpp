@@ -74,13 +74,14 @@ class ProgramBuilder {
         aggregate_passes_(aggregate_passes && !all_ranks) {
     result_.all_ranks = all_ranks;
     result_.num_microbatches = job.strategy.num_microbatches();
-    result_.ranks_per_device = all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.data_parallel;
+    result_.ranks_per_device =
+        all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   }
 
   JobProgram build() {
     add_devices();
     price_events();
-    for (const auto& group : tensor_groups()) {
+    for (const auto& group : pass_groups()) {
       add_passes(group);
     }
     add_transfers();
@@ -101,7 +102,7 @@ class ProgramBuilder {
     if (result_.all_ranks) {
       return layout_.rank_of(coord);
     }
-    return coord.tp == 0 && coord.dp == 0 ? coord.pp : -1;
+    return coord.tp == 0 && coord.dp == 0 && coord.cp == 0 ? coord.pp : -1;
   }
 
   void add_devices() {
@@ -120,6 +121,8 @@ class ProgramBuilder {
       for (int kind = 0; kind < events::kStreamKinds; ++kind) {
         result_.program.add_stream();
       }
+      device.nic_send = result_.program.add_resource();
+      device.nic_receive = result_.program.add_resource();
       result_.devices.push_back(device);
       work_.push_back(events::build_rank_work(job_, layout_, coord, result_.events));
     }
@@ -140,7 +143,12 @@ class ProgramBuilder {
     }
   }
 
-  //! Devices that share a tensor-parallel group, i.e. the same (dp, pp); one in symmetric mode.
+  //! Simulated members of the tensor and of the context groups: every rank in all-ranks mode, one
+  //! device in symmetric mode.
+  int tensor_members() const { return result_.all_ranks ? strategy().tensor_parallel : 1; }
+  int context_members() const { return result_.all_ranks ? strategy().context_parallel : 1; }
+
+  //! Devices that share a tensor-parallel group, i.e. the same (cp, dp, pp); one in symmetric mode.
   std::vector<std::vector<int>> tensor_groups() const {
     std::vector<std::vector<int>> groups;
     for (int device = 0; device < num_devices(); ++device) {
@@ -149,19 +157,57 @@ class ProgramBuilder {
         continue;
       }
       std::vector<int> members;
-      for (int tp = 0; tp < (result_.all_ranks ? strategy().tensor_parallel : 1); ++tp) {
-        members.push_back(device_of({tp, coord.dp, coord.pp}));
+      for (int tp = 0; tp < tensor_members(); ++tp) {
+        members.push_back(device_of({tp, coord.dp, coord.pp, coord.cp}));
       }
       groups.push_back(std::move(members));
     }
     return groups;
   }
 
-  //! The simulated devices of the data-parallel group at (coord.tp, coord.pp); one in symmetric mode.
-  std::vector<int> data_group(strategy::RankCoord coord) const {
+  //! Devices whose passes are built together because their collectives couple them: the tensor
+  //! and context ranks of one (dp, pp), context-major (member c·t + tp); one in symmetric mode.
+  std::vector<std::vector<int>> pass_groups() const {
+    std::vector<std::vector<int>> groups;
+    for (int device = 0; device < num_devices(); ++device) {
+      const auto& coord = result_.devices[device].coord;
+      if (coord.tp != 0 || coord.cp != 0) {
+        continue;
+      }
+      std::vector<int> members;
+      for (int cp = 0; cp < context_members(); ++cp) {
+        for (int tp = 0; tp < tensor_members(); ++tp) {
+          members.push_back(device_of({tp, coord.dp, coord.pp, cp}));
+        }
+      }
+      groups.push_back(std::move(members));
+    }
+    return groups;
+  }
+
+  //! The members of a pass group (by index) that one communication step on `stream` joins: each
+  //! context ring for a CP exchange, each tensor group for a TP collective.
+  std::vector<std::vector<size_t>> step_groups(size_t group_size, StreamKind stream) const {
+    const auto tensor = static_cast<size_t>(tensor_members());
+    const size_t context = group_size / tensor;
+    const bool ring = stream == StreamKind::cp_comm;
+    std::vector<std::vector<size_t>> groups(ring ? tensor : context);
+    for (size_t c = 0; c < context; ++c) {
+      for (size_t t = 0; t < tensor; ++t) {
+        groups[ring ? t : c].push_back(c * tensor + t);
+      }
+    }
+    return groups;
+  }
+
+  //! The simulated devices that reduce gradients with coord (same tp and pp, every cp and dp, in
+  //! rank order); one in symmetric mode.
+  std::vector<int> gradient_group(strategy::RankCoord coord) const {
     std::vector<int> members;
     for (int dp = 0; dp < (result_.all_ranks ? strategy().data_parallel : 1); ++dp) {
-      members.push_back(device_of({coord.tp, dp, coord.pp}));
+      for (int cp = 0; cp < context_members(); ++cp) {
+        members.push_back(device_of({coord.tp, dp, coord.pp, cp}));
+      }
     }
     return members;
   }
@@ -170,7 +216,25 @@ class ProgramBuilder {
     result_.events.add_instances(event, static_cast<std::int64_t>(streams.size()) * result_.ranks_per_device);
     const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);
     result_.tasks.push_back(info);
+    use_network(id, result_.events.at(event), streams);
     return id;
+  }
+
+  //! An inter-node communication crosses the NIC share of every device it involves (the cost
+  //! model prices it with that share to itself, so concurrent ones share it in the engine). A
+  //! pipeline transfer sends on the sender's NICs and receives on the receiver's; a collective
+  //! or ring exchange does both on every member. NICs are full duplex, so a transfer forward
+  //! and one back do not slow each other.
+  void use_network(TaskId task, const events::Event& event, const std::vector<StreamId>& streams) {
+    if (!event.is_communication() || event.intra_node) {
+      return;
+    }
+    const bool one_way = event.collective == events::Collective::send_recv && streams.size() == 2;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      const DeviceInfo& device = result_.devices[streams[i] / events::kStreamKinds];
+      if (!one_way || i == 0) result_.program.add_resource_use(task, device.nic_send);
+      if (!one_way || i == 1) result_.program.add_resource_use(task, device.nic_receive);
+    }
   }
 
   std::vector<StreamId> streams_of(const std::vector<int>& members, StreamKind kind) const {
@@ -187,7 +251,7 @@ class ProgramBuilder {
     }
   }
 
-  //! Adds every forward and backward pass of a tensor group's members, in schedule order. All
+  //! Adds every forward and backward pass of a pass group's members, in schedule order. All
   //! members run the same templates; collectives become one task across their streams.
   void add_passes(const std::vector<int>& members) {
     const auto& coord = result_.devices[members.front()].coord;
@@ -238,10 +302,16 @@ class ProgramBuilder {
         }
         continue;
       }
-      const TaskId task = add_task(step.event, streams_of(members, step.stream), info);
-      for (size_t m = 0; m < members.size(); ++m) {
-        depend(task, previous_compute[m]);
-        created[m].push_back(task);
+      for (const auto& group : step_groups(members.size(), step.stream)) {
+        std::vector<int> joined;
+        for (size_t m : group) {
+          joined.push_back(members[m]);
+        }
+        const TaskId task = add_task(step.event, streams_of(joined, step.stream), info);
+        for (size_t m : group) {
+          depend(task, previous_compute[m]);
+          created[m].push_back(task);
+        }
       }
     }
     for (size_t m = 0; m < members.size(); ++m) {
@@ -313,7 +383,7 @@ class ProgramBuilder {
     const bool forward = kind == StepKind::forward;
     const int peer_stage = (coord.pp + (forward ? 1 : stages() - 1)) % stages();
     const bool wraps = forward ? coord.pp + 1 == stages() : coord.pp == 0;
-    const int receiver = device_of({coord.tp, coord.dp, peer_stage});
+    const int receiver = device_of({coord.tp, coord.dp, peer_stage, coord.cp});
     std::vector<Transfer> transfers;
     for (const auto& step : schedule_.steps(coord.pp, stages(), microbatches(), chunks())) {
       const auto& chunk = work_[sender].chunks[static_cast<size_t>(step.chunk)];
@@ -334,7 +404,7 @@ class ProgramBuilder {
       if (stages() == 1 || (coord.pp + 1 == stages() && chunks() == 1)) {
         continue;
       }
-      const int next = device_of({coord.tp, coord.dp, (coord.pp + 1) % stages()});
+      const int next = device_of({coord.tp, coord.dp, (coord.pp + 1) % stages(), coord.cp});
       const auto activations = transfers_from(device, StepKind::forward);
       const auto gradients = transfers_from(next, StepKind::backward);
       for (size_t i = 0; i < std::max(activations.size(), gradients.size()); ++i) {
@@ -357,8 +427,8 @@ class ProgramBuilder {
   void add_gradient_reductions() {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.dp == 0) {
-        add_buckets(data_group(coord), work_[device]);
+      if (coord.dp == 0 && coord.cp == 0) {
+        add_buckets(gradient_group(coord), work_[device]);
       }
     }
     for (const auto& members : tensor_groups()) {
@@ -369,7 +439,7 @@ class ProgramBuilder {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
       if (coord.pp == 0 && work_[device].embedding_reduction) {
-        const int last = device_of({coord.tp, coord.dp, stages() - 1});
+        const int last = device_of({coord.tp, coord.dp, stages() - 1, coord.cp});
         add_reduction({device, last}, *work_[device].embedding_reduction, StreamKind::dp_comm, "embedding all_reduce");
       }
     }
@@ -422,10 +492,10 @@ class ProgramBuilder {
   void add_parameter_gathers() {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.dp != 0) {
+      if (coord.dp != 0 || coord.cp != 0) {
         continue;
       }
-      const auto members = data_group(coord);
+      const auto members = gradient_group(coord);
       for (int chunk = 0; chunk < chunks(); ++chunk) {
         for (const auto& bucket : work_[device].chunks[static_cast<size_t>(chunk)].gradient_buckets) {
           if (!bucket.parameter_gather) {

@@ -25,18 +25,21 @@ struct TaskInfo {
   int chunk = 0;  //!< model chunk on the stage (interleaved schedule); 0 otherwise
 };
 
-//! A simulated device: one rank, with its streams at first_stream + StreamKind.
+//! A simulated device: one rank, with its streams at first_stream + StreamKind, and the two
+//! directions of its share of the node's NICs, which its inter-node communications share.
 struct DeviceInfo {
   int rank = 0;
   strategy::RankCoord coord;
   engine::StreamId first_stream = 0;
+  engine::ResourceId nic_send = 0;
+  engine::ResourceId nic_receive = 0;
   engine::StreamId stream(events::StreamKind kind) const {
     return first_stream + static_cast<engine::StreamId>(kind);
   }
 };
 
 //! The job turned into an engine program. In symmetric mode one device per pipeline stage stands
-//! for all tensor- and data-parallel ranks of that stage (they do identical work in a uniform
+//! for all tensor-, context- and data-parallel ranks of that stage (they do identical work in a uniform
 //! cluster); in all-ranks mode every rank is simulated and collectives wait for every member.
 struct JobProgram {
   engine::Program program;

@@ -81,7 +81,7 @@ events::Event measured_form(const events::Event& event, const ProfilingCostOptio
 int profiling_devices(const events::Event& measured) {
   switch (measured.event_class) {
     case events::EventClass::collective: return measured.group_size;
-    case events::EventClass::point_to_point: return 2;
+    case events::EventClass::point_to_point: return measured.group_size;  // a send/recv pair or a ring
     default: return 1;
   }
 }

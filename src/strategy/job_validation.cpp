@@ -49,6 +49,7 @@ void check_divides(Problems& problems, int tp, const std::string& what, int valu
 void check_strategy(const JobSpec& job, Problems& problems) {
   const Strategy& s = job.strategy;
   require_positive(problems, "tensor parallel size", s.tensor_parallel);
+  require_positive(problems, "context parallel size", s.context_parallel);
   require_positive(problems, "pipeline parallel size", s.pipeline_parallel);
   require_positive(problems, "data parallel size", s.data_parallel);
   require_positive(problems, "micro-batch size", s.micro_batch_size);
@@ -59,7 +60,8 @@ void check_strategy(const JobSpec& job, Problems& problems) {
     return;
   }
   if (s.world_size() != job.cluster.total_gpus()) {
-    problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " +
+    const std::string context = s.context_parallel > 1 ? std::to_string(s.context_parallel) + " x " : "";
+    problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " + context +
                        std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) + " = " +
                        std::to_string(s.world_size()) + " GPUs, but the cluster has " +
                        std::to_string(job.cluster.num_nodes) + " nodes x " +
@@ -131,8 +133,14 @@ void check_sequence_parallel(const JobSpec& job, Problems& problems) {
   if (!s.sequence_parallel || s.tensor_parallel <= 1) {  // tensor_parallel <= 0 is reported elsewhere
     return;
   }
+  const int cp = s.context_parallel;
   auto check = [&](const std::string& what, int length) {
-    if (length > 0 && length % s.tensor_parallel != 0) {
+    if (cp > 1 && length > 0 && length % (2 * cp) == 0 && length / cp % s.tensor_parallel != 0) {
+      problems.push_back("sequence parallelism needs each context-parallel rank's " + what + " " +
+                         std::to_string(length) + " / " + std::to_string(cp) + " = " + std::to_string(length / cp) +
+                         " of model " + quoted(m.name) + " to be divisible by the tensor parallel size " +
+                         std::to_string(s.tensor_parallel));
+    } else if (cp == 1 && length > 0 && length % s.tensor_parallel != 0) {
       problems.push_back("sequence parallelism needs " + what + " " + std::to_string(length) + " of model " +
                          quoted(m.name) + " to be divisible by the tensor parallel size " +
                          std::to_string(s.tensor_parallel));
@@ -141,6 +149,51 @@ void check_sequence_parallel(const JobSpec& job, Problems& problems) {
   check("seq_length", m.seq_length);
   if (m.architecture == model::Architecture::encoder_decoder && m.target_seq_length() != m.seq_length) {
     check("decoder_seq_length", m.target_seq_length());
+  }
+}
+
+//! TransformerEngine runs fp8 GEMMs inside bf16 training, on tensor cores that have fp8 (Hopper
+//! and later; GpuSpec::peak_fp8_tflops > 0).
+void check_fp8_gemms(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  if (!s.fp8_gemms) {
+    return;
+  }
+  if (s.dtype != Dtype::bf16) {
+    problems.push_back("fp8 GEMMs need bf16 training, got dtype '" + std::string(dtype_name(s.dtype)) + "'");
+  }
+  const auto& gpu = job.cluster.gpu;
+  if (gpu.peak_fp8_tflops <= 0) {
+    problems.push_back("fp8 GEMMs need fp8 tensor cores, but gpu " + quoted(gpu.name) +
+                       " has none (peak_fp8_tflops 0)");
+  }
+}
+
+//! Context parallelism (Megatron-Core, TransformerEngine's ring attention) cuts each sequence into
+//! 2·cp chunks and gives rank r chunks r and 2cp − 1 − r, so 2·cp must divide the sequence. It runs
+//! inside TransformerEngine's fused attention, and distsim models it for one sequence per model
+//! (decoder-only or encoder-only).
+void check_context_parallel(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const auto& m = job.model;
+  const int cp = s.context_parallel;
+  if (cp <= 1) {  // cp <= 0 is reported by check_strategy
+    return;
+  }
+  if (m.seq_length > 0 && m.seq_length % (2 * cp) != 0) {
+    problems.push_back("context parallelism needs seq_length " + std::to_string(m.seq_length) + " of model " +
+                       quoted(m.name) + " to be divisible by 2 x context parallel size = 2 x " + std::to_string(cp) +
+                       " = " + std::to_string(2 * cp) + " (each rank holds 2 of the sequence's " +
+                       std::to_string(2 * cp) + " load-balanced chunks)");
+  }
+  if (s.attention == Attention::unfused) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") needs attention 'flash': it runs as ring attention inside the fused attention kernel "
+                       "(TransformerEngine), got 'unfused'");
+  }
+  if (m.architecture == model::Architecture::encoder_decoder) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) + ") is modelled for decoder-only and "
+                       "encoder-only models, not for the encoder-decoder model " + quoted(m.name));
   }
 }
 
@@ -157,6 +210,8 @@ void check_features(const JobSpec& job, Problems& problems) {
                        quoted(s.schedule));
   }
   check_sequence_parallel(job, problems);
+  check_context_parallel(job, problems);
+  check_fp8_gemms(job, problems);
 }
 
 }  // namespace

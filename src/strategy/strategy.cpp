@@ -1,6 +1,7 @@
 #include "strategy/strategy.hpp"
 
 #include <cctype>
+#include <utility>
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -25,7 +26,12 @@ Recompute parse_recompute(const std::string& text, const std::string& flag) {
 
 Strategy parse_strategy_notation(const std::string& text) {
   Strategy strategy;
-  bool seen[3] = {false, false, false};
+  // The letters and the sizes they set: M tensor (model), C context, P pipeline, D data.
+  const std::pair<char, int Strategy::*> parts[] = {{'M', &Strategy::tensor_parallel},
+                                                     {'C', &Strategy::context_parallel},
+                                                     {'P', &Strategy::pipeline_parallel},
+                                                     {'D', &Strategy::data_parallel}};
+  bool seen[4] = {false, false, false, false};
   size_t pos = 0;
   if (text.empty()) {
     reject(text, "empty");
@@ -36,14 +42,17 @@ Strategy parse_strategy_notation(const std::string& text) {
       ++digits_end;
     }
     if (digits_end == pos || digits_end - pos > 6 || digits_end == text.size()) {
-      reject(text, "each size must be a number followed by M, P or D");
+      reject(text, "each size must be a number followed by M, C, P or D");
     }
     const int value = std::stoi(text.substr(pos, digits_end - pos));
     if (value <= 0) {
       reject(text, "sizes must be positive");
     }
     const char letter = static_cast<char>(std::toupper(static_cast<unsigned char>(text[digits_end])));
-    const int slot = letter == 'M' ? 0 : letter == 'P' ? 1 : letter == 'D' ? 2 : -1;
+    int slot = -1;
+    for (int i = 0; i < 4; ++i) {
+      if (parts[i].first == letter) slot = i;
+    }
     if (slot < 0) {
       reject(text, std::string("unknown letter '") + text[digits_end] + "'");
     }
@@ -51,7 +60,7 @@ Strategy parse_strategy_notation(const std::string& text) {
       reject(text, std::string("'") + letter + "' appears twice");
     }
     seen[slot] = true;
-    (slot == 0 ? strategy.tensor_parallel : slot == 1 ? strategy.pipeline_parallel : strategy.data_parallel) = value;
+    strategy.*(parts[slot].second) = value;
     pos = digits_end + 1;
   }
   return strategy;

@@ -38,6 +38,10 @@ struct Strategy {
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
   int data_parallel = 1;
+  //! Megatron-Core context parallelism: each of the cp ranks holds s/cp tokens of every sequence
+  //! and attention runs as a ring over them (docs/features.md); weights are replicated, so
+  //! gradients are reduced over dp·cp ranks.
+  int context_parallel = 1;
   int micro_batch_size = 1;
   int global_batch_size = 1;
   std::string schedule = "1f1b";
@@ -56,8 +60,23 @@ struct Strategy {
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
   int virtual_stages = 1;
   Attention attention = Attention::flash;
+  //! TransformerEngine's fp8 GEMMs (Megatron-Core --fp8-format hybrid) in bf16 training: the
+  //! transformer layers' linear GEMMs take fp8 inputs; attention, the LM head, norms,
+  //! activations and communication stay bf16 (docs/features.md "FP8 GEMMs").
+  bool fp8_gemms = false;
+  //! "bf16", or "bf16, fp8 GEMMs" when the linear GEMMs run in fp8.
+  std::string precision_name() const {
+    return std::string(dtype_name(dtype)) + (fp8_gemms ? ", fp8 GEMMs" : "");
+  }
+  //! Megatron-LM's scatter/gather of pipeline tensors (Narayanan et al. SC'21 §4.1): each
+  //! tensor-parallel rank sends 1/t of the boundary tensor and the receiving stage all-gathers it
+  //! over NVLink. Only without sequence parallelism, whose tensors are already 1/t shards.
+  bool p2p_scatter_gather = false;
 
-  int world_size() const { return tensor_parallel * pipeline_parallel * data_parallel; }
+  int world_size() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
+  //! The ranks that hold the same weights and reduce their gradients together (Megatron-Core's
+  //! data_parallel_group_with_cp): data parallel × context parallel.
+  int gradient_group_size() const { return data_parallel * context_parallel; }
   int num_microbatches() const { return global_batch_size / (micro_batch_size * data_parallel); }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
   int bucket_params() const {
@@ -67,9 +86,10 @@ struct Strategy {
     const int scaled = 1'000'000 * data_parallel;
     return scaled > 40'000'000 ? scaled : 40'000'000;
   }
-  //! The paper's notation: 2M2P4D.
+  //! The paper's notation: 2M2P4D; with context parallelism 2M2C2P4D.
   std::string notation() const {
-    return std::to_string(tensor_parallel) + "M" + std::to_string(pipeline_parallel) + "P" +
+    const std::string context = context_parallel > 1 ? std::to_string(context_parallel) + "C" : "";
+    return std::to_string(tensor_parallel) + "M" + context + std::to_string(pipeline_parallel) + "P" +
            std::to_string(data_parallel) + "D";
   }
 };
@@ -78,8 +98,9 @@ struct Strategy {
 //! mean ...?" for anything else.
 Recompute parse_recompute(const std::string& text, const std::string& flag);
 
-//! Parses the paper's xMyPzD notation (any order of the three parts, each at most once).
-//! Throws InputError naming the text and the expected form.
+//! Parses the paper's xMyPzD notation (any order of the three parts, each at most once), with an
+//! optional wC part for context parallelism (2M2C2P4D). Throws InputError naming the text and the
+//! expected form.
 Strategy parse_strategy_notation(const std::string& text);
 
 }  // namespace distsim::strategy

@@ -13,8 +13,9 @@ hardware=local-cpu  # the name in local-cpu.yaml, which the profile and the look
 job=(--model "$fixtures/tiny_gpt_cpu.yaml" --cluster "$fixtures/local-cpu-x2.yaml" --micro-batch-size 2
      --global-batch-size 4)
 # 2M1P1D brings tensor-parallel all-reduces, 1M2P1D point-to-point transfers and the tied
-# embedding's all-reduce; both bring every compute operator of a GPT.
-strategies=(2M1P1D 1M2P1D)
+# embedding's all-reduce; both bring every compute operator of a GPT. 1M2C1P1D brings context
+# parallelism's ring exchanges and its attention steps.
+strategies=(2M1P1D 1M2P1D 1M2C1P1D)
 for strategy in "${strategies[@]}"; do
   "$distsim" events "${job[@]}" --strategy "$strategy" --json >"$scratch/work_$strategy.json"
 done

@@ -29,6 +29,12 @@ class ParseKeyTest(unittest.TestCase):
         spec = parse_key("send_recv bytes=4096 group=2 inter per_node=1")
         self.assertEqual((spec.op, spec.intra, spec.per_node), ("send_recv", False, 1))
 
+    def test_ring_exchange_is_a_point_to_point_event_of_its_group(self):
+        # Context parallelism's K/V rotation over 4 ranks, 2 per node (src/events/event_factory.cpp).
+        spec = parse_key("ring_exchange bytes=4194304 group=4 inter per_node=2")
+        self.assertEqual((spec.op, spec.group, spec.intra, spec.per_node), ("ring_exchange", 4, False, 2))
+        self.assertTrue(spec.is_communication)
+
     def test_unknown_operator_names_the_closest(self):
         with self.assertRaises(UserError) as caught:
             parse_key("layernrom rows=1 cols=2 bf16")
@@ -68,6 +74,7 @@ class ParseKeyTest(unittest.TestCase):
         for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
                    "cross_entropy", "scale_mask_softmax", "attention_dropout"):
             expected |= {op, op + "_bwd"}
+        expected |= {"fp8_cast_transpose", "layernorm_fp8", "rmsnorm_fp8"}
         self.assertEqual(set(COMPUTE_DIMS), expected)
 
 

@@ -53,9 +53,33 @@ class DispatchTest(unittest.TestCase):
         if used == "fp32":  # torch 1.13 on CPU: "addmm_impl_cpu_" not implemented for 'Half'
             self.assertIn("fp16 is not supported on cpu", note)
 
-    def test_fp8_runs_in_bf16(self):
-        _, used, note = ops.build(parse_key("gemm m=8 n=4 k=16 fp8"), self.context())
-        self.assertEqual((used, note), ("bf16", "fp8 has no torch type here; measured in bf16"))
+    def test_fp8_gemm_is_skipped_where_torch_has_no_fp8_matmul(self):
+        # On CPU, whatever the torch version, there are no fp8 tensor cores; Debian's torch 1.13
+        # has no fp8 type at all. A bf16 time under an fp8 key would be wrong, so it is not measured.
+        reason = ops.fp8_gemm_unavailable(torch.device("cpu"))
+        if ops.FP8 is None:
+            self.assertEqual(reason, "torch %s has no fp8 matmul (torch.float8_e4m3fn and torch._scaled_mm need "
+                                     "torch 2.1 or later)" % torch.__version__)
+        else:
+            self.assertIn("this run is on cpu", reason)
+        with self.assertRaises(ops.NotMeasurable) as caught:
+            ops.build(parse_key("gemm m=8 n=4 k=16 fp8"), self.context())
+        self.assertEqual(str(caught.exception), reason)
+
+    def test_only_gemms_run_in_fp8(self):
+        with self.assertRaises(ops.NotMeasurable) as caught:
+            ops.build(parse_key("gelu rows=8 cols=16 fp8"), self.context())
+        self.assertEqual(str(caught.exception), "distsim runs only linear-layer GEMMs in fp8, not 'gelu'")
+
+    def test_fp8_quantization_kernels_run_in_bf16(self):
+        # The cast writes a 1-byte copy [8 x 16] and its transpose [16 x 8]; the fused norms are timed
+        # as the bf16 norm, which moves the same bytes.
+        run, used, _ = ops.build(parse_key("fp8_cast_transpose rows=8 cols=16 bf16"), self.context())
+        copy, transposed = run()
+        self.assertEqual((used, copy.element_size(), tuple(transposed.shape)), ("bf16", 1, (16, 8)))
+        for op in ("layernorm_fp8", "rmsnorm_fp8"):
+            _, used, note = ops.build(parse_key("%s rows=8 cols=16 bf16" % op), self.context())
+            self.assertEqual((used, note), ("bf16", "measured as the bf16 %s, which moves the same bytes" % op[:-4]))
 
     def test_unknown_operator(self):
         with self.assertRaises(UserError) as caught:

@@ -27,6 +27,15 @@ class GroupMembersTest(unittest.TestCase):
         self.assertIsNone(members)
         self.assertEqual(reason, "needs 2 ranks on 2 nodes, 1 per node (this launch has 1 node(s) of 2)")
 
+    def test_ring_exchange_is_placed_like_a_collective_of_its_group(self):
+        # A ring of 4, 2 per node: ranks 0, 1 of node 0 and 4, 5 of node 1; on one node of 2 the
+        # ring of 4 does not fit and is skipped with the reason.
+        spec = parse_key("ring_exchange bytes=8 group=4 inter per_node=2")
+        self.assertEqual(group_members(spec, TWO_NODES_OF_FOUR), ([0, 1, 4, 5], None))
+        members, reason = group_members(parse_key("ring_exchange bytes=8 group=4 intra"), ONE_NODE_OF_TWO)
+        self.assertIsNone(members)
+        self.assertEqual(reason, "needs 4 ranks on one node (this launch has 2)")
+
     def test_gloo_has_no_reduce_scatter(self):
         spec = parse_key("reduce_scatter bytes=8 group=2 intra")
         self.assertIn("gloo has no reduce_scatter", unsupported_reason(spec, "gloo"))

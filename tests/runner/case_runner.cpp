@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "api/simulation.hpp"
 #include "case_file.hpp"
 #include "core/input_error.hpp"
@@ -80,6 +82,7 @@ void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
     if (key == "tp") strategy.tensor_parallel = as_int(value);
     else if (key == "pp") strategy.pipeline_parallel = as_int(value);
     else if (key == "dp") strategy.data_parallel = as_int(value);
+    else if (key == "cp") strategy.context_parallel = as_int(value);
     else if (key == "mbs") strategy.micro_batch_size = as_int(value);
     else if (key == "gbs") strategy.global_batch_size = as_int(value);
     else if (key == "schedule") strategy.schedule = value;
@@ -87,9 +90,11 @@ void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
     else if (key == "recompute") strategy.recompute = as_recompute(value);
     else if (key == "zero1" || key == "dist_opt") strategy.distributed_optimizer = as_bool(key, value);
     else if (key == "overlap") strategy.overlap_grad_reduce = as_bool(key, value);
+    else if (key == "scatter_gather") strategy.p2p_scatter_gather = as_bool(key, value);
     else if (key == "vpp") strategy.virtual_stages = as_int(value);
     else if (key == "bucket") strategy.dp_bucket_params = as_int(value);
     else if (key == "attention") strategy.attention = as_attention(value);
+    else if (key == "fp8") strategy.fp8_gemms = as_bool(key, value);
     else throw std::runtime_error("unknown strategy key " + key);
   }
 }
@@ -193,10 +198,17 @@ class CaseTest : public ::testing::Test {
     else FAIL() << "unknown directive '" << line.directive << "'";
   }
 
-  std::string scratch_path() const {
-    const auto dir = std::filesystem::temp_directory_path() / "distsim_cases";
+  //! Files a case's commands write land in a folder of this case and this process, emptied when
+  //! the case starts, so no run sees another run's (or another build's) database or trace.
+  std::string scratch_path() {
+    const auto dir = std::filesystem::temp_directory_path() / "distsim_cases" / std::to_string(::getpid()) /
+                     std::filesystem::path(path_).stem();
+    if (!scratch_cleared_) {
+      std::filesystem::remove_all(dir);
+      scratch_cleared_ = true;
+    }
     std::filesystem::create_directories(dir);
-    return (dir / std::filesystem::path(path_).stem()).string();
+    return (dir / "cli").string();
   }
 
   const api::Simulation& simulation() {
@@ -266,6 +278,7 @@ class CaseTest : public ::testing::Test {
   }
 
   std::string path_;
+  bool scratch_cleared_ = false;
   strategy::JobSpec job_;
   api::SimulationOptions options_;
   std::unique_ptr<api::Simulation> simulation_;

@@ -52,6 +52,7 @@ svg text{font-family:inherit;fill:#3e4c59}
 .tp{fill:#e15759;background:#e15759}
 .pp{fill:#76b7b2;background:#76b7b2}
 .dp{fill:#edc948;background:#edc948}
+.cp{fill:#ff9da7;background:#ff9da7}
 .opt{fill:#59a14f;background:#59a14f}
 .idle{fill:#eef1f4;background:#eef1f4}
 .busy{fill:#4e79a7;background:#4e79a7}

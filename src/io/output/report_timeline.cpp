@@ -73,6 +73,7 @@ std::string_view category_label(ActivityCategory category) {
     case ActivityCategory::pipeline_p2p: return "pipeline p2p";
     case ActivityCategory::dp_comm: return "DP comm";
     case ActivityCategory::optimizer: return "optimizer";
+    case ActivityCategory::cp_comm: return "CP comm";
   }
   return "?";
 }
@@ -86,6 +87,7 @@ std::string_view category_css_class(ActivityCategory category) {
     case ActivityCategory::pipeline_p2p: return "pp";
     case ActivityCategory::dp_comm: return "dp";
     case ActivityCategory::optimizer: return "opt";
+    case ActivityCategory::cp_comm: return "cp";
   }
   return "?";
 }
@@ -98,6 +100,7 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case StreamKind::pp_send_prev:
     case StreamKind::pp_recv_next: return ActivityCategory::pipeline_p2p;
     case StreamKind::dp_comm: return ActivityCategory::dp_comm;
+    case StreamKind::cp_comm: return ActivityCategory::cp_comm;
     case StreamKind::compute: break;
   }
   switch (phase) {

@@ -12,11 +12,12 @@
 namespace distsim::io {
 
 //! What a block of the report's timeline is coloured by.
-enum class ActivityCategory { forward, backward, recompute, tp_comm, pipeline_p2p, dp_comm, optimizer };
+enum class ActivityCategory { forward, backward, recompute, tp_comm, pipeline_p2p, dp_comm, optimizer, cp_comm };
 
-inline constexpr int kActivityCategories = 7;
+inline constexpr int kActivityCategories = 8;
 
-//! "forward", "backward", "recomputation", "TP comm", "pipeline p2p", "DP comm", "optimizer".
+//! "forward", "backward", "recomputation", "TP comm", "pipeline p2p", "DP comm", "optimizer",
+//! "CP comm".
 std::string_view category_label(ActivityCategory category);
 
 //! The style sheet class that colours the category ("fwd", "bwd", ...).

@@ -20,8 +20,8 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
   report.title = fmt::format("Strategy search: {} on {} × {} {}", job.model.name, job.cluster.num_nodes,
                              job.cluster.gpus_per_node, job.cluster.gpu.name);
   report.description = fmt::format(
-      "global batch {} · {} candidates: {} valid, {} invalid, {} out of memory · best/worst throughput {:.2f}×",
-      job.strategy.global_batch_size, result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
+      "global batch {} · {} · {} candidates: {} valid, {} invalid, {} out of memory · best/worst throughput {:.2f}×",
+      job.strategy.global_batch_size, job.strategy.precision_name(), result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
       result.best_worst_ratio());
   report.memory_capacity_bytes = job.cluster.gpu.memory_gb * 1024.0 * 1024.0 * 1024.0;
   report.table_rows = table_rows;

@@ -59,14 +59,18 @@ nlohmann::json devices_json(const api::Simulation& simulation) {
     const auto coord = layout.coord_of(rank);
     const auto device = static_cast<size_t>(simulation.program.device_for_rank(layout, rank));
     const auto& stats = simulation.summary.devices.at(device);
-    devices.push_back({{"rank", rank},
-                       {"node", layout.node_of(rank)},
-                       {"stage", coord.pp},
-                       {"tp", coord.tp},
-                       {"dp", coord.dp},
-                       {"busy_compute_s", time_to_seconds(stats.busy_compute)},
-                       {"busy_comm_s", time_to_seconds(stats.busy_communication)},
-                       {"idle_s", time_to_seconds(stats.idle)}});
+    nlohmann::json entry = {{"rank", rank},
+                             {"node", layout.node_of(rank)},
+                             {"stage", coord.pp},
+                             {"tp", coord.tp},
+                             {"dp", coord.dp},
+                             {"busy_compute_s", time_to_seconds(stats.busy_compute)},
+                             {"busy_comm_s", time_to_seconds(stats.busy_communication)},
+                             {"idle_s", time_to_seconds(stats.idle)}};
+    if (job.strategy.context_parallel > 1) {
+      entry["cp"] = coord.cp;
+    }
+    devices.push_back(std::move(entry));
   }
   return devices;
 }
@@ -181,21 +185,27 @@ std::string memory_text(const memory::MemoryEstimate& estimate, const std::strin
 
 nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
   const auto& s = job.strategy;
-  return {{"model", job.model.name},
-          {"gpu", job.cluster.gpu.name},
-          {"cluster", job.cluster.name},
-          {"nodes", job.cluster.num_nodes},
-          {"gpus_per_node", job.cluster.gpus_per_node},
-          {"strategy", s.notation()},
-          {"tp", s.tensor_parallel},
-          {"pp", s.pipeline_parallel},
-          {"dp", s.data_parallel},
-          {"micro_batch_size", s.micro_batch_size},
-          {"global_batch_size", s.global_batch_size},
-          {"num_microbatches", s.num_microbatches()},
-          {"schedule", s.schedule},
-          {"dtype", std::string(dtype_name(s.dtype))},
-          {"simulated", simulated_name(all_ranks)}};
+  nlohmann::json json = {{"model", job.model.name},
+                         {"gpu", job.cluster.gpu.name},
+                         {"cluster", job.cluster.name},
+                         {"nodes", job.cluster.num_nodes},
+                         {"gpus_per_node", job.cluster.gpus_per_node},
+                         {"strategy", s.notation()},
+                         {"tp", s.tensor_parallel},
+                         {"pp", s.pipeline_parallel},
+                         {"dp", s.data_parallel},
+                         {"micro_batch_size", s.micro_batch_size},
+                         {"global_batch_size", s.global_batch_size},
+                         {"num_microbatches", s.num_microbatches()},
+                         {"schedule", s.schedule},
+                         {"dtype", std::string(dtype_name(s.dtype))},
+                         {"fp8_gemms", s.fp8_gemms},
+                         {"simulated", simulated_name(all_ranks)}};
+  // Shown only when used, so that jobs without context parallelism read as before.
+  if (s.context_parallel > 1) {
+    json["cp"] = s.context_parallel;
+  }
+  return json;
 }
 
 std::string events_line(const analysis::EventCounts& counts) {
@@ -216,6 +226,7 @@ nlohmann::json summary_json(const api::Simulation& simulation) {
           {"tokens_per_s", summary.tokens_per_s},
           {"tflops_per_gpu", summary.tflops_per_gpu},
           {"mfu", summary.mfu},
+          {"mfu_peak_tflops", summary.mfu_peak_tflops},
           {"bubble_fraction", summary.bubble_fraction},
           {"devices", devices_json(simulation)},
           {"stages", stages_json(simulation)},
@@ -239,12 +250,13 @@ std::string summary_text(const api::Simulation& simulation) {
                  "job: {} on {} x {} {} ({}), {}, micro-batch {}, global batch {} ({} micro-batches), {}, {}; {}\n",
                  job.model.name, job.cluster.num_nodes, job.cluster.gpus_per_node, job.cluster.gpu.name,
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
-                 s.schedule, dtype_name(s.dtype), simulated_name(simulation.program.all_ranks));
+                 s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
   fmt::format_to(out, "iteration time: {:.3f} ms\n", time_to_seconds(summary.iteration_time) * 1e3);
   fmt::format_to(out, "throughput: {:.2f} samples/s\n", summary.throughput_samples_per_s);
   fmt::format_to(out, "tokens/s: {:.0f}\n", summary.tokens_per_s);
   fmt::format_to(out, "TFLOP/s per GPU: {:.2f}\n", summary.tflops_per_gpu);
-  fmt::format_to(out, "MFU: {:.2f} %\n", summary.mfu * 100);
+  fmt::format_to(out, "MFU: {:.2f} % (of the {:g} TFLOP/s {} peak)\n", summary.mfu * 100, summary.mfu_peak_tflops,
+                 dtype_name(s.dtype));
   fmt::format_to(out, "bubble: {:.2f} %\n", summary.bubble_fraction * 100);
   append_stage_table(text, simulation);
   text += memory_text(simulation.memory, job.cluster.gpu.name);

@@ -30,6 +30,7 @@ std::string_view category(StreamKind kind) {
     case StreamKind::pp_recv_prev:
     case StreamKind::pp_recv_next: return "pp_recv";
     case StreamKind::dp_comm: return "dp_comm";
+    case StreamKind::cp_comm: return "cp_comm";
   }
   return "?";
 }
@@ -115,10 +116,11 @@ class ChromeTraceWriter {
     const auto coord = layout_.coord_of(rank);
     const auto device = static_cast<size_t>(program_.device_for_rank(layout_, rank));
     auto out = std::back_inserter(buffer_);
+    const std::string context = simulation_.job.strategy.context_parallel > 1 ? fmt::format(", cp {}", coord.cp) : "";
     fmt::format_to(out,
                    R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":)"
-                   R"json("rank {} (node {}, stage {}, tp {}, dp {})"}}}})json",
-                   rank, rank, layout_.node_of(rank), coord.pp, coord.tp, coord.dp);
+                   R"json("rank {} (node {}, stage {}, tp {}{}, dp {})"}}}})json",
+                   rank, rank, layout_.node_of(rank), coord.pp, coord.tp, context, coord.dp);
     emit();
     fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
                    rank, rank);
@@ -166,7 +168,7 @@ class ChromeTraceWriter {
     append(buffer_, "}");
     emit();
     const auto streams = program_.program.streams(task);
-    if (program_.events.at(info.event).event_class == events::EventClass::point_to_point && streams.size() == 2) {
+    if (program_.events.at(info.event).collective == events::Collective::send_recv && streams.size() == 2) {
       write_flow_end(rank, coord, task, activity.stream == streams[0]);
     }
   }
@@ -192,7 +194,7 @@ class ChromeTraceWriter {
   //! symmetric mode the rank of the peer stage at this rank's tensor and data position.
   int peer_rank(strategy::RankCoord coord, size_t peer_device) const {
     const auto& peer = program_.devices[peer_device];
-    return program_.all_ranks ? peer.rank : layout_.rank_of({coord.tp, coord.dp, peer.coord.pp});
+    return program_.all_ranks ? peer.rank : layout_.rank_of({coord.tp, coord.dp, peer.coord.pp, coord.cp});
   }
 
   nlohmann::json other_data(TraceRanks ranks) const {

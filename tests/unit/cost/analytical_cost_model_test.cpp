@@ -18,7 +18,8 @@ using events::Event;
 using events::EventClass;
 
 // A made-up GPU and node with round numbers, so every expectation below is computable by hand:
-// 100 TFLOPS at 0.5 efficiency = 50 TFLOPS achieved; 1000 GB/s at 0.5 = 500 GB/s achieved;
+// 100 TFLOPS at 0.5 efficiency = 50 TFLOPS achieved; 1000 GB/s at 0.5, times the model's 0.78
+// training-kernel fraction = 390 GB/s achieved;
 // 64 SMs; 10 µs launch. Ring busbw 100 GB/s, p2p 50 GB/s, NCCL's nominal hops (3.4 µs NVLink,
 // 14 µs network, so hop_latencies scale by 1); 8 NICs of 10 GB/s for 8 GPUs.
 cluster::ClusterSpec round_cluster() {
@@ -97,7 +98,7 @@ TEST(AnalyticalCostModel, PricesALargeGemmByItsFlops) {
 TEST(AnalyticalCostModel, PaysForPartialTiles) {
   // n = 136 needs two 128-wide tiles: tile efficiency 136/256 = 0.53125, as if n were 256.
   // 32 × 2 = 64 tiles = one full wave. 2·4096·256·4096 / 50e12 = 171.799 µs (+10 µs launch);
-  // memory 2·(4096² + 2·4096·136) B / 500e9 = 71.6 µs is smaller.
+  // memory 2·(4096² + 2·4096·136) B / 390e9 = 91.8 µs is smaller.
   EXPECT_DOUBLE_EQ(tile_efficiency(4096, 136), 0.53125);
   EXPECT_DOUBLE_EQ(wave_efficiency(4096, 136, 64), 1.0);
   EXPECT_EQ(duration(round_cluster(), gemm(4096, 136, 4096)), 181'799);
@@ -115,24 +116,24 @@ TEST(AnalyticalCostModel, FillsTheWavesOfABatchedGemmWithEveryMatrixsTiles) {
   // 162 of 192 (3 waves).
   EXPECT_DOUBLE_EQ(wave_efficiency(1152, 1152, 64, 2), 162.0 / 192.0);
   // 3 × 1024³: 3 × 64 tiles = 3 full waves. 3·2·1024³ = 6,442,450,944 FLOP / 50e12 = 128.849 µs;
-  // memory 3 · 2 B · 3·1024² = 18.9 MB / 500e9 = 37.7 µs is smaller; plus one 10 µs launch.
+  // memory 3 · 2 B · 3·1024² = 18.9 MB / 390e9 = 48.4 µs is smaller; plus one 10 µs launch.
   const events::EventFactory factory(Dtype::bf16);
   EXPECT_EQ(duration(round_cluster(), factory.batched_gemm(3, 1024, 1024, 1024)), 138'849);
 }
 
 TEST(AnalyticalCostModel, PricesTheAttentionScoreProductByItsTraffic) {
   // QKᵀ of 32 heads, s = 1024, d = 64: compute 2·32·1024²·64 / 50e12 = 85.9 µs (32·64 tiles =
-  // 32 full waves); memory 2 B · 32 · (2·1024·64 + 1024²) = 75,497,472 B / 500e9 = 150.995 µs
-  // wins. Plus 10 µs launch: 160.995 µs.
+  // 32 full waves); memory 2 B · 32 · (2·1024·64 + 1024²) = 75,497,472 B / 390e9 = 193.583 µs
+  // wins. Plus 10 µs launch: 203.583 µs.
   const events::EventFactory factory(Dtype::bf16);
-  EXPECT_EQ(duration(round_cluster(), factory.batched_gemm(32, 1024, 1024, 64)), 160'995);
+  EXPECT_EQ(duration(round_cluster(), factory.batched_gemm(32, 1024, 1024, 64)), 203'583);
 }
 
 TEST(AnalyticalCostModel, TakesTheMemoryTimeWhenItIsLonger) {
-  // 2e9 B / 500e9 B/s = 4 ms exceeds the 2.749 ms of compute; plus 10 µs launch.
+  // 2e9 B / 390e9 B/s = 5.128205 ms exceeds the 2.749 ms of compute; plus 10 µs launch.
   Event event = gemm(4096, 4096, 4096);
   event.bytes_moved = 2e9;
-  EXPECT_EQ(duration(round_cluster(), event), 4'010'000);
+  EXPECT_EQ(duration(round_cluster(), event), 5'138'205);
 }
 
 TEST(AnalyticalCostModel, RunsFp8AtTheSixteenBitRateWithoutFp8Cores) {
@@ -148,13 +149,13 @@ TEST(AnalyticalCostModel, RunsFp8AtTheSixteenBitRateWithoutFp8Cores) {
 TEST(AnalyticalCostModel, PricesAttentionAtFlashAttentionsShareOfTheGemmRate) {
   // 1e12 FLOP / (50e12 · 0.68 = 34e12 FLOP/s) = 29,411.765 µs, + 10 µs.
   EXPECT_EQ(duration(round_cluster(), compute(EventClass::attention, 1e12, 1e6)), 29'421'765);
-  // 1e9 FLOP take 29.4 µs but 1e8 B take 200 µs: memory-bound, + 10 µs.
-  EXPECT_EQ(duration(round_cluster(), compute(EventClass::attention, 1e9, 1e8)), 210'000);
+  // 1e9 FLOP take 29.4 µs but 1e8 B take 256.410 µs: memory-bound, + 10 µs.
+  EXPECT_EQ(duration(round_cluster(), compute(EventClass::attention, 1e9, 1e8)), 266'410);
 }
 
 TEST(AnalyticalCostModel, PricesMemoryBoundKernelsByBytes) {
-  // 1e9 B / 500e9 B/s = 2 ms, + 10 µs.
-  EXPECT_EQ(duration(round_cluster(), compute(EventClass::memory_bound, 0, 1e9)), 2'010'000);
+  // 1e9 B / 390e9 B/s = 2564.103 µs, + 10 µs.
+  EXPECT_EQ(duration(round_cluster(), compute(EventClass::memory_bound, 0, 1e9)), 2'574'103);
 }
 
 TEST(AnalyticalCostModel, UsesSimpleForLargeAllReduces) {

@@ -103,4 +103,172 @@ TEST(Engine, GivesTheSameTimesOnEveryRun) {
   EXPECT_EQ(first.end, second.end);
 }
 
+constexpr SimTime kMs = 1'000'000;
+
+TEST(SharedResources, TwoTasksStartingTogetherEachGetHalf) {
+  // Both need 10 ms alone and run at 1/2 from 0 on: each ends at 10 / (1/2) = 20 ms. The task
+  // after the first on its stream starts there.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  const TaskId b = program.add_task(10 * kMs, {{s1}});
+  const TaskId after = program.add_task(1 * kMs, {{s0}});
+  program.add_resource_use(a, link);
+  program.add_resource_use(b, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[a], 20 * kMs);
+  EXPECT_EQ(times.end[b], 20 * kMs);
+  EXPECT_EQ(times.start[after], 20 * kMs);
+  EXPECT_EQ(times.makespan, 21 * kMs);
+}
+
+TEST(SharedResources, ALaterTaskSlowsTheFirstOnlyWhileTheyOverlap) {
+  // A runs alone 0-5 ms (5 of its 10 ms done). From 5 ms both run at 1/2: A's last 5 ms take 10,
+  // so A ends at 15 ms, when B has done 10 / 2 = 5 of its 10 ms; B runs its last 5 ms alone and
+  // ends at 20 ms.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  program.add_task(5 * kMs, {{s1}});
+  const TaskId b = program.add_task(10 * kMs, {{s1}});
+  program.add_resource_use(a, link);
+  program.add_resource_use(b, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.start[b], 5 * kMs);
+  EXPECT_EQ(times.end[a], 15 * kMs);
+  EXPECT_EQ(times.end[b], 20 * kMs);
+}
+
+TEST(SharedResources, AShortTaskLeavesTheWholeResourceWhenItEnds) {
+  // A needs 10 ms, B 4 ms, both from 0 at 1/2: B ends at 8 ms, when A has done 4 ms; A's last
+  // 6 ms run alone and it ends at 14 ms.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  const TaskId b = program.add_task(4 * kMs, {{s1}});
+  program.add_resource_use(a, link);
+  program.add_resource_use(b, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[b], 8 * kMs);
+  EXPECT_EQ(times.end[a], 14 * kMs);
+}
+
+TEST(SharedResources, ATaskOnTwoResourcesRunsAtItsSlowestShare) {
+  // X uses R1 and R2; Y uses R1; Z and W use R2; each needs 10 ms alone and all start at 0.
+  // R1 has 2 tasks, R2 has 3: X runs at min(1/2, 1/3) = 1/3, Y at 1/2, Z and W at 1/3. Y ends
+  // at 20 ms; X, Z and W have 10 − 20/3 = 10/3 ms left. R1 now holds X alone, but R2 still
+  // holds 3, so X stays at 1/3 and X, Z, W end at 20 + 3 · 10/3 = 30 ms.
+  Program program;
+  const ResourceId r1 = program.add_resource();
+  const ResourceId r2 = program.add_resource();
+  std::vector<TaskId> tasks;
+  for (int i = 0; i < 4; ++i) {
+    const StreamId stream = program.add_stream();
+    tasks.push_back(program.add_task(10 * kMs, {{stream}}));
+  }
+  const TaskId x = tasks[0], y = tasks[1], z = tasks[2], w = tasks[3];
+  program.add_resource_use(x, r1);
+  program.add_resource_use(x, r2);
+  program.add_resource_use(y, r1);
+  program.add_resource_use(z, r2);
+  program.add_resource_use(w, r2);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[y], 20 * kMs);
+  EXPECT_EQ(times.end[x], 30 * kMs);
+  EXPECT_EQ(times.end[z], 30 * kMs);
+  EXPECT_EQ(times.end[w], 30 * kMs);
+}
+
+TEST(SharedResources, LeaveTasksWithoutResourcesAndLoneUsersUnchanged) {
+  // The plain 10 ms task overlaps the sharing pair but uses no resource; C uses a resource of
+  // its own and is alone on it; both last exactly their duration.
+  Program program;
+  const ResourceId shared = program.add_resource();
+  const ResourceId own = program.add_resource();
+  std::vector<StreamId> streams;
+  for (int i = 0; i < 4; ++i) streams.push_back(program.add_stream());
+  const TaskId a = program.add_task(10 * kMs, {{streams[0]}});
+  const TaskId b = program.add_task(10 * kMs, {{streams[1]}});
+  const TaskId plain = program.add_task(10 * kMs, {{streams[2]}});
+  const TaskId c = program.add_task(7 * kMs, {{streams[3]}});
+  program.add_resource_use(a, shared);
+  program.add_resource_use(b, shared);
+  program.add_resource_use(c, own);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[plain], 10 * kMs);
+  EXPECT_EQ(times.end[c], 7 * kMs);
+  EXPECT_EQ(times.end[a], 20 * kMs);
+}
+
+TEST(SharedResources, CountAUseDeclaredTwiceOnce) {
+  // A declares the link twice but is one of two users: both end at 20 ms, as if declared once.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  const TaskId b = program.add_task(10 * kMs, {{s1}});
+  program.add_resource_use(a, link);
+  program.add_resource_use(a, link);
+  program.add_resource_use(b, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[a], 20 * kMs);
+  EXPECT_EQ(times.end[b], 20 * kMs);
+}
+
+TEST(SharedResources, RoundEndsToTheNearestNanosecond) {
+  // A, B and C need 10 ns each from 0, D 10 ns from 1 ns (after a 1 ns task without resources).
+  // In the first ns three share: A, B, C have 9 2/3 ns left. From 1 ns four share, so A, B, C
+  // end at 1 + 4 · 9 2/3 = 39 2/3, reported 40; D has done 38 2/3 / 4 = 9 2/3 by then and its
+  // last 1/3 ns alone ends at 40 in the fluid solution too.
+  Program program;
+  const ResourceId link = program.add_resource();
+  std::vector<TaskId> tasks;
+  for (int i = 0; i < 4; ++i) {
+    const StreamId stream = program.add_stream();
+    if (i == 3) program.add_task(1, {{stream}});
+    tasks.push_back(program.add_task(10, {{stream}}));
+    program.add_resource_use(tasks.back(), link);
+  }
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.start[tasks[3]], 1);
+  for (TaskId task : tasks) {
+    EXPECT_EQ(times.end[task], 40) << "task " << task;
+  }
+}
+
+TEST(SharedResources, GiveTheSameTimesOnEveryRun) {
+  Program program;
+  std::vector<StreamId> streams;
+  for (int i = 0; i < 6; ++i) streams.push_back(program.add_stream());
+  std::vector<ResourceId> links;
+  for (int i = 0; i < 3; ++i) links.push_back(program.add_resource());
+  for (int i = 0; i < 200; ++i) {
+    const StreamId pair[] = {streams[static_cast<size_t>(i % 6)], streams[static_cast<size_t>((i + 1) % 6)]};
+    const TaskId task = program.add_task(1000 + (i * 7919) % 3001, pair);
+    if (i % 4 != 0) program.add_resource_use(task, links[static_cast<size_t>(i % 3)]);
+    if (i % 5 == 0) program.add_resource_use(task, links[static_cast<size_t>((i + 1) % 3)]);
+  }
+  const TaskTimes first = run(program);
+  const TaskTimes second = run(program);
+  EXPECT_EQ(first.start, second.start);
+  EXPECT_EQ(first.end, second.end);
+  EXPECT_EQ(first.makespan, second.makespan);
+}
+
+TEST(SharedResources, RejectUnknownTasksAndResources) {
+  Program program;
+  const StreamId stream = program.add_stream();
+  const TaskId task = program.add_task(1, {{stream}});
+  EXPECT_THROW(program.add_resource_use(task, 0), InternalError);
+  const ResourceId link = program.add_resource();
+  EXPECT_THROW(program.add_resource_use(task + 1, link), InternalError);
+}
+
 }  // namespace distsim::engine

@@ -238,6 +238,47 @@ TEST(SequenceParallelWork, SendsSequenceShardsBetweenStages) {
   EXPECT_EQ(built.table.at(*built.chunk().send_activation).bytes, kSbh2 / 2);
 }
 
+strategy::JobSpec with_scatter_gather(strategy::JobSpec job) {
+  job.strategy.p2p_scatter_gather = true;
+  return job;
+}
+
+TEST(ScatterGatherTransfers, SendASliceAndGatherItOnTheReceivingStage) {
+  // [NAR21] §4.1: each of the t = 2 tensor ranks sends 1/t of the 8,388,608-byte [s, b, h]
+  // activation; the next stage all-gathers the whole tensor over its tensor group before its
+  // first layer, and the previous stage does the same with the gradient before its backward.
+  const strategy::JobSpec job = with_scatter_gather(gpt2_job(2, 2, 1));
+  const Built first = build(job, {0, 0, 0});
+  const Built last = build(job, {0, 0, 1});
+  EXPECT_EQ(first.table.at(*first.chunk().send_activation).bytes, kSbh2 / 2);
+  EXPECT_EQ(last.table.at(*last.chunk().send_gradient).bytes, kSbh2 / 2);
+
+  const auto& received = last.chunk().forward.front();
+  EXPECT_EQ(received.label, "tp all_gather");
+  EXPECT_EQ(last.table.at(received.event).bytes, kSbh2);
+  EXPECT_EQ(last.table.at(received.event).group_size, 2);
+  EXPECT_EQ(last.chunk().forward[1].waits_for, 0);  // the first layer's norm waits for the gather
+
+  const auto& gradient = first.chunk().backward.front();
+  EXPECT_EQ(gradient.label, "tp all_gather");
+  EXPECT_EQ(first.table.at(gradient.event).bytes, kSbh2);
+  EXPECT_EQ(first.chunk().backward[1].waits_for, 0);
+  // The pipeline's ends neither gather an activation nor a gradient.
+  EXPECT_NE(first.chunk().forward.front().label, "tp all_gather");
+  EXPECT_NE(last.chunk().backward.front().label, "tp all_gather");
+}
+
+TEST(ScatterGatherTransfers, ChangeNothingUnderSequenceParallelismOrWithoutTensorParallelism) {
+  // Sequence-parallel tensors are already 1/t shards, and with t = 1 there is nothing to slice:
+  // the work is the same as without the option.
+  for (const auto& job : {with_sequence_parallel(gpt2_job(2, 2, 1)), gpt2_job(1, 2, 1)}) {
+    const Built plain = build(job, {0, 0, 1});
+    const Built sliced = build(with_scatter_gather(job), {0, 0, 1});
+    EXPECT_EQ(keys(plain, plain.chunk().forward), keys(sliced, sliced.chunk().forward));
+    EXPECT_EQ(plain.table.at(*plain.chunk().send_gradient).key(), sliced.table.at(*sliced.chunk().send_gradient).key());
+  }
+}
+
 TEST(SequenceParallelWork, AllReducesTheShardedParametersGradientsOnce) {
   // Per layer two LayerNorms (weight and bias, 2h each) and two row-parallel biases (h each):
   // 6·1024 = 6144 parameters; plus the final norm's 2048: 24·6144 + 2048 = 149,504 fp32 gradients

@@ -12,9 +12,10 @@ namespace {
 
 using validation::CalibrationRun;
 
-// Four runs in the layout of data/published_calibration.csv (a subset of its columns, in another
+// Five runs in the layout of data/published_calibration.csv (a subset of its columns, in another
 // order): a GPT on 2 nodes of A100 40GB with everything switched on, a Llama on half a DGX H100, a
-// GPT-2 on one V100 of a DGX-2H, and an A100 row that gives no memory size.
+// GPT-2 on one V100 of a DGX-2H, an A100 row that gives no memory size, and a Llama trained with
+// TransformerEngine's FP8 on a DGX H100.
 constexpr const char* kRuns =
     "id,source,model,arch,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
     "ffn_activation,seq_len,vocab_size,moe,precision,gpu,gpu_mem_gb,gpus_per_node,num_gpus,tp,pp,dp,cp,ep,"
@@ -26,12 +27,14 @@ constexpr const char* kRuns =
     "1,1,no,n/a,1,16,\"selective (attention core only)\",none (Adam replicated over DP),,2.25\n"
     "V1,Paper A,GPT-2 1B,GPT-2,24,1920,15,,,,1024,51200,,fp16 mixed,V100-SXM3,32,16,1,1,1,1,,,no,n/a,8,8,"
     "none (no checkpointing),none,,1.121\n"
-    "A2,Paper C,GPT 1B,GPT,24,2048,16,16,8192,gelu,2048,51200,,fp32,A100,,8,8,8,1,1,1,1,no,1,1,8,,,,0.5\n";
+    "A2,Paper C,GPT 1B,GPT,24,2048,16,16,8192,gelu,2048,51200,,fp32,A100,,8,8,8,1,1,1,1,no,1,1,8,,,,0.5\n"
+    "F8,Paper D,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,\"FP8 (hybrid, delayed scaling)\","
+    "H100-SXM5,80,8,8,1,1,8,1,1,no,n/a,1,128,none,none,,3.1\n";
 
 std::vector<CalibrationRun> read(const std::string& text) { return read_calibration_runs(text, "calib.csv"); }
 
-//! The reason run L1 is excluded once `column` holds `value` instead.
-std::string exclusion_of(const std::string& column, const std::string& value) {
+//! The reason run L1 is excluded once each changed column holds its new value instead.
+std::string exclusion_of(const std::map<std::string, std::string>& changes) {
   const std::string text = kRuns;
   const std::size_t header_end = text.find('\n');
   const std::string header = text.substr(0, header_end);
@@ -50,18 +53,20 @@ std::string exclusion_of(const std::string& column, const std::string& value) {
   }
   std::string row;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    row += (i ? "," : "") + (names[i] == column ? value : fields.at(i));
+    row += (i ? "," : "") + (changes.count(names[i]) ? changes.at(names[i]) : fields.at(i));
   }
   const auto runs = read(header + "\n" + row + "\n");
   EXPECT_FALSE(runs.at(0).job.has_value());
   return runs.at(0).excluded_because;
 }
 
+std::string exclusion_of(const std::string& column, const std::string& value) { return exclusion_of({{column, value}}); }
+
 }  // namespace
 
 TEST(CalibrationReader, KeepsTheIdSourceLineAndALabelOfEveryRun) {
   const auto runs = read(kRuns);
-  ASSERT_EQ(runs.size(), 4U);
+  ASSERT_EQ(runs.size(), 5U);
   EXPECT_EQ(runs[0].id, "G1");
   EXPECT_EQ(runs[0].source, "Paper A");
   EXPECT_EQ(runs[0].line, 2);
@@ -164,12 +169,40 @@ TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
   EXPECT_EQ(exclusion_of("iter_time_s", "n/a"), "missing iter_time_s");
 }
 
+// Context parallelism is modelled: L1 (tp 4 on 4 GPUs) with cp 2 becomes tp 4 x cp 2 on 8 GPUs.
+TEST(CalibrationReader, ReadsTheContextParallelSize) {
+  const std::string text = kRuns;
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  const auto runs = read(header +
+                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,"
+                         "80,8,8,4,1,1,2,1,no,n/a,1,16,none,none,,2.25\n");
+  ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
+  EXPECT_EQ(runs[0].job->strategy.context_parallel, 2);
+  EXPECT_EQ(runs[0].job->strategy.world_size(), 8);  // 4 x 2 x 1 x 1
+  EXPECT_EQ(read(kRuns)[1].job->strategy.context_parallel, 1);  // cp 1 in the column
+  EXPECT_EQ(read(kRuns)[2].job->strategy.context_parallel, 1);  // cp left empty
+}
+
 TEST(CalibrationReader, ExcludesRowsThatUseFeaturesDistsimDoesNotModel) {
-  EXPECT_EQ(exclusion_of("cp", "2"), "context parallelism (cp 2) is not modelled yet");
   EXPECT_EQ(exclusion_of("ep", "4"), "expert parallelism (ep 4) is not modelled");
   EXPECT_EQ(exclusion_of("moe", "yes (8 experts)"), "mixture of experts (moe 'yes (8 experts)') is not modelled");
-  EXPECT_EQ(exclusion_of("precision", "FP8 (delayed scaling)"), "FP8 training is not modelled yet");
   EXPECT_EQ(exclusion_of("ffn_activation", "relu"), "ffn_activation 'relu' is not modelled (gelu or swiglu)");
+}
+
+// FP8 runs (TransformerEngine, Megatron-Core --fp8-format hybrid) train in bf16 with fp8 GEMMs.
+TEST(CalibrationReader, ReadsAnFp8RunAsBf16WithFp8Gemms) {
+  const auto runs = read(kRuns);
+  ASSERT_TRUE(runs[4].job.has_value()) << runs[4].excluded_because;
+  EXPECT_EQ(runs[4].job->strategy.dtype, Dtype::bf16);
+  EXPECT_TRUE(runs[4].job->strategy.fp8_gemms);
+  EXPECT_EQ(runs[4].job->cluster.gpu.name, "h100-sxm");
+  EXPECT_FALSE(runs[1].job->strategy.fp8_gemms);  // "BF16"
+}
+
+TEST(CalibrationReader, ExcludesFp8RunsOnGpusWithoutFp8TensorCores) {
+  EXPECT_EQ(exclusion_of({{"precision", "FP8 (delayed scaling)"}, {"gpu", "A100-SXM4"}}),
+            "precision 'FP8 (delayed scaling)' needs fp8 tensor cores, which a100-80gb does not have "
+            "(peak_fp8_tflops 0)");
 }
 
 TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {

@@ -182,6 +182,22 @@ TEST(EventsLine, GroupsThousandsAndShowsTheDedupRatio) {
             "events: 123 unique, 246 instances (dedup 2.0x): 0 profiled, 0 extrapolated, 123 analytical");
 }
 
+// fp8 GEMMs are named with the precision, and MFU stays relative to the 100 TFLOP/s bf16 peak
+// (not the test GPU's 200 fp8): the model FLOPs are the same as in bf16.
+TEST(SummaryText, SaysTheGemmsRunInFp8AndKeepsMfuOnTheBf16Peak) {
+  strategy::JobSpec job = two_stage_job();
+  job.strategy.fp8_gemms = true;
+  const auto simulation = api::simulate(job, fixed_costs());
+  const std::string text = summary_text(simulation);
+  EXPECT_NE(text.find(", gpipe, bf16, fp8 GEMMs; "), std::string::npos) << text;
+  EXPECT_NE(text.find(" % (of the 100 TFLOP/s bf16 peak)\n"), std::string::npos) << text;
+  const auto json = summary_json(simulation);
+  EXPECT_EQ(json["job"]["dtype"], "bf16");
+  EXPECT_EQ(json["job"]["fp8_gemms"], true);
+  EXPECT_DOUBLE_EQ(json["mfu_peak_tflops"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(json["mfu"].get<double>(), json["tflops_per_gpu"].get<double>() / 100.0);
+}
+
 }  // namespace
 
 }  // namespace distsim::io

@@ -23,10 +23,11 @@ std::string error_of(std::string_view key) {
   return "no error";
 }
 
-strategy::JobSpec job_on_two_nodes(const std::string& model, strategy::Strategy strategy) {
+strategy::JobSpec job_on_two_nodes(const std::string& model, strategy::Strategy strategy,
+                                   const std::string& cluster = "dgx-a100") {
   strategy::JobSpec job;
   job.model = catalog::find_model(model);
-  job.cluster = catalog::find_cluster("dgx-a100");
+  job.cluster = catalog::find_cluster(cluster);
   job.cluster.num_nodes = 2;
   job.strategy = strategy;
   return job;
@@ -61,6 +62,16 @@ TEST(ParseEventKey, ReadsAPointToPointTransfer) {
   EXPECT_TRUE(event.intra_node);
 }
 
+// Context parallelism's ring step: 4 ranks, 2 per node over 2 nodes.
+TEST(ParseEventKey, ReadsARingExchange) {
+  const events::Event event = parse_event_key("ring_exchange bytes=4194304 group=4 inter per_node=2");
+  EXPECT_EQ(event.event_class, events::EventClass::point_to_point);
+  EXPECT_EQ(event.collective, events::Collective::ring_exchange);
+  EXPECT_EQ(event.group_size, 4);
+  EXPECT_FALSE(event.intra_node);
+  EXPECT_EQ(event.ranks_per_node, 2);
+}
+
 TEST(ParseEventKey, SuggestsTheClosestOperator) {
   EXPECT_NE(error_of("gemn m=1 n=2 k=3 bf16").find("unknown operator 'gemn'; did you mean 'gemm'?"), std::string::npos);
 }
@@ -86,7 +97,8 @@ TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
 // cover GELU and SwiGLU MLPs, LayerNorm and RMSNorm, RoPE, an encoder-decoder, TP all-reduces,
 // and with sequence parallelism and the distributed optimizer all-gathers and reduce-scatters,
 // pipeline transfers, DP buckets and the optimizer step; the sharded jobs also run the unfused
-// attention core.
+// attention core; the fp8 jobs, on H100s, add TransformerEngine's quantization kernels; the
+// context-parallel jobs add ring attention's K/V exchanges.
 TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy plain;
   plain.tensor_parallel = 2;
@@ -98,12 +110,17 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   sharded.sequence_parallel = true;
   sharded.distributed_optimizer = true;
   sharded.attention = strategy::Attention::unfused;  // batched GEMMs, softmax and dropout
+  strategy::Strategy fp8 = plain;
+  fp8.fp8_gemms = true;
+  strategy::Strategy context = plain;  // 2M2C2P2D, the same 16 GPUs
+  context.context_parallel = 2;
+  context.data_parallel = 2;
   std::set<std::string> seen;
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
-    for (const auto& split : {plain, sharded}) {
+    for (const auto& split : {plain, sharded, fp8, context}) {
       SCOPED_TRACE(model);
-      strategy::JobSpec job = job_on_two_nodes(model, split);
+      strategy::JobSpec job = job_on_two_nodes(model, split, split.fp8_gemms ? "dgx-h100" : "dgx-a100");
       job.model.num_layers = std::min(job.model.num_layers, 4);
       job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);
       program::JobProgram program;

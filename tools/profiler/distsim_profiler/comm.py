@@ -41,6 +41,8 @@ def build_operation(spec, members, rank, group, device):
         if rank == sender:
             return lambda: dist.send(buffer, receiver)
         return lambda: dist.recv(buffer, sender)
+    if spec.op == "ring_exchange":
+        return _ring_exchange(members, rank, dtype, element_count(spec.bytes), device)
     if spec.op == "all_reduce":
         buffer = torch.ones(element_count(spec.bytes), dtype=dtype, device=device)
         return lambda: dist.all_reduce(buffer, group=group)
@@ -51,6 +53,23 @@ def build_operation(spec, members, rank, group, device):
     if spec.op == "all_gather":
         return lambda: dist.all_gather(pieces, local, group=group)
     return lambda: dist.reduce_scatter(local, pieces, group=group)
+
+
+def _ring_exchange(members, rank, dtype, count, device):
+    """Context parallelism's K/V rotation: every member sends its block to the next member and
+    receives the previous member's at once, with isend/irecv as TransformerEngine's
+    flash_attn_p2p_communicate does."""
+    position = members.index(rank)
+    successor = members[(position + 1) % len(members)]
+    predecessor = members[(position - 1) % len(members)]
+    outgoing = torch.ones(count, dtype=dtype, device=device)
+    incoming = torch.zeros(count, dtype=dtype, device=device)
+
+    def exchange():
+        for request in (dist.isend(outgoing, successor), dist.irecv(incoming, predecessor)):
+            request.wait()
+
+    return exchange
 
 
 def sample_communication(operation, group, timer, warmup, repeats):

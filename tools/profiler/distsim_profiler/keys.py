@@ -25,9 +25,13 @@ COMPUTE_DIMS = {"gemm": ("m", "n", "k"),
 for _op in ELEMENTWISE_OPS:
     COMPUTE_DIMS[_op] = ROWS_COLS
     COMPUTE_DIMS[_op + "_bwd"] = ROWS_COLS
+# TransformerEngine's quantization kernels of fp8 GEMMs (forward only).
+FP8_QUANTIZE_OPS = ("fp8_cast_transpose", "layernorm_fp8", "rmsnorm_fp8")
+for _op in FP8_QUANTIZE_OPS:
+    COMPUTE_DIMS[_op] = ROWS_COLS
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
-POINT_TO_POINT = ("send_recv",)
+POINT_TO_POINT = ("send_recv", "ring_exchange")
 DTYPES = ("fp32", "bf16", "fp16", "fp8")
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 

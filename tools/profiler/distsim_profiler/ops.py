@@ -11,6 +11,12 @@ from . import UserError, kernels
 from .keys import closest_hint
 
 TORCH_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+# torch 2.1 added the fp8 types and torch._scaled_mm, the fp8 GEMM of cuBLASLt; torch 1.13 has neither.
+FP8 = getattr(torch, "float8_e4m3fn", None)
+
+
+class NotMeasurable(Exception):
+    """An event this torch or device cannot run; the message says why."""
 
 
 class BuildContext:
@@ -36,6 +42,44 @@ def build_gemm(dims, dtype, context):
     a = _random((dims["m"], dims["k"]), dtype, context)
     b = _random((dims["k"], dims["n"]), dtype, context)
     return lambda: torch.matmul(a, b)
+
+
+def fp8_gemm_unavailable(device):
+    """Why an fp8 GEMM cannot run on `device` with this torch, or None."""
+    if FP8 is None or not hasattr(torch, "_scaled_mm"):
+        return ("torch %s has no fp8 matmul (torch.float8_e4m3fn and torch._scaled_mm need torch 2.1 or later)"
+                % torch.__version__)
+    if device.type != "cuda":
+        return "fp8 matmul needs a GPU with fp8 tensor cores (compute capability 8.9 or later); this run is on %s" % (
+            device.type)
+    capability = torch.cuda.get_device_capability(device)
+    if capability < (8, 9):
+        return "fp8 matmul needs compute capability 8.9 or later (Ada, Hopper, Blackwell); this GPU has %d.%d" % (
+            capability)
+    return None
+
+
+def build_fp8_gemm(dims, context):
+    """TransformerEngine's fp8 GEMM: e4m3 inputs, bf16 output, B column-major as cuBLASLt wants it."""
+    reason = fp8_gemm_unavailable(context.device)
+    if reason:
+        raise NotMeasurable(reason)
+    a = _random((dims["m"], dims["k"]), torch.bfloat16, context).to(FP8)
+    b = _random((dims["n"], dims["k"]), torch.bfloat16, context).to(FP8).t()
+    scale = torch.ones((), dtype=torch.float32, device=context.device)
+    return lambda: torch._scaled_mm(a, b, scale_a=scale, scale_b=scale, out_dtype=torch.bfloat16)
+
+
+def build_fp8_cast_transpose(dims, dtype, context):
+    """Reads the tensor and writes a 1-byte copy and that copy's transpose. Without a torch fp8
+    type the copy is int8, which moves the same bytes."""
+    x = _random((dims["rows"], dims["cols"]), dtype, context)
+    target = FP8 if FP8 is not None else torch.int8
+
+    def run():
+        copy = x.to(target)
+        return copy, copy.t().contiguous()
+    return run
 
 
 def build_batched_gemm(dims, dtype, context):
@@ -123,12 +167,36 @@ def _cross_entropy_inputs(dims, dtype, context):
     return logits, targets
 
 
+def unscale(gradient, found_inf, inverse_scale):
+    """The dynamic loss scaler's unscale and inf/NaN check: CUDA's fused kernel, or the same
+    read and write of the gradient where that kernel does not exist (CPU)."""
+    if gradient.is_cuda:
+        torch._amp_foreach_non_finite_check_and_unscale_([gradient], found_inf, inverse_scale)
+    else:
+        gradient.mul_(inverse_scale)
+        found_inf.copy_((~torch.isfinite(gradient)).any())
+
+
 def build_adam_step(dims, dtype, context):
-    # Mixed-precision training keeps fp32 master weights; the event is fp32 whatever the job's dtype.
-    parameter = torch.zeros(dims["params"], dtype=torch.float32, device=context.device, requires_grad=True)
-    parameter.grad = torch.randn_like(parameter)
-    optimizer = kernels.new_adam([parameter])
-    return optimizer.step
+    """Megatron's optimizer step for model parameters in `dtype`: fp32 main parameters and
+    gradients; fp16 unscales and checks the gradients, every dtype takes the gradient norm, Adam
+    updates the main parameters, and fp16/bf16 copy them into the model's."""
+    main = torch.zeros(dims["params"], dtype=torch.float32, device=context.device, requires_grad=True)
+    main.grad = torch.randn_like(main)
+    model = None if dtype == torch.float32 else torch.zeros(dims["params"], dtype=dtype, device=context.device)
+    optimizer = kernels.new_adam([main])
+    found_inf = torch.zeros(1, device=context.device)
+    inverse_scale = torch.ones(1, device=context.device)
+
+    def step():
+        if dtype == torch.float16:
+            unscale(main.grad, found_inf, inverse_scale)
+        torch.linalg.vector_norm(main.grad)
+        optimizer.step()
+        if model is not None:
+            model.copy_(main.detach())
+
+    return step
 
 
 BUILDERS = {
@@ -150,6 +218,16 @@ for _name, _inputs, _function in [
         ("scale_mask_softmax", _rows_cols, kernels.scale_mask_softmax),
         ("attention_dropout", _rows_cols, kernels.attention_dropout)]:
     BUILDERS[_name], BUILDERS[_name + "_bwd"] = _forward_backward_pair(_inputs, _function)
+BUILDERS["fp8_cast_transpose"] = build_fp8_cast_transpose
+# TransformerEngine's norm writing an fp8 output (and its transpose) moves the bytes of a bf16
+# norm (read 2, write 1 + 1 per element); torch has no such kernel, so the bf16 norm stands in.
+BUILDERS["layernorm_fp8"] = BUILDERS["layernorm"]
+BUILDERS["rmsnorm_fp8"] = BUILDERS["rmsnorm"]
+STAND_IN_NOTES = {
+    "layernorm_fp8": "measured as the bf16 layernorm, which moves the same bytes",
+    "rmsnorm_fp8": "measured as the bf16 rmsnorm, which moves the same bytes",
+    "fp8_cast_transpose": None if FP8 is not None else "no torch fp8 type here; cast to int8, the same bytes",
+}
 
 
 def check_operator(op):
@@ -164,13 +242,18 @@ def _unsupported_dtype(error):
 
 def build(spec, context):
     """(callable, dtype used, note). A dtype torch cannot run on this device falls back to fp32
-    with a note; fp8 has no torch 1.13 type and runs in bf16 (GEMM inputs are what fp8 changes)."""
+    with a note. fp8 GEMMs run with torch._scaled_mm where torch and the GPU have it; elsewhere
+    NotMeasurable says why, since a bf16 time would be a wrong fp8 one."""
     check_operator(spec.op)
     builder = BUILDERS[spec.op]
     wanted = spec.dtype
-    note = None
+    note = STAND_IN_NOTES.get(spec.op)
     if wanted == "fp8":
-        wanted, note = "bf16", "fp8 has no torch type here; measured in bf16"
+        if spec.op != "gemm":
+            raise NotMeasurable("distsim runs only linear-layer GEMMs in fp8, not '%s'" % spec.op)
+        run = build_fp8_gemm(spec.dims, context)
+        run()
+        return run, "fp8", None
     try:
         run = builder(spec.dims, TORCH_DTYPES[wanted], context)
         run()

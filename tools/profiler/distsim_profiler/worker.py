@@ -25,6 +25,8 @@ def _measure_compute(spec, payload, context, timer, flush):
         run, _, note = ops.build(spec, context)
         samples = sample(run, timer, payload["warmup"], payload["repeats"], payload["budget"], flush)
         return {"samples": samples, "note": note}
+    except ops.NotMeasurable as error:
+        return {"skipped": str(error)}
     except (RuntimeError, MemoryError) as error:
         return {"skipped": "failed: %s" % str(error).splitlines()[0]}
 

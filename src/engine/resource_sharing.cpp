@@ -1,0 +1,114 @@
+#include "engine/resource_sharing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace distsim::engine {
+
+ResourceSharing::ResourceSharing(const Program& program) : program_(program) {
+  if (program.resource_uses().empty()) {
+    return;
+  }
+  const std::vector<std::uint32_t> counts = assign_slots(program);
+  group_by_slot(program.resource_uses(), counts);
+  state_.resize(counts.size());
+  running_.resize(program.num_resources());
+}
+
+// Slots go to tasks in the order of their first declared use.
+std::vector<std::uint32_t> ResourceSharing::assign_slots(const Program& program) {
+  slot_.assign(program.num_tasks(), kNoSlot);
+  std::vector<std::uint32_t> counts;
+  for (const auto& [task, resource] : program.resource_uses()) {
+    if (slot_[task] == kNoSlot) {
+      slot_[task] = static_cast<std::uint32_t>(counts.size());
+      counts.push_back(0);
+    }
+    ++counts[slot_[task]];
+  }
+  return counts;
+}
+
+// Counting sort by slot, then each slot's few resources sorted and deduplicated.
+void ResourceSharing::group_by_slot(std::span<const std::pair<TaskId, ResourceId>> uses,
+                                    const std::vector<std::uint32_t>& counts) {
+  std::vector<std::uint32_t> fill{0};
+  for (std::uint32_t count : counts) {
+    fill.push_back(fill.back() + count);
+  }
+  std::vector<ResourceId> grouped(uses.size());
+  for (const auto& [task, resource] : uses) {
+    grouped[fill[slot_[task]]++] = resource;
+  }
+  offsets_.assign(1, 0);
+  auto first = grouped.begin();
+  for (std::uint32_t count : counts) {
+    const auto last = first + count;
+    std::sort(first, last);
+    resources_.insert(resources_.end(), first, std::unique(first, last));
+    offsets_.push_back(static_cast<std::uint32_t>(resources_.size()));
+    first = last;
+  }
+}
+
+std::span<const Prediction> ResourceSharing::start(TaskId task, SimTime now) {
+  TaskState& state = state_[slot_[task]];
+  state.remaining = static_cast<double>(program_.duration(task));
+  state.since = now;
+  state.divisor = 0;
+  for (ResourceId resource : resources(task)) {
+    running_[resource].push_back(task);
+  }
+  predictions_.clear();
+  reschedule_neighbours(task, now);
+  return predictions_;
+}
+
+std::span<const Prediction> ResourceSharing::finish(TaskId task, SimTime now) {
+  for (ResourceId resource : resources(task)) {
+    auto& running = running_[resource];
+    running.erase(std::find(running.begin(), running.end(), task));
+  }
+  ++state_[slot_[task]].version;
+  predictions_.clear();
+  reschedule_neighbours(task, now);
+  return predictions_;
+}
+
+std::uint32_t ResourceSharing::crowding(TaskId task) const {
+  std::size_t most = 1;
+  for (ResourceId resource : resources(task)) {
+    most = std::max(most, running_[resource].size());
+  }
+  return static_cast<std::uint32_t>(most);
+}
+
+// Neighbours are visited in task order, so predictions, and thereby ties in the engine's queue,
+// come in the order the tasks were added, whatever order they started in.
+void ResourceSharing::reschedule_neighbours(TaskId task, SimTime now) {
+  neighbours_.clear();
+  for (ResourceId resource : resources(task)) {
+    neighbours_.insert(neighbours_.end(), running_[resource].begin(), running_[resource].end());
+  }
+  if (neighbours_.size() > 1) {
+    std::sort(neighbours_.begin(), neighbours_.end());
+    neighbours_.erase(std::unique(neighbours_.begin(), neighbours_.end()), neighbours_.end());
+  }
+  for (TaskId neighbour : neighbours_) {
+    TaskState& state = state_[slot_[neighbour]];
+    const std::uint32_t divisor = crowding(neighbour);
+    if (divisor == state.divisor) {
+      continue;
+    }
+    if (state.divisor != 0) {
+      const double done = static_cast<double>(now - state.since) / state.divisor;
+      state.remaining = std::max(0.0, state.remaining - done);
+      state.since = now;
+    }
+    state.divisor = divisor;
+    const auto left = static_cast<SimTime>(std::llround(state.remaining * divisor));
+    predictions_.push_back({neighbour, now + left, ++state.version});
+  }
+}
+
+}  // namespace distsim::engine

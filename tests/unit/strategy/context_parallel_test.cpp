@@ -1,0 +1,169 @@
+#include <gtest/gtest.h>
+
+#include "core/input_error.hpp"
+#include "strategy/job_spec.hpp"
+#include "strategy/rank_layout.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+Strategy make(int tp, int cp, int pp, int dp) {
+  Strategy s;
+  s.tensor_parallel = tp;
+  s.context_parallel = cp;
+  s.pipeline_parallel = pp;
+  s.data_parallel = dp;
+  return s;
+}
+
+// GPT-2 345M (24 layers, 1024 hidden, 16 heads, s = 1024) on 4 nodes x 4 GPUs, 2M2C2P2D.
+JobSpec context_parallel_job() {
+  JobSpec job;
+  job.model.name = "gpt2-345m";
+  job.model.num_layers = 24;
+  job.model.hidden_size = 1024;
+  job.model.num_attention_heads = 16;
+  job.model.num_kv_heads = 16;
+  job.model.ffn_hidden_size = 4096;
+  job.model.vocab_size = 50304;
+  job.model.seq_length = 1024;
+  job.cluster.num_nodes = 4;
+  job.cluster.gpus_per_node = 4;
+  job.strategy = make(2, 2, 2, 2);
+  job.strategy.micro_batch_size = 4;
+  job.strategy.global_batch_size = 64;
+  return job;
+}
+
+std::string error_of(const JobSpec& job) {
+  try {
+    validate_job(job);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Megatron-Core's order tp-cp-dp-pp with t = c = d = 2, p = 1: rank = tp + 2·(cp + 2·dp).
+// TP groups [0,1] [2,3] [4,5] [6,7]; CP groups [0,2] [1,3] [4,6] [5,7]; DP groups [0,4] [1,5]
+// [2,6] [3,7]; DP-with-CP groups [0,2,4,6] [1,3,5,7].
+TEST(ContextParallelLayout, PutsContextBetweenTensorAndData) {
+  const RankLayout layout(make(2, 2, 1, 2), 8);
+  EXPECT_EQ(layout.world_size(), 8);
+  EXPECT_EQ(layout.rank_of({0, 0, 0, 1}), 2);  // {tp, dp, pp, cp}
+  EXPECT_EQ(layout.rank_of({0, 1, 0, 0}), 4);
+  EXPECT_EQ(layout.rank_of({1, 1, 0, 1}), 7);
+  EXPECT_EQ(layout.coord_of(6), (RankCoord{0, 1, 0, 1}));
+  EXPECT_EQ(layout.coord_of(3), (RankCoord{1, 0, 0, 1}));
+  EXPECT_EQ(layout.coord_of(5), (RankCoord{1, 1, 0, 0}));
+}
+
+// The same grid on 2 nodes of 4: node 0 holds ranks 0-3 (dp 0), node 1 ranks 4-7 (dp 1).
+TEST(ContextParallelLayout, PlacesEachGroupOnItsNodes) {
+  const RankLayout layout(make(2, 2, 1, 2), 4);
+  const GroupPlacement ring = layout.context_group({1, 1, 0, 0});  // ranks 5, 7
+  EXPECT_TRUE(ring.intra_node);
+  EXPECT_EQ(ring.ranks_per_node, 2);
+  const GroupPlacement data = layout.data_group({0, 0, 0, 1});  // ranks 2, 6
+  EXPECT_FALSE(data.intra_node);
+  EXPECT_EQ(data.ranks_per_node, 1);
+  EXPECT_EQ(data.num_nodes, 2);
+  const GroupPlacement gradients = layout.gradient_group({0, 0, 0, 0});  // ranks 0, 2, 4, 6
+  EXPECT_FALSE(gradients.intra_node);
+  EXPECT_EQ(gradients.ranks_per_node, 2);
+  EXPECT_EQ(gradients.num_nodes, 2);
+  EXPECT_TRUE(layout.tensor_group({0, 1, 0, 1}).intra_node);  // ranks 6, 7
+  EXPECT_TRUE(layout.is_uniform());
+}
+
+// t = 2, c = 2, p = 2 on nodes of 4: stage 1 starts at rank 2·2 = 4, on the next node, and the
+// CP ring of a stage stays on its node; with one node of 8 the rings stay intra-node too.
+TEST(ContextParallelLayout, LinksStagesAtTheSameContextRank) {
+  const RankLayout layout(make(2, 2, 2, 1), 4);
+  EXPECT_EQ(layout.rank_of({1, 0, 1, 1}), 7);  // 1 + 2·(1 + 2·(0 + 1·1))
+  EXPECT_FALSE(layout.pipeline_link({1, 0, 0, 1}).intra_node);  // ranks 3 and 7
+  EXPECT_TRUE(layout.context_group({0, 0, 1, 0}).intra_node);   // ranks 4, 6
+  EXPECT_EQ(layout.embedding_group({0, 0, 0, 1}).num_nodes, 2);  // ranks 2 and 6
+}
+
+// A CP group of 4 with t = 2 on nodes of 4 GPUs spans two nodes: ranks 0, 2 | 4, 6.
+TEST(ContextParallelLayout, ARingMaySpanNodes) {
+  const RankLayout layout(make(2, 4, 1, 1), 4);
+  const GroupPlacement ring = layout.context_group({0, 0, 0, 0});
+  EXPECT_FALSE(ring.intra_node);
+  EXPECT_EQ(ring.ranks_per_node, 2);
+  EXPECT_EQ(ring.num_nodes, 2);
+}
+
+TEST(ContextParallelNotation, ParsesAndPrintsTheCPart) {
+  const Strategy s = parse_strategy_notation("2M2C2P4D");
+  EXPECT_EQ(s.tensor_parallel, 2);
+  EXPECT_EQ(s.context_parallel, 2);
+  EXPECT_EQ(s.pipeline_parallel, 2);
+  EXPECT_EQ(s.data_parallel, 4);
+  EXPECT_EQ(s.world_size(), 32);  // 2 x 2 x 2 x 4
+  EXPECT_EQ(s.gradient_group_size(), 8);  // dp x cp
+  EXPECT_EQ(s.notation(), "2M2C2P4D");
+  EXPECT_EQ(parse_strategy_notation("8d4c").notation(), "1M4C1P8D");
+  EXPECT_EQ(parse_strategy_notation("2M1C2P4D").notation(), "2M2P4D");  // cp 1 prints as before
+  EXPECT_THROW(parse_strategy_notation("2C2C"), InputError);
+}
+
+TEST(ContextParallelValidation, AcceptsAValidJob) { EXPECT_EQ(error_of(context_parallel_job()), ""); }
+
+TEST(ContextParallelValidation, CountsContextRanksInTheWorldSize) {
+  JobSpec job = context_parallel_job();
+  job.strategy.data_parallel = 4;
+  EXPECT_EQ(error_of(job),
+            "invalid job: strategy 2M2C2P4D uses 2 x 2 x 2 x 4 = 32 GPUs, but the cluster has 4 nodes x 4 GPUs = 16");
+}
+
+TEST(ContextParallelValidation, NeedsAPositiveSize) {
+  JobSpec job = context_parallel_job();
+  job.strategy.context_parallel = 0;
+  EXPECT_EQ(error_of(job), "invalid job: context parallel size must be positive, got 0");
+}
+
+TEST(ContextParallelValidation, NeedsTwiceTheSizeToDivideTheSequence) {
+  JobSpec job = context_parallel_job();
+  job.model.seq_length = 1026;  // 1026 = 4 x 256 + 2
+  EXPECT_EQ(error_of(job),
+            "invalid job: context parallelism needs seq_length 1026 of model 'gpt2-345m' to be divisible by 2 x "
+            "context parallel size = 2 x 2 = 4 (each rank holds 2 of the sequence's 4 load-balanced chunks)");
+}
+
+TEST(ContextParallelValidation, WithSequenceParallelismTheLocalSequenceMustSplitOverTheTensorGroup) {
+  JobSpec job = context_parallel_job();
+  job.strategy = make(4, 2, 2, 1);
+  job.strategy.micro_batch_size = 4;
+  job.strategy.global_batch_size = 64;
+  job.strategy.sequence_parallel = true;
+  job.model.seq_length = 1012;  // 1012 / 4 = 253 chunks of 4; each rank holds 1012 / 2 = 506 = 4 x 126 + 2
+  EXPECT_EQ(error_of(job),
+            "invalid job: sequence parallelism needs each context-parallel rank's seq_length 1012 / 2 = 506 of "
+            "model 'gpt2-345m' to be divisible by the tensor parallel size 4");
+}
+
+TEST(ContextParallelValidation, NeedsFusedAttention) {
+  JobSpec job = context_parallel_job();
+  job.strategy.attention = Attention::unfused;
+  EXPECT_EQ(error_of(job),
+            "invalid job: context parallelism (cp 2) needs attention 'flash': it runs as ring attention inside the "
+            "fused attention kernel (TransformerEngine), got 'unfused'");
+}
+
+TEST(ContextParallelValidation, RejectsEncoderDecoderModels) {
+  JobSpec job = context_parallel_job();
+  job.model.name = "t5";
+  job.model.architecture = model::Architecture::encoder_decoder;
+  job.model.num_layers = 12;
+  job.model.decoder_num_layers = 12;
+  EXPECT_EQ(error_of(job),
+            "invalid job: context parallelism (cp 2) is modelled for decoder-only and encoder-only models, not for "
+            "the encoder-decoder model 't5'");
+}
+
+}  // namespace distsim::strategy

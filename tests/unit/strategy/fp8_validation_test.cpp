@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include "core/input_error.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+// GPT-2 345M's shape on one node of 8 GPUs (1M1P8D) that has fp8 tensor cores.
+JobSpec fp8_job() {
+  JobSpec job;
+  job.model.name = "gpt2-345m";
+  job.model.num_layers = 24;
+  job.model.hidden_size = 1024;
+  job.model.num_attention_heads = 16;
+  job.model.num_kv_heads = 16;
+  job.model.ffn_hidden_size = 4096;
+  job.model.vocab_size = 50304;
+  job.model.seq_length = 1024;
+  job.cluster.gpu.name = "hopper";
+  job.cluster.gpu.peak_fp8_tflops = 1978.9;
+  job.cluster.num_nodes = 1;
+  job.cluster.gpus_per_node = 8;
+  job.strategy.data_parallel = 8;
+  job.strategy.global_batch_size = 8;
+  job.strategy.fp8_gemms = true;
+  return job;
+}
+
+std::string error_of(const JobSpec& job) {
+  try {
+    validate_job(job);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(ValidateFp8Gemms, AcceptsBf16OnAGpuWithFp8TensorCores) { EXPECT_EQ(error_of(fp8_job()), ""); }
+
+TEST(ValidateFp8Gemms, NeedsFp8TensorCores) {
+  JobSpec job = fp8_job();
+  job.cluster.gpu.name = "ampere";
+  job.cluster.gpu.peak_fp8_tflops = 0;
+  EXPECT_EQ(error_of(job), "invalid job: fp8 GEMMs need fp8 tensor cores, but gpu 'ampere' has none (peak_fp8_tflops 0)");
+}
+
+TEST(ValidateFp8Gemms, NeedsBf16Training) {
+  JobSpec job = fp8_job();
+  job.strategy.dtype = Dtype::fp16;
+  EXPECT_EQ(error_of(job), "invalid job: fp8 GEMMs need bf16 training, got dtype 'fp16'");
+}
+
+TEST(ValidateFp8Gemms, IgnoresTheGpuWithoutFp8Gemms) {
+  JobSpec job = fp8_job();
+  job.strategy.fp8_gemms = false;
+  job.cluster.gpu.peak_fp8_tflops = 0;
+  EXPECT_EQ(error_of(job), "");
+}
+
+}  // namespace distsim::strategy
