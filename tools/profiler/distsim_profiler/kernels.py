@@ -2,8 +2,15 @@
 them on an event's shapes) and the runner (which trains with them), so that a profiled event is
 the very computation the runner performs."""
 
+import sys
+
 import torch
 import torch.nn.functional as F
+
+try:  # torch 2.3 or later: choose the SDPA backend explicitly
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+except ImportError:
+    SDPBackend = sdpa_kernel = None
 
 HIDDEN_DROPOUT = 0.1   # Megatron-LM's --hidden-dropout default
 ATTENTION_DROPOUT = 0.1   # Megatron-LM's --attention-dropout default
@@ -61,6 +68,41 @@ def attention_backward(q, k, v, out, grad_out, causal):
     return grad_q, grad_k, grad_v
 
 
+# Whether SDPA's flash backend takes grouped-query k/v as they are (enable_gqa, torch 2.5 or later);
+# cleared at the first refusal.
+_flash_gqa = {"native": True}
+
+
+def has_fused_attention(device):
+    """FlashAttention-2 through torch's scaled_dot_product_attention: CUDA and torch 2.3 or later."""
+    return device.type == "cuda" and sdpa_kernel is not None
+
+
+def fused_attention(q, k, v, causal):
+    """FlashAttention-2 (Dao 2023) forward through SDPA's flash backend, whose autograd backward
+    is FlashAttention's backward: the fused kernels Megatron-LM's attention runs on a GPU. A
+    grouped-query k/v is passed as it is (enable_gqa), without repeating its heads."""
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        if k.shape[1] == q.shape[1]:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        if _flash_gqa["native"]:
+            try:
+                return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
+            except (RuntimeError, TypeError) as error:
+                _flash_gqa["native"] = False
+                sys.stderr.write("note: the flash backend refused grouped-query k/v (%s); repeating the k/v heads "
+                                 "inside the attention from now on\n" % str(error).splitlines()[0])
+        heads = q.shape[1]
+        return F.scaled_dot_product_attention(q, _expand_kv(k, heads), _expand_kv(v, heads), is_causal=causal)
+
+
+def attention(q, k, v, causal):
+    """The training step's attention core: fused on a GPU, the recomputing CoreAttention elsewhere."""
+    if has_fused_attention(q.device):
+        return fused_attention(q, k, v, causal)
+    return CoreAttention.apply(q, k, v, causal)
+
+
 class CoreAttention(torch.autograd.Function):
     """Attention whose backward recomputes the probabilities, as FlashAttention does: the
     runner's attention therefore runs exactly the profiler's flash_attention_fwd/_bwd."""
@@ -84,7 +126,10 @@ def layer_norm(x, weight, bias):
 
 
 def rms_norm(x, weight):
-    """RMSNorm (Zhang and Sennrich, NeurIPS'19), accumulated in fp32 as fused kernels do."""
+    """RMSNorm (Zhang and Sennrich, NeurIPS'19), accumulated in fp32 as fused kernels do: torch's
+    own kernel on a GPU where torch has one (2.4 or later), else written out."""
+    if x.is_cuda and hasattr(F, "rms_norm"):
+        return F.rms_norm(x, (x.shape[-1],), weight, NORM_EPS)
     xf = x.float()
     normalized = xf * torch.rsqrt(xf.pow(2).mean(dim=-1, keepdim=True) + NORM_EPS)
     return normalized.to(x.dtype) * weight
@@ -148,5 +193,10 @@ def cross_entropy_loss(logits, targets):
 
 
 def new_adam(parameters, lr=1e-4):
-    # foreach=False: the single-tensor loop, the same code path for one flat tensor on any torch.
+    """On a GPU, torch's fused Adam: one kernel reads the parameter, gradient and both moments
+    and writes them back, as Megatron's FusedAdam (Apex/TransformerEngine) does. Elsewhere the
+    single-tensor loop (foreach=False), the same code path for one flat tensor on any torch."""
+    parameters = list(parameters)
+    if all(p.is_cuda for p in parameters) and int(torch.__version__.split(".")[0]) >= 2:
+        return torch.optim.Adam(parameters, lr=lr, fused=True)
     return torch.optim.Adam(parameters, lr=lr, foreach=False)

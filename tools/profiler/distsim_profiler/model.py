@@ -16,8 +16,9 @@ class ParameterFactory:
     rank: every strategy trains the same model from the same start (the two copies of tied
     embeddings included), so losses can be compared across strategies."""
 
-    def __init__(self, dtype, tp_rank, tp):
+    def __init__(self, dtype, device, tp_rank, tp):
         self.dtype = dtype
+        self.device = device
         self.tp_rank = tp_rank
         self.tp = tp
         self.parameters = []
@@ -41,7 +42,7 @@ class ParameterFactory:
         return self._register(torch.full((size,), float(value)))
 
     def _register(self, values):
-        parameter = torch.nn.Parameter(values.contiguous().to(self.dtype))
+        parameter = torch.nn.Parameter(values.contiguous().to(device=self.device, dtype=self.dtype))
         self.parameters.append(parameter)
         return parameter
 
@@ -70,7 +71,7 @@ class Layer:
         normed = kernels.layer_norm(x, *self.norm1)
         qkv = ColumnParallelLinear.apply(normed, self.qkv[0], self.qkv[1], parallel)
         q, k, v = qkv.view(batch, seq, 3, self.local_heads, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
-        attention = kernels.CoreAttention.apply(q, k, v, True)
+        attention = kernels.attention(q, k, v, True)
         attention = attention.permute(0, 2, 1, 3).reshape(tokens, self.local_heads * self.head_dim)
         projected = RowParallelLinear.apply(attention, self.proj[0], parallel)
         x = kernels.bias_dropout_add(projected, self.proj[1], x, self.dropout)
@@ -81,12 +82,12 @@ class Layer:
 
 
 class Stage:
-    def __init__(self, job, coord, dtype, dropout):
+    def __init__(self, job, coord, dtype, device, dropout):
         model = job.model
         self.job = job
         self.first = coord.pp == 0
         self.last = coord.pp == job.pp - 1
-        self.factory = factory = ParameterFactory(dtype, coord.tp, job.tp)
+        self.factory = factory = ParameterFactory(dtype, device, coord.tp, job.tp)
         vocab = padded_vocab(model.vocab_size, job.tp)
         self.vocab_start = coord.tp * (vocab // job.tp)
         self.word_embedding = None

@@ -98,11 +98,16 @@ def _attention_inputs(dims, dtype, context):
 
 def build_attention_forward(dims, dtype, context):
     q, k, v, causal = _attention_inputs(dims, dtype, context)
+    if kernels.has_fused_attention(context.device):
+        return lambda: kernels.fused_attention(q, k, v, causal)
     return lambda: kernels.attention_forward(q, k, v, causal)
 
 
 def build_attention_backward(dims, dtype, context):
     q, k, v, causal = _attention_inputs(dims, dtype, context)
+    if kernels.has_fused_attention(context.device):
+        inputs = [t.requires_grad_() for t in (q, k, v)]
+        return _backward_of(kernels.fused_attention(q, k, v, causal), inputs)
     out = kernels.attention_forward(q, k, v, causal)
     grad_out = torch.randn_like(out)
     return lambda: kernels.attention_backward(q, k, v, out, grad_out, causal)

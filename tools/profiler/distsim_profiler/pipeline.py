@@ -35,18 +35,19 @@ def exchange(transfers, recorder):
 class PipelineRunner:
     """Runs one stage's steps; `stage_step` does the compute of a step."""
 
-    def __init__(self, job, coord, previous_rank, next_rank, activation_shape, dtype, recorder):
+    def __init__(self, job, coord, previous_rank, next_rank, activation_shape, dtype, device, recorder):
         self.first = coord.pp == 0
         self.last = coord.pp == job.pp - 1
         self.previous_rank = previous_rank
         self.next_rank = next_rank
         self.activation_shape = activation_shape
         self.dtype = dtype
+        self.device = device
         self.recorder = recorder
 
     def _receive_for(self, step):
         phase, microbatch = step
-        buffer = torch.empty(self.activation_shape, dtype=self.dtype)
+        buffer = torch.empty(self.activation_shape, dtype=self.dtype, device=self.device)
         if phase == "fwd" and not self.first:
             return Transfer(self.previous_rank, "pp_recv_prev", "recv activation", "fwd", microbatch, buffer)
         if phase == "bwd" and not self.last:

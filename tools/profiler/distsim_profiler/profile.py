@@ -169,7 +169,7 @@ def main(argv=None):
         for item in items:
             if not item.spec.is_communication:
                 ops.check_operator(item.spec.op)
-        use_cuda = torch.cuda.is_available() and not args.cpu
+        use_cuda = not args.cpu and torch.cuda.is_available()
         payload = {
             "keys": [item.spec.key for item in items],
             "kinds": [COMMUNICATION if item.spec.is_communication else COMPUTE for item in items],

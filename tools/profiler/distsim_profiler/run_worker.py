@@ -23,8 +23,9 @@ class MixedPrecisionOptimizer:
     def __init__(self, parameters):
         self.parameters = parameters
         total = sum(p.numel() for p in parameters)
-        self.master = torch.nn.Parameter(torch.empty(total, dtype=torch.float32))
-        self.master.grad = torch.zeros(total, dtype=torch.float32)
+        device = parameters[0].device
+        self.master = torch.nn.Parameter(torch.empty(total, dtype=torch.float32, device=device))
+        self.master.grad = torch.zeros(total, dtype=torch.float32, device=device)
         self.views = []
         offset = 0
         with torch.no_grad():
@@ -59,7 +60,7 @@ class MixedPrecisionOptimizer:
                 parameter.copy_(self.master[offset:offset + size].view_as(parameter))
 
 
-def make_batches(job, coord):
+def make_batches(job, coord, device):
     """Random token ids and targets per micro-batch, seeded by the micro-batch's index in the
     global batch: the same on every stage and tensor rank of a replica, and the same global
     batch whatever the data-parallel size."""
@@ -69,28 +70,29 @@ def make_batches(job, coord):
         shape = (job.micro_batch_size, job.model.seq_length)
         ids = torch.randint(0, job.model.vocab_size, shape, generator=generator)
         targets = torch.randint(0, job.model.vocab_size, shape, generator=generator)
-        batches.append((ids, targets))
+        batches.append((ids.to(device), targets.to(device)))
     return batches
 
 
 class RankRun:
-    def __init__(self, job, placement, backend, dropout):
+    def __init__(self, job, placement, device, backend, dropout):
         self.job = job
+        self.device = device
         self.rank = placement.rank
         self.coord = coord = RankCoord(job, placement.rank)
         self.dtype = torch.bfloat16 if job.dtype == "bf16" else torch.float32
-        self.recorder = Recorder()
+        self.recorder = Recorder(torch.cuda.synchronize if device.type == "cuda" else None)
         self.groups = Groups(job, coord)
         self.parallel = ParallelContext(job, coord, self.groups, Communicator(self.recorder, backend))
-        self.stage = Stage(job, coord, self.dtype, dropout)
+        self.stage = Stage(job, coord, self.dtype, device, dropout)
         self.loss = 0.0
         self.optimizer = MixedPrecisionOptimizer(self.stage.parameters)
-        self.batches = make_batches(job, coord)
+        self.batches = make_batches(job, coord, device)
         previous_rank = rank_of(job, coord.tp, coord.dp, coord.pp - 1) if coord.pp > 0 else None
         next_rank = rank_of(job, coord.tp, coord.dp, coord.pp + 1) if coord.pp + 1 < job.pp else None
         tokens = job.micro_batch_size * job.model.seq_length
         self.pipeline = PipelineRunner(job, coord, previous_rank, next_rank, (tokens, job.model.hidden_size),
-                                       self.dtype, self.recorder)
+                                       self.dtype, device, self.recorder)
         self.steps = schedule_steps(job.schedule, coord.pp, job.pp, job.num_microbatches)
 
     def _step(self, step, received, saved):
@@ -150,8 +152,8 @@ def _timed_iteration(run, world_size, same_host):
     start = time.perf_counter_ns()
     run.iteration()
     end = time.perf_counter_ns()
-    both = torch.tensor([start, end], dtype=torch.int64)
-    gathered = [torch.zeros(2, dtype=torch.int64) for _ in range(world_size)]
+    both = torch.tensor([start, end], dtype=torch.int64, device=run.device)
+    gathered = [torch.zeros(2, dtype=torch.int64, device=run.device) for _ in range(world_size)]
     dist.all_gather(gathered, both)
     starts = [int(t[0]) for t in gathered]
     ends = [int(t[1]) for t in gathered]
@@ -170,10 +172,18 @@ def _global_loss(run, world_size):
     return sum(values) / len(values)
 
 
+def _device_name(device):
+    return torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+
+
 def run_worker(placement, payload):
     job = payload["job"]
     started = time.perf_counter()
-    run = RankRun(job, placement, dist.get_backend(), payload["dropout"])
+    device = torch.device("cpu")
+    if payload["use_cuda"]:
+        device = torch.device("cuda", placement.local_rank)
+        torch.cuda.set_device(device)
+    run = RankRun(job, placement, device, dist.get_backend(), payload["dropout"])
     same_host = _same_host(placement.world_size)
     for _ in range(payload["warmup"]):
         _timed_iteration(run, placement.world_size, same_host)
@@ -191,7 +201,7 @@ def run_worker(placement, payload):
             "rank_end_us": microseconds(rank_end_ns), "strategy": job.strategy, "schedule": job.schedule,
             "num_microbatches": job.num_microbatches, "micro_batch_size": job.micro_batch_size,
             "global_batch_size": job.global_batch_size, "model": job.model.name, "dtype": job.dtype,
-            "threads": torch.get_num_threads(), "dropout": payload["dropout"], "iteration_times_us": times_us,
+            "threads": torch.get_num_threads(), "device": _device_name(device), "dropout": payload["dropout"], "iteration_times_us": times_us,
             "traced_iteration": chosen, "losses": losses}
     path = os.path.join(payload["output_dir"], "rank%d.json" % placement.rank)
     write_trace(path, chrome_trace(placement.rank, activities, origin, info))

@@ -33,6 +33,7 @@ def parse_arguments(argv):
                         help="hidden dropout probability (default 0.1, Megatron's; 0 makes runs comparable)")
     parser.add_argument("--output-dir", default=".", help="where rank<R>.json go (default: here)")
     parser.add_argument("--threads", type=int, help="intra-op threads per process (default: cores / processes)")
+    parser.add_argument("--cpu", action="store_true", help="run on CPU with gloo even when CUDA is available")
     args = parser.parse_args(argv)
     if args.dtype not in DTYPES:
         raise UserError("--dtype '%s': the runner trains in bf16 or fp32" % args.dtype)
@@ -52,11 +53,15 @@ def main(argv=None):
         args = parse_arguments(sys.argv[1:] if argv is None else argv)
         job = build_job(read_model(args.model), args.strategy, args.micro_batch_size, args.global_batch_size,
                         args.schedule, args.dtype)
-        require_torch()
+        torch = require_torch()
         from . import launch, run_worker
+        use_cuda = not args.cpu and torch.cuda.is_available()
+        if use_cuda and job.world_size > torch.cuda.device_count():
+            raise UserError("--strategy %s needs %d GPUs; this machine has %d (pass --cpu to run on CPU processes)"
+                            % (job.strategy, job.world_size, torch.cuda.device_count()))
         payload = {"job": job, "warmup": args.warmup_iterations, "iterations": args.iterations,
-                   "output_dir": args.output_dir, "dropout": args.dropout}
-        launch.launch(run_worker.run_worker, payload, job.world_size, False, args.threads)
+                   "output_dir": args.output_dir, "dropout": args.dropout, "use_cuda": use_cuda}
+        launch.launch(run_worker.run_worker, payload, job.world_size, use_cuda, args.threads)
         return 0
     except UserError as error:
         sys.stderr.write("distsim_run: error: %s\n" % error)

@@ -14,7 +14,11 @@ STREAM_KINDS = ("compute", "tp_comm", "pp_send_next", "pp_recv_prev", "pp_send_p
 
 
 class Recorder:
-    def __init__(self):
+    """`synchronize`, when given, runs before every clock reading: on a GPU it waits for the
+    queued kernels, so a span ends when its work has finished, not when it was launched."""
+
+    def __init__(self, synchronize=None):
+        self.synchronize = synchronize
         self.activities = []
         self._pass = None
         self._segment_start = None
@@ -24,8 +28,9 @@ class Recorder:
         self._pass = None
         self._segment_start = None
 
-    @staticmethod
-    def now():
+    def now(self):
+        if self.synchronize is not None:
+            self.synchronize()
         return time.perf_counter_ns()
 
     def _append(self, kind, name, start, end, args):

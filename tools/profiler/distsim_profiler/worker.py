@@ -28,7 +28,12 @@ def _measure_compute(spec, payload, context, timer, flush):
     except ops.NotMeasurable as error:
         return {"skipped": str(error)}
     except (RuntimeError, MemoryError) as error:
-        return {"skipped": "failed: %s" % str(error).splitlines()[0]}
+        reason = str(error).splitlines()[0]
+    # The failed event's tensors are gone with the exception: give their memory back, so that a
+    # GPU's next event does not run out of memory because of this one.
+    if context.device.type == "cuda":
+        torch.cuda.empty_cache()
+    return {"skipped": "failed: %s" % reason}
 
 
 def _compute_share(specs, placement, serial):
