@@ -4,7 +4,8 @@ import support  # noqa: F401
 from distsim_profiler import UserError
 from distsim_profiler.keys import WorkItem, WorkList, parse_key
 from distsim_profiler.profile import choose_hardware, embedding_facts, merge_results
-from distsim_profiler.runner import describe_times, median_index
+from distsim_profiler.runner import describe_times
+from distsim_profiler.stats import median_index
 
 
 class HardwareTest(unittest.TestCase):

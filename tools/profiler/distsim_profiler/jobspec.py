@@ -8,6 +8,9 @@ import re
 from . import UserError
 from .keys import closest_hint
 
+# Megatron's default DP bucket: max(40M, 1M·dp) parameters (src/strategy/strategy.hpp).
+BUCKET_MIN_PARAMS = 40_000_000
+
 MODEL_KEYS = ("name", "description", "source", "base", "architecture", "num_layers", "decoder_num_layers",
               "hidden_size", "num_attention_heads", "num_kv_heads", "kv_channels", "ffn_hidden_size", "ffn_type",
               "norm", "position_embedding", "vocab_size", "seq_length", "decoder_seq_length", "tie_embeddings")

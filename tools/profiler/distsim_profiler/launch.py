@@ -5,7 +5,9 @@ with torch.multiprocessing on this machine. torch 1.13's torchrun fails on Pytho
 import ctypes
 import datetime
 import os
+import pickle
 import socket
+import tempfile
 import traceback
 
 import torch
@@ -60,10 +62,13 @@ def _free_port():
         return probe.getsockname()[1]
 
 
-def _worker(local_rank, nprocs, port, backend, threads, entry, payload):
+def _worker(local_rank, nprocs, port, backend, threads, entry, payload, result_path):
     placement = Placement(local_rank, nprocs, local_rank, nprocs)
     init = "tcp://127.0.0.1:%d" % port
-    _run_entry(placement, backend, threads, entry, payload, init)
+    result = _run_entry(placement, backend, threads, entry, payload, init)
+    if placement.rank == 0:
+        with open(result_path, "wb") as handle:
+            pickle.dump(result, handle)
 
 
 def _run_entry(placement, backend, threads, entry, payload, init):
@@ -73,7 +78,7 @@ def _run_entry(placement, backend, threads, entry, payload, init):
     dist.init_process_group(backend, init_method=init, rank=placement.rank, world_size=placement.world_size,
                             timeout=datetime.timedelta(minutes=10))
     try:
-        entry(placement, payload)
+        return entry(placement, payload)
     except Exception:
         # spawn would print the traceback too, but interleaved with the other rank's; one rank's
         # failure must also reach the user when the other one is the one left waiting.
@@ -84,20 +89,30 @@ def _run_entry(placement, backend, threads, entry, payload, init):
 
 
 def launch(entry, payload, nprocs, use_cuda, threads):
-    """Runs entry(placement, payload) on every process and returns when all have finished."""
+    """Runs entry(placement, payload) on every process and returns, once all have finished, what
+    rank 0's entry returned (None on the other ranks of a torchrun launch). Started processes
+    hand it back through a temporary file, which holds a result of any size without a pipe's
+    back-pressure."""
     backend = choose_backend(use_cuda)
     if under_torchrun():
         rank = int(os.environ["RANK"])
         world_size = int(os.environ["WORLD_SIZE"])
         local_world_size = int(os.environ.get("LOCAL_WORLD_SIZE", world_size))
         placement = Placement(rank, world_size, int(os.environ.get("LOCAL_RANK", rank)), local_world_size)
-        _run_entry(placement, backend, threads or default_threads(local_world_size), entry, payload, "env://")
-        return
+        result = _run_entry(placement, backend, threads or default_threads(local_world_size), entry, payload,
+                            "env://")
+        return result if rank == 0 else None
     # Fork shares the parent's imported torch, saving each worker its own import (seconds on a busy
     # machine); CUDA does not survive a fork, so GPU workers are spawned.
     start_method = "spawn" if use_cuda or not hasattr(os, "fork") else "fork"
+    handle, result_path = tempfile.mkstemp(prefix="distsim_profiler_", suffix=".pickle")
+    os.close(handle)
     try:
         mp.start_processes(_worker, args=(nprocs, _free_port(), backend, threads or default_threads(nprocs), entry,
-                                          payload), nprocs=nprocs, join=True, start_method=start_method)
+                                          payload, result_path), nprocs=nprocs, join=True, start_method=start_method)
+        with open(result_path, "rb") as result:
+            return pickle.load(result)
     except ProcessException as error:
         raise WorkerFailed("a worker process failed: %s" % str(error).strip().splitlines()[0])
+    finally:
+        os.unlink(result_path)

@@ -5,7 +5,6 @@ import argparse
 import datetime
 import json
 import sys
-import time
 
 from . import PROFILER_NAME, UserError, WorkerFailed, require_torch
 from . import keys as keys_module
@@ -181,7 +180,9 @@ def main(argv=None):
             "embedding_rows": embedding_rows, "embedding_reads": embedding_reads,
         }
         check_writable(args.output)
-        launch.launch(worker.profile_worker, payload, args.nproc, use_cuda, args.threads)
+        measured = launch.launch(worker.profile_worker, payload, args.nproc, use_cuda, args.threads)
+        if measured is not None:
+            finish(payload, *measured)
         return 0
     except UserError as error:
         sys.stderr.write("distsim_profile: error: %s\n" % error)
@@ -192,11 +193,8 @@ def main(argv=None):
 
 
 def finish(payload, per_rank, wall_seconds, world_size):
-    """Rank 0, after gathering every rank's samples: write the file and the report."""
+    """Every rank's samples, gathered by rank 0: write the file and the report."""
     records, skipped, notes = merge_results(payload, per_rank)
     write_profile(payload["output"], payload, records, wall_seconds * world_size)
     report(payload, records, skipped, notes, wall_seconds, world_size)
 
-
-def elapsed_since(start):
-    return time.perf_counter() - start

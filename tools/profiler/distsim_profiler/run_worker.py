@@ -1,19 +1,20 @@
-"""What each runner process does: build its stage, run warm-up and timed iterations, and write
-its trace (the timed iteration with the median time, the same one on every rank)."""
+"""What each runner process does: build its stage, run warm-up and timed iterations, and record
+its trace (the timed iteration with the median time, the same one on every rank); rank 0
+gathers every rank's trace and returns them with the iteration times and losses."""
 
-import os
-import sys
+import socket
 import time
 
 import torch
 import torch.distributed as dist
 
-from . import kernels, runner
-from .jobspec import RankCoord, rank_of, schedule_steps
+from . import kernels
+from .jobspec import BUCKET_MIN_PARAMS, RankCoord, rank_of, schedule_steps
 from .model import Stage
 from .parallel import Communicator, Groups, ParallelContext
 from .pipeline import PipelineRunner
-from .timeline import Recorder, chrome_trace, microseconds, write_trace
+from .stats import median_index
+from .timeline import Recorder, chrome_trace, microseconds
 
 
 class MixedPrecisionOptimizer:
@@ -127,7 +128,7 @@ class RankRun:
         self.recorder.compute("gradient copy", self.optimizer.gather_gradients, "bwd")
         comm = self.parallel.comm
         if self.job.dp > 1:
-            bucket_params = max(runner.BUCKET_MIN_PARAMS, 1_000_000 * self.job.dp)
+            bucket_params = max(BUCKET_MIN_PARAMS, 1_000_000 * self.job.dp)
             for bucket in self.optimizer.buckets(bucket_params):
                 comm.all_reduce(bucket, self.groups.data, "dp_comm", "dp gradient all_reduce", phase="bwd")
         table = self.stage.embedding_table()
@@ -139,7 +140,7 @@ class RankRun:
 
 def _same_host(world_size):
     names = [None] * world_size
-    dist.all_gather_object(names, runner.hostname())
+    dist.all_gather_object(names, socket.gethostname())
     return len(set(names)) == 1
 
 
@@ -177,6 +178,7 @@ def _device_name(device):
 
 
 def run_worker(placement, payload):
+    """On rank 0: every rank's trace document, the timed iterations' times and losses, the wall time."""
     job = payload["job"]
     started = time.perf_counter()
     device = torch.device("cpu")
@@ -192,7 +194,7 @@ def run_worker(placement, payload):
         timed.append(_timed_iteration(run, placement.world_size, same_host))
         losses.append(_global_loss(run, placement.world_size))
     times_us = [microseconds(t[2]) for t in timed]
-    chosen = runner.median_index(times_us)
+    chosen = median_index(times_us)
     activities, origin, iteration_ns, rank_end_ns = timed[chosen]
     coord = run.coord
     info = {"rank": placement.rank, "tp": job.tp, "pp": job.pp, "dp": job.dp, "world_size": placement.world_size,
@@ -201,20 +203,11 @@ def run_worker(placement, payload):
             "rank_end_us": microseconds(rank_end_ns), "strategy": job.strategy, "schedule": job.schedule,
             "num_microbatches": job.num_microbatches, "micro_batch_size": job.micro_batch_size,
             "global_batch_size": job.global_batch_size, "model": job.model.name, "dtype": job.dtype,
-            "threads": torch.get_num_threads(), "device": _device_name(device), "dropout": payload["dropout"], "iteration_times_us": times_us,
-            "traced_iteration": chosen, "losses": losses}
-    path = os.path.join(payload["output_dir"], "rank%d.json" % placement.rank)
-    write_trace(path, chrome_trace(placement.rank, activities, origin, info))
-    dist.barrier()
-    if placement.rank == 0:
-        wall = time.perf_counter() - started
-        sys.stdout.write("ran %s %s (%s, %d micro-batches of %d, %s) on %d processes\n" % (
-            job.model.name, job.strategy, job.schedule, job.num_microbatches, job.micro_batch_size, job.dtype,
-            placement.world_size))
-        sys.stdout.write("%s (traced: iteration %d)\n" % (runner.describe_times(times_us), chosen))
-        sys.stdout.write("loss per timed iteration: %s\n" % ", ".join("%.6f" % loss for loss in losses))
-        sys.stdout.write("traces: %s\n" % ", ".join(
-            os.path.join(payload["output_dir"], "rank%d.json" % r) for r in range(placement.world_size)))
-        sys.stdout.write("device time: %.2f s wall x %d processes = %.2f device-seconds\n" % (
-            wall, placement.world_size, wall * placement.world_size))
-        sys.stdout.flush()
+            "threads": torch.get_num_threads(), "device": _device_name(device), "dropout": payload["dropout"],
+            "iteration_times_us": times_us, "traced_iteration": chosen, "losses": losses}
+    documents = [None] * placement.world_size
+    dist.all_gather_object(documents, chrome_trace(placement.rank, activities, origin, info))
+    if placement.rank != 0:
+        return None
+    return {"documents": documents, "times_us": times_us, "traced_iteration": chosen, "losses": losses,
+            "wall_seconds": time.perf_counter() - started}

@@ -1,18 +1,17 @@
-"""distsim_run: one real training iteration of a small GPT job on several CPU processes with
-gloo, recorded per rank as a Chrome trace that mirrors distsim's own (docs/profiler.md)."""
+"""distsim_run: real training iterations of a small GPT job on several CPU processes with gloo
+(or one process per GPU with NCCL), recorded per rank as a Chrome trace that mirrors distsim's
+own (docs/profiler.md). The workers return their traces; this module writes them."""
 
 import argparse
 import os
-import socket
 import statistics
 import sys
 
 from . import UserError, WorkerFailed, require_torch
 from .jobspec import build_job, read_model
+from .timeline import write_trace
 
 DTYPES = ("bf16", "fp32")
-# Megatron's default DP bucket: max(40M, 1M·dp) parameters (src/strategy/strategy.hpp).
-BUCKET_MIN_PARAMS = 40_000_000
 
 
 def parse_arguments(argv):
@@ -61,7 +60,10 @@ def main(argv=None):
                             % (job.strategy, job.world_size, torch.cuda.device_count()))
         payload = {"job": job, "warmup": args.warmup_iterations, "iterations": args.iterations,
                    "output_dir": args.output_dir, "dropout": args.dropout, "use_cuda": use_cuda}
-        launch.launch(run_worker.run_worker, payload, job.world_size, use_cuda, args.threads)
+        result = launch.launch(run_worker.run_worker, payload, job.world_size, use_cuda, args.threads)
+        if result is not None:
+            write_traces(args.output_dir, result["documents"])
+            report(job, args.output_dir, result)
         return 0
     except UserError as error:
         sys.stderr.write("distsim_run: error: %s\n" % error)
@@ -69,12 +71,6 @@ def main(argv=None):
     except WorkerFailed as error:
         sys.stderr.write("distsim_run: error: %s\n" % error)
         return 1
-
-
-def median_index(values):
-    """Index of the median value (the lower one of an even count)."""
-    ordered = sorted(range(len(values)), key=lambda i: (values[i], i))
-    return ordered[(len(values) - 1) // 2]
 
 
 def describe_times(times_us):
@@ -86,5 +82,19 @@ def describe_times(times_us):
         ", ".join("%.3f" % (t / 1e3) for t in times_us), statistics.median(times_us) / 1e3, spread)
 
 
-def hostname():
-    return socket.gethostname()
+def write_traces(output_dir, documents):
+    for rank, document in enumerate(documents):
+        write_trace(os.path.join(output_dir, "rank%d.json" % rank), document)
+
+
+def report(job, output_dir, result):
+    out = sys.stdout
+    world_size = len(result["documents"])
+    out.write("ran %s %s (%s, %d micro-batches of %d, %s) on %d processes\n" % (
+        job.model.name, job.strategy, job.schedule, job.num_microbatches, job.micro_batch_size, job.dtype, world_size))
+    out.write("%s (traced: iteration %d)\n" % (describe_times(result["times_us"]), result["traced_iteration"]))
+    out.write("loss per timed iteration: %s\n" % ", ".join("%.6f" % loss for loss in result["losses"]))
+    out.write("traces: %s\n" % ", ".join(os.path.join(output_dir, "rank%d.json" % r) for r in range(world_size)))
+    wall = result["wall_seconds"]
+    out.write("device time: %.2f s wall x %d processes = %.2f device-seconds\n" % (wall, world_size, wall * world_size))
+    out.flush()

@@ -3,6 +3,12 @@
 import math
 
 
+def median_index(values):
+    """Index of the median value (the lower one of an even count)."""
+    ordered = sorted(range(len(values)), key=lambda i: (values[i], i))
+    return ordered[(len(values) - 1) // 2]
+
+
 def median(values):
     ordered = sorted(values)
     middle = len(ordered) // 2

@@ -1,12 +1,12 @@
 """What each profiler process does: its share of the compute events, then every communication
-event it is a member of; rank 0 gathers the samples and writes the profile."""
+event it is a member of; rank 0 gathers every rank's samples and returns them."""
 
 import time
 
 import torch
 import torch.distributed as dist
 
-from . import comm, ops, profile
+from . import comm, ops
 from .placement import group_members, unsupported_reason
 from .keys import parse_key
 from .timing import CacheFlusher, CpuTimer, CudaTimer, sample
@@ -64,6 +64,7 @@ def _measure_communication(specs, placement, payload, device, timer, backend):
 
 
 def profile_worker(placement, payload):
+    """On rank 0: (every rank's results, wall seconds of the measuring, world size); None elsewhere."""
     device, timer = _device_and_timer(placement, payload["use_cuda"])
     specs = [parse_key(key) for key in payload["keys"]]
     context = ops.BuildContext(device, payload["embedding_rows"])
@@ -82,4 +83,5 @@ def profile_worker(placement, payload):
     per_rank = [None] * placement.world_size
     dist.all_gather_object(per_rank, results)
     if placement.rank == 0:
-        profile.finish(payload, per_rank, profile.elapsed_since(started), placement.world_size)
+        return per_rank, time.perf_counter() - started, placement.world_size
+    return None
