@@ -11,6 +11,8 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "api/simulation.hpp"
 #include "case_file.hpp"
 #include "core/closest_name.hpp"
@@ -174,6 +176,7 @@ class CaseTest : public ::testing::Test {
     else if (line.directive == "costs") options_.preferred_costs = fixed_costs(line);
     else if (line.directive == "all_ranks") options_.all_ranks = true;
     else if (line.directive == "run") command_ = run_cli(line.quoted, scratch_path());
+    else if (line.directive == "save") save_output(line);
     else if (line.directive == "expect") expect(line);
     else FAIL() << "unknown directive '" << line.directive << "'";
   }
@@ -189,6 +192,16 @@ class CaseTest : public ::testing::Test {
     }
     std::filesystem::create_directories(dir);
     return (dir / "cli").string();
+  }
+
+  //! Writes the last run's stdout (or, with key=K, the JSON value under K) to a file of the case's
+  //! scratch folder, where later runs find it by its bare name.
+  void save_output(const CaseLine& line) {
+    std::string text = command_.out;
+    if (line.pairs.count("key")) {
+      text = nlohmann::json::parse(text).at(line.pairs.at("key")).dump(2) + "\n";
+    }
+    std::ofstream(std::filesystem::path(scratch_path()).parent_path() / line.words.at(0)) << text;
   }
 
   const api::Simulation& simulation() {
@@ -237,6 +250,8 @@ class CaseTest : public ::testing::Test {
     } else if (what == "stderr" || what == "stdout") {
       const std::string& text = what == "stderr" ? command_.err : command_.out;
       EXPECT_NE(text.find(line.quoted), std::string::npos) << what << " was:\n" << text;
+    } else if (what == "same_stdout_as") {
+      EXPECT_EQ(command_.out, read_all((std::filesystem::path(scratch_path()).parent_path() / line.words.at(1)).string()));
     } else if (what == "iteration_time") {
       EXPECT_EQ(simulation().summary.iteration_time, parse_duration(line.words.at(1)));
     } else if (what == "bubble_fraction") {
