@@ -67,6 +67,7 @@ int run(int argc, char** argv) {
   add_simulate_command(app);
   add_events_command(app);
   add_list_command(app);
+  add_show_command(app);
   add_db_command(app);
   add_search_command(app);
   add_validate_command(app);
