@@ -9,6 +9,7 @@ namespace distsim::cli {
 void add_simulate_command(CLI::App& app);
 void add_events_command(CLI::App& app);
 void add_list_command(CLI::App& app);
+void add_show_command(CLI::App& app);
 void add_db_command(CLI::App& app);
 void add_search_command(CLI::App& app);
 void add_validate_command(CLI::App& app);

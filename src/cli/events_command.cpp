@@ -5,12 +5,14 @@
 
 #include "api/simulation.hpp"
 #include "cli/commands.hpp"
-#include "cli/job_options.hpp"
+#include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/job_file_reader.hpp"
 #include "io/output/events_writer.hpp"
+#include "io/spec_resolver.hpp"
+#include "options/job_assembly.hpp"
 #include "search/job_census.hpp"
 
 namespace distsim::cli {
@@ -26,7 +28,10 @@ struct GivenFlags {
 };
 
 struct EventsOptions {
-  JobOptions job;
+  JobFlags job;
+  //! One recomputation for one job, or a list of them with --search.
+  std::string recompute = "none";
+  CLI::Option* recompute_flag = nullptr;
   bool json = false;
   bool skip_profiled = false;
   ProfileOptions profile;
@@ -36,6 +41,7 @@ struct EventsOptions {
   std::vector<std::string> schedules{"1f1b"};
   search::ProfilingCostOptions cost;
   int threads = 0;
+  CLI::Option* threads_flag = nullptr;
   GivenFlags given;
 };
 
@@ -55,6 +61,9 @@ std::vector<strategy::Recompute> parse_recompute_list(const std::string& text) {
 }
 
 void check_flag_combinations(const EventsOptions& options) {
+  if (options.threads_flag->count() > 0 && options.threads <= 0) {
+    throw InputError("--threads: expected a positive integer, got '" + std::to_string(options.threads) + "'");
+  }
   if (options.search && !options.job_files.empty()) {
     throw InputError("--jobs and --search both given; list job files or describe a search space, not both");
   }
@@ -82,49 +91,27 @@ void check_flag_combinations(const EventsOptions& options) {
   }
 }
 
-//! A job file's keys over the job flags: a key the file leaves out keeps the flag's value.
-JobOptions apply_job_file(JobOptions options, const io::JobFile& file) {
-  const auto set = [](auto& field, const auto& value) {
-    if (value) field = *value;
-  };
-  set(options.model, file.model);
-  set(options.gpu, file.gpu);
-  set(options.cluster, file.cluster);
-  set(options.nodes, file.nodes);
-  set(options.gpus_per_node, file.gpus_per_node);
-  set(options.strategy, file.strategy);
-  set(options.tp, file.tp);
-  set(options.pp, file.pp);
-  set(options.dp, file.dp);
-  set(options.cp, file.cp);
-  set(options.micro_batch_size, file.micro_batch_size);
-  set(options.global_batch_size, file.global_batch_size);
-  set(options.seq_length, file.seq_length);
-  set(options.schedule, file.schedule);
-  set(options.dtype, file.dtype);
-  set(options.sequence_parallel, file.sequence_parallel);
-  set(options.recompute, file.recompute);
-  set(options.distributed_optimizer, file.distributed_optimizer);
-  set(options.overlap_grad_reduce, file.overlap_grad_reduce);
-  set(options.p2p_scatter_gather, file.p2p_scatter_gather);
-  set(options.virtual_stages, file.virtual_stages);
-  set(options.fp8, file.fp8);
-  if (file.fp8) options.fp8_origin = "key fp8";
-  if (file.strategy) options.tp = options.pp = options.dp = 0;
-  if (file.tp || file.pp || file.dp) options.strategy.clear();
-  return options;
+//! The job flags with --recompute, which names one recomputation when one job is listed.
+distsim::options::JobSettings one_job_settings(const EventsOptions& options) {
+  distsim::options::JobSettings settings = options.job.settings();
+  if (options.recompute_flag->count() > 0) {
+    settings.set_text("recompute", options.recompute, "--recompute");
+  }
+  return settings;
 }
 
+//! Each job file's keys over the job flags: a key the file leaves out keeps the flag's value.
 JobSet jobs_from_files(const EventsOptions& options) {
   JobSet set;
+  const distsim::options::JobSettings flags = one_job_settings(options);
   for (const auto& path : options.job_files) {
     try {
-      set.jobs.push_back(apply_job_file(options.job, io::read_job_file(path)).to_job());
-      strategy::validate_job(set.jobs.back());
+      const distsim::options::JobSettings settings = io::read_job_file(path).over(flags);
+      set.jobs.push_back(distsim::options::assemble_valid_job(settings, io::spec_resolvers()));
     } catch (const InputError& e) {
       const std::string message = e.what();
-      // The reader's messages start with the file already; the flag-level ones need it.
-      throw InputError(message.rfind(path, 0) == 0 ? message : "job file '" + path + "': " + message);
+      // Messages about the file's keys name it already; the others need it.
+      throw InputError(message.find(path) != std::string::npos ? message : "job file '" + path + "': " + message);
     }
     set.labels.push_back(path);
   }
@@ -132,16 +119,16 @@ JobSet jobs_from_files(const EventsOptions& options) {
 }
 
 JobSet jobs_from_search(const EventsOptions& options) {
-  JobOptions base = options.job;
-  base.strategy = "1M1P1D";
-  base.tp = base.pp = base.dp = 0;
-  base.micro_batch_size = 1;
-  base.recompute = "none";
+  distsim::options::JobSettings searched;
+  searched.set("strategy", std::string("1M1P1D"), "--search");
+  searched.set("micro_batch_size", 1, "--search");
+  const distsim::options::JobSettings base = searched.over(options.job.settings());
   search::SearchSpace space;
-  space.base = base.to_job();
+  space.base = distsim::options::assemble_job(base, io::spec_resolvers());
+  strategy::validate_precision(space.base, base.names());
   space.micro_batch_sizes = options.micro_batch_sizes;
   space.schedules = options.schedules;
-  space.recompute = parse_recompute_list(options.job.recompute);
+  space.recompute = parse_recompute_list(options.recompute);
   JobSet set;
   for (const auto& candidate : search::census_candidates(space)) {
     set.jobs.push_back(candidate.job);
@@ -180,7 +167,7 @@ void run_census(const EventsOptions& options) {
 }
 
 void run_one_job(const EventsOptions& options) {
-  const strategy::JobSpec job = options.job.to_job();
+  const strategy::JobSpec job = distsim::options::assemble_valid_job(one_job_settings(options), io::spec_resolvers());
   api::SimulationOptions simulation_options;
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   const program::JobProgram program = api::job_events(job, simulation_options);
@@ -223,7 +210,8 @@ void add_census_flags(CLI::App& command, EventsOptions& options) {
           ->check(CLI::PositiveNumber),
       command.add_option("--profile-nodes", cost.max_nodes, "nodes the profiler has; bigger groups are extrapolated")
           ->check(CLI::PositiveNumber)->capture_default_str()};
-  command.add_option("--threads", options.threads, "simulation threads for --jobs/--search (default: all cores)");
+  options.threads_flag =
+      command.add_option("--threads", options.threads, "simulation threads for --jobs/--search (default: all cores)");
 }
 
 }  // namespace
@@ -232,9 +220,12 @@ void add_events_command(CLI::App& app) {
   auto options = std::make_shared<EventsOptions>();
   auto* command = app.add_subcommand(
       "events", "list the unique events of a job, or of several jobs merged, with their costs and instance counts");
-  options->job.add_to(*command);
-  for (const char* name : {"--strategy", "--tp", "--pp", "--dp", "--micro-batch-size", "--schedule"}) {
-    options->given.strategy.push_back(command->get_option(name));
+  options->job.add_to(*command, {"recompute"});
+  options->recompute_flag = command->add_option(
+      "--recompute", options->recompute,
+      "activation recomputation: none, selective or full; with --search a list of those to try, e.g. none,full");
+  for (const char* key : {"strategy", "tp", "pp", "dp", "micro_batch_size", "schedule"}) {
+    options->given.strategy.push_back(options->job.flag(key));
   }
   add_census_flags(*command, *options);
   command->add_flag("--json", options->json, "print JSON (the profiler's work list)");

@@ -1,8 +1,12 @@
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
 namespace distsim::cli {
@@ -12,6 +16,50 @@ namespace {
 constexpr int kExitInputError = 2;
 constexpr int kExitInternalError = 70;
 
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(command->get_name());
+  }
+  return names;
+}
+
+std::vector<std::string> flag_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const auto* option : command.get_options()) {
+    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+  }
+  return names;
+}
+
+//! What CLI11 calls an unexpected argument, said as a misspelt command or flag with the closest
+//! name; empty when the arguments hold neither.
+std::string misspelling_message(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* command = &app;
+  std::string path;  // the subcommands given, "db list"
+  int at = 1;
+  for (; at < argc && argv[at][0] != '-'; ++at) {
+    const std::vector<std::string> names = subcommand_names(*command);
+    if (names.empty()) break;
+    if (std::find(names.begin(), names.end(), argv[at]) == names.end()) {
+      return "distsim: error: " + (path.empty() ? "" : path + ": ") + unknown_name_message("command", argv[at], names);
+    }
+    command = command->get_subcommand(argv[at]);
+    path += (path.empty() ? "" : " ") + std::string(argv[at]);
+  }
+  const std::vector<std::string> known = flag_names(*command);
+  for (; at < argc; ++at) {
+    const std::string word = argv[at];
+    if (word.rfind("--", 0) != 0 || word == "--") continue;
+    const std::string flag = word.substr(0, word.find('='));
+    if (std::find(known.begin(), known.end(), flag) == known.end()) {
+      return "distsim: error: " + path + ": unknown flag '" + flag + "'; did you mean '" + closest_name(flag, known) +
+             "'? (`distsim " + path + " --help` lists them)";
+    }
+  }
+  return "";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"distsim: predicts how a hybrid-parallel DNN training job runs on a GPU cluster"};
   app.require_subcommand(1);
@@ -19,6 +67,7 @@ int run(int argc, char** argv) {
   add_simulate_command(app);
   add_events_command(app);
   add_list_command(app);
+  add_show_command(app);
   add_db_command(app);
   add_search_command(app);
   add_validate_command(app);
@@ -32,7 +81,11 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (const std::string message = misspelling_message(app, argc, argv); !message.empty()) {
+      std::cerr << message << "\n";
+    } else {
+      app.exit(e);
+    }
     return kExitInputError;
   }
   return 0;

@@ -8,43 +8,108 @@
 
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
-#include "cli/job_options.hpp"
+#include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/html_report.hpp"
 #include "io/output/search_report_builder.hpp"
 #include "io/output/search_writer.hpp"
+#include "io/spec_resolver.hpp"
+#include "options/job_assembly.hpp"
 #include "search/strategy_search.hpp"
 
 namespace distsim::cli {
 
 namespace {
 
+//! What the search varies itself; the job flags of these keys are not registered.
+const std::vector<std::string> kSearchedKeys{"strategy", "tp",       "pp",       "dp",
+                                             "cp",       "micro_batch_size", "schedule", "recompute"};
+
 struct SearchCommandOptions {
-  JobOptions job;  //!< only model, hardware, batch, sequence and precision flags are registered
-  std::vector<int> micro_batch_sizes{1};
+  JobFlags job;
+  std::vector<std::string> micro_batch_sizes{"1"};
+  std::string micro_batch_size;
   std::vector<std::string> schedules{"1f1b"};
   std::vector<std::string> recompute{"none"};
+  CLI::Option* micro_batch_sizes_flag = nullptr;
+  CLI::Option* micro_batch_size_flag = nullptr;
+  CLI::Option* schedules_flag = nullptr;
+  CLI::Option* recompute_flag = nullptr;
   std::size_t top = 10;
   std::string csv;
   std::string report;
   ProfileOptions profile;
   bool json = false;
   int threads = 0;
+  CLI::Option* threads_flag = nullptr;
   bool simulate_out_of_memory = false;
 };
 
+//! Each item parsed by the option table's rule for `key`, named by `flag`.
+std::vector<distsim::options::Value> parse_items(const std::vector<std::string>& items, const std::string& key,
+                                                 const std::string& flag) {
+  std::vector<distsim::options::Value> values;
+  for (const auto& item : items) {
+    const distsim::options::ParsedValue parsed = distsim::options::parse_value(distsim::options::option(key), item);
+    if (!parsed.ok()) {
+      throw InputError(flag + ": " + parsed.problem);
+    }
+    values.push_back(parsed.value);
+  }
+  return values;
+}
+
+//! A list flag's items when given; else the job file's one value of the key; else the default.
+std::vector<std::string> items_of(const CLI::Option* flag, const std::vector<std::string>& items,
+                                  const distsim::options::JobSettings& file, const std::string& key) {
+  if (flag->count() == 0) {
+    if (const auto* setting = file.find(key)) return {distsim::options::value_text(setting->value)};
+  }
+  return items;
+}
+
+void check_search_flags(const SearchCommandOptions& options, const distsim::options::JobSettings& file) {
+  if (options.micro_batch_size_flag->count() > 0 && options.micro_batch_sizes_flag->count() > 0) {
+    throw InputError("--micro-batch-size and --micro-batch-sizes both given; use one or the other");
+  }
+  if (options.threads_flag->count() > 0 && options.threads <= 0) {
+    throw InputError("--threads: expected a positive integer, got '" + std::to_string(options.threads) + "'");
+  }
+  for (const char* key : {"strategy", "tp", "pp", "dp", "cp"}) {
+    if (const auto* setting = file.find(key)) {
+      throw InputError(setting->origin + ": search tries every split of the cluster; leave the key out");
+    }
+  }
+}
+
 search::SearchSpace make_space(const SearchCommandOptions& options) {
-  JobOptions job_options = options.job;
-  job_options.strategy = "1M1P1D";
-  job_options.micro_batch_size = 1;
+  const distsim::options::JobSettings file = options.job.file_settings();
+  check_search_flags(options, file);
+  distsim::options::JobSettings searched;
+  searched.set("strategy", std::string("1M1P1D"), "search");
+  searched.set("micro_batch_size", 1, "search");
+  const distsim::options::JobSettings settings = searched.over(options.job.flag_settings().over(file));
   search::SearchSpace space;
-  space.base = job_options.to_job();
-  space.micro_batch_sizes = options.micro_batch_sizes;
-  space.schedules = options.schedules;
+  space.base = distsim::options::assemble_job(settings, io::spec_resolvers());
+  strategy::validate_precision(space.base, settings.names());
+  const bool one_size = options.micro_batch_size_flag->count() > 0;
+  const auto sizes = one_size ? std::vector<std::string>{options.micro_batch_size}
+                              : items_of(options.micro_batch_sizes_flag, options.micro_batch_sizes, file,
+                                         "micro_batch_size");
+  space.micro_batch_sizes.clear();
+  for (const auto& size : parse_items(sizes, "micro_batch_size",
+                                      one_size ? "--micro-batch-size" : "--micro-batch-sizes")) {
+    space.micro_batch_sizes.push_back(std::get<int>(size));
+  }
+  space.schedules.clear();
+  for (const auto& name :
+       parse_items(items_of(options.schedules_flag, options.schedules, file, "schedule"), "schedule", "--schedules")) {
+    space.schedules.push_back(std::get<std::string>(name));
+  }
   space.recompute.clear();
-  for (const auto& text : options.recompute) {
+  for (const auto& text : items_of(options.recompute_flag, options.recompute, file, "recompute")) {
     space.recompute.push_back(strategy::parse_recompute(text, "--recompute"));
   }
   return space;
@@ -90,54 +155,33 @@ void run_search(const SearchCommandOptions& options) {
   }
 }
 
-void add_job_flags(CLI::App& command, JobOptions& job) {
-  command.add_option("--model", job.model, "built-in model name, a YAML/JSON model file, or a Hugging Face config.json")
-      ->capture_default_str();
-  command.add_option("--gpu", job.gpu, "built-in GPU name or a YAML/JSON GPU file (default: the cluster's GPU, or a40)");
-  command.add_option("--cluster", job.cluster, "built-in node design or a YAML/JSON cluster file (default: the GPU's)");
-  command.add_option("--nodes", job.nodes, "number of nodes (default 1)");
-  command.add_option("--gpus-per-node", job.gpus_per_node, "GPUs per node (default: the cluster's)");
-  command.add_option("--global-batch-size", job.global_batch_size, "sequences per iteration")->capture_default_str();
-  command.add_option("--seq-length", job.seq_length, "override the model's sequence length");
-  command.add_option("--dtype", job.dtype, "training precision: bf16, fp16 or fp32")->capture_default_str();
-  command.add_option("--attention", job.attention,
-                     "attention core of every candidate: flash (fused kernel) or unfused (Megatron-LM before 2023)")
-      ->capture_default_str();
-  command.add_flag("--sequence-parallel", job.sequence_parallel, "every candidate uses Megatron sequence parallelism");
-  command.add_flag("--fp8", job.fp8,
-                   "every candidate runs its transformer layers' linear GEMMs in fp8 (TransformerEngine); needs "
-                   "--dtype bf16 and a GPU with fp8 tensor cores");
-  command.add_flag("--distributed-optimizer", job.distributed_optimizer,
-                   "every candidate uses the distributed optimizer (ZeRO-1)");
-  command.add_flag("--overlap-grad-reduce", job.overlap_grad_reduce,
-                   "every candidate overlaps gradient buckets with backward");
-  command.add_option("--virtual-stages", job.virtual_stages,
-                     "model chunks per stage for candidates with the interleaved schedule")
-      ->capture_default_str();
-}
-
 }  // namespace
 
 void add_search_command(CLI::App& app) {
   auto options = std::make_shared<SearchCommandOptions>();
   auto* command = app.add_subcommand(
       "search", "simulate every tensor x pipeline x data parallel split of the cluster and rank them by throughput");
-  add_job_flags(*command, options->job);
-  command->add_option("--micro-batch-sizes", options->micro_batch_sizes, "micro-batch sizes to try, e.g. 1,2,4")
-      ->delimiter(',')
-      ->capture_default_str();
-  command->add_option("--schedules", options->schedules, "pipeline schedules to try, e.g. gpipe,1f1b")
-      ->delimiter(',')
-      ->capture_default_str();
-  command->add_option("--recompute", options->recompute, "recomputation settings to try: none,selective,full")
-      ->delimiter(',')
-      ->capture_default_str();
+  options->job.add_to(*command, kSearchedKeys);
+  options->micro_batch_sizes_flag =
+      command->add_option("--micro-batch-sizes", options->micro_batch_sizes, "micro-batch sizes to try, e.g. 1,2,4")
+          ->delimiter(',')
+          ->capture_default_str();
+  options->micro_batch_size_flag = command->add_option(
+      "--micro-batch-size", options->micro_batch_size, "one micro-batch size to try (--micro-batch-sizes with one)");
+  options->schedules_flag =
+      command->add_option("--schedules", options->schedules, "pipeline schedules to try, e.g. gpipe,1f1b")
+          ->delimiter(',')
+          ->capture_default_str();
+  options->recompute_flag =
+      command->add_option("--recompute", options->recompute, "recomputation settings to try: none,selective,full")
+          ->delimiter(',')
+          ->capture_default_str();
   command->add_option("--top", options->top, "rows of the ranking to print")->capture_default_str();
   command->add_option("--csv", options->csv, "write every candidate to this CSV file");
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
   options->profile.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
-  command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
+  options->threads_flag = command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
   command->callback([options] { run_search(*options); });

@@ -4,20 +4,22 @@
 #include "api/simulation.hpp"
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
-#include "cli/job_options.hpp"
+#include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/html_report.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/output/trace_writer.hpp"
+#include "io/spec_resolver.hpp"
+#include "options/job_assembly.hpp"
 
 namespace distsim::cli {
 
 namespace {
 
 struct SimulateOptions {
-  JobOptions job;
+  JobFlags job;
   bool json = false;
   std::string trace;
   std::string report;
@@ -36,7 +38,7 @@ void run_simulate(const SimulateOptions& options) {
   const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
-  const strategy::JobSpec job = options.job.to_job();
+  const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {

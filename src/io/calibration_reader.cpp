@@ -10,6 +10,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/csv_table.hpp"
+#include "options/job_option.hpp"
 
 namespace distsim::io {
 
@@ -194,20 +195,37 @@ bool read_fp8_gemms(const RowReader& row, const cluster::GpuSpec& gpu) {
   return true;
 }
 
-strategy::Strategy read_strategy(const RowReader& row) {
-  strategy::Strategy s;
-  s.tensor_parallel = row.integer("tp");
-  s.pipeline_parallel = row.integer("pp");
-  s.data_parallel = row.integer("dp");
-  s.micro_batch_size = row.integer("micro_batch");
-  s.global_batch_size = row.integer("global_batch");
+//! The columns that hold a job setting as a whole number, with the option-table key each one sets.
+struct SettingColumn {
+  std::string_view column;
+  std::string_view key;
+  bool required;
+};
+
+constexpr SettingColumn kSettingColumns[] = {{"tp", "tp", true},
+                                             {"pp", "pp", true},
+                                             {"dp", "dp", true},
+                                             {"micro_batch", "micro_batch_size", true},
+                                             {"global_batch", "global_batch_size", true},
+                                             {"cp", "cp", false},
+                                             {"vpp", "virtual_stages", false}};
+
+void read_setting_columns(const RowReader& row, strategy::JobSpec& job) {
+  for (const auto& [column, key, required] : kSettingColumns) {
+    if (required || row.optional_number(column)) {
+      options::option(key).apply(row.integer(column), job, options::SpecResolvers{});
+    }
+  }
+}
+
+void read_strategy(const RowReader& row, strategy::JobSpec& job) {
+  read_setting_columns(row, job);
+  strategy::Strategy& s = job.strategy;
   s.dtype = read_dtype(row);
-  s.context_parallel = row.integer_or("cp", 1);
   if (const int ep = row.integer_or("ep", 1); ep > 1) {
     throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") is not modelled"};
   }
   s.sequence_parallel = lowercase(row.text("sequence_parallel")).rfind("yes", 0) == 0;
-  s.virtual_stages = row.integer_or("vpp", 1);
   s.schedule = s.virtual_stages > 1 ? "interleaved" : "1f1b";
   const std::string recompute = lowercase(row.text("recompute"));
   if (recompute.find("selective") != std::string::npos) {
@@ -220,7 +238,6 @@ strategy::Strategy read_strategy(const RowReader& row) {
   s.overlap_grad_reduce = (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
   s.attention = read_attention(row);
   s.p2p_scatter_gather = read_p2p_scatter_gather(row);
-  return s;
 }
 
 validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
@@ -236,7 +253,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     strategy::JobSpec job;
     job.model = read_model(row);
     job.cluster = read_cluster(row);
-    job.strategy = read_strategy(row);
+    read_strategy(row, job);
     job.strategy.fp8_gemms = read_fp8_gemms(row, job.cluster.gpu);
     run.job = job;
   } catch (const Unsupported& unsupported) {

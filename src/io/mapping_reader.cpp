@@ -57,7 +57,10 @@ MappingReader::MappingReader(YAML::Node mapping, std::string path, Diagnostics& 
     : mapping_(std::move(mapping)), path_(std::move(path)), diagnostics_(&diagnostics), line_(line) {}
 
 void MappingReader::reject_unknown_keys(std::initializer_list<std::string_view> known) {
-  const std::vector<std::string> known_keys(known.begin(), known.end());
+  reject_unknown_keys(std::vector<std::string>(known.begin(), known.end()));
+}
+
+void MappingReader::reject_unknown_keys(const std::vector<std::string>& known_keys) {
   std::map<std::string, int> first_line;
   for (const auto& entry : mapping_) {
     const int line = entry.first.Mark().line + 1;
@@ -71,7 +74,7 @@ void MappingReader::reject_unknown_keys(std::initializer_list<std::string_view> 
                                       std::to_string(it->second) + ")");
       continue;
     }
-    if (std::find(known.begin(), known.end(), key) != known.end()) {
+    if (std::find(known_keys.begin(), known_keys.end(), key) != known_keys.end()) {
       continue;
     }
     // Keys are compared without their path, which would make every nested key look close.

@@ -38,6 +38,7 @@ class MappingReader {
 
   //! Records each key that is not in `known` (suggesting the closest) and each repeated key.
   void reject_unknown_keys(std::initializer_list<std::string_view> known);
+  void reject_unknown_keys(const std::vector<std::string>& known);
 
   //! Records "missing required key" for each of `keys` that is absent.
   void require(std::initializer_list<std::string_view> keys);

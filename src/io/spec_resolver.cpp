@@ -124,4 +124,6 @@ cluster::GpuSpec resolve_gpu(const std::string& name_or_path) { return gpu_at(na
 
 cluster::ClusterSpec resolve_cluster(const std::string& name_or_path) { return cluster_at(name_or_path, {}); }
 
+options::SpecResolvers spec_resolvers() { return {resolve_model, resolve_gpu, resolve_cluster}; }
+
 }  // namespace distsim::io

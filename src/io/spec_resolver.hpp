@@ -5,6 +5,7 @@
 #include "cluster/cluster_spec.hpp"
 #include "cluster/gpu_spec.hpp"
 #include "model/model_spec.hpp"
+#include "options/job_option.hpp"
 
 namespace distsim::io {
 
@@ -25,5 +26,8 @@ cluster::GpuSpec resolve_gpu(const std::string& name_or_path);
 //! A built-in node design or a cluster file; a file names its GPU by built-in name, by path, or as
 //! an inline mapping of GPU fields.
 cluster::ClusterSpec resolve_cluster(const std::string& name_or_path);
+
+//! The three resolvers above, for assembling a job from its settings.
+options::SpecResolvers spec_resolvers();
 
 }  // namespace distsim::io

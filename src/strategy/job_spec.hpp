@@ -1,5 +1,9 @@
 #pragma once
 
+#include <functional>
+#include <map>
+#include <string>
+
 #include "cluster/cluster_spec.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
@@ -13,8 +17,17 @@ struct JobSpec {
   Strategy strategy;
 };
 
+//! How the user named each job setting, by its job-file key: "--fp8" or "job file 'a.yaml': key
+//! fp8". A rule about one setting starts its message with that name; a setting not in the map is
+//! named by its key.
+using SettingNames = std::map<std::string, std::string, std::less<>>;
+
 //! Checks every rule a job must satisfy before it is simulated, gathers all violations and
 //! throws one InputError listing them. Schedule names are checked by the schedule registry.
-void validate_job(const JobSpec& job);
+void validate_job(const JobSpec& job, const SettingNames& names = {});
+
+//! The rules about precision alone (fp8 GEMMs need bf16 and fp8 tensor cores), which hold for
+//! every parallel split of a job: a search checks them once before it tries any split.
+void validate_precision(const JobSpec& job, const SettingNames& names = {});
 
 }  // namespace distsim::strategy

@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/builtin_gpus.hpp"
 #include "core/input_error.hpp"
 #include "strategy/job_spec.hpp"
 
@@ -152,20 +153,37 @@ void check_sequence_parallel(const JobSpec& job, Problems& problems) {
   }
 }
 
+std::string name_of(const SettingNames& names, const std::string& key) {
+  const auto it = names.find(key);
+  return it == names.end() ? key : it->second;
+}
+
+std::string builtin_fp8_gpus() {
+  std::string list;
+  for (const auto& name : catalog::gpu_names()) {
+    if (catalog::find_gpu(name).peak_fp8_tflops > 0) {
+      list += (list.empty() ? "" : ", ") + name;
+    }
+  }
+  return list;
+}
+
 //! TransformerEngine runs fp8 GEMMs inside bf16 training, on tensor cores that have fp8 (Hopper
 //! and later; GpuSpec::peak_fp8_tflops > 0).
-void check_fp8_gemms(const JobSpec& job, Problems& problems) {
+void check_fp8_gemms(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
   if (!s.fp8_gemms) {
     return;
   }
+  const std::string fp8 = name_of(names, "fp8");
   if (s.dtype != Dtype::bf16) {
-    problems.push_back("fp8 GEMMs need bf16 training, got dtype '" + std::string(dtype_name(s.dtype)) + "'");
+    problems.push_back(fp8 + ": fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
+                       std::string(dtype_name(s.dtype)) + "'");
   }
   const auto& gpu = job.cluster.gpu;
   if (gpu.peak_fp8_tflops <= 0) {
-    problems.push_back("fp8 GEMMs need fp8 tensor cores, but gpu " + quoted(gpu.name) +
-                       " has none (peak_fp8_tflops 0)");
+    problems.push_back(fp8 + ": gpu " + quoted(gpu.name) + " has no fp8 tensor cores (peak_fp8_tflops 0); " +
+                       "built-in GPUs with fp8: " + builtin_fp8_gpus());
   }
 }
 
@@ -197,7 +215,7 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
   }
 }
 
-void check_features(const JobSpec& job, Problems& problems) {
+void check_features(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
   require_positive(problems, "virtual_stages", s.virtual_stages);
   if (s.virtual_stages <= 0) {
@@ -211,16 +229,10 @@ void check_features(const JobSpec& job, Problems& problems) {
   }
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
-  check_fp8_gemms(job, problems);
+  check_fp8_gemms(job, names, problems);
 }
 
-}  // namespace
-
-void validate_job(const JobSpec& job) {
-  Problems problems;
-  check_model(job.model, problems);
-  check_strategy(job, problems);
-  check_features(job, problems);
+void throw_if_any(const Problems& problems) {
   if (problems.empty()) {
     return;
   }
@@ -229,6 +241,22 @@ void validate_job(const JobSpec& job) {
     message += (problems.size() == 1 ? "" : "\n  - ") + problems[i];
   }
   throw InputError(message);
+}
+
+}  // namespace
+
+void validate_job(const JobSpec& job, const SettingNames& names) {
+  Problems problems;
+  check_model(job.model, problems);
+  check_strategy(job, problems);
+  check_features(job, names, problems);
+  throw_if_any(problems);
+}
+
+void validate_precision(const JobSpec& job, const SettingNames& names) {
+  Problems problems;
+  check_fp8_gemms(job, names, problems);
+  throw_if_any(problems);
 }
 
 }  // namespace distsim::strategy

@@ -98,9 +98,12 @@ struct Strategy {
 //! mean ...?" for anything else.
 Recompute parse_recompute(const std::string& text, const std::string& flag);
 
-//! Parses the paper's xMyPzD notation (any order of the three parts, each at most once), with an
-//! optional wC part for context parallelism (2M2C2P4D). Throws InputError naming the text and the
-//! expected form.
+//! What is wrong with a strategy in the paper's xMyPzD notation (any order of the three parts, each
+//! at most once, with an optional wC part for context parallelism: 2M2C2P4D): "unknown letter 'X' in
+//! '2M2X'; expected the form ...", or "" when nothing is.
+std::string strategy_notation_problem(const std::string& text);
+
+//! Parses the notation; throws InputError "strategy: <problem>" for a bad one.
 Strategy parse_strategy_notation(const std::string& text);
 
 }  // namespace distsim::strategy

@@ -11,11 +11,15 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "api/simulation.hpp"
 #include "case_file.hpp"
+#include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "cost/fixed_cost_model.hpp"
 #include "io/spec_resolver.hpp"
+#include "options/job_option.hpp"
 
 namespace distsim::testing {
 
@@ -48,54 +52,32 @@ void apply_model_line(const CaseLine& line, model::ModelSpec& model) {
   }
 }
 
-void apply_cluster_line(const CaseLine& line, cluster::ClusterSpec& cluster) {
-  cluster = io::resolve_cluster(line.words.at(0));
+//! One job setting by its option-table key, parsed and applied as a job file's key would be.
+void apply_setting(const std::string& directive, const std::string& key, const std::string& text,
+                   strategy::JobSpec& job) {
+  const options::JobOption* option = options::find_option(key);
+  if (option == nullptr) {
+    throw std::runtime_error(directive + ": unknown key '" + key + "'; did you mean '" +
+                             closest_name(key, options::option_keys()) + "'?");
+  }
+  const options::ParsedValue parsed = options::parse_value(*option, text);
+  if (!parsed.ok()) {
+    throw std::runtime_error(directive + " key " + key + ": " + parsed.problem);
+  }
+  option->apply(parsed.value, job, io::spec_resolvers());
+}
+
+void apply_cluster_line(const CaseLine& line, strategy::JobSpec& job) {
+  apply_setting(line.directive, "cluster", line.words.at(0), job);
   for (const auto& [key, value] : line.pairs) {
-    if (key == "nodes") cluster.num_nodes = as_int(value);
-    else if (key == "gpus_per_node") cluster.gpus_per_node = as_int(value);
-    else if (key == "gpu") cluster.gpu = io::resolve_gpu(value);
-    else throw std::runtime_error("unknown cluster key " + key);
+    apply_setting(line.directive, key, value, job);
   }
 }
 
-bool as_bool(const std::string& key, const std::string& text) {
-  if (text == "1" || text == "true" || text == "on") return true;
-  if (text == "0" || text == "false" || text == "off") return false;
-  throw std::runtime_error("strategy key " + key + " expects 1/0, true/false or on/off, got " + text);
-}
-
-strategy::Recompute as_recompute(const std::string& text) {
-  if (text == "none") return strategy::Recompute::none;
-  if (text == "selective") return strategy::Recompute::selective;
-  if (text == "full") return strategy::Recompute::full;
-  throw std::runtime_error("strategy key recompute expects none, selective or full, got " + text);
-}
-
-strategy::Attention as_attention(const std::string& text) {
-  if (text == "flash") return strategy::Attention::flash;
-  if (text == "unfused") return strategy::Attention::unfused;
-  throw std::runtime_error("strategy key attention expects flash or unfused, got " + text);
-}
-
-void apply_strategy_line(const CaseLine& line, strategy::Strategy& strategy) {
+//! The strategy line's keys are the option table's (tp=, micro_batch_size=, sequence_parallel=true, ...).
+void apply_strategy_line(const CaseLine& line, strategy::JobSpec& job) {
   for (const auto& [key, value] : line.pairs) {
-    if (key == "tp") strategy.tensor_parallel = as_int(value);
-    else if (key == "pp") strategy.pipeline_parallel = as_int(value);
-    else if (key == "dp") strategy.data_parallel = as_int(value);
-    else if (key == "cp") strategy.context_parallel = as_int(value);
-    else if (key == "mbs") strategy.micro_batch_size = as_int(value);
-    else if (key == "gbs") strategy.global_batch_size = as_int(value);
-    else if (key == "schedule") strategy.schedule = value;
-    else if (key == "sp") strategy.sequence_parallel = as_bool(key, value);
-    else if (key == "recompute") strategy.recompute = as_recompute(value);
-    else if (key == "zero1" || key == "dist_opt") strategy.distributed_optimizer = as_bool(key, value);
-    else if (key == "overlap") strategy.overlap_grad_reduce = as_bool(key, value);
-    else if (key == "scatter_gather") strategy.p2p_scatter_gather = as_bool(key, value);
-    else if (key == "vpp") strategy.virtual_stages = as_int(value);
-    else if (key == "bucket") strategy.dp_bucket_params = as_int(value);
-    else if (key == "attention") strategy.attention = as_attention(value);
-    else if (key == "fp8") strategy.fp8_gemms = as_bool(key, value);
-    else throw std::runtime_error("unknown strategy key " + key);
+    apply_setting(line.directive, key, value, job);
   }
 }
 
@@ -189,11 +171,12 @@ class CaseTest : public ::testing::Test {
  private:
   void run_line(const CaseLine& line) {
     if (line.directive == "model") apply_model_line(line, job_.model);
-    else if (line.directive == "cluster") apply_cluster_line(line, job_.cluster);
-    else if (line.directive == "strategy") apply_strategy_line(line, job_.strategy);
+    else if (line.directive == "cluster") apply_cluster_line(line, job_);
+    else if (line.directive == "strategy") apply_strategy_line(line, job_);
     else if (line.directive == "costs") options_.preferred_costs = fixed_costs(line);
     else if (line.directive == "all_ranks") options_.all_ranks = true;
     else if (line.directive == "run") command_ = run_cli(line.quoted, scratch_path());
+    else if (line.directive == "save") save_output(line);
     else if (line.directive == "expect") expect(line);
     else FAIL() << "unknown directive '" << line.directive << "'";
   }
@@ -209,6 +192,16 @@ class CaseTest : public ::testing::Test {
     }
     std::filesystem::create_directories(dir);
     return (dir / "cli").string();
+  }
+
+  //! Writes the last run's stdout (or, with key=K, the JSON value under K) to a file of the case's
+  //! scratch folder, where later runs find it by its bare name.
+  void save_output(const CaseLine& line) {
+    std::string text = command_.out;
+    if (line.pairs.count("key")) {
+      text = nlohmann::json::parse(text).at(line.pairs.at("key")).dump(2) + "\n";
+    }
+    std::ofstream(std::filesystem::path(scratch_path()).parent_path() / line.words.at(0)) << text;
   }
 
   const api::Simulation& simulation() {
@@ -257,6 +250,8 @@ class CaseTest : public ::testing::Test {
     } else if (what == "stderr" || what == "stdout") {
       const std::string& text = what == "stderr" ? command_.err : command_.out;
       EXPECT_NE(text.find(line.quoted), std::string::npos) << what << " was:\n" << text;
+    } else if (what == "same_stdout_as") {
+      EXPECT_EQ(command_.out, read_all((std::filesystem::path(scratch_path()).parent_path() / line.words.at(1)).string()));
     } else if (what == "iteration_time") {
       EXPECT_EQ(simulation().summary.iteration_time, parse_duration(line.words.at(1)));
     } else if (what == "bubble_fraction") {

@@ -50,6 +50,8 @@ void append_header(std::string& html, const api::Simulation& simulation) {
                 job.cluster.name, job.model.name, s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
                 s.micro_batch_size, s.global_batch_size, s.num_microbatches(), dtype_name(s.dtype), strategy_extras(s),
                 simulation.program.all_ranks ? "every rank simulated" : "symmetric: one simulated device per stage"));
+  html += "</p><p class=\"subtitle\">settings: ";
+  append_escaped(html, job_settings_text(job));
   html += "</p></header>\n";
 }
 

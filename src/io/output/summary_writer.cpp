@@ -3,11 +3,13 @@
 #include "io/output/stage_layers_text.hpp"
 
 #include <iterator>
+#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "events/job_events.hpp"
+#include "options/job_assembly.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::io {
@@ -183,6 +185,22 @@ std::string memory_text(const memory::MemoryEstimate& estimate, const std::strin
   return text;
 }
 
+nlohmann::json job_settings_json(const strategy::JobSpec& job) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [key, value] : options::describe_job(job)) {
+    std::visit([&json, &key = key](const auto& held) { json[key] = held; }, value);
+  }
+  return json;
+}
+
+std::string job_settings_text(const strategy::JobSpec& job) {
+  std::string text;
+  for (const auto& [key, value] : options::describe_job(job)) {
+    text += (text.empty() ? "" : " ") + key + "=" + options::value_text(value);
+  }
+  return text;
+}
+
 nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
   const auto& s = job.strategy;
   nlohmann::json json = {{"model", job.model.name},
@@ -220,7 +238,11 @@ std::string events_line(const analysis::EventCounts& counts) {
 nlohmann::json summary_json(const api::Simulation& simulation) {
   const auto& summary = simulation.summary;
   const auto& counts = summary.events;
-  return {{"job", job_json(simulation.job, simulation.program.all_ranks)},
+  const auto& s = simulation.job.strategy;
+  return {{"job", job_settings_json(simulation.job)},
+          {"strategy", s.notation()},
+          {"num_microbatches", s.num_microbatches()},
+          {"simulated", simulated_name(simulation.program.all_ranks)},
           {"iteration_time_s", time_to_seconds(summary.iteration_time)},
           {"throughput_samples_per_s", summary.throughput_samples_per_s},
           {"tokens_per_s", summary.tokens_per_s},
@@ -251,6 +273,7 @@ std::string summary_text(const api::Simulation& simulation) {
                  job.model.name, job.cluster.num_nodes, job.cluster.gpus_per_node, job.cluster.gpu.name,
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
                  s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
+  fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   fmt::format_to(out, "iteration time: {:.3f} ms\n", time_to_seconds(summary.iteration_time) * 1e3);
   fmt::format_to(out, "throughput: {:.2f} samples/s\n", summary.throughput_samples_per_s);
   fmt::format_to(out, "tokens/s: {:.0f}\n", summary.tokens_per_s);

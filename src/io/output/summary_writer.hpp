@@ -14,6 +14,13 @@ namespace distsim::io {
 //! stood for the others or every rank ran. Heads every JSON output so a file explains itself.
 nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
 
+//! The complete job as a job file: every option of the table under its key, as run (what
+//! `distsim simulate --job` reads back to run the same job).
+nlohmann::json job_settings_json(const strategy::JobSpec& job);
+
+//! The same settings on one line: "model=gpt2-345m seq_length=1024 ... nodes=4".
+std::string job_settings_text(const strategy::JobSpec& job);
+
 //! "events: 123 unique, 456,789 instances (dedup 3713x): 0 profiled, 0 extrapolated, 123 analytical"
 std::string events_line(const analysis::EventCounts& counts);
 

@@ -45,13 +45,29 @@ TEST(ValidateFp8Gemms, NeedsFp8TensorCores) {
   JobSpec job = fp8_job();
   job.cluster.gpu.name = "ampere";
   job.cluster.gpu.peak_fp8_tflops = 0;
-  EXPECT_EQ(error_of(job), "invalid job: fp8 GEMMs need fp8 tensor cores, but gpu 'ampere' has none (peak_fp8_tflops 0)");
+  // The built-in GPUs with peak_fp8_tflops > 0 (hardware.md §1: Hopper and Blackwell).
+  EXPECT_EQ(error_of(job),
+            "invalid job: fp8: gpu 'ampere' has no fp8 tensor cores (peak_fp8_tflops 0); built-in GPUs with fp8: "
+            "h100-sxm, h200, b200");
 }
 
 TEST(ValidateFp8Gemms, NeedsBf16Training) {
   JobSpec job = fp8_job();
   job.strategy.dtype = Dtype::fp16;
-  EXPECT_EQ(error_of(job), "invalid job: fp8 GEMMs need bf16 training, got dtype 'fp16'");
+  EXPECT_EQ(error_of(job), "invalid job: fp8: fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype 'fp16'");
+}
+
+TEST(ValidateFp8Gemms, NamesTheSettingAsTheUserGaveIt) {
+  JobSpec job = fp8_job();
+  job.strategy.dtype = Dtype::fp16;
+  try {
+    validate_job(job, {{"fp8", "job file 'a.yaml': key fp8"}});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "invalid job: job file 'a.yaml': key fp8: fp8 GEMMs run inside bf16 training (TransformerEngine), "
+                 "got dtype 'fp16'");
+  }
 }
 
 TEST(ValidateFp8Gemms, IgnoresTheGpuWithoutFp8Gemms) {

@@ -27,7 +27,7 @@ TEST(StrategyNotation, RejectsUnknownLetters) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "--strategy '2M2X': unknown letter 'X'; expected the form xMyPzD, for example 2M2P4D "
+                 "strategy: unknown letter 'X' in '2M2X'; expected the form xMyPzD, for example 2M2P4D "
                  "(tensor 2, pipeline 2, data 4)");
   }
 }

@@ -1,0 +1,65 @@
+#include "cli/job_flags.hpp"
+
+#include <algorithm>
+
+#include "io/job_file_reader.hpp"
+
+namespace distsim::cli {
+
+namespace {
+
+std::string help_of(const options::JobOption& option) {
+  std::string help = option.help;
+  if (option.type == options::ValueType::choice) {
+    help += " (";
+    for (std::size_t i = 0; i < option.allowed.size(); ++i) {
+      help += (i == 0 ? "" : ", ") + option.allowed[i];
+    }
+    help += ")";
+  }
+  if (!option.default_value.empty() && option.type != options::ValueType::boolean) {
+    help += " [default: " + option.default_value + "]";
+  }
+  return help + "; job-file key " + option.key;
+}
+
+}  // namespace
+
+void JobFlags::add_to(CLI::App& command, const std::vector<std::string>& left_out) {
+  command.add_option("--job", job_file_,
+                     "a YAML/JSON job file: every setting under its key, the flag's name with underscores "
+                     "(micro_batch_size for --micro-batch-size); flags given here override it");
+  for (const auto& option : options::job_options()) {
+    if (std::find(left_out.begin(), left_out.end(), option.key) != left_out.end()) {
+      continue;
+    }
+    if (option.type == options::ValueType::boolean) {
+      flags_[option.key] = command.add_flag(option.flag, switches_[option.key], help_of(option));
+    } else {
+      const char* type = option.type == options::ValueType::positive_integer ? "N" : "TEXT";
+      flags_[option.key] = command.add_option(option.flag, texts_[option.key], help_of(option))->type_name(type);
+    }
+  }
+}
+
+options::JobSettings JobFlags::flag_settings() const {
+  options::JobSettings settings;
+  for (const auto& [key, flag] : flags_) {
+    if (flag->count() == 0) {
+      continue;
+    }
+    const auto& option = options::option(key);
+    if (option.type == options::ValueType::boolean) {
+      settings.set(key, switches_.at(key), option.flag);
+    } else {
+      settings.set_text(key, texts_.at(key), option.flag);
+    }
+  }
+  return settings;
+}
+
+options::JobSettings JobFlags::file_settings() const {
+  return job_file_.empty() ? options::JobSettings{} : io::read_job_file(job_file_);
+}
+
+}  // namespace distsim::cli

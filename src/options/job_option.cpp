@@ -1,0 +1,81 @@
+#include "options/job_option.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "core/closest_name.hpp"
+
+namespace distsim::options {
+
+namespace {
+
+ParsedValue parse_positive_integer(std::string_view text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end || value <= 0) {
+    return {0, "expected a positive integer, got '" + std::string(text) + "'"};
+  }
+  return {value, ""};
+}
+
+ParsedValue parse_boolean(std::string_view text) {
+  if (text == "true") return {true, ""};
+  if (text == "false") return {false, ""};
+  return {false, "expected true or false, got '" + std::string(text) + "'"};
+}
+
+ParsedValue parse_choice(const JobOption& option, std::string_view text) {
+  for (const auto& allowed : option.allowed) {
+    if (text == allowed) return {allowed, ""};
+  }
+  return {std::string(), unknown_name_message(option.noun, text, option.allowed)};
+}
+
+}  // namespace
+
+const JobOption* find_option(std::string_view key) {
+  for (const auto& candidate : job_options()) {
+    if (candidate.key == key) return &candidate;
+  }
+  return nullptr;
+}
+
+const JobOption& option(std::string_view key) {
+  const JobOption* found = find_option(key);
+  if (found == nullptr) {
+    throw std::logic_error("no job option '" + std::string(key) + "'");
+  }
+  return *found;
+}
+
+std::vector<std::string> option_keys() {
+  std::vector<std::string> keys;
+  for (const auto& candidate : job_options()) {
+    keys.push_back(candidate.key);
+  }
+  return keys;
+}
+
+ParsedValue parse_value(const JobOption& option, std::string_view text) {
+  switch (option.type) {
+    case ValueType::positive_integer: return parse_positive_integer(text);
+    case ValueType::boolean: return parse_boolean(text);
+    case ValueType::choice: return parse_choice(option, text);
+    case ValueType::text:
+      if (text.empty()) return {std::string(), "expected a value, got nothing"};
+      if (option.check) {
+        if (std::string problem = option.check(std::string(text)); !problem.empty()) return {std::string(), problem};
+      }
+      return {std::string(text), ""};
+  }
+  return {std::string(), "unparsed"};
+}
+
+std::string value_text(const Value& value) {
+  if (const auto* number = std::get_if<int>(&value)) return std::to_string(*number);
+  if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  return std::get<std::string>(value);
+}
+
+}  // namespace distsim::options

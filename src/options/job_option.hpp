@@ -1,0 +1,82 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "strategy/job_spec.hpp"
+
+namespace distsim::options {
+
+//! The kinds of value a job setting takes; every reader parses them the same way (parse_value).
+enum class ValueType {
+  positive_integer,  //!< a whole number of at least 1; zero means nothing for any job setting
+  boolean,           //!< true or false; on the command line the flag alone means true
+  text,              //!< a name or a file path
+  choice,            //!< one of the option's allowed values
+};
+
+using Value = std::variant<int, bool, std::string>;
+
+//! Turns the names a user gives for the model, the GPU and the cluster into specs (built-in
+//! catalog entries or files). The edges supply it, so that this module touches no files.
+struct SpecResolvers {
+  std::function<model::ModelSpec(const std::string&)> model;
+  std::function<cluster::GpuSpec(const std::string&)> gpu;
+  std::function<cluster::ClusterSpec(const std::string&)> cluster;
+};
+
+//! One job setting, defined once for every reader (the CLI's flags, job files, the case runner,
+//! the calibration reader) and every writer that echoes a job.
+struct JobOption {
+  std::string key;   //!< the job-file key and the option's name: "micro_batch_size"
+  std::string flag;  //!< the command-line flag: "--micro-batch-size"
+  ValueType type = ValueType::text;
+  //! The value used when no reader gives one, as text; empty when a rule of job assembly
+  //! decides instead (the help text says which rule).
+  std::string default_value;
+  std::vector<std::string> allowed;  //!< the values of a choice
+  std::string noun;                  //!< what a choice's value is, for messages: "recomputation"
+  std::string help;
+  //! Settings that cannot be given together with this one: a later source that gives this one
+  //! drops them from an earlier source (a flag --tp drops a job file's strategy).
+  std::vector<std::string> excludes;
+  //! A text value's own rule: the problem with it, or "" (the strategy notation's form).
+  std::function<std::string(const std::string&)> check;
+  //! Writes the value into the job (the resolvers turn names into specs).
+  std::function<void(const Value&, strategy::JobSpec&, const SpecResolvers&)> apply;
+  //! The value as the job holds it, so that a job can be echoed as a job file.
+  std::function<Value(const strategy::JobSpec&)> read;
+};
+
+//! The option table in the order job assembly applies it: the model before its sequence length,
+//! the cluster before the GPU that replaces its GPU, the parallel sizes before the node count
+//! that defaults to them.
+const std::vector<JobOption>& job_options();
+
+//! The option with this key, or nullptr.
+const JobOption* find_option(std::string_view key);
+
+//! The option with this key; the key must be in the table (a programming error otherwise).
+const JobOption& option(std::string_view key);
+
+//! Every key of the table, in table order.
+std::vector<std::string> option_keys();
+
+//! A value parsed from text, or the problem with the text ("expected a positive integer, got
+//! '0'"), without naming where the text came from: the caller names the flag or the key.
+struct ParsedValue {
+  Value value;
+  std::string problem;
+  bool ok() const { return problem.empty(); }
+};
+
+//! Parses text as a value of the option: the single definition of what each setting accepts.
+ParsedValue parse_value(const JobOption& option, std::string_view text);
+
+//! The value as a reader would write it: "4", "true", "flash".
+std::string value_text(const Value& value);
+
+}  // namespace distsim::options

@@ -1,0 +1,226 @@
+#include <algorithm>
+
+#include "options/job_option.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::options {
+
+namespace {
+
+using strategy::JobSpec;
+using strategy::Strategy;
+
+int as_int(const Value& value) {
+  return std::get<int>(value);
+}
+bool as_bool(const Value& value) {
+  return std::get<bool>(value);
+}
+const std::string& as_text(const Value& value) {
+  return std::get<std::string>(value);
+}
+
+//! An option's name, flag, type, default and help; the caller adds the rest.
+JobOption basic(std::string key, std::string flag, ValueType type, std::string default_value, std::string help) {
+  JobOption option;
+  option.key = std::move(key);
+  option.flag = std::move(flag);
+  option.type = type;
+  option.default_value = std::move(default_value);
+  option.help = std::move(help);
+  return option;
+}
+
+//! An integer setting that lives in one Strategy field.
+JobOption strategy_integer(std::string key, std::string flag, int Strategy::*field, std::string default_value,
+                           std::string help) {
+  JobOption option =
+      basic(std::move(key), std::move(flag), ValueType::positive_integer, std::move(default_value), std::move(help));
+  option.apply = [field](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.*field = as_int(value);
+  };
+  option.read = [field](const JobSpec& job) -> Value { return job.strategy.*field; };
+  return option;
+}
+
+//! A yes/no setting that lives in one Strategy field; off unless given.
+JobOption strategy_boolean(std::string key, std::string flag, bool Strategy::*field, std::string help) {
+  JobOption option = basic(std::move(key), std::move(flag), ValueType::boolean, "false", std::move(help));
+  option.apply = [field](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.*field = as_bool(value);
+  };
+  option.read = [field](const JobSpec& job) -> Value { return job.strategy.*field; };
+  return option;
+}
+
+//! A setting with named values that maps to an enumerator of the strategy.
+template <class Enum>
+JobOption strategy_choice(std::string key, std::string flag, std::string noun, Enum Strategy::*field,
+                          std::vector<std::pair<std::string, Enum>> values, std::string help) {
+  JobOption option = basic(std::move(key), std::move(flag), ValueType::choice, values.front().first, std::move(help));
+  option.noun = std::move(noun);
+  for (const auto& value : values) option.allowed.push_back(value.first);
+  option.apply = [field, values](const Value& value, JobSpec& job, const SpecResolvers&) {
+    for (const auto& [text, enumerator] : values) {
+      if (text == as_text(value)) job.strategy.*field = enumerator;
+    }
+  };
+  option.read = [field, values](const JobSpec& job) -> Value {
+    for (const auto& [text, enumerator] : values) {
+      if (enumerator == job.strategy.*field) return text;
+    }
+    return values.front().first;
+  };
+  return option;
+}
+
+std::vector<JobOption> spec_options() {
+  JobOption model = basic("model", "--model", ValueType::text, "gpt2-345m",
+                          "built-in model name, a YAML/JSON model file, or a Hugging Face config.json");
+  model.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
+    job.model = resolve.model(as_text(value));
+  };
+  model.read = [](const JobSpec& job) -> Value { return job.model.name; };
+
+  JobOption seq_length = basic("seq_length", "--seq-length", ValueType::positive_integer, "",
+                               "tokens per sequence (default: the model's)");
+  seq_length.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.model.seq_length = as_int(value);
+  };
+  seq_length.read = [](const JobSpec& job) -> Value { return job.model.seq_length; };
+
+  JobOption cluster = basic("cluster", "--cluster", ValueType::text, "",
+                            "built-in node design or a YAML/JSON cluster file (default: the GPU's)");
+  cluster.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
+    job.cluster = resolve.cluster(as_text(value));
+  };
+  cluster.read = [](const JobSpec& job) -> Value { return job.cluster.name; };
+
+  JobOption gpu = basic("gpu", "--gpu", ValueType::text, "",
+                        "built-in GPU name or a YAML/JSON GPU file (default: the cluster's GPU, or a40)");
+  gpu.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
+    job.cluster.gpu = resolve.gpu(as_text(value));
+  };
+  gpu.read = [](const JobSpec& job) -> Value { return job.cluster.gpu.name; };
+
+  JobOption gpus_per_node = basic("gpus_per_node", "--gpus-per-node", ValueType::positive_integer, "",
+                                  "GPUs per node (default: the cluster's)");
+  gpus_per_node.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.cluster.gpus_per_node = as_int(value);
+  };
+  gpus_per_node.read = [](const JobSpec& job) -> Value { return job.cluster.gpus_per_node; };
+  return {model, seq_length, cluster, gpu, gpus_per_node};
+}
+
+std::vector<JobOption> size_options() {
+  JobOption notation = basic("strategy", "--strategy", ValueType::text, "",
+                             "parallel sizes in the paper's notation, e.g. 2M2P4D, or 2M2C2P4D with context parallel "
+                             "2 (default 2M2P4D unless tp, pp or dp is given)");
+  notation.excludes = {"tp", "pp", "dp"};
+  notation.check = strategy::strategy_notation_problem;
+  notation.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    const Strategy sizes = strategy::parse_strategy_notation(as_text(value));
+    job.strategy.tensor_parallel = sizes.tensor_parallel;
+    job.strategy.context_parallel = sizes.context_parallel;
+    job.strategy.pipeline_parallel = sizes.pipeline_parallel;
+    job.strategy.data_parallel = sizes.data_parallel;
+  };
+  notation.read = [](const JobSpec& job) -> Value { return job.strategy.notation(); };
+
+  std::vector<JobOption> sizes{
+      notation,
+      strategy_integer("tp", "--tp", &Strategy::tensor_parallel, "", "tensor (model) parallel size (default 1)"),
+      strategy_integer("pp", "--pp", &Strategy::pipeline_parallel, "", "pipeline parallel size (default 1)"),
+      strategy_integer("dp", "--dp", &Strategy::data_parallel, "", "data parallel size (default 1)"),
+      strategy_integer("cp", "--cp", &Strategy::context_parallel, "",
+                       "context parallel size (Megatron-Core ring attention): each rank holds s/cp tokens of every "
+                       "sequence; works with strategy (or its C part, e.g. 2M2C2P4D) and with tp/pp/dp (default 1)"),
+      strategy_integer("micro_batch_size", "--micro-batch-size", &Strategy::micro_batch_size, "4",
+                       "sequences per micro-batch"),
+      strategy_integer("global_batch_size", "--global-batch-size", &Strategy::global_batch_size, "64",
+                       "sequences per iteration")};
+  for (const char* size : {"tp", "pp", "dp"}) {
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size; });
+    it->excludes = {"strategy"};
+  }
+  return sizes;
+}
+
+JobOption schedule_option() {
+  JobOption schedule =
+      basic("schedule", "--schedule", ValueType::choice, "1f1b", "pipeline schedule (see `distsim list schedules`)");
+  schedule.allowed = schedule::schedule_names();
+  schedule.noun = "schedule";
+  schedule.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.schedule = as_text(value);
+  };
+  schedule.read = [](const JobSpec& job) -> Value { return job.strategy.schedule; };
+  return schedule;
+}
+
+std::vector<JobOption> precision_options() {
+  return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
+                                 {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
+                                 "training precision"),
+          strategy_boolean("fp8", "--fp8", &Strategy::fp8_gemms,
+                           "run the transformer layers' linear GEMMs in fp8 as TransformerEngine does (Megatron-Core "
+                           "--fp8-format hybrid); needs dtype bf16 and a GPU with fp8 tensor cores"),
+          strategy_choice<strategy::Attention>(
+              "attention", "--attention", "attention implementation", &Strategy::attention,
+              {{"flash", strategy::Attention::flash}, {"unfused", strategy::Attention::unfused}},
+              "attention core: flash (one fused kernel, Megatron-LM --use-flash-attn) or unfused (batched GEMMs, "
+              "softmax and dropout through memory, Megatron-LM before 2023)")};
+}
+
+std::vector<JobOption> feature_options() {
+  using strategy::Recompute;
+  JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
+                                      "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
+  bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
+  return {strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
+                           "model chunks per pipeline stage for schedule interleaved"),
+          strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
+                           "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
+                           "instead of all-reduce (no effect with tp 1)"),
+          strategy_choice<Recompute>(
+              "recompute", "--recompute", "recomputation", &Strategy::recompute,
+              {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
+              "activation recomputation: none, selective (attention core) or full (every "
+              "layer's forward rerun before its backward)"),
+          strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
+                           "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
+                           "parameters, all-gather them"),
+          strategy_boolean("overlap_grad_reduce", "--overlap-grad-reduce", &Strategy::overlap_grad_reduce,
+                           "start each data-parallel gradient bucket as soon as the last backward has produced it"),
+          strategy_boolean("p2p_scatter_gather", "--p2p-scatter-gather", &Strategy::p2p_scatter_gather,
+                           "each tensor-parallel rank sends 1/tp of a pipeline tensor and the receiving stage "
+                           "all-gathers it (Megatron-LM's default before Megatron-Core; no effect with sequence "
+                           "parallelism or tp 1)"),
+          bucket};
+}
+
+JobOption nodes_option() {
+  JobOption nodes = basic("nodes", "--nodes", ValueType::positive_integer, "",
+                          "number of nodes (default: as many as the parallel sizes need)");
+  nodes.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) { job.cluster.num_nodes = as_int(value); };
+  nodes.read = [](const JobSpec& job) -> Value { return job.cluster.num_nodes; };
+  return nodes;
+}
+
+std::vector<JobOption> build_table() {
+  std::vector<JobOption> table = spec_options();
+  for (const auto& part : {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(),
+                           feature_options(), std::vector<JobOption>{nodes_option()}}) {
+    table.insert(table.end(), part.begin(), part.end());
+  }
+  return table;
+}
+
+}  // namespace
+
+const std::vector<JobOption>& job_options() {
+  static const std::vector<JobOption> table = build_table();
+  return table;
+}
+
+}  // namespace distsim::options

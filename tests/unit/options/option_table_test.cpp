@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "cli/job_flags.hpp"
+#include "core/input_error.hpp"
+#include "io/job_file_reader.hpp"
+#include "io/spec_resolver.hpp"
+#include "options/job_assembly.hpp"
+#include "options/job_option.hpp"
+
+namespace distsim::options {
+
+namespace {
+
+//! A value each option accepts other than its default: built-in names for the names, the paper's
+//! notation with a C part for the strategy, 2 for sizes, true for yes/no and the last allowed
+//! value of a choice. A new text option without a sample here fails the test.
+std::string sample_value(const JobOption& option) {
+  static const std::map<std::string, std::string> names{
+      {"model", "bert-large"}, {"cluster", "dgx-a100"}, {"gpu", "h100-sxm"}, {"strategy", "2M2C2P4D"}};
+  switch (option.type) {
+    case ValueType::positive_integer: return "2";
+    case ValueType::boolean: return "true";
+    case ValueType::choice: return option.allowed.back();
+    case ValueType::text: break;
+  }
+  const auto it = names.find(option.key);
+  return it == names.end() ? "" : it->second;
+}
+
+class ScratchFolder {
+ public:
+  ScratchFolder() : path_(std::filesystem::temp_directory_path() / ("distsim_options_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchFolder() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto file = path_ / name;
+    std::ofstream(file) << text;
+    return file.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+JobSettings from_flags(const JobOption& option, const std::string& value) {
+  CLI::App app;
+  cli::JobFlags flags;
+  flags.add_to(app);
+  std::vector<std::string> arguments{option.flag};
+  if (option.type != ValueType::boolean) arguments.push_back(value);
+  std::reverse(arguments.begin(), arguments.end());  // CLI11 takes the arguments reversed
+  app.parse(arguments);
+  return flags.settings();
+}
+
+std::string described(const strategy::JobSpec& job) {
+  std::string text;
+  for (const auto& [key, value] : describe_job(job)) text += key + "=" + value_text(value) + " ";
+  return text;
+}
+
+}  // namespace
+
+// Each option parsed from its flag and from its job-file key gives the same setting, and the same
+// job once assembled: the table is the one definition both readers use.
+TEST(OptionTable, EveryOptionReadsTheSameFromItsFlagAndItsKey) {
+  const ScratchFolder folder;
+  for (const auto& option : job_options()) {
+    SCOPED_TRACE(option.key);
+    const std::string value = sample_value(option);
+    ASSERT_FALSE(value.empty()) << "no sample value for the text option " << option.key;
+    const JobSettings flagged = from_flags(option, value);
+    const JobSettings filed = io::read_job_file(folder.write(option.key + ".yaml", option.key + ": " + value + "\n"));
+    ASSERT_TRUE(flagged.has(option.key));
+    ASSERT_TRUE(filed.has(option.key));
+    EXPECT_EQ(value_text(flagged.find(option.key)->value), value);
+    EXPECT_EQ(value_text(filed.find(option.key)->value), value);
+    EXPECT_EQ(flagged.find(option.key)->origin, option.flag);
+    EXPECT_EQ(filed.find(option.key)->origin, "job file '" + folder.write(option.key + ".yaml", option.key + ": " +
+                                                                            value + "\n") + "': key " + option.key);
+    EXPECT_EQ(described(assemble_job(flagged, io::spec_resolvers())),
+              described(assemble_job(filed, io::spec_resolvers())));
+    EXPECT_NE(described(assemble_job(flagged, io::spec_resolvers())),
+              described(assemble_job(JobSettings{}, io::spec_resolvers())))
+        << "the sample value is the default, so the test would not see the option";
+  }
+}
+
+// A flag and its key refuse the same values with the same words after the place they name.
+TEST(OptionTable, EveryOptionRefusesTheSameFromItsFlagAndItsKey) {
+  const ScratchFolder folder;
+  for (const auto& option : job_options()) {
+    if (option.type == ValueType::boolean || (option.type == ValueType::text && !option.check)) continue;
+    SCOPED_TRACE(option.key);
+    const std::string bad = option.type == ValueType::positive_integer ? "0" : "nonsense";
+    const ParsedValue parsed = parse_value(option, bad);
+    ASSERT_FALSE(parsed.ok());
+    try {
+      from_flags(option, bad);
+      ADD_FAILURE() << "the flag took " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), option.flag + ": " + parsed.problem);
+    }
+    const std::string path = folder.write(option.key + ".yaml", option.key + ": " + bad + "\n");
+    try {
+      io::read_job_file(path);
+      ADD_FAILURE() << "the key took " << bad;
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), path + ":1: " + option.key + ": " + parsed.problem);
+    }
+  }
+}
+
+// Every key misspelt by one extra letter is refused with the key itself as the suggestion.
+TEST(OptionTable, UnknownKeysGetTheClosestKey) {
+  const ScratchFolder folder;
+  for (const auto& option : job_options()) {
+    SCOPED_TRACE(option.key);
+    const std::string path = folder.write("typo.yaml", option.key + "x: 1\n");
+    try {
+      io::read_job_file(path);
+      ADD_FAILURE();
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path + ":1: unknown key '" + option.key + "x'; did you mean '" + option.key + "'?");
+    }
+  }
+}
+
+TEST(OptionTable, KeysAndFlagsAreUniqueAndFlagsAreTheKeysWithDashes) {
+  std::set<std::string> keys;
+  for (const auto& option : job_options()) {
+    EXPECT_TRUE(keys.insert(option.key).second) << option.key;
+    std::string dashed = option.key;
+    std::replace(dashed.begin(), dashed.end(), '_', '-');
+    EXPECT_EQ(option.flag, "--" + dashed);
+    EXPECT_FALSE(option.help.empty()) << option.key;
+    EXPECT_TRUE(option.apply && option.read) << option.key;
+  }
+}
+
+}  // namespace distsim::options
