@@ -38,6 +38,10 @@ MEMORY_EXAMPLE = ["simulate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--s
                   "--micro-batch-size", "1", "--global-batch-size", "8", "--sequence-parallel",
                   "--recompute", "selective"]
 
+# Context parallelism's worked example 2 (docs/features.md): Llama 3.1 8B, s = 8192, c = 2, t = 1.
+CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strategy", "1M1P4D", "--cp", "2",
+             "--seq-length", "8192", "--micro-batch-size", "1", "--global-batch-size", "4", "--json"]
+
 # Each source is one run: ("distsim", args), parsed as JSON when the args ask for --json, or
 # ("bench", name) for a Google Benchmark binary's JSON. A figure names its source, or a tuple of
 # sources when it combines several runs.
@@ -50,6 +54,7 @@ SOURCES = {
     "llama70b_bf16": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--json"]),
     "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
     "memory_example": ("distsim", MEMORY_EXAMPLE),
+    "cp_events": ("distsim", CP_EVENTS),
     "simulate_bench": ("bench", "simulate_bench"),
 }
 
@@ -118,6 +123,11 @@ def census_iteration_range(census):
 def bench_counter(bench, name, counter):
     entry = next(b for b in bench["benchmarks"] if b["name"] == name)
     return int(round(entry[counter]))
+
+
+def event_us(events, prefix):
+    """The duration of the event whose key starts with `prefix`, in whole microseconds."""
+    return f"{next(e for e in events['events'] if e['key'].startswith(prefix))['duration_us']:.0f}"
 
 
 def memory_block(text):
@@ -201,6 +211,10 @@ FIGURES = {
     "fp8.llama70b.fp8_s": ("llama70b_fp8", lambda j: f"{j['iteration_time_s']:.3f}"),
     "fp8.llama70b.speedup": (("llama70b_bf16", "llama70b_fp8"),
                              lambda bf16, fp8: f"{bf16['iteration_time_s'] / fp8['iteration_time_s']:.2f}"),
+    # Context parallelism, worked example 2 (docs/features.md).
+    "cp.forward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=4096")),
+    "cp.backward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_bwd b=1 heads=32 kv_heads=8 sq=4096")),
+    "cp.exchange_us": ("cp_events", lambda e: event_us(e, "ring_exchange bytes=16777216 group=2")),
     # The memory table (docs/memory_model.md).
     "memory.example": ("memory_example", memory_block),
     # Task and device counts of build/bench/simulate_bench (README.md, Speed).
