@@ -12,14 +12,14 @@ using cluster::InterNodeLink;
 using cluster::IntraNodeLink;
 
 // Per-hop latencies are NCCL's own ring constants for the Simple protocol, the one used for the
-// large messages that dominate training (src/graph/tuning.cc hwLat, hardware.md §4.5).
+// large messages that dominate training (src/graph/tuning.cc hwLat, docs/reference/hardware.md §4.5).
 constexpr double kNvlinkHopUs = 3.4;
 
 // DGX A100's measured NVLink3 hop (docs/cost_models.md §4): nccl-tests#123 timed a 128-byte ring
 // all-reduce at 10.0 / 16.9 / 33.7 µs on 2 / 4 / 8 GPUs; with NCCL's LL base 6.6 µs, least
 // squares over 2(n−1) steps gives 1.90 µs per LL hop, × NCCL's Simple/LL ratio 3.4/0.6 = 10.8 µs.
 // Independently, the Simple-protocol sizes 64-512 MiB land within −6 % to −1 % with it and −19 %
-// to −4 % with the nominal 3.4 µs (ml-engineering, Azure, Vidur; collectives.csv).
+// to −4 % with the nominal 3.4 µs (ml-engineering, Azure, Vidur; data/collectives.csv).
 constexpr double kA100NvlinkHopUs = 10.8;
 constexpr double kPciHopUs = 5.7;
 constexpr double kNetHopUs = 14.0;
@@ -32,11 +32,11 @@ constexpr double kNdrNicGbps = 47.0;
 // 195.1 GB/s; nvbandwidth's copy-engine 396.4 GB/s on H200 is an upper bound NCCL does not reach.
 constexpr double kNvlink4P2pGbps = 347.7;
 
-// No PCIe A10/A40 server has published nccl-tests figures (hardware.md §7 item 6), so these are
+// No PCIe A10/A40 server has published nccl-tests figures (docs/reference/hardware.md §7 item 6), so these are
 // [derived, unvalidated]: PCIe Gen4 x16 carries 31 GB/s per direction (data/hardware.csv), and
 // NCCL reaches about 0.65 of a link's rate in send/recv (A100: 195.1 of 300 GB/s), giving
-// ~20 GB/s; NCCL itself assumes 12 GB/s for Gen3 x16 (PCI_BW, hardware.md §1.1), 0.76 of 15.75.
-// One 100 Gb/s NIC: 12.5 GB/s line rate × 0.92 (hardware.md §4.2 rule of thumb) = 11.5 GB/s,
+// ~20 GB/s; NCCL itself assumes 12 GB/s for Gen3 x16 (PCI_BW, docs/reference/hardware.md §1.1), 0.76 of 15.75.
+// One 100 Gb/s NIC: 12.5 GB/s line rate × 0.92 (docs/reference/hardware.md §4.2 rule of thumb) = 11.5 GB/s,
 // against NCCL's NET_BW assumption of 12 GB/s.
 constexpr double kPcieGen4Gbps = 20.0;
 constexpr double kNic100GGbps = 12.5 * 0.92;
@@ -118,9 +118,9 @@ ClusterSpec dgx_b200() {
   };
 }
 
-// No nccl-tests figures exist for V100 nodes (hardware.md §7 item 7), so both NVSwitch-fabric
+// No nccl-tests figures exist for V100 nodes (docs/reference/hardware.md §7 item 7), so both NVSwitch-fabric
 // rates are [derived, unvalidated]. Ring busbw: NCCL's own per-link assumption SM70_NVLINK_BW
-// 20 GB/s x 6 NVLink2 links = 120 GB/s (topo.h, hardware.md §1.1); the same model gives 240 for
+// 20 GB/s x 6 NVLink2 links = 120 GB/s (topo.h, docs/reference/hardware.md §1.1); the same model gives 240 for
 // A100 and 371 for H100 against 234.9 and ~370 measured. Send/recv: 150 GB/s per direction
 // x 0.65, the fraction NCCL reaches on A100 (195.1 of 300 GB/s).
 constexpr double kNvlink2RingGbps = 20.0 * 6;

@@ -8,7 +8,7 @@ namespace {
 
 using cluster::GpuSpec;
 
-// Fixed per-kernel overhead, from one measurement (hardware.md §5.2): a 1024³ FP16 GEMM on
+// Fixed per-kernel overhead, from one measurement (docs/reference/hardware.md §5.2): a 1024³ FP16 GEMM on
 // A100-80GB runs at 119.4 TFLOPS, i.e. 2·1024³ / 119.4e12 = 18.0 µs. The wave-quantized FLOP
 // estimate is 14.0 µs: 128×128 tiles give 64 tiles on 108 SMs (wave efficiency 0.593), at the
 // A100 cuBLASLt ceiling below, 259.3 TFLOPS × 0.593 = 153.8 TFLOPS. The 4.0 µs left is launch and ramp-up
@@ -18,39 +18,39 @@ constexpr double kKernelLaunchUs = 4.0;
 
 // The A100 cuBLASLt ceiling that the launch figure above comes from: a least-squares fit (log
 // error) of the cost model's tile/wave formula, with the 4 µs launch, to the five A100-80GB fp16
-// cuBLASLt shapes of 2048³ and larger (hardware.md §5.2: 221.8, 228.0, 253.7, 256.5 and 250.8
+// cuBLASLt shapes of 2048³ and larger (docs/reference/hardware.md §5.2: 221.8, 228.0, 253.7, 256.5 and 250.8
 // TFLOPS at 2048³, 4096³, 8192³, 16384³, 6144×12288×12288) gives 259.3 TFLOPS, residuals
 // +13 / −7 / −2 / −1 / −3 %. Those rows are a tuned cuBLASLt harness after 10k warm-up runs.
 //
 // What the GEMMs of a PyTorch training step reach on A100: mli/transformers-benchmarks measures
-// torch.matmul at 230 TF fp16 on A100 80GB (hardware.md §5.1, "other reference points"), 0.887 of
+// torch.matmul at 230 TF fp16 on A100 80GB (docs/reference/hardware.md §5.1, "other reference points"), 0.887 of
 // the cuBLASLt ceiling. The published A100 runs of the calibration set (docs/cost_models.md §8) launch their GEMMs
 // through PyTorch, so the model uses this figure as the A100 ceiling.
 constexpr double kA100PytorchMatmulTflops = 230.0;
 
-// Where only MAMF is measured (hardware.md §5.1: the best shape of a brute-force sweep), the
+// Where only MAMF is measured (docs/reference/hardware.md §5.1: the best shape of a brute-force sweep), the
 // ceiling is MAMF scaled by the one GPU that has both figures: on A100 SXM torch.matmul reaches
 // 230 of MAMF's 271.2 TF, 0.848.
 constexpr double kMatmulShareOfMamf = kA100PytorchMatmulTflops / 271.2;
 
-// hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
+// docs/reference/hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
 // bandwidth for HBM; it is unvalidated for GDDR6 (A10, A40).
 constexpr double kUnmeasuredMemoryEfficiency = 0.85;
 
-// No GEMM measurement exists for A10 or A40 (hardware.csv). The closest data point is the
-// power-capped PCIe Ampere part: A100 PCIe BF16 MAMF 252.9 of 312 TFLOPS (hardware.md §5.1).
+// No GEMM measurement exists for A10 or A40 (data/hardware.csv). The closest data point is the
+// power-capped PCIe Ampere part: A100 PCIe BF16 MAMF 252.9 of 312 TFLOPS (docs/reference/hardware.md §5.1).
 constexpr double kPcieAmpereGemmEfficiency = kMatmulShareOfMamf * 252.9 / 312.0;
 
-// The DGX-2H's V100 SXM3 is the GV100 die of the SXM2 part at a 450 W limit; hardware.csv has
+// The DGX-2H's V100 SXM3 is the GV100 die of the SXM2 part at a 450 W limit; data/hardware.csv has
 // only the SXM2 row and notes the SXM3 variant (32 GB, 450 W, 1.7 GHz) without a tensor peak.
 // 1.7 GHz would give 640 TC x 128 FLOP/clk x 1.7 GHz = 139 TF [derived, unvalidated]; the cited
 // 125 TF is kept, as it is also the peak the Megatron-LM README uses for these runs.
 //
 // The only V100 matmul figure is mli/transformers-benchmarks' torch.matmul at 95 TF (V100 16GB,
-// hardware.md §5.1), the same benchmark as the A100's 230 TF above: 0.76 of the 125 TF peak.
+// docs/reference/hardware.md §5.1), the same benchmark as the A100's 230 TF above: 0.76 of the 125 TF peak.
 constexpr double kV100PytorchMatmulTflops = 95.0;
 
-// Volta has no bf16 tensor cores (hardware.csv v100 row: "No BF16/TF32/FP8 on Volta"), so
+// Volta has no bf16 tensor cores (data/hardware.csv v100 row: "No BF16/TF32/FP8 on Volta"), so
 // peak_bf16_tflops is 0; a bf16 job is priced at the fp16 rate by the cost model and reports an
 // MFU of 0.
 GpuSpec v100_sxm3() {

@@ -9,7 +9,7 @@
 namespace distsim::catalog {
 
 //! Every built-in GPU type. Figures come from data/hardware.csv and the measurements summarised
-//! in ../shared/reference/hardware.md; each entry's `source` names the row and sections used.
+//! in docs/reference/hardware.md; each entry's `source` names the row and sections used.
 const std::vector<cluster::GpuSpec>& builtin_gpus();
 
 //! The built-in GPU called `name`; throws InputError naming the closest one when none is.

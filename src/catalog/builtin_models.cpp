@@ -13,7 +13,7 @@ using model::NormType;
 using model::PositionEmbedding;
 
 // Megatron-LM pads the vocabulary to a multiple of 128 (--make-vocab-size-divisible-by, at
-// tensor parallel size 1; ../shared/reference/formats.md §5.1). The built-in models use the
+// tensor parallel size 1; docs/reference/formats.md §5.1). The built-in models use the
 // padded size where they were trained with Megatron, because the padded rows are real GEMM work.
 
 ModelSpec bert_large() {

@@ -13,13 +13,13 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "profile/event_key.hpp"
-#include "profile/profile_database.hpp"
+#include "profile_db/profile_database.hpp"
 
 namespace distsim::cli {
 
 namespace {
 
-using profile::ProfileDatabase;
+using profile_db::ProfileDatabase;
 
 struct DbOptions {
   ProfileOptions profile;
@@ -61,12 +61,12 @@ void run_import(const DbOptions& options) {
   const std::string path = options.profile.database_path();
   const bool existed = std::filesystem::exists(path);
   try {
-    const profile::ProfileFile file = profile::read_profile_file(options.file);
+    const profile_db::ProfileFile file = profile_db::read_profile_file(options.file);
     if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
       std::filesystem::create_directories(parent);
     }
     ProfileDatabase db(path, ProfileDatabase::Access::create);
-    const profile::ImportResult result = db.import(file, options.file);
+    const profile_db::ImportResult result = db.import(file, options.file);
     std::cout << "imported " << result.imported << (result.imported == 1 ? " event" : " events") << " for hardware '" << file.hardware << "' into '" << path
               << "'";
     if (result.replaced > 0) {
@@ -99,8 +99,8 @@ std::string export_hardware(const DbOptions& options, const ProfileDatabase& db)
   return names.front();
 }
 
-profile::ProfileFile exported_file(const ProfileDatabase& db, const std::string& hardware) {
-  profile::ProfileFile file;
+profile_db::ProfileFile exported_file(const ProfileDatabase& db, const std::string& hardware) {
+  profile_db::ProfileFile file;
   file.hardware = hardware;
   file.records = db.records(hardware);
   file.device_seconds = db.device_seconds(hardware);
@@ -116,8 +116,8 @@ profile::ProfileFile exported_file(const ProfileDatabase& db, const std::string&
 
 void run_export(const DbOptions& options) {
   const ProfileDatabase db(options.profile.database_path(), ProfileDatabase::Access::read);
-  const profile::ProfileFile file = exported_file(db, export_hardware(options, db));
-  const std::string text = profile::profile_file_json(file).dump(2) + "\n";
+  const profile_db::ProfileFile file = exported_file(db, export_hardware(options, db));
+  const std::string text = profile_db::profile_file_json(file).dump(2) + "\n";
   if (options.output.empty()) {
     std::cout << text;
     return;

@@ -6,7 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "profile/profile_cost_model.hpp"
-#include "profile/profile_database.hpp"
+#include "profile_db/profile_database.hpp"
 
 namespace distsim::cli {
 
@@ -65,9 +65,9 @@ std::shared_ptr<const cost::CostModel> ProfileOptions::cost_model(const std::str
       return nullptr;
     }
   }
-  const profile::ProfileDatabase db = [&] {
+  const profile_db::ProfileDatabase db = [&] {
     try {
-      return profile::ProfileDatabase(database_path(), profile::ProfileDatabase::Access::read);
+      return profile_db::ProfileDatabase(database_path(), profile_db::ProfileDatabase::Access::read);
     } catch (const InputError& e) {
       throw InputError((database.empty() ? "" : "--profile-db: ") + std::string(e.what()));
     }

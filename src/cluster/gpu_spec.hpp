@@ -7,7 +7,7 @@
 namespace distsim::cluster {
 
 //! One GPU type: its peak rates, memory, and the fractions of peak that real kernels reach.
-//! Figures come from ../shared/reference/hardware.csv (copied into data/hardware.csv); `source`
+//! Figures come from data/hardware.csv (the GPU table of docs/reference/hardware.md); `source`
 //! names the rows and documents they were taken from.
 struct GpuSpec {
   std::string name;

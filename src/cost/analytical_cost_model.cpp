@@ -21,7 +21,7 @@ using events::EventClass;
 //! One value per NCCL protocol, indexed by NcclProtocol: {LL, LL128, Simple}.
 using PerProtocol = std::array<double, 3>;
 
-// NCCL src/graph/tuning.cc (hardware.md §4.5): ring latency of one collective call, µs.
+// NCCL src/graph/tuning.cc (docs/reference/hardware.md §4.5): ring latency of one collective call, µs.
 constexpr PerProtocol kRingBaseLatencyUs = {6.6, 14.0, 8.4};
 
 // tuning.cc hwLat, Ring row, µs per ring step. The cluster's latency_us is the Simple-protocol
@@ -37,7 +37,7 @@ constexpr PerProtocol kProtocolBandwidthFactor = {0.5, 0.92, 1.0};
 // FlashAttention-2 (Dao 2023, arXiv 2307.08691, Figs. 5 and 6; A100 80GB SXM4, head dim 128,
 // sequence 4k-16k): forward 224 TFLOPs/s without and 148 with the causal mask, backward 195 and
 // 175; mean 185.5 TFLOPs/s. Against the same GPU's GEMM ceiling, MAMF 271.2 TFLOPs/s
-// (hardware.md §5.1), that is 185.5 / 271.2 = 0.68 of what a large GEMM reaches. Forward and
+// (docs/reference/hardware.md §5.1), that is 185.5 / 271.2 = 0.68 of what a large GEMM reaches. Forward and
 // backward means agree (185.8 and 185.2), so one ratio serves both.
 constexpr double kAttentionToGemmEfficiency = 0.68;
 
@@ -176,7 +176,7 @@ double AnalyticalCostModel::compute_seconds(const Event& event) const {
   throw InternalError("event '" + event.key() + "' is not a computation");
 }
 
-// Roofline with shape penalties (hardware.md §5.3, after NVIDIA's Matrix Multiplication
+// Roofline with shape penalties (docs/reference/hardware.md §5.3, after NVIDIA's Matrix Multiplication
 // Background guide DU-09799-001 §3.1-3.2): the FLOP rate is the GPU's large-GEMM ceiling times
 // the tile and wave quantization of a 128×128-tile, one-CTA-per-SM launch. A batched GEMM
 // (cuBLAS strided batched, one grid over every matrix's tiles) pads each matrix to whole tiles and
@@ -203,14 +203,14 @@ double AnalyticalCostModel::attention_seconds(const Event& event) const {
   return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
 }
 
-// Achieved DRAM bandwidth is memory_efficiency of the spec figure (STREAM-like, hardware.md §6)
+// Achieved DRAM bandwidth is memory_efficiency of the spec figure (STREAM-like, docs/reference/hardware.md §6)
 // times the fraction of it that a training step's memory-bound kernels reach.
 double AnalyticalCostModel::memory_seconds(double bytes) const {
   const cluster::GpuSpec& gpu = cluster_.gpu;
   return bytes / (kTrainingKernelBandwidthFraction * gpu.memory_efficiency * gpu.memory_bandwidth_gbps * kGiga);
 }
 
-// Large-GEMM ceiling η_max · peak (hardware.md §5.1-5.2). A format without tensor cores of its own
+// Large-GEMM ceiling η_max · peak (docs/reference/hardware.md §5.1-5.2). A format without tensor cores of its own
 // (fp8 before Hopper) runs at the 16-bit rate.
 double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
   const cluster::GpuSpec& gpu = cluster_.gpu;
@@ -220,7 +220,7 @@ double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
   return peak * (fp8_cores ? gpu.fp8_gemm_efficiency : gpu.gemm_efficiency);
 }
 
-// NCCL's ring model (tuning.cc, hardware.md §4.5), taking the fastest protocol as its tuner does:
+// NCCL's ring model (tuning.cc, docs/reference/hardware.md §4.5), taking the fastest protocol as its tuner does:
 // t_p = baseLat_p + (steps − interSteps)·intraHop_p + interSteps·netHop_p + factor·S / (busbw·f_p).
 CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) const {
   const int ranks = event.group_size;
@@ -279,7 +279,7 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
 
 // A ring spanning nodes is as fast as the NICs its ranks on one node drive, and never faster than
 // the intra-node ring that feeds them: busbw = min(intra busbw, ranks_per_node · NIC share)
-// (hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in nccl#812). With one rank
+// (docs/reference/hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in nccl#812). With one rank
 // per node every ring step crosses the network and the intra-node fabric carries nothing.
 double AnalyticalCostModel::inter_node_bus_gbps(const Event& event) const {
   const int ranks_per_node = std::max(1, std::min(event.ranks_per_node, cluster_.gpus_per_node));

@@ -21,7 +21,7 @@ struct CommunicationEstimate {
   NcclProtocol protocol = NcclProtocol::simple;
 };
 
-//! Output tile edge of the GEMM model: 128×128 tiles, one CTA per SM (hardware.md §5.3).
+//! Output tile edge of the GEMM model: 128×128 tiles, one CTA per SM (docs/reference/hardware.md §5.3).
 inline constexpr std::int64_t kGemmTile = 128;
 
 //! Useful fraction of the padded output: m·n / (⌈m/128⌉·128 · ⌈n/128⌉·128).

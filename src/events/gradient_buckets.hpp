@@ -28,7 +28,7 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
 
 //! Bytes of one gradient element in the data-parallel reduction: fp32 main gradients with bf16
 //! or fp32 training, fp16 with fp16 (Megatron-LM's --accumulate-allreduce-grads-in-fp32
-//! default; formats.md §5.1).
+//! default; docs/reference/formats.md §5.1).
 int gradient_element_bytes(Dtype dtype);
 
 }  // namespace distsim::events

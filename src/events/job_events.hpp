@@ -78,11 +78,11 @@ LayerRange stage_layers(int total_layers, int num_stages, int stage);
 //! With v = 1 this is stage_layers.
 LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk);
 
-//! Megatron pads the vocabulary to a multiple of 128·tp (formats.md §5.1).
+//! Megatron pads the vocabulary to a multiple of 128·tp (docs/reference/formats.md §5.1).
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 
 //! Builds the events and templates of the rank at `coord`, following Megatron-LM's partitioning
-//! (formats.md §6): per-rank GEMM shapes under tensor parallelism, with two all-reduces per
+//! (docs/reference/formats.md §6): per-rank GEMM shapes under tensor parallelism, with two all-reduces per
 //! layer in forward and two in backward, or with sequence parallelism all-gathers and
 //! reduce-scatters and norms and dropout on a sequence shard; the forward rerun before each
 //! layer's backward under full recomputation; embedding on the first chunk, LM head and loss on

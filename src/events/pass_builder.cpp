@@ -398,7 +398,7 @@ void PassBuilder::head_forward() {
   add(sink, factory_.elementwise(norm_op(), sharded(t), hidden(), 1, 1), -1, "final norm");
   linear_forward(sink, t, hidden(), vocab_width(), -1, "lm head", gather_sequence(sink, t, -1));
   // Vocabulary-parallel cross-entropy: softmax over this rank's logits, then three small fp32
-  // all-reduces over [s, b] (max, predicted logit, sum of exp; formats.md §6.1).
+  // all-reduces over [s, b] (max, predicted logit, sum of exp; docs/reference/formats.md §6.1).
   add(sink, factory_.elementwise("cross_entropy", t, vocab_width(), 1, 1), -1, "loss");
   for (int i = 0; i < 3; ++i) {
     tensor_collective(sink, Collective::all_reduce, t * 4, -1);

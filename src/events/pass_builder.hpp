@@ -14,7 +14,7 @@
 namespace distsim::events {
 
 //! Appends the forward and backward templates of one model chunk on one rank, operator by
-//! operator, with per-rank shapes under tensor parallelism (formats.md §6.1). Without sequence
+//! operator, with per-rank shapes under tensor parallelism (docs/reference/formats.md §6.1). Without sequence
 //! parallelism each layer all-reduces twice in forward (after the attention and MLP output
 //! projections) and twice in backward (the input gradients of QKV and FC1, overlapping their
 //! weight-gradient GEMMs). With it (Korthikanti et al. 2022 §4.2.2) norms and dropout run on s/t

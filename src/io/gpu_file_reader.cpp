@@ -11,7 +11,7 @@ namespace {
 
 using cluster::GpuSpec;
 
-// Defaults for a GPU described from scratch, from ../shared/reference/hardware.md: GEMMs reach
+// Defaults for a GPU described from scratch, from docs/reference/hardware.md: GEMMs reach
 // ~0.80 of the tensor peak (A100 0.82-0.87, H100/H200 0.80, B200 0.78; §5.2) and fp8 GEMMs ~0.70;
 // streaming kernels reach 0.85 of the memory bandwidth (§6); the launch overhead is the
 // catalog's 4 µs (catalog/builtin_gpus.cpp explains it).

@@ -14,7 +14,7 @@ namespace distsim::io {
 bool is_hf_config(const YAML::Node& root);
 
 //! Maps a Hugging Face config onto a ModelSpec, by `model_type` (or, without one, by the key
-//! names): gpt2, bert, llama and mistral, t5 (formats.md §4). Keys it does not need are ignored,
+//! names): gpt2, bert, llama and mistral, t5 (docs/reference/formats.md §4). Keys it does not need are ignored,
 //! since HF configs carry many; an unsupported model_type is reported with the supported ones.
 //! The model is named by `_name_or_path`, else by the file's stem (by its folder for a file
 //! called config.json). Problems go to the reader's Diagnostics.

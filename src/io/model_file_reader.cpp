@@ -28,7 +28,7 @@ const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
 };
 
 //! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with --swiglu, which keeps
-//! the MLP's parameter count close to the 4h GeLU one (formats.md §5.1).
+//! the MLP's parameter count close to the 4h GeLU one (docs/reference/formats.md §5.1).
 int default_ffn_hidden_size(const ModelSpec& model) {
   return model.ffn_type == FfnType::swiglu ? 8 * model.hidden_size / 3 / 64 * 64 : 4 * model.hidden_size;
 }

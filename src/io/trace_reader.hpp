@@ -7,7 +7,7 @@
 
 namespace distsim::io {
 
-//! Reads distsim's own Chrome trace (`distsim simulate --trace`, formats.md §1) as the predicted
+//! Reads distsim's own Chrome trace (`distsim simulate --trace`, docs/reference/formats.md §1) as the predicted
 //! side of a comparison: ranks from pid, stream kinds from tid, phase and micro-batch from args,
 //! the job and the iteration time from otherData. Throws InputError naming the file when it
 //! cannot be read, is not JSON, has no traceEvents, is not a distsim trace, or an activity lacks

@@ -32,7 +32,7 @@ std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const str
 
 //! Per micro-batch on the last stage: the final norm's input and output (the LM head's input) and
 //! the fp32 softmax that the vocabulary-parallel cross-entropy keeps for backward, [s·b, V/t].
-//! With sequence parallelism this is formats.md §6.5's 4·s·b·h·(1 + V/h)/t.
+//! With sequence parallelism this is docs/reference/formats.md §6.5's 4·s·b·h·(1 + V/h)/t.
 std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
 
 //! Micro-batches whose activations stage `stage` (0-based) of `stages` holds at its peak, for
@@ -42,7 +42,7 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
 //!   interleaved with v > 1 chunks per stage: Megatron's warm-up of (p − stage − 1)·2 + (v − 1)·p
 //!   chunk passes plus the one in progress, capped at m·v (all of them when m = p), counted in
 //!   whole micro-batches by dividing by v. On stage 0 this is p·(1 + (p − 1)/(p·v)), the factor of
-//!   formats.md §6.5. "interleaved" with v = 1 is plain 1F1B.
+//!   docs/reference/formats.md §6.5. "interleaved" with v = 1 is plain 1F1B.
 //! Throws InternalError for any other schedule: a schedule without a rule here must get one.
 double microbatches_in_flight(std::string_view schedule, int stage, int stages, int microbatches,
                               int virtual_stages);

@@ -12,7 +12,7 @@ namespace distsim::memory {
 namespace {
 
 //! One activation (or gradient) tensor crossing the boundary after `last_layer`: [s, b, h] in
-//! the job's dtype, [s/t, b, h] with sequence parallelism (formats.md §6.2), s/cp tokens of each
+//! the job's dtype, [s/t, b, h] with sequence parallelism (docs/reference/formats.md §6.2), s/cp tokens of each
 //! sequence with context parallelism. Boundaries inside
 //! the decoder of an encoder-decoder model also carry the encoder's output.
 std::int64_t boundary_tensor_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,

@@ -20,7 +20,7 @@ struct ModelStateBytes {
 };
 
 //! Megatron-LM's bytes per parameter with Adam (docs/source/api-guide/dist_optimizer.md, table
-//! in ../shared/reference/formats.md §6.6):
+//! in docs/reference/formats.md §6.6):
 //!   bf16 (and fp8, whose master copy is bf16): 2 + 4 (fp32 grads) + 12 = 18; 6 + 12/d distributed;
 //!   fp16: 2 + 2 (fp16 grads) + 16 (fp32 master params and grads, momentum, variance) = 20; 4 + 16/d;
 //!   fp32: 4 + 4 + 8 = 16; 8 + 8/d.

@@ -14,8 +14,8 @@ enum class NormType { layernorm, rmsnorm };
 //! relative: T5's bias added to the attention scores (no extra kernel of note).
 enum class PositionEmbedding { learned, rope, relative };
 
-//! The architecture of a transformer model, in Megatron-LM's terms (../shared/reference
-//! formats.md §5.1). For encoder-decoder models `num_layers` counts the encoder layers.
+//! The architecture of a transformer model, in Megatron-LM's terms (docs/reference
+//! docs/reference/formats.md §5.1). For encoder-decoder models `num_layers` counts the encoder layers.
 struct ModelSpec {
   std::string name;
   std::string description;

@@ -7,7 +7,7 @@
 namespace distsim::model {
 
 //! Parameters of one transformer layer. Biases exist in LayerNorm models (GPT, BERT) and not in
-//! RMSNorm models (Llama, T5). A GPT layer has 12h² + 13h (formats.md §6.3).
+//! RMSNorm models (Llama, T5). A GPT layer has 12h² + 13h (docs/reference/formats.md §6.3).
 std::int64_t layer_parameters(const ModelSpec& model, bool with_cross_attention);
 
 //! The weights of one transformer layer's linear GEMMs (QKV, attention output, FC1 with SwiGLU's

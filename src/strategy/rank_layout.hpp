@@ -24,7 +24,7 @@ struct GroupPlacement {
 };
 
 //! Megatron-LM's default rank order "tp-cp-ep-dp-pp": tensor parallel varies fastest, then
-//! context, then data, then pipeline (formats.md §5.2): rank = tp + t·(cp + c·(dp + d·pp)).
+//! context, then data, then pipeline (docs/reference/formats.md §5.2): rank = tp + t·(cp + c·(dp + d·pp)).
 //! Ranks fill nodes consecutively.
 class RankLayout {
  public:

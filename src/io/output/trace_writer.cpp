@@ -20,7 +20,7 @@ using engine::TaskId;
 using events::StreamKind;
 using Buffer = fmt::memory_buffer;
 
-//! The fixed category vocabulary of formats.md §1.9, usable as a filter in the viewer.
+//! The fixed category vocabulary of docs/reference/formats.md §1.9, usable as a filter in the viewer.
 std::string_view category(StreamKind kind) {
   switch (kind) {
     case StreamKind::compute: return "comp";
@@ -54,7 +54,7 @@ void append_quoted(Buffer& buffer, std::string_view text) {
 }
 
 //! Microseconds with exactly three decimals from integer nanoseconds, as Kineto writes them
-//! (formats.md §1.3): a double would lose nanoseconds once times grow large.
+//! (docs/reference/formats.md §1.3): a double would lose nanoseconds once times grow large.
 void append_microseconds(Buffer& buffer, SimTime ns) {
   fmt::format_to(std::back_inserter(buffer), "{}.{:03}", ns / 1000, ns % 1000);
 }

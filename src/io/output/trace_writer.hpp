@@ -10,7 +10,7 @@ namespace distsim::io {
 //! stage), which is what a viewer can open for a large job, or every rank.
 enum class TraceRanks { replica, all };
 
-//! Writes the timeline as Chrome Trace Event JSON (object form, formats.md §1), streamed event by
+//! Writes the timeline as Chrome Trace Event JSON (object form, docs/reference/formats.md §1), streamed event by
 //! event: one process per rank (pid = rank), one thread per stream that has activities (tid =
 //! StreamKind), an "X" event per activity with ts/dur in µs printed exactly from nanoseconds, and
 //! a flow arrow from each pipeline send to its receive. In symmetric mode each written rank

@@ -39,7 +39,7 @@ TEST(BuiltinClusters, EveryNodeDesignHasPositiveLinksAndABuiltinGpu) {
   }
 }
 
-// hardware.md §4.2: DGX A100 reaches 8 × 24 = 192 GB/s across nodes, below its 234.9 GB/s NVLink ring.
+// docs/reference/hardware.md §4.2: DGX A100 reaches 8 × 24 = 192 GB/s across nodes, below its 234.9 GB/s NVLink ring.
 TEST(BuiltinClusters, DgxA100MatchesTheMeasuredFigures) {
   const auto& dgx = find_cluster("dgx-a100");
   EXPECT_EQ(dgx.gpu.name, "a100-80gb");
@@ -49,7 +49,7 @@ TEST(BuiltinClusters, DgxA100MatchesTheMeasuredFigures) {
   EXPECT_DOUBLE_EQ(dgx.inter_node.nics_per_node * dgx.inter_node.nic_busbw_gbps, 192.0);
 }
 
-// hardware.md §2: 16 V100 SXM3 on one NVSwitch plane and 8 EDR NICs. Links derived there being
+// docs/reference/hardware.md §2: 16 V100 SXM3 on one NVSwitch plane and 8 EDR NICs. Links derived there being
 // no V100 nccl-tests data (§7 item 7): NCCL's SM70_NVLINK_BW 20 GB/s x 6 links = 120 GB/s ring,
 // 150 GB/s per direction x 195.1/300 = 97.55 GB/s send/recv, 8 x 12.5 x 0.92 = 92 GB/s of NICs.
 TEST(BuiltinClusters, Dgx2hHoldsSixteenV100sOnNvswitch) {

@@ -14,7 +14,7 @@ namespace {
 
 using CsvRow = std::map<std::string, std::string>;
 
-//! Splits one CSV line, honouring double-quoted fields (hardware.csv quotes its notes).
+//! Splits one CSV line, honouring double-quoted fields (data/hardware.csv quotes its notes).
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> fields(1);
   bool quoted = false;
@@ -85,7 +85,7 @@ TEST(BuiltinGpus, EveryFieldIsPositiveAndEveryFractionBelowOne) {
     SCOPED_TRACE(gpu.name);
     EXPECT_FALSE(gpu.description.empty());
     EXPECT_GT(gpu.peak_fp16_tflops, 0);
-    EXPECT_GE(gpu.peak_bf16_tflops, 0);  // 0 on Volta, checked against hardware.csv below
+    EXPECT_GE(gpu.peak_bf16_tflops, 0);  // 0 on Volta, checked against data/hardware.csv below
     EXPECT_GT(gpu.peak_fp32_tflops, 0);
     EXPECT_GT(gpu.memory_gb, 0);
     EXPECT_GT(gpu.memory_bandwidth_gbps, 0);
@@ -125,7 +125,7 @@ TEST(BuiltinGpus, AgreesWithTheHardwareCsvRowItCites) {
   }
 }
 
-// hardware.md §5.1: the A100's ceiling is the torch.matmul figure (mli/transformers-benchmarks,
+// docs/reference/hardware.md §5.1: the A100's ceiling is the torch.matmul figure (mli/transformers-benchmarks,
 // 230 TF): 230 / 312 = 0.7372. Elsewhere MAMF / peak scaled by the A100's torch.matmul / MAMF,
 // 230 / 271.2 = 0.84808: H100 0.84808 · 794.5 / 989.4 = 0.6810, fp8 0.84808 · 1402.6 / 1978.9 =
 // 0.6011, B200 0.84808 · 1745 / 2250 = 0.6577.
@@ -137,9 +137,9 @@ TEST(BuiltinGpus, GemmEfficiencyIsTheMeasuredCeilingOverPeak) {
   EXPECT_NEAR(find_gpu("b200").gemm_efficiency, 0.6577, 0.0001);
 }
 
-// hardware.csv row v100_sxm2_32gb: 125 TF fp16, "No BF16/TF32/FP8 on Volta", 15.7 TF fp32, 32 GB at
+// data/hardware.csv row v100_sxm2_32gb: 125 TF fp16, "No BF16/TF32/FP8 on Volta", 15.7 TF fp32, 32 GB at
 // 900 GB/s, 80 SMs. The ceiling is the only V100 matmul figure, mli's torch.matmul 95 TF
-// (hardware.md §5.1), the same benchmark as the A100's 230 TF: 95 / 125 = 0.76.
+// (docs/reference/hardware.md §5.1), the same benchmark as the A100's 230 TF: 95 / 125 = 0.76.
 TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndTheTorchMatmulCeiling) {
   const auto& v100 = find_gpu("v100-sxm3");
   EXPECT_DOUBLE_EQ(v100.peak_fp16_tflops, 125);
@@ -150,7 +150,7 @@ TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndTheTorchMatmulCeiling) {
   EXPECT_DOUBLE_EQ(v100.memory_bandwidth_gbps, 900);
   EXPECT_EQ(v100.sm_count, 80);
   EXPECT_DOUBLE_EQ(v100.gemm_efficiency, 0.76);
-  EXPECT_DOUBLE_EQ(v100.memory_efficiency, 0.85);  // hardware.md §6: no STREAM data for V100
+  EXPECT_DOUBLE_EQ(v100.memory_efficiency, 0.85);  // docs/reference/hardware.md §6: no STREAM data for V100
   EXPECT_EQ(v100.default_cluster, "dgx-2h");
 }
 

@@ -47,7 +47,7 @@ TEST(BuiltinModels, Gpt3HasItsPublishedParameterCount) {
 }
 
 // Llama layer: h·(a·d) + 2·h·(g·d) + (a·d)·h + 3·h·f + 2h, untied embeddings 2·V·h, final norm h
-// (formats.md §6.3). 8B: 32 · 218,112,000 + 2 · 128256 · 4096 + 4096 = 8,030,261,248.
+// (docs/reference/formats.md §6.3). 8B: 32 · 218,112,000 + 2 · 128256 · 4096 + 4096 = 8,030,261,248.
 // Meta's model cards: 8.03B, 70.6B, 405.9B.
 TEST(BuiltinModels, LlamaModelsHaveTheirPublishedParameterCounts) {
   EXPECT_EQ(model::total_parameters(find_model("llama-3.1-8b")), 8'030'261'248);

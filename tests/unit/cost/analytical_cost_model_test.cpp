@@ -107,7 +107,7 @@ TEST(AnalyticalCostModel, PaysForPartialTiles) {
 TEST(AnalyticalCostModel, PaysForPartialWaves) {
   // 1152 = 9 tiles per side: 81 tiles on 64 SMs take 2 waves of 64 slots.
   EXPECT_DOUBLE_EQ(wave_efficiency(1152, 1152, 64), 81.0 / 128.0);
-  // A100: 2048² = 256 tiles on 108 SMs = 3 waves (hardware.md §5.3 with 128×128 tiles).
+  // A100: 2048² = 256 tiles on 108 SMs = 3 waves (docs/reference/hardware.md §5.3 with 128×128 tiles).
   EXPECT_DOUBLE_EQ(wave_efficiency(2048, 2048, 108), 256.0 / 324.0);
 }
 
@@ -295,12 +295,12 @@ TEST(AnalyticalCostModel, NamesTheMissingLinkFigure) {
   }
 }
 
-// Measured points from ../shared/reference. The GPU and link figures are those the catalog uses,
+// Measured points from docs/reference. The GPU and link figures are those the catalog uses,
 // with their sources; docs/cost_models.md tabulates every error.
 
 namespace {
 
-// A100 SXM4 80GB (hardware.md §1, §5.2, §6): 312 TFLOPS fp16, ceiling 259.3 TFLOPS (the catalog's
+// A100 SXM4 80GB (docs/reference/hardware.md §1, §5.2, §6): 312 TFLOPS fp16, ceiling 259.3 TFLOPS (the catalog's
 // fit to the cuBLASLt shapes >= 2048³; MAMF 271.2 is the best over a shape sweep), 108 SMs,
 // 2039 GB/s with BabelStream Triad 1700 GB/s; 4 µs launch as in the catalog.
 cluster::GpuSpec a100_80gb() {
@@ -317,7 +317,7 @@ cluster::GpuSpec a100_80gb() {
   return gpu;
 }
 
-// H100 SXM5 (hardware.md §1, §5.1, §6): 989.4 / 1978.9 TFLOPS bf16 / fp8, MAMF 794.5 / 1402.6,
+// H100 SXM5 (docs/reference/hardware.md §1, §5.1, §6): 989.4 / 1978.9 TFLOPS bf16 / fp8, MAMF 794.5 / 1402.6,
 // 132 SMs, 3350 GB/s with Triad 2970 GB/s.
 cluster::GpuSpec h100_sxm() {
   cluster::GpuSpec gpu;
@@ -334,7 +334,7 @@ cluster::GpuSpec h100_sxm() {
   return gpu;
 }
 
-// DGX A100: ring busbw 234.9 GB/s at 16 GiB, sendrecv 195.1 GB/s (hardware.md §4.1); 24 GB/s per
+// DGX A100: ring busbw 234.9 GB/s at 16 GiB, sendrecv 195.1 GB/s (docs/reference/hardware.md §4.1); 24 GB/s per
 // HDR NIC (nccl#412). Simple hop 10.8 µs: nccl-tests#123 timed a 128-byte ring all-reduce at
 // 10.0 / 16.9 / 33.7 µs on 2 / 4 / 8 GPUs; with NCCL's LL base 6.6 µs, least squares over
 // 2(n−1) = 2 / 6 / 14 steps gives 1.90 µs per LL hop, × NCCL's Simple/LL ratio 3.4/0.6 = 10.8.
@@ -348,7 +348,7 @@ cluster::ClusterSpec dgx_a100(int nics_per_node = 8) {
   return cluster;
 }
 
-// Hopper nodes at the ring busbw the catalog uses: H100 ~370 GB/s (hardware.md §4.1), H200 367.2
+// Hopper nodes at the ring busbw the catalog uses: H100 ~370 GB/s (docs/reference/hardware.md §4.1), H200 367.2
 // at 16 GiB with NVLS off; 16 EFA 200 Gb/s NICs per p5en node at 24 GB/s each (HDR-class rate).
 cluster::ClusterSpec hopper_node(double ring_busbw_gbps, int nics_per_node) {
   cluster::ClusterSpec cluster;
@@ -375,11 +375,11 @@ struct MeasuredCollective {
 };
 
 // Independent measurements of one GPU's large-GEMM rate spread by 5-15% (A100: MAMF 271.2,
-// Azure 16384³ 256.5, mli 230 TFLOPS; hardware.md §5.1-5.2), so 15% is within the data's own
+// Azure 16384³ 256.5, mli 230 TFLOPS; docs/reference/hardware.md §5.1-5.2), so 15% is within the data's own
 // agreement.
 constexpr double kGemmTolerance = 0.15;
 // The accuracy target for collectives of 1 MiB and more. Below 1 MiB the times themselves are
-// less certain: hardware.md §4.3 puts Azure's small-message times at ±15% or worse, since they
+// less certain: docs/reference/hardware.md §4.3 puts Azure's small-message times at ±15% or worse, since they
 // are derived from one- or two-digit busbw values, so small messages get 0.30.
 constexpr double kCollectiveTolerance = 0.25;
 constexpr double kSmallCollectiveTolerance = 0.30;
@@ -413,20 +413,20 @@ void expect_collectives_within(const cluster::ClusterSpec& cluster, std::initial
 }  // namespace
 
 TEST(AnalyticalCostModelMeasured, MatchesA100Fp16Gemms) {
-  // hardware.md §5.2 (Azure AI-benchmarking-guide, cuBLASLt), TFLOPS. The catalog's 4 µs launch
+  // docs/reference/hardware.md §5.2 (Azure AI-benchmarking-guide, cuBLASLt), TFLOPS. The catalog's 4 µs launch
   // was read off the 1024³ point, so the larger shapes are the independent checks.
   expect_gemms_within(a100_80gb(), Dtype::fp16,
                       {{1024, 119.4}, {2048, 221.8}, {4096, 228.0}, {8192, 253.7}, {16384, 256.5}});
 }
 
 TEST(AnalyticalCostModelMeasured, MatchesH100Fp8Gemms) {
-  // hardware.md §5.2, TFLOPS.
+  // docs/reference/hardware.md §5.2, TFLOPS.
   expect_gemms_within(h100_sxm(), Dtype::fp8,
                       {{1024, 274.1}, {2048, 1011.3}, {4096, 1216.9}, {8192, 1290.1}, {16384, 1377.3}});
 }
 
 TEST(AnalyticalCostModelMeasured, MatchesA100AllReduces) {
-  // collectives.csv rows on 8-GPU A100 NVSwitch nodes. Left out: ml-engineering's 1 MiB point
+  // data/collectives.csv rows on 8-GPU A100 NVSwitch nodes. Left out: ml-engineering's 1 MiB point
   // (101.9 µs), which Azure measures at 50.7 µs on the same platform, and Vidur's 2 KiB kernel
   // time (62 µs), which includes rank skew; docs/cost_models.md lists both.
   const Collective all_reduce = Collective::all_reduce;

@@ -7,7 +7,7 @@ namespace distsim::cost {
 
 namespace {
 
-// The H100 SXM's figures from ../shared/reference/hardware.md, written out here so that the
+// The H100 SXM's figures from docs/reference/hardware.md, written out here so that the
 // expectations below stay hand-computable whatever the catalog's calibration does: 1978.9 TFLOPS
 // fp8 and 989.4 bf16 dense (§1), FP8 MAMF 1402.6 and BF16 MAMF 794.5 TFLOPS (§5.1), 132 SMs,
 // 3350 GB/s at BabelStream's 2970 GB/s (§6), and a 4 µs launch.

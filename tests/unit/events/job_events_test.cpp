@@ -57,7 +57,7 @@ TEST(StageLayers, SplitsEvenlyWithTheRemainderFirst) {
 }
 
 TEST(PaddedVocab, RoundsUpToAMultipleOf128TimesTp) {
-  EXPECT_EQ(padded_vocab(50257, 1), 50304);  // formats.md §5.1
+  EXPECT_EQ(padded_vocab(50257, 1), 50304);  // docs/reference/formats.md §5.1
   EXPECT_EQ(padded_vocab(50257, 8), 51200);
 }
 

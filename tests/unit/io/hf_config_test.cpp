@@ -12,7 +12,7 @@ using model::FfnType;
 using model::NormType;
 using model::PositionEmbedding;
 
-// The config is the real Llama 3.1 8B one (formats.md §4): the result must be the catalog entry.
+// The config is the real Llama 3.1 8B one (docs/reference/formats.md §4): the result must be the catalog entry.
 TEST(HfConfig, ReadsALlamaConfigLikeTheCatalogEntry) {
   const auto model = resolve_model(fixture("models/hf/Meta-Llama-3.1-8B/config.json"));
   const auto& builtin = catalog::find_model("llama-3.1-8b");

@@ -98,7 +98,7 @@ TEST(EmbeddingActivationBytes, TokenIdsAndDropoutMask) {
 
 // Final norm input and LM head input, 2 · 2·sbh = 4,194,304, plus the fp32 softmax over the
 // vocabulary shard, 4 · 1024 · 50304 = 206,045,184: 210,239,488. With t = 2, SP: the vocabulary
-// pads to 50432, 4·1024·25216 = 103,284,736, plus 4,194,304/2: 105,381,888 — formats.md §6.5's
+// pads to 50432, 4·1024·25216 = 103,284,736, plus 4,194,304/2: 105,381,888 — docs/reference/formats.md §6.5's
 // 4·s·b·h·(1 + V/h)/t = 4·sbh·(1 + 50432/1024)/2.
 TEST(HeadActivationBytes, NormTensorsAndFp32Softmax) {
   EXPECT_EQ(head_activation_bytes(gpt2(), parallel(1, 1)), 210'239'488);
@@ -122,7 +122,7 @@ TEST(MicrobatchesInFlight, OneFOneBHoldsAtMostTheStagesAhead) {
 }
 
 // Interleaved, p = 4, v = 2, m = 8: stage 0 warms up with (4 − 1)·2 + (2 − 1)·4 = 10 chunk
-// passes, holds 11 chunks = 5.5 micro-batches = p·(1 + (p − 1)/(p·v)) = 4·(1 + 3/8) (formats.md
+// passes, holds 11 chunks = 5.5 micro-batches = p·(1 + (p − 1)/(p·v)) = 4·(1 + 3/8) (docs/reference/formats.md
 // §6.5). Stage 3: 0 + 4 + 1 = 5 chunks = 2.5. With m = p = 4 every forward runs first: 8/2 = 4.
 TEST(MicrobatchesInFlight, InterleavedMatchesMegatronsFactor) {
   EXPECT_DOUBLE_EQ(microbatches_in_flight("interleaved", 0, 4, 8, 2), 5.5);

@@ -104,7 +104,7 @@ TEST(EstimateMemory, DistributedOptimizerShardsTheOptimizerStates) {
   EXPECT_EQ(stage.weights + stage.gradients + stage.optimizer_states, 340'098'048);
 }
 
-// A published check: GPT-3 175B as Korthikanti et al. 2022 trained it (published_calibration.csv
+// A published check: GPT-3 175B as Korthikanti et al. 2022 trained it (data/published_calibration.csv
 // rows R044/R045): t 8, p 8, d 1, micro-batch 1, 64 micro-batches, sequence parallelism and selective
 // recomputation, 1F1B. Megatron-LM's estimator (megatron/training/theoretical_memory_usage.py,
 // compute_activation_memory, "Table 2 of 2205.05198") gives for the first stage

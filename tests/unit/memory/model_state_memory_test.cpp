@@ -17,7 +17,7 @@ strategy::Strategy split(int tp, int pp) {
 
 }  // namespace
 
-// Megatron-LM dist_optimizer.md (formats.md §6.6): bf16 params, fp32 grads, Adam = 2 + 4 + 12.
+// Megatron-LM dist_optimizer.md (docs/reference/formats.md §6.6): bf16 params, fp32 grads, Adam = 2 + 4 + 12.
 TEST(ModelStateBytes, Bf16IsEighteenBytesPerParameter) {
   const auto bytes = model_state_bytes(1000, Dtype::bf16, false, 8);
   EXPECT_EQ(bytes.weights, 2000);

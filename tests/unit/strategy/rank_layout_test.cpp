@@ -14,7 +14,7 @@ Strategy make(int tp, int pp, int dp) {
 }
 }  // namespace
 
-// Megatron's docstring example (formats.md §5.2): 16 GPUs, t = 2, p = 4, d = 2.
+// Megatron's docstring example (docs/reference/formats.md §5.2): 16 GPUs, t = 2, p = 4, d = 2.
 // TP groups [0,1] [2,3]...; DP groups [0,2] [1,3]...; PP groups [0,4,8,12]...
 TEST(RankLayout, FollowsMegatronsDefaultOrder) {
   const RankLayout layout(make(2, 4, 2), 8);

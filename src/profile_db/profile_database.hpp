@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "profile/profile_file.hpp"
+#include "profile_db/profile_file.hpp"
 #include "profile/profile_record.hpp"
-#include "profile/sqlite_connection.hpp"
+#include "profile_db/sqlite_connection.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 //! What one import did.
 struct ImportResult {
@@ -34,7 +34,7 @@ class ProfileDatabase {
   //! empty file (the schema is written by the first import). Throws InputError naming the file.
   ProfileDatabase(const std::string& path, Access access);
 
-  //! Checks every record and writes them all in one transaction: any bad record (check_record,
+  //! Checks every record and writes them all in one transaction: any bad record (profile::check_record,
   //! a key twice in one file) rolls back everything and throws InputError naming `source`, the
   //! record's index and its key. A stored (hardware, key) is replaced by the new measurement.
   ImportResult import(const ProfileFile& file, const std::string& source);
@@ -42,7 +42,7 @@ class ProfileDatabase {
   //! Hardware names with stored events, sorted.
   std::vector<std::string> hardware_names() const;
   //! Stored records sorted by hardware then key; all hardware when none is given.
-  std::vector<ProfileRecord> records(const std::optional<std::string>& hardware = std::nullopt) const;
+  std::vector<profile::ProfileRecord> records(const std::optional<std::string>& hardware = std::nullopt) const;
   //! Device time spent by the profiling runs imported for `hardware`, in seconds. A run imported
   //! again (same hardware, profiler, library, measured_at) counts once.
   double device_seconds(const std::string& hardware) const;
@@ -58,4 +58,4 @@ class ProfileDatabase {
   bool has_schema_ = false;
 };
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

@@ -1,4 +1,4 @@
-#include "profile/profile_file.hpp"
+#include "profile_db/profile_file.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,9 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
+
+using profile::ProfileRecord;
 
 namespace {
 
@@ -212,4 +214,4 @@ nlohmann::ordered_json profile_file_json(const ProfileFile& file) {
   return root;
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

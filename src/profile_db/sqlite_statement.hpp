@@ -4,11 +4,11 @@
 #include <string>
 #include <string_view>
 
-#include "profile/sqlite_connection.hpp"
+#include "profile_db/sqlite_connection.hpp"
 
 struct sqlite3_stmt;
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 //! One prepared SQL statement: bind parameters (1-based), step through rows, read columns
 //! (0-based). Failures go through the connection, so they name the database file.
@@ -39,4 +39,4 @@ class SqliteStatement {
   sqlite3_stmt* statement_ = nullptr;
 };
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

@@ -1,4 +1,4 @@
-#include "profile/profile_database.hpp"
+#include "profile_db/profile_database.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -6,12 +6,13 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
-#include "profile_test_support.hpp"
+#include "profile_db_test_support.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 namespace {
 
+using profile::ProfileRecord;
 using testing::a40_file;
 using testing::record;
 using testing::scratch_dir;
@@ -169,4 +170,4 @@ TEST(ProfileDatabase, ReadingNeedsAnExistingNonEmptyFile) {
   EXPECT_EQ(open_error(dir + "/empty.sqlite", ProfileDatabase::Access::create), "no error");
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

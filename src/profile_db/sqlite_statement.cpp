@@ -1,8 +1,8 @@
-#include "profile/sqlite_statement.hpp"
+#include "profile_db/sqlite_statement.hpp"
 
 #include <sqlite3.h>
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 SqliteStatement::SqliteStatement(const SqliteConnection& connection, std::string_view sql)
     : connection_(connection), sql_(sql) {
@@ -58,4 +58,4 @@ void SqliteStatement::check(int code, std::string_view doing) const {
   }
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

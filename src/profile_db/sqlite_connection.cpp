@@ -1,10 +1,10 @@
-#include "profile/sqlite_connection.hpp"
+#include "profile_db/sqlite_connection.hpp"
 
 #include <sqlite3.h>
 
 #include "core/input_error.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 namespace {
 
@@ -50,4 +50,4 @@ void SqliteConnection::fail(int code, std::string_view doing) const {
   }
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

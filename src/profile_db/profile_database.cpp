@@ -1,12 +1,14 @@
-#include "profile/profile_database.hpp"
+#include "profile_db/profile_database.hpp"
 
 #include <filesystem>
 #include <set>
 
 #include "core/input_error.hpp"
-#include "profile/sqlite_statement.hpp"
+#include "profile_db/sqlite_statement.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
+
+using profile::ProfileRecord;
 
 namespace {
 
@@ -170,7 +172,7 @@ ImportResult ProfileDatabase::write_records(const ProfileFile& file, const std::
     const ProfileRecord& record = file.records[index];
     try {
       check_hardware_name(record.hardware);
-      check_record(record);
+      profile::check_record(record);
     } catch (const InputError& e) {
       throw InputError(record_place(source, index, record.key) + ": " + e.what());
     }
@@ -229,4 +231,4 @@ double ProfileDatabase::device_seconds(const std::string& hardware) const {
   return query.step() ? query.real(0) : 0;
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

@@ -6,7 +6,7 @@
 
 struct sqlite3;
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 //! An open SQLite database file. Every failure becomes an InputError that names the file, and says
 //! so plainly when the file is not a database at all or is corrupt or truncated.
@@ -32,4 +32,4 @@ class SqliteConnection {
   std::unique_ptr<sqlite3, Closer> handle_;
 };
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

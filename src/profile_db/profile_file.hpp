@@ -7,7 +7,7 @@
 
 #include "profile/profile_record.hpp"
 
-namespace distsim::profile {
+namespace distsim::profile_db {
 
 //! The interchange file the profiler writes, `distsim db import` reads and `distsim db export`
 //! writes: one hardware, who measured and when, and the measured events (docs/profile_db.md).
@@ -22,12 +22,12 @@ struct ProfileFile {
   double device_seconds = 0;  //!< device time the profiler spent measuring these events
   //! Each record's hardware, profiler, library and measured_at are filled in from the file's top
   //! level unless the event names its own.
-  std::vector<ProfileRecord> records;
+  std::vector<profile::ProfileRecord> records;
 };
 
 //! Parses an interchange file's text. `source` names it in errors. Checks the structure (format,
 //! version, required fields, types, no unknown fields) and throws InputError naming the source,
-//! the event's index and its key; check_record() checks the values.
+//! the event's index and its key; profile::check_record() checks the values.
 ProfileFile parse_profile_file(const std::string& text, const std::string& source);
 
 //! Reads and parses the file at `path`; InputError when it cannot be read.
@@ -43,4 +43,4 @@ std::string record_place(const std::string& source, size_t index, const std::str
 //! Throws InputError unless `name` is a usable hardware name: not empty, no spaces or quotes.
 void check_hardware_name(const std::string& name);
 
-}  // namespace distsim::profile
+}  // namespace distsim::profile_db

@@ -1,0 +1,33 @@
+# distsim_write_link_graph(FILE) writes the link graph of the modules under the current source
+# directory, one "module dependency" pair a line, as CMake itself holds it once every module has
+# been declared. The module is the folder that declares the target; a dependency on another
+# module is written as that module's folder name, anything else (a package's target) as named.
+# tests/layering/check_layering.cmake reads it.
+function(distsim_write_link_graph file)
+  get_property(module_dirs DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTY SUBDIRECTORIES)
+  set(lines "")
+  foreach(dir IN LISTS module_dirs)
+    get_filename_component(module ${dir} NAME)
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target IN LISTS targets)
+      get_target_property(type ${target} TYPE)
+      if(type STREQUAL "INTERFACE_LIBRARY")
+        get_target_property(deps ${target} INTERFACE_LINK_LIBRARIES)
+      else()
+        get_target_property(deps ${target} LINK_LIBRARIES)
+      endif()
+      if(NOT deps)
+        set(deps "")
+      endif()
+      string(APPEND lines "${module} -\n")
+      foreach(dep IN LISTS deps)
+        string(REGEX REPLACE "^distsim(::|_)" "" dep_module "${dep}")
+        if(NOT dep_module STREQUAL dep AND IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/${dep_module})
+          set(dep "${dep_module}")
+        endif()
+        string(APPEND lines "${module} ${dep}\n")
+      endforeach()
+    endforeach()
+  endforeach()
+  file(WRITE ${file} "${lines}")
+endfunction()

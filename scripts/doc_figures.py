@@ -1,0 +1,336 @@
+#!/usr/bin/env python3
+"""The figures that README.md and docs/*.md quote from distsim's own output.
+
+In the Markdown each such figure sits between `<!-- fig NAME -->` and `<!-- /fig -->` (inline, or
+around a whole fenced block). FIGURES below says, for every NAME, which distsim command produces
+it and how it is formatted. Two modes:
+
+  scripts/doc_figures.py --distsim build/src/cli/distsim --write
+      runs the commands and rewrites every marked figure in place;
+  scripts/doc_figures.py --distsim build/src/cli/distsim --check
+      (the CTest doc_figures) prints each marked figure that differs from what distsim gives now,
+      each marker with an unknown name and each figure no document marks, and exits 1 if any.
+
+`--bench-dir build/bench` adds the figures that only the benchmarks print (task and device counts
+of build/bench/simulate_bench); without it those are skipped and said so. Timings are never
+figures here: they depend on the machine, and the documents give the command and the machine
+next to them instead.
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+MARKER = re.compile(r"<!-- fig ([A-Za-z0-9_.\-]+) -->(.*?)<!-- /fig -->", re.DOTALL)
+
+# The paper's use case (Lu et al., CF'23, Fig. 9: BERT-exLarge on 4 x 4 A10, global batch 16).
+BERT = ["--model", "bert-exlarge", "--gpu", "a10", "--nodes", "4", "--gpus-per-node", "4", "--global-batch-size", "16"]
+GPT3 = ["--model", "gpt3-175b", "--gpu", "a100-80gb", "--nodes", "128", "--global-batch-size", "1536",
+        "--micro-batch-sizes", "1,2,4", "--schedules", "gpipe,1f1b"]
+LLAMA70B_FP8_JOB = ["--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--nodes", "8", "--strategy", "4M4P4D",
+                    "--schedule", "interleaved", "--virtual-stages", "5", "--sequence-parallel",
+                    "--distributed-optimizer", "--overlap-grad-reduce", "--micro-batch-size", "1",
+                    "--global-batch-size", "128"]
+MEMORY_EXAMPLE = ["simulate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--strategy", "8M8P1D",
+                  "--micro-batch-size", "1", "--global-batch-size", "8", "--sequence-parallel",
+                  "--recompute", "selective"]
+
+# Context parallelism's worked example 2 (docs/features.md): Llama 3.1 8B, s = 8192, c = 2, t = 1.
+CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strategy", "1M1P4D", "--cp", "2",
+             "--seq-length", "8192", "--micro-batch-size", "1", "--global-batch-size", "4", "--json"]
+
+# Each source is one run: ("distsim", args), parsed as JSON when the args ask for --json, or
+# ("bench", name) for a Google Benchmark binary's JSON. A figure names its source, or a tuple of
+# sources when it combines several runs.
+SOURCES = {
+    "search_bert": ("distsim", ["search", *BERT, "--json"]),
+    "search_gpt3": ("distsim", ["search", *GPT3, "--json"]),
+    "census_bert": ("distsim", ["events", *BERT, "--search", "--json"]),
+    "census_gpt3": ("distsim", ["events", *GPT3, "--search", "--json"]),
+    "validate": ("distsim", ["validate", "--json"]),
+    "llama70b_bf16": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--json"]),
+    "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
+    "memory_example": ("distsim", MEMORY_EXAMPLE),
+    "cp_events": ("distsim", CP_EVENTS),
+    "simulate_bench": ("bench", "simulate_bench"),
+}
+
+# Measured iterations per second on the paper's cluster (Lu et al., CF'23, §6.2): the best
+# (1M8P2D), the second and the worst (16M1P1D) settings.
+PAPER_MEASURED_ITS = {"best": 2.97, "second": 2.90, "worst": 0.396}
+
+
+def ordinal(n):
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def strategy_of(candidate):
+    return candidate["label"].split(" ")[0]
+
+
+def ranked(search):
+    ok = [c for c in search["candidates"] if c["status"] == "ok"]
+    return sorted(ok, key=lambda c: -c["iterations_per_s"])
+
+
+def rank_of(search, strategy):
+    for index, candidate in enumerate(ranked(search)):
+        if strategy_of(candidate) == strategy:
+            return index + 1, candidate
+    raise KeyError(strategy)
+
+
+def by_rank(search):
+    order = ranked(search)
+    return {"best": order[0], "second": order[1], "worst": order[-1]}
+
+
+def vs_paper(search):
+    picks = by_rank(search)
+    return [picks[k]["iterations_per_s"] / PAPER_MEASURED_ITS[k] for k in PAPER_MEASURED_ITS]
+
+
+def source_stats(validation, prefix):
+    for entry in validation["by_source"]:
+        if entry["source"].startswith(prefix):
+            return entry
+    raise KeyError(prefix)
+
+
+def row(validation, row_id):
+    return next(r for r in validation["rows"] if r["id"] == row_id)
+
+
+def worst_row(validation, prefix):
+    rows = [r for r in validation["rows"] if r["source"].startswith(prefix)]
+    return max(rows, key=lambda r: abs(r["error_pct"]))
+
+
+def signed_pct(value, digits=1):
+    text = f"{value:.{digits}f}"
+    return text.replace("-", "−")
+
+
+def census_iteration_range(census):
+    times = [job["iteration_time_s"] for job in census["jobs"]]
+    return min(times), max(times)
+
+
+def bench_counter(bench, name, counter):
+    entry = next(b for b in bench["benchmarks"] if b["name"] == name)
+    return int(round(entry[counter]))
+
+
+def event_us(events, prefix):
+    """The duration of the event whose key starts with `prefix`, in whole microseconds."""
+    return f"{next(e for e in events['events'] if e['key'].startswith(prefix))['duration_us']:.0f}"
+
+
+def memory_block(text):
+    """The memory table's header, stage 0 and the peak line, as docs/memory_model.md shows them."""
+    lines = text.splitlines()
+    start = lines.index("memory per GPU (GiB):")
+    peak = next(line for line in lines if line.startswith("peak memory:"))
+    return "\n".join(["```", *lines[start:start + 3], "...", peak, "```"])
+
+
+SOURCES_BY_PREFIX = {
+    "SC21": "Narayanan et al., SC21",
+    "README": "NVIDIA Megatron-LM README",
+    "Korthikanti": "Korthikanti et al.",
+    "DGXC": "NVIDIA DGX Cloud",
+}
+
+FIGURES = {
+    # The paper's use case, `distsim search` (README.md).
+    "bert.valid": ("search_bert", lambda s: str(s["valid"])),
+    "bert.candidates": ("search_bert", lambda s: str(s["candidates_total"])),
+    "bert.best.strategy": ("search_bert", lambda s: strategy_of(by_rank(s)["best"])),
+    "bert.best.its": ("search_bert", lambda s: f"{by_rank(s)['best']['iterations_per_s']:.3f}"),
+    "bert.second.strategy": ("search_bert", lambda s: strategy_of(by_rank(s)["second"])),
+    "bert.second.its": ("search_bert", lambda s: f"{by_rank(s)['second']['iterations_per_s']:.3f}"),
+    "bert.worst.strategy": ("search_bert", lambda s: strategy_of(by_rank(s)["worst"])),
+    "bert.worst.its": ("search_bert", lambda s: f"{by_rank(s)['worst']['iterations_per_s']:.3f}"),
+    "bert.best_worst": ("search_bert", lambda s: f"{s['best_worst_ratio']:.2f}"),
+    "bert.1M8P2D.rank": ("search_bert", lambda s: ordinal(rank_of(s, "1M8P2D")[0])),
+    "bert.1M8P2D.its": ("search_bert", lambda s: f"{rank_of(s, '1M8P2D')[1]['iterations_per_s']:.3f}"),
+    "bert.vs_paper.min": ("search_bert", lambda s: f"{min(vs_paper(s)):.2f}"),
+    "bert.vs_paper.max": ("search_bert", lambda s: f"{max(vs_paper(s)):.2f}"),
+    # The GPT-3 search of the speed paragraph (README.md).
+    "gpt3.candidates": ("search_gpt3", lambda s: f"{s['candidates_total']:,}"),
+    "gpt3.invalid": ("search_gpt3", lambda s: str(s["invalid"])),
+    "gpt3.out_of_memory": ("search_gpt3", lambda s: str(s["out_of_memory"])),
+    "gpt3.simulated": ("search_gpt3", lambda s: str(s["valid"] - s["out_of_memory"])),
+    # Validation against published runs (README.md, docs/cost_models.md §8).
+    "validate.rows": ("validate", lambda v: str(v["overall"]["rows"])),
+    "validate.mape": ("validate", lambda v: f"{v['overall']['mape_pct']:.1f}"),
+    "validate.max": ("validate", lambda v: f"{v['overall']['max_abs_pct']:.1f}"),
+    **{f"validate.{key}.rows": ("validate", lambda v, p=prefix: str(source_stats(v, p)["rows"]))
+       for key, prefix in SOURCES_BY_PREFIX.items()},
+    **{f"validate.{key}.mape": ("validate", lambda v, p=prefix: f"{source_stats(v, p)['mape_pct']:.1f}")
+       for key, prefix in SOURCES_BY_PREFIX.items()},
+    **{f"validate.{key}.max": ("validate", lambda v, p=prefix: f"{source_stats(v, p)['max_abs_pct']:.1f}")
+       for key, prefix in SOURCES_BY_PREFIX.items()},
+    **{f"validate.{key}.max_row": ("validate", lambda v, p=prefix: worst_row(v, p)["id"])
+       for key, prefix in SOURCES_BY_PREFIX.items()},
+    **{f"validate.{row_id}.error": ("validate", lambda v, r=row_id: signed_pct(row(v, r)["error_pct"]))
+       for row_id in ("R202", "R203", "R214", "R215")},
+    # Event census and profiling cost (README.md, docs/profiling_cost.md).
+    **{f"census.{name}.{field}": (f"census_{name}", fn)
+       for name in ("bert", "gpt3")
+       for field, fn in {
+           "jobs": lambda c: str(len(c["jobs"])),
+           "unique": lambda c: str(c["unique"]),
+           "summed": lambda c: str(c["sum_of_job_unique"]),
+           "shared": lambda c: str(c["shared_by_several_jobs"]),
+           "instances": lambda c: f"{c['instances']:,}",
+           "dedup": lambda c: f"{c['dedup_ratio']:,.0f}",
+           "profiling_s": lambda c: f"{c['profiling_cost']['profile_device_seconds']:.1f}",
+           "measured": lambda c: str(c["profiling_cost"]["measured_events"]),
+       }.items()},
+    "census.bert.direct_s": ("census_bert", lambda c: f"{c['profiling_cost']['direct_device_seconds']:,.1f}"),
+    "census.bert.ratio_pct": ("census_bert", lambda c: f"{100 * c['profiling_cost']['ratio']:.2f}"),
+    "census.gpt3.direct_s": ("census_gpt3", lambda c: f"{c['profiling_cost']['direct_device_seconds']:,.0f}"),
+    "census.bert.direct_s_rounded": ("census_bert", lambda c: f"{c['profiling_cost']['direct_device_seconds']:,.0f}"),
+    "census.bert.profiling_s_rounded": ("census_bert",
+                                        lambda c: f"{c['profiling_cost']['profile_device_seconds']:.0f}"),
+    "census.bert.iteration_min": ("census_bert", lambda c: f"{census_iteration_range(c)[0]:.2f}"),
+    "census.bert.iteration_max": ("census_bert", lambda c: f"{census_iteration_range(c)[1]:.1f}"),
+    "census.gpt3.direct_s_sci": ("census_gpt3",
+                                 lambda c: f"{c['profiling_cost']['direct_device_seconds'] / 1e7:.1f} × 10⁷"),
+    "census.gpt3.ratio_pct_1": ("census_gpt3", lambda c: f"{100 * c['profiling_cost']['ratio']:.4f}"),
+    "census.gpt3.ratio_pct_3": ("census_gpt3", lambda c: f"{100 * c['profiling_cost']['ratio']:.6f}"),
+    "census.gpt3.profiling_s_rounded": ("census_gpt3",
+                                        lambda c: f"{c['profiling_cost']['profile_device_seconds']:.0f}"),
+    # fp8 GEMMs on Llama 3.1 70B (docs/features.md).
+    "fp8.llama70b.bf16_s": ("llama70b_bf16", lambda j: f"{j['iteration_time_s']:.3f}"),
+    "fp8.llama70b.fp8_s": ("llama70b_fp8", lambda j: f"{j['iteration_time_s']:.3f}"),
+    "fp8.llama70b.speedup": (("llama70b_bf16", "llama70b_fp8"),
+                             lambda bf16, fp8: f"{bf16['iteration_time_s'] / fp8['iteration_time_s']:.2f}"),
+    # Context parallelism, worked example 2 (docs/features.md).
+    "cp.forward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=4096")),
+    "cp.backward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_bwd b=1 heads=32 kv_heads=8 sq=4096")),
+    "cp.exchange_us": ("cp_events", lambda e: event_us(e, "ring_exchange bytes=16777216 group=2")),
+    # The memory table (docs/memory_model.md).
+    "memory.example": ("memory_example", memory_block),
+    # Task and device counts of build/bench/simulate_bench (README.md, Speed).
+    **{f"bench.{short}.{counter}": ("simulate_bench", lambda b, n=name, c=counter: f"{bench_counter(b, n, c):,}")
+       for short, name in {
+           "gpt2": "BM_Gpt2DefaultJob",
+           "gpt2_all": "BM_Gpt2DefaultJobAllRanks",
+           "bert": "BM_BertExLarge16xA10",
+           "gpt3": "BM_Gpt3On1024A100",
+           "llama405b": "BM_Llama405bOn16384H100",
+       }.items()
+       for counter in ("gpus", "devices", "tasks")},
+}
+
+
+class Runner:
+    """Runs each source once and keeps its output."""
+
+    def __init__(self, distsim, bench_dir):
+        self.distsim = distsim
+        self.bench_dir = bench_dir
+        self.outputs = {}
+
+    def available(self, sources):
+        for source in sources:
+            kind, what = SOURCES[source]
+            if kind == "bench" and (self.bench_dir is None or not (self.bench_dir / what).exists()):
+                return False
+        return True
+
+    def output(self, source):
+        if source not in self.outputs:
+            kind, what = SOURCES[source]
+            if kind == "distsim":
+                command = [self.distsim, *what]
+            else:
+                command = [str(self.bench_dir / what), "--benchmark_format=json", "--benchmark_min_time=0"]
+            text = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            self.outputs[source] = json.loads(text) if "--json" in command or kind == "bench" else text
+        return self.outputs[source]
+
+    def figure(self, name):
+        sources, formatter = figure_sources(name), FIGURES[name][1]
+        return formatter(*(self.output(source) for source in sources))
+
+
+def figure_sources(name):
+    """A figure comes from one source, or from several named as a tuple."""
+    sources = FIGURES[name][0]
+    return sources if isinstance(sources, tuple) else (sources,)
+
+
+def documents(root):
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def line_of(text, offset):
+    return text.count("\n", 0, offset) + 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--distsim", required=True, help="the distsim binary")
+    parser.add_argument("--bench-dir", type=pathlib.Path, help="build/bench, for the benchmark figures")
+    parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path(__file__).resolve().parent.parent,
+                        help="the repository (README.md and docs/*.md)")
+    parser.add_argument("--allow-unmarked", action="store_true",
+                        help="do not require every figure to be marked somewhere (for partial trees)")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+
+    runner = Runner(args.distsim, args.bench_dir)
+    problems = []
+    skipped = set()
+    marked = set()
+    for path in documents(args.root):
+        text = path.read_text(encoding="utf-8")
+        place = path.relative_to(args.root)
+
+        def replace(match):
+            name, quoted = match.group(1), match.group(2)
+            marked.add(name)
+            where = f"{place}:{line_of(text, match.start())}"
+            if name not in FIGURES:
+                problems.append(f"{where}: unknown figure '{name}'")
+                return match.group(0)
+            if not runner.available(figure_sources(name)):
+                skipped.add(name)
+                return match.group(0)
+            value = runner.figure(name)
+            if value != quoted:
+                problems.append(f"{where}: {name}: the document says '{quoted}', distsim gives '{value}'")
+            return f"<!-- fig {name} -->{value}<!-- /fig -->"
+
+        updated = MARKER.sub(replace, text)
+        if args.write and updated != text:
+            path.write_text(updated, encoding="utf-8")
+            print(f"rewrote {place}")
+    if not args.allow_unmarked:
+        for name in sorted(set(FIGURES) - marked):
+            problems.append(f"figure '{name}' is defined in scripts/doc_figures.py but no document marks it")
+    for name in sorted(skipped):
+        print(f"skipped {name}: its benchmark binary is not built (--bench-dir)")
+    if args.write:
+        return 0
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"{len(problems)} figure(s) out of date: run scripts/doc_figures.py --distsim build/src/cli/distsim "
+              "--bench-dir build/bench --write")
+        return 1
+    print(f"{len(marked) - len(skipped)} figures match distsim's output")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

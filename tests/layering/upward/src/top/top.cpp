@@ -1,0 +1,4 @@
+#include "top/top.hpp"
+
+#include "base/base.hpp"
+#include "store/store.hpp"
