@@ -10,6 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 distsim=$(realpath "${1:-$source_dir/build/src/cli/distsim}")
+export DISTSIM_BIN=$distsim  # the profiler reads the operator table from it
 out=${2:-$source_dir/build/accuracy}
 # The first of $DISTSIM_PYTHON, python3, /usr/bin/python3 that has torch.
 . "$source_dir/tests/profiler/find_python.sh"
