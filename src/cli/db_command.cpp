@@ -12,7 +12,7 @@
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "profile/event_key.hpp"
+#include "events/event_key.hpp"
 #include "profile_db/profile_database.hpp"
 
 namespace distsim::cli {
@@ -155,7 +155,7 @@ std::string hardware_stats(const ProfileDatabase& db, const std::string& hardwar
   std::string oldest = records.front().measured_at;
   std::string newest = oldest;
   for (const auto& record : records) {
-    ++by_class[profile::parse_event_key(record.key).event_class];
+    ++by_class[events::parse_event_key(record.key).event_class];
     samples += record.samples;
     oldest = std::min(oldest, record.measured_at);
     newest = std::max(newest, record.measured_at);

@@ -2,12 +2,15 @@
 #include <iostream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
 #include "cli/commands.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "events/operator.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::cli {
@@ -20,35 +23,99 @@ std::string padded(std::string_view name) {
   return text;
 }
 
-template <typename Item, typename Describe>
-void print_catalog(const std::vector<Item>& items, Describe describe) {
+struct ListOptions {
+  std::string what;
+  bool json = false;
+};
+
+//! Prints one "name  description" line per item, or with --json a list of {name, description}.
+template <typename Item, typename Name, typename Describe>
+void print_catalog(const std::vector<Item>& items, bool json, Name name, Describe describe) {
+  nlohmann::json list = nlohmann::json::array();
   for (const auto& item : items) {
-    std::cout << describe(item) << "\n";
+    if (json) {
+      list.push_back({{"name", std::string(name(item))}, {"description", std::string(describe(item))}});
+    } else {
+      std::cout << padded(name(item)) << describe(item) << "\n";
+    }
+  }
+  if (json) {
+    std::cout << list.dump(2) << "\n";
   }
 }
 
-void run_list(const std::string& what) {
+nlohmann::json key_field_json(const events::KeyField& field) {
+  return {{"name", std::string(field.name)},
+          {"type", std::string(events::key_field_type_name(field.type))},
+          {"minimum", field.minimum},
+          {"meaning", std::string(field.meaning)}};
+}
+
+//! The operator table as the profiler reads it (docs/profile_db.md, "Event keys").
+nlohmann::json operator_table_json() {
+  nlohmann::json dtypes = nlohmann::json::array();
+  for (Dtype dtype : kDtypes) {
+    dtypes.push_back({{"name", std::string(dtype_name(dtype))}, {"bytes", dtype_bytes(dtype)}});
+  }
+  nlohmann::json operators = nlohmann::json::array();
+  for (const auto& spec : events::operator_table()) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const auto& field : spec.fields) {
+      fields.push_back(key_field_json(field));
+    }
+    operators.push_back({{"name", std::string(spec.name)},
+                         {"class", std::string(events::event_class_name(spec.event_class))},
+                         {"kind", spec.is_communication() ? "communication" : "compute"},
+                         {"key", events::key_grammar(spec)},
+                         {"fields", fields},
+                         {"meaning", std::string(spec.meaning)}});
+  }
+  return {{"format", "distsim-operators"}, {"version", 1}, {"dtypes", dtypes}, {"operators", operators}};
+}
+
+void print_operators(bool json) {
+  if (json) {
+    std::cout << operator_table_json().dump(2) << "\n";
+    return;
+  }
+  for (const auto& spec : events::operator_table()) {
+    std::string name(spec.name);
+    name.resize(std::max<size_t>(name.size() + 2, 24), ' ');
+    std::cout << name << spec.meaning << "\n" << std::string(24, ' ') << "key: " << events::key_grammar(spec) << "\n";
+  }
+}
+
+void run_list(const ListOptions& options) {
+  const auto& what = options.what;
+  const auto name = [](const auto& item) -> std::string_view { return item.name; };
+  const auto description = [](const auto& item) -> std::string_view { return item.description; };
   if (what == "models") {
-    print_catalog(catalog::builtin_models(), [](const auto& m) { return padded(m.name) + m.description; });
+    print_catalog(catalog::builtin_models(), options.json, name, description);
   } else if (what == "gpus") {
-    print_catalog(catalog::builtin_gpus(), [](const auto& g) { return padded(g.name) + g.description; });
+    print_catalog(catalog::builtin_gpus(), options.json, name, description);
   } else if (what == "clusters") {
-    print_catalog(catalog::builtin_clusters(), [](const auto& c) { return padded(c.name) + c.description; });
+    print_catalog(catalog::builtin_clusters(), options.json, name, description);
   } else if (what == "schedules") {
-    print_catalog(schedule::all_schedules(),
-                  [](const auto* s) { return padded(s->name()) + std::string(s->description()); });
+    print_catalog(
+        schedule::all_schedules(), options.json, [](const auto* s) { return s->name(); },
+        [](const auto* s) { return s->description(); });
+  } else if (what == "operators") {
+    print_operators(options.json);
   } else {
-    throw InputError("distsim list: " + unknown_name_message("catalog", what, {"models", "gpus", "clusters", "schedules"}));
+    throw InputError("distsim list: " + unknown_name_message("catalog", what,
+                                                             {"models", "gpus", "clusters", "schedules", "operators"}));
   }
 }
 
 }  // namespace
 
 void add_list_command(CLI::App& app) {
-  auto what = std::make_shared<std::string>();
-  auto* command = app.add_subcommand("list", "list the built-in models, gpus, clusters or schedules");
-  command->add_option("what", *what, "models | gpus | clusters | schedules")->required();
-  command->callback([what] { run_list(*what); });
+  auto options = std::make_shared<ListOptions>();
+  auto* command =
+      app.add_subcommand("list", "list the built-in models, gpus, clusters, schedules or the operators of event keys");
+  command->add_option("what", options->what, "models | gpus | clusters | schedules | operators")->required();
+  command->add_flag("--json", options->json, "print JSON (for operators: the key grammar of each)");
+  command->callback([options] { run_list(*options); });
 }
 
 }  // namespace distsim::cli

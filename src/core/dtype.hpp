@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <string_view>
 
 namespace distsim {
@@ -7,6 +8,8 @@ namespace distsim {
 //! Numeric formats the model computes in. Only GEMM inputs run in fp8; everything else in a
 //! job with fp8 GEMMs stays bf16.
 enum class Dtype { fp32, bf16, fp16, fp8 };
+
+inline constexpr std::array<Dtype, 4> kDtypes = {Dtype::fp32, Dtype::bf16, Dtype::fp16, Dtype::fp8};
 
 //! Bytes per element.
 constexpr int dtype_bytes(Dtype dtype) {

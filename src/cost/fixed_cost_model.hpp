@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
 #include "cost/cost_model.hpp"
 
 namespace distsim::cost {
@@ -12,11 +14,18 @@ namespace distsim::cost {
 //! lets a user pin an operator's time. Its costs count as profiled: they were given, not modelled.
 class FixedCostModel : public CostModel {
  public:
+  //! Throws InputError when a name of `by_op` is not an operator of the operator table.
   FixedCostModel(std::map<std::string, SimTime> by_op, SimTime compute_default, SimTime communication_default)
-      : by_op_(std::move(by_op)), compute_default_(compute_default), communication_default_(communication_default) {}
+      : by_op_(std::move(by_op)), compute_default_(compute_default), communication_default_(communication_default) {
+    for (const auto& [name, duration] : by_op_) {
+      if (!events::find_operator(name)) {
+        throw InputError(unknown_name_message("operator", name, events::operator_names()));
+      }
+    }
+  }
 
   std::optional<Cost> try_cost(const events::Event& event) const override {
-    const auto found = by_op_.find(event.op);
+    const auto found = by_op_.find(std::string(events::operator_name(event.op)));
     if (found != by_op_.end()) {
       return Cost{found->second, CostSource::profiled};
     }

@@ -6,21 +6,9 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "events/operator.hpp"
 
 namespace distsim::events {
-
-//! How an event's duration is obtained by the analytical model: a GEMM (tile and wave
-//! quantization), fused attention (FLOPs at attention efficiency), a memory-bound kernel
-//! (bytes over bandwidth), or a communication.
-enum class EventClass { gemm, attention, memory_bound, collective, point_to_point };
-
-//! ring_exchange: each of the group's ranks sends `bytes` to the next rank of the ring and
-//! receives as many from the previous one, all at once (context parallelism's K/V rotation).
-enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange };
-
-std::string_view collective_name(Collective collective);
-//! "gemm", "attention", "memory_bound", "collective" or "point_to_point".
-std::string_view event_class_name(EventClass event_class);
 
 //! A named dimension of a compute event ("m" → 4096).
 struct Dim {
@@ -35,8 +23,8 @@ struct Dim {
 //! from the shapes, so cost models need not know each operator's formula.
 struct Event {
   EventClass event_class = EventClass::memory_bound;
-  std::string op;          //!< "gemm", "flash_attention_bwd", "layernorm", "all_reduce", ...
-  std::vector<Dim> dims;   //!< compute shape; for GEMMs m, n, k (batched GEMMs: batch, m, n, k)
+  Operator op = Operator::gemm;
+  std::vector<Dim> dims;  //!< compute shape: the dim and flag fields of the operator's key, in key order
   Dtype dtype = Dtype::bf16;
   double flops = 0;        //!< floating-point operations of one occurrence
   double bytes_moved = 0;  //!< bytes read and written from device memory (compute events)
@@ -54,7 +42,8 @@ struct Event {
   //! The dimension, or `fallback` when the event has none of that name (a plain GEMM's batch).
   std::int64_t dim_or(std::string_view name, std::int64_t fallback) const;
   //! Canonical text key: equal keys mean the same event, e.g.
-  //! "gemm m=4096 n=3072 k=1024 bf16" or "all_reduce bytes=8388608 group=8 intra".
+  //! "gemm m=4096 n=3072 k=1024 bf16" or "all_reduce bytes=8388608 group=8 intra"
+  //! (format_event_key, event_key.hpp).
   std::string key() const;
 };
 

@@ -1,13 +1,39 @@
 #include "events/event_factory.hpp"
 
+#include "core/input_error.hpp"
+
 namespace distsim::events {
 
-Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
+namespace {
+
+//! An event of compute operator `op` whose dimensions are `values`, named by the dim and flag
+//! fields of the operator's key in order.
+Event compute_event(Operator op, Dtype dtype, std::initializer_list<std::int64_t> values) {
+  const OperatorSpec& spec = operator_spec(op);
   Event event;
-  event.event_class = EventClass::gemm;
-  event.op = "gemm";
-  event.dims = {{"m", m}, {"n", n}, {"k", k}};
-  event.dtype = dtype_;
+  event.event_class = spec.event_class;
+  event.op = op;
+  event.dtype = dtype;
+  const auto* value = values.begin();
+  for (const auto& field : spec.fields) {
+    if (field.type != KeyFieldType::dim && field.type != KeyFieldType::flag) {
+      continue;
+    }
+    if (value == values.end()) {
+      throw InternalError("too few dimensions for operator '" + std::string(spec.name) + "'");
+    }
+    event.dims.push_back({std::string(field.name), *value++});
+  }
+  if (value != values.end()) {
+    throw InternalError("too many dimensions for operator '" + std::string(spec.name) + "'");
+  }
+  return event;
+}
+
+}  // namespace
+
+Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  Event event = compute_event(Operator::gemm, dtype_, {m, n, k});
   event.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   event.bytes_moved = static_cast<double>(element_) * static_cast<double>(m * k + k * n + m * n);
   return event;
@@ -22,22 +48,17 @@ Event EventFactory::fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) con
 }
 
 Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const {
-  Event event = gemm(m, n, k);
-  event.op = "batched_gemm";
-  event.dims.insert(event.dims.begin(), {"batch", batch});
-  event.flops *= static_cast<double>(batch);
-  event.bytes_moved *= static_cast<double>(batch);
+  const Event product = gemm(m, n, k);
+  Event event = compute_event(Operator::batched_gemm, dtype_, {batch, m, n, k});
+  event.flops = product.flops * static_cast<double>(batch);
+  event.bytes_moved = product.bytes_moved * static_cast<double>(batch);
   return event;
 }
 
 Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
                               std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const {
-  Event event;
-  event.event_class = EventClass::attention;
-  event.op = backward ? "flash_attention_bwd" : "flash_attention_fwd";
-  event.dims = {{"b", batch},       {"heads", heads},       {"kv_heads", kv_heads}, {"sq", seq_q},
-                {"skv", seq_kv},    {"d", head_dim},        {"causal", causal ? 1 : 0}};
-  event.dtype = dtype_;
+  Event event = compute_event(backward ? Operator::flash_attention_bwd : Operator::flash_attention_fwd, dtype_,
+                              {batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal ? 1 : 0});
   const double forward_flops = 4.0 * static_cast<double>(batch * heads) * static_cast<double>(seq_q) *
                                static_cast<double>(seq_kv) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
   event.flops = backward ? 2.5 * forward_flops : forward_flops;
@@ -49,36 +70,31 @@ Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t he
   return event;
 }
 
-Event EventFactory::elementwise(const std::string& op, std::int64_t rows, std::int64_t cols, int reads,
-                                int writes, double extra_bytes) const {
-  Event event;
-  event.event_class = EventClass::memory_bound;
-  event.op = op;
-  event.dims = {{"rows", rows}, {"cols", cols}};
-  event.dtype = dtype_;
+Event EventFactory::elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,
+                                double extra_bytes) const {
+  Event event = compute_event(op, dtype_, {rows, cols});
   const double elements = static_cast<double>(rows) * static_cast<double>(cols);
   event.bytes_moved = elements * element_ * (reads + writes) + extra_bytes;
   return event;
 }
 
 Event EventFactory::fp8_cast_transpose(std::int64_t rows, std::int64_t cols) const {
-  Event event = elementwise("fp8_cast_transpose", rows, cols, 1, 0);
+  Event event = elementwise(Operator::fp8_cast_transpose, rows, cols, 1, 0);
   event.bytes_moved += 2.0 * dtype_bytes(Dtype::fp8) * static_cast<double>(rows) * static_cast<double>(cols);
   return event;
 }
 
-Event EventFactory::norm_to_fp8(const std::string& norm_op, std::int64_t rows, std::int64_t cols) const {
+Event EventFactory::norm_to_fp8(Operator norm, std::int64_t rows, std::int64_t cols) const {
+  if (norm != Operator::layernorm && norm != Operator::rmsnorm) {
+    throw InternalError("no fp8-writing form of operator '" + std::string(operator_name(norm)) + "'");
+  }
   Event event = fp8_cast_transpose(rows, cols);
-  event.op = norm_op + "_fp8";
+  event.op = norm == Operator::layernorm ? Operator::layernorm_fp8 : Operator::rmsnorm_fp8;
   return event;
 }
 
 Event EventFactory::adam_step(std::int64_t parameters) const {
-  Event event;
-  event.event_class = EventClass::memory_bound;
-  event.op = "adam_step";
-  event.dims = {{"params", parameters}};
-  event.dtype = dtype_;
+  Event event = compute_event(Operator::adam_step, dtype_, {parameters});
   constexpr double kNormBytes = 4;
   constexpr double kAdamBytes = 28;
   const double unscale_bytes = dtype_ == Dtype::fp16 ? 8 : 0;
@@ -90,9 +106,9 @@ Event EventFactory::adam_step(std::int64_t parameters) const {
 Event EventFactory::collective(Collective collective, std::int64_t bytes, const strategy::GroupPlacement& group,
                                int group_size) const {
   Event event;
-  event.event_class = EventClass::collective;
+  event.op = operator_of(collective);
+  event.event_class = operator_spec(event.op).event_class;
   event.collective = collective;
-  event.op = std::string(collective_name(collective));
   event.bytes = bytes;
   event.group_size = group_size;
   event.intra_node = group.intra_node;
@@ -101,15 +117,11 @@ Event EventFactory::collective(Collective collective, std::int64_t bytes, const 
 }
 
 Event EventFactory::send_recv(std::int64_t bytes, const strategy::GroupPlacement& link) const {
-  Event event = collective(Collective::send_recv, bytes, link, 2);
-  event.event_class = EventClass::point_to_point;
-  return event;
+  return collective(Collective::send_recv, bytes, link, 2);
 }
 
 Event EventFactory::ring_exchange(std::int64_t bytes, const strategy::GroupPlacement& ring, int group_size) const {
-  Event event = collective(Collective::ring_exchange, bytes, ring, group_size);
-  event.event_class = EventClass::point_to_point;
-  return event;
+  return collective(Collective::ring_exchange, bytes, ring, group_size);
 }
 
 }  // namespace distsim::events

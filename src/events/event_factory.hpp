@@ -30,7 +30,7 @@ class EventFactory {
                   std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;
   //! An elementwise or normalization kernel over `elements` values that reads `reads` and writes
   //! `writes` tensors of that size (plus `extra_bytes`, e.g. a 1-byte dropout mask).
-  Event elementwise(const std::string& op, std::int64_t rows, std::int64_t cols, int reads, int writes,
+  Event elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,
                     double extra_bytes = 0) const;
   //! TransformerEngine's fp8_cast_transpose of a [rows × cols] tensor in the factory's dtype: one
   //! read, then its fp8 copy and the fp8 copy's transpose written (Hopper's fp8 GEMMs take only
@@ -39,8 +39,8 @@ class EventFactory {
   Event fp8_cast_transpose(std::int64_t rows, std::int64_t cols) const;
   //! A norm that writes its output in fp8, the cast fused into the norm kernel as in
   //! TransformerEngine's LayerNormLinear: reads the input once and writes the fp8 output and its
-  //! transpose, rows·cols·(element + 1 + 1) bytes; op "<norm_op>_fp8".
-  Event norm_to_fp8(const std::string& norm_op, std::int64_t rows, std::int64_t cols) const;
+  //! transpose, rows·cols·(element + 1 + 1) bytes; op layernorm_fp8 or rmsnorm_fp8.
+  Event norm_to_fp8(Operator norm, std::int64_t rows, std::int64_t cols) const;
   //! Megatron-LM's optimizer step over `parameters` whose model copy is in this factory's dtype
   //! (MixedPrecisionOptimizer.step with fp32 main gradients): for fp16, unscale the gradients and
   //! check them for inf/NaN (read and write 4 B); the gradient norm for clipping (read 4 B); Adam

@@ -71,8 +71,12 @@ std::int64_t PassBuilder::ffn_up_width() const {
 
 std::int64_t PassBuilder::vocab_width() const { return padded_vocab(model_.vocab_size, tp_) / tp_; }
 
-std::string PassBuilder::norm_op() const {
-  return model_.norm == model::NormType::rmsnorm ? "rmsnorm" : "layernorm";
+Operator PassBuilder::norm_op() const {
+  return model_.norm == model::NormType::rmsnorm ? Operator::rmsnorm : Operator::layernorm;
+}
+
+Operator PassBuilder::norm_backward_op() const {
+  return model_.norm == model::NormType::rmsnorm ? Operator::rmsnorm_bwd : Operator::layernorm_bwd;
 }
 
 std::int64_t PassBuilder::activation_bytes(std::int64_t token_count) const {
@@ -159,8 +163,9 @@ void PassBuilder::row_linear_backward(std::int64_t token_count, std::int64_t in,
 
 void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for) {
   const std::int64_t rows = sharded(token_count);
-  add(sink, factory_.elementwise("bias_dropout_add", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
-      layer, "bias dropout add", waits_for);
+  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  add(sink, factory_.elementwise(Operator::bias_dropout_add, rows, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add", waits_for);
 }
 
 void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
@@ -183,11 +188,11 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   const std::int64_t score_rows = batches * seq_q;
   add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.scores);
   // Megatron-LM's FusedScaleMaskSoftmax reads and writes the fp16 scores once.
-  add(sink, factory_.elementwise("scale_mask_softmax", score_rows, seq_kv, 1, 1), layer, label.softmax);
+  add(sink, factory_.elementwise(Operator::scale_mask_softmax, score_rows, seq_kv, 1, 1), layer, label.softmax);
   // torch dropout reads the probabilities, writes them and a 1-byte keep mask.
-  add(sink,
-      factory_.elementwise("attention_dropout", score_rows, seq_kv, 1, 1, static_cast<double>(score_rows * seq_kv)),
-      layer, label.dropout);
+  const double mask_bytes = static_cast<double>(score_rows * seq_kv);
+  add(sink, factory_.elementwise(Operator::attention_dropout, score_rows, seq_kv, 1, 1, mask_bytes), layer,
+      label.dropout);
   add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.context);
 }
 
@@ -217,9 +222,10 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.context);   // dP = dO·Vᵀ
   add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.context);   // dV = Pᵀ·dO
   // Reads the gradient and the mask, writes the gradient.
-  add(sink, factory_.elementwise("attention_dropout_bwd", score_rows, seq_kv, 1, 1, mask_bytes), layer, label.dropout);
+  add(sink, factory_.elementwise(Operator::attention_dropout_bwd, score_rows, seq_kv, 1, 1, mask_bytes), layer,
+      label.dropout);
   // Reads the softmax output and its gradient, writes the scores' gradient.
-  add(sink, factory_.elementwise("scale_mask_softmax_bwd", score_rows, seq_kv, 2, 1), layer, label.softmax);
+  add(sink, factory_.elementwise(Operator::scale_mask_softmax_bwd, score_rows, seq_kv, 2, 1), layer, label.softmax);
   add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.scores);    // dQ = dS·K
   add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);    // dK = dSᵀ·Q
 }
@@ -285,7 +291,7 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
     if (model_.position_embedding == model::PositionEmbedding::rope) {
-      add(sink, factory_.elementwise("rope", t, query_width() + kv_width(), 1, 1), layer, "rope");
+      add(sink, factory_.elementwise(Operator::rope, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
   }
   attention_core_forward(sink, layer, cross);
@@ -298,8 +304,9 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  add(sink, factory_.elementwise("bias_dropout_add_bwd", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
-      layer, "bias dropout add");
+  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add");
   row_linear_backward(t, query_width(), hidden(), layer, "attention out");
   attention_core_backward(layer, cross);
   int reduction = -1;
@@ -312,11 +319,11 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
     reduction = column_linear_backward(t, hidden(), query_width(), layer, "cross q");
   } else {
     if (model_.position_embedding == model::PositionEmbedding::rope) {
-      add(sink, factory_.elementwise("rope_bwd", t, query_width() + kv_width(), 1, 1), layer, "rope");
+      add(sink, factory_.elementwise(Operator::rope_bwd, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
     reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
   }
-  add(sink, factory_.elementwise(norm_op() + "_bwd", rows, hidden(), 2, 1), layer, "norm", reduction);
+  add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
 }
 
 void PassBuilder::mlp_forward(Sink sink, int layer) {
@@ -324,9 +331,9 @@ void PassBuilder::mlp_forward(Sink sink, int layer) {
   add(sink, norm_forward(sharded(t), layer), layer, "norm");
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
   if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise("swiglu", t, ffn_width(), 2, 1), layer, "swiglu");
+    add(sink, factory_.elementwise(Operator::swiglu, t, ffn_width(), 2, 1), layer, "swiglu");
   } else {
-    add(sink, factory_.elementwise("gelu", t, ffn_width(), 1, 1), layer, "gelu");
+    add(sink, factory_.elementwise(Operator::gelu, t, ffn_width(), 1, 1), layer, "gelu");
   }
   linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
@@ -336,16 +343,17 @@ void PassBuilder::mlp_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  add(sink, factory_.elementwise("bias_dropout_add_bwd", rows, hidden(), 2, 1, static_cast<double>(rows * hidden())),
-      layer, "bias dropout add");
+  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add");
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
   if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise("swiglu_bwd", t, ffn_width(), 3, 2), layer, "swiglu");
+    add(sink, factory_.elementwise(Operator::swiglu_bwd, t, ffn_width(), 3, 2), layer, "swiglu");
   } else {
-    add(sink, factory_.elementwise("gelu_bwd", t, ffn_width(), 2, 1), layer, "gelu");
+    add(sink, factory_.elementwise(Operator::gelu_bwd, t, ffn_width(), 2, 1), layer, "gelu");
   }
   const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");
-  add(sink, factory_.elementwise(norm_op() + "_bwd", rows, hidden(), 2, 1), layer, "norm", reduction);
+  add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {
@@ -375,11 +383,11 @@ void PassBuilder::embedding_forward() {
   // The partial rows are summed over the tensor group, into sequence shards under sequence
   // parallelism, before the first layer can start (Megatron-LM blocks on it).
   const int reads = model_.position_embedding == model::PositionEmbedding::learned ? 2 : 1;
-  add(sink, factory_.elementwise("embedding", t, hidden(), reads, 1), -1, "embedding");
+  add(sink, factory_.elementwise(Operator::embedding, t, hidden(), reads, 1), -1, "embedding");
   forward_input_ = reduce_partial_sums(sink, t, -1);
   if (model_.architecture == model::Architecture::encoder_decoder) {
     const std::int64_t target = static_cast<std::int64_t>(model_.target_seq_length()) * batch_;
-    add(sink, factory_.elementwise("embedding", target, hidden(), 1, 1), -1, "decoder embedding");
+    add(sink, factory_.elementwise(Operator::embedding, target, hidden(), 1, 1), -1, "decoder embedding");
     forward_input_ = reduce_partial_sums(sink, target, -1);
   }
 }
@@ -388,7 +396,7 @@ void PassBuilder::embedding_backward() {
   // Scatter-add of the output gradient into the table's gradient rows; under sequence
   // parallelism the gradient's shards are gathered first.
   const int gathered = gather_sequence(backward_sink(), encoder_tokens(), -1);
-  add(backward_sink(), factory_.elementwise("embedding_bwd", encoder_tokens(), hidden(), 2, 1), -1, "embedding",
+  add(backward_sink(), factory_.elementwise(Operator::embedding_bwd, encoder_tokens(), hidden(), 2, 1), -1, "embedding",
       gathered);
 }
 
@@ -399,7 +407,7 @@ void PassBuilder::head_forward() {
   linear_forward(sink, t, hidden(), vocab_width(), -1, "lm head", gather_sequence(sink, t, -1));
   // Vocabulary-parallel cross-entropy: softmax over this rank's logits, then three small fp32
   // all-reduces over [s, b] (max, predicted logit, sum of exp; docs/reference/formats.md §6.1).
-  add(sink, factory_.elementwise("cross_entropy", t, vocab_width(), 1, 1), -1, "loss");
+  add(sink, factory_.elementwise(Operator::cross_entropy, t, vocab_width(), 1, 1), -1, "loss");
   for (int i = 0; i < 3; ++i) {
     tensor_collective(sink, Collective::all_reduce, t * 4, -1);
   }
@@ -416,9 +424,9 @@ void PassBuilder::gather_received_gradient(std::int64_t bytes) {
 void PassBuilder::head_backward() {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(model_.total_layers() - 1);
-  add(sink, factory_.elementwise("cross_entropy_bwd", t, vocab_width(), 1, 1), -1, "loss");
+  add(sink, factory_.elementwise(Operator::cross_entropy_bwd, t, vocab_width(), 1, 1), -1, "loss");
   const int reduction = column_linear_backward(t, hidden(), vocab_width(), -1, "lm head");
-  add(sink, factory_.elementwise(norm_op() + "_bwd", sharded(t), hidden(), 2, 1), -1, "final norm", reduction);
+  add(sink, factory_.elementwise(norm_backward_op(), sharded(t), hidden(), 2, 1), -1, "final norm", reduction);
 }
 
 }  // namespace distsim::events

@@ -65,7 +65,8 @@ class PassBuilder {
   std::int64_t ffn_width() const { return model_.ffn_hidden_size / tp_; }
   std::int64_t ffn_up_width() const;
   std::int64_t vocab_width() const;
-  std::string norm_op() const;
+  Operator norm_op() const;
+  Operator norm_backward_op() const;
   std::int64_t activation_bytes(std::int64_t token_count) const;
 
   int add(Sink sink, const Event& event, int layer, std::string_view label, int waits_for = -1);

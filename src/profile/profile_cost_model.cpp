@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
-#include "profile/event_key.hpp"
+#include "events/event_key.hpp"
 
 namespace distsim::profile {
 
@@ -23,7 +23,7 @@ ProfileCostModel::ProfileCostModel(const std::vector<ProfileRecord>& records) {
     by_key_[record.key] = static_cast<SimTime>(std::llround(nanoseconds));
     events::Event event;
     try {
-      event = parse_event_key(record.key);
+      event = events::parse_event_key(record.key);
     } catch (const InputError& e) {
       throw InputError("stored measurement '" + record.key + "' for hardware '" + record.hardware + "': " + e.what());
     }

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
-#include "profile/event_key.hpp"
+#include "events/event_key.hpp"
 
 namespace distsim::profile {
 
@@ -52,7 +52,7 @@ bool is_utc_timestamp(const std::string& text) {
 }
 
 void check_record(const ProfileRecord& record) {
-  parse_event_key(record.key);
+  events::parse_event_key(record.key);
   check_positive("median_us", record.median_us);
   check_positive("mean_us", record.mean_us);
   check_positive("min_us", record.min_us);

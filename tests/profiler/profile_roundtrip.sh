@@ -5,6 +5,7 @@
 set -euo pipefail
 distsim=$1
 source_dir=$2
+export DISTSIM_BIN=$distsim  # the profiler reads the operator table from it
 . "$(dirname "$0")/find_python.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT

@@ -1,15 +1,16 @@
 import json
 import os
+import subprocess
 import tempfile
 import unittest
 
-import support  # noqa: F401  (puts tools/profiler on the path)
-from distsim_profiler import UserError
-from distsim_profiler.keys import COMPUTE_DIMS, parse_key, read_skip_keys, read_work_lists
+import support  # puts tools/profiler on the path
+from distsim_profiler import UserError, keys
+from distsim_profiler.keys import parse_key, read_skip_keys, read_work_lists
 
 
 class ParseKeyTest(unittest.TestCase):
-    # Keys written by hand in the form of src/events/event.cpp (Event::key).
+    # Keys written by hand in the form docs/profile_db.md gives (src/events/event_key.cpp writes them).
     def test_gemm(self):
         spec = parse_key("gemm m=256 n=768 k=256 bf16")
         self.assertEqual((spec.op, spec.dims, spec.dtype), ("gemm", {"m": 256, "n": 768, "k": 256}, "bf16"))
@@ -68,14 +69,108 @@ class ParseKeyTest(unittest.TestCase):
             parse_key("all_reduce bytes=8 group=4 inter")
         self.assertIn("takes bytes= group= and intra, or inter per_node=", str(caught.exception))
 
-    def test_every_operator_of_distsim_is_known(self):
-        # The operator list of src/profile/event_key.cpp (operator_shapes).
-        expected = {"gemm", "batched_gemm", "flash_attention_fwd", "flash_attention_bwd", "adam_step"}
-        for op in ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
-                   "cross_entropy", "scale_mask_softmax", "attention_dropout"):
-            expected |= {op, op + "_bwd"}
-        expected |= {"fp8_cast_transpose", "layernorm_fp8", "rmsnorm_fp8"}
-        self.assertEqual(set(COMPUTE_DIMS), expected)
+    def test_flag_is_zero_or_one(self):
+        with self.assertRaises(UserError) as caught:
+            parse_key("flash_attention_fwd b=1 heads=2 kv_heads=2 sq=8 skv=8 d=4 causal=2 bf16")
+        self.assertEqual(str(caught.exception), "event key 'flash_attention_fwd b=1 heads=2 kv_heads=2 sq=8 skv=8 "
+                                                "d=4 causal=2 bf16': causal must be 0 or 1")
+
+    def test_group_of_one_is_refused(self):
+        # A collective needs two ranks (the minimum the binary's table gives for group).
+        with self.assertRaises(UserError) as caught:
+            parse_key("all_reduce bytes=8 group=1 intra")
+        self.assertEqual(str(caught.exception),
+                         "event key 'all_reduce bytes=8 group=1 intra': operator 'all_reduce' needs group >= 2")
+
+
+# The communication operators comm.build_operation runs (tools/profiler/distsim_profiler/comm.py).
+COMMUNICATION_OPERATIONS = {"all_reduce", "all_gather", "reduce_scatter", "send_recv", "ring_exchange"}
+# Operators of distsim's table that the profiler does not measure, each with the reason. None today.
+NOT_MEASURABLE = {}
+
+
+class OperatorTableTest(unittest.TestCase):
+    """The profiler's view of distsim's operator table, read from the binary (DISTSIM_BIN)."""
+
+    def test_table_comes_from_the_binary(self):
+        # Written by hand from docs/profile_db.md: a GEMM's key carries m, n, k; attention's seven
+        # dimensions; element sizes of the four dtypes.
+        self.assertEqual(keys.COMPUTE_DIMS["gemm"], ("m", "n", "k"))
+        self.assertEqual(keys.COMPUTE_DIMS["flash_attention_fwd"],
+                         ("b", "heads", "kv_heads", "sq", "skv", "d", "causal"))
+        self.assertEqual(set(keys.COLLECTIVES), {"all_reduce", "all_gather", "reduce_scatter"})
+        self.assertEqual(set(keys.POINT_TO_POINT), {"send_recv", "ring_exchange"})
+        self.assertEqual(keys.DTYPE_BYTES, {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1})
+
+    def test_a_missing_binary_is_named(self):
+        with self.assertRaises(UserError) as caught:
+            keys.load_operator_table("/nonexistent/distsim")
+        self.assertEqual(str(caught.exception),
+                         "DISTSIM_BIN '/nonexistent/distsim': cannot run it (No such file or directory)")
+
+    def test_a_binary_that_is_not_distsim_is_refused(self):
+        with self.assertRaises(UserError) as caught:
+            keys.load_operator_table("/bin/echo")  # prints its arguments, not JSON
+        self.assertIn("did not print JSON", str(caught.exception))
+        self.assertIn("is /bin/echo a distsim binary?", str(caught.exception))
+
+    def test_unset_variable_says_what_to_set(self):
+        saved = os.environ.pop("DISTSIM_BIN", None)
+        saved_path = os.environ.get("PATH")
+        os.environ["PATH"] = ""
+        try:
+            with self.assertRaises(UserError) as caught:
+                keys.distsim_binary()
+        finally:
+            os.environ["PATH"] = saved_path
+            if saved is not None:
+                os.environ["DISTSIM_BIN"] = saved
+        self.assertIn("set DISTSIM_BIN to its path", str(caught.exception))
+
+    def test_every_operator_key_written_here_is_read_by_distsim(self):
+        # One key per operator of the table, written by format_key with distinct values, imported
+        # by `distsim db import` (which parses every key with the same table) and exported again.
+        written = []
+        for name, entry in keys.operator_table().operators.items():
+            for intra in (True, False):
+                spec = keys.EventSpec(None, name, dtype="fp16", bytes=4096, group=4, intra=intra,
+                                      per_node=4 if intra else 2)
+                fields = [field for field in entry["fields"] if field["type"] in ("dim", "flag")]
+                spec.dims = {field["name"]: (1 if field["type"] == "flag" else 3 + 7 * index)
+                             for index, field in enumerate(fields)}
+                key = keys.format_key(spec)
+                self.assertEqual(keys.parse_key(key).dims, spec.dims)
+                if key not in written:
+                    written.append(key)
+        binary = keys.distsim_binary()
+        with tempfile.TemporaryDirectory() as directory:
+            profile = os.path.join(directory, "profile.json")
+            with open(profile, "w") as handle:
+                json.dump({"format": "distsim-profile", "version": 1, "hardware": "h100-sxm",
+                           "profiler": "test_keys", "library": "none", "measured_at": "2026-11-23T08:00:00Z",
+                           "device_seconds": 1,
+                           "events": [{"key": key, "median_us": 1, "mean_us": 1, "min_us": 1, "max_us": 1,
+                                       "stdev_us": 0, "samples": 1} for key in written]}, handle)
+            database = os.path.join(directory, "profiles.sqlite")
+            imported = subprocess.run([binary, "db", "import", profile, "--profile-db", database],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.assertEqual(imported.returncode, 0, imported.stderr)
+            exported = os.path.join(directory, "exported.json")
+            subprocess.run([binary, "db", "export", "--profile-db", database, "--output", exported], check=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            with open(exported) as handle:
+                keys_back = [entry["key"] for entry in json.load(handle)["events"]]
+        self.assertEqual(sorted(keys_back), sorted(written))
+
+    @unittest.skipUnless(support.HAVE_TORCH, "ops.py needs torch")
+    def test_the_profiler_measures_every_operator_of_the_table(self):
+        from distsim_profiler import ops
+        table = keys.operator_table()
+        compute = {name for name in table.names() if not table.is_communication(name)}
+        communication = {name for name in table.names() if table.is_communication(name)}
+        self.assertLessEqual(set(NOT_MEASURABLE), compute | communication)
+        self.assertEqual(set(ops.BUILDERS), compute - set(NOT_MEASURABLE))
+        self.assertEqual(COMMUNICATION_OPERATIONS, communication - set(NOT_MEASURABLE))
 
 
 class WorkListTest(unittest.TestCase):

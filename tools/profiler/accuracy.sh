@@ -13,6 +13,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 distsim=$(realpath -m "${1:-$source_dir/build/src/cli/distsim}")
+export DISTSIM_BIN=$distsim  # the profiler reads the operator table from it
 out=${2:-$source_dir/build/accuracy}
 fixtures=$source_dir/tests/fixtures/profiler
 repeats=${REPEATS:-20}

@@ -47,7 +47,7 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
   nlohmann::json entry = {{"id", id},
                           {"key", event.key()},
                           {"class", std::string(events::event_class_name(event.event_class))},
-                          {"op", event.op}};
+                          {"op", std::string(events::operator_name(event.op))}};
   if (event.is_communication()) {
     entry["collective"] = std::string(events::collective_name(event.collective));
     entry["bytes"] = event.bytes;

@@ -22,7 +22,8 @@ struct Fixture {
     }
     events::Event gemm;
     gemm.event_class = events::EventClass::gemm;
-    gemm.op = "gemm";
+    gemm.op = events::Operator::gemm;
+    gemm.dims = {{"m", 10000}, {"n", 10000}, {"k", 5000}};  // 2mnk = the 1e12 FLOPs below
     gemm.flops = 1e12;
     program.events.intern(gemm);
     program.costs.push_back({});

@@ -43,7 +43,7 @@ cluster::ClusterSpec round_cluster() {
 Event gemm(std::int64_t m, std::int64_t n, std::int64_t k, Dtype dtype = Dtype::bf16) {
   Event event;
   event.event_class = EventClass::gemm;
-  event.op = "gemm";
+  event.op = events::Operator::gemm;
   event.dims = {{"m", m}, {"n", n}, {"k", k}};
   event.dtype = dtype;
   event.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -54,7 +54,7 @@ Event gemm(std::int64_t m, std::int64_t n, std::int64_t k, Dtype dtype = Dtype::
 Event compute(EventClass event_class, double flops, double bytes_moved) {
   Event event;
   event.event_class = event_class;
-  event.op = event_class == EventClass::attention ? "flash_attention_fwd" : "layernorm";
+  event.op = event_class == EventClass::attention ? events::Operator::flash_attention_fwd : events::Operator::layernorm;
   event.flops = flops;
   event.bytes_moved = bytes_moved;
   return event;
@@ -63,7 +63,7 @@ Event compute(EventClass event_class, double flops, double bytes_moved) {
 Event collective(Collective kind, std::int64_t bytes, int group_size, bool intra_node = true, int ranks_per_node = 1) {
   Event event;
   event.event_class = EventClass::collective;
-  event.op = std::string(events::collective_name(kind));
+  event.op = events::operator_of(kind);
   event.collective = kind;
   event.bytes = bytes;
   event.group_size = group_size;

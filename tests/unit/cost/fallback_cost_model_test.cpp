@@ -14,7 +14,7 @@ namespace {
 // Prices one operator and nothing else, like a profile database that measured only it.
 class OneOpCostModel : public CostModel {
  public:
-  OneOpCostModel(std::string op, SimTime duration) : op_(std::move(op)), duration_(duration) {}
+  OneOpCostModel(events::Operator op, SimTime duration) : op_(op), duration_(duration) {}
   std::optional<Cost> try_cost(const events::Event& event) const override {
     if (event.op != op_) {
       return std::nullopt;
@@ -23,11 +23,11 @@ class OneOpCostModel : public CostModel {
   }
 
  private:
-  std::string op_;
+  events::Operator op_;
   SimTime duration_;
 };
 
-events::Event compute_event(const std::string& op) {
+events::Event compute_event(events::Operator op) {
   events::Event event;
   event.event_class = events::EventClass::memory_bound;
   event.op = op;
@@ -38,7 +38,7 @@ events::Event compute_event(const std::string& op) {
 events::Event all_reduce_event() {
   events::Event event;
   event.event_class = events::EventClass::collective;
-  event.op = "all_reduce";
+  event.op = events::Operator::all_reduce;
   event.bytes = 1024;
   event.group_size = 8;
   return event;
@@ -46,30 +46,39 @@ events::Event all_reduce_event() {
 
 }  // namespace
 
+TEST(FixedCostModel, RefusesANameThatIsNoOperator) {
+  try {
+    FixedCostModel({{"layernrom", 7}}, 100, 200);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("unknown operator 'layernrom'; did you mean 'layernorm'?", 0), 0u) << e.what();
+  }
+}
+
 TEST(FixedCostModel, PricesByOperatorThenByKind) {
   const FixedCostModel model({{"layernorm", 7}}, 100, 200);
-  EXPECT_EQ(model.try_cost(compute_event("layernorm"))->duration, 7);
-  EXPECT_EQ(model.try_cost(compute_event("gelu"))->duration, 100);
+  EXPECT_EQ(model.try_cost(compute_event(events::Operator::layernorm))->duration, 7);
+  EXPECT_EQ(model.try_cost(compute_event(events::Operator::gelu))->duration, 100);
   EXPECT_EQ(model.try_cost(all_reduce_event())->duration, 200);
   EXPECT_EQ(model.try_cost(all_reduce_event())->source, CostSource::profiled);
 }
 
 TEST(FallbackCostModel, TakesTheFirstModelThatAnswers) {
   FallbackCostModel chain;
-  chain.add(std::make_shared<OneOpCostModel>("layernorm", 5));
+  chain.add(std::make_shared<OneOpCostModel>(events::Operator::layernorm, 5));
   chain.add(std::make_shared<FixedCostModel>(std::map<std::string, SimTime>{}, 100, 200));
-  const Cost first = chain.cost(compute_event("layernorm"));
+  const Cost first = chain.cost(compute_event(events::Operator::layernorm));
   EXPECT_EQ(first.duration, 5);
   EXPECT_EQ(first.source, CostSource::extrapolated);
-  const Cost second = chain.cost(compute_event("gelu"));
+  const Cost second = chain.cost(compute_event(events::Operator::gelu));
   EXPECT_EQ(second.duration, 100);
   EXPECT_EQ(second.source, CostSource::profiled);
 }
 
 TEST(FallbackCostModel, NamesTheEventNoModelCanPrice) {
   FallbackCostModel chain;
-  chain.add(std::make_shared<OneOpCostModel>("layernorm", 5));
-  const events::Event gelu = compute_event("gelu");
+  chain.add(std::make_shared<OneOpCostModel>(events::Operator::layernorm, 5));
+  const events::Event gelu = compute_event(events::Operator::gelu);
   EXPECT_FALSE(chain.try_cost(gelu).has_value());
   try {
     chain.cost(gelu);

@@ -182,7 +182,7 @@ TEST(ContextParallelEvents, ReducesGradientsOverDataAndContextRanks) {
   const auto& buckets = built.chunk().gradient_buckets;
   ASSERT_FALSE(buckets.empty());
   const Event& reduction = built.table.at(buckets.front().reduction);
-  EXPECT_EQ(reduction.op, "reduce_scatter");
+  EXPECT_EQ(reduction.op, Operator::reduce_scatter);
   EXPECT_EQ(reduction.group_size, 4);
   EXPECT_TRUE(reduction.intra_node);
   const std::int64_t per_rank = built.work.parameters;

@@ -73,7 +73,7 @@ TEST(Fp8Gemm, CastTransposeReadsBf16AndWritesTwoFp8Copies) {
   EXPECT_EQ(cast.key(), "fp8_cast_transpose rows=8192 cols=4096 bf16");
   EXPECT_EQ(cast.event_class, EventClass::memory_bound);
   EXPECT_DOUBLE_EQ(cast.bytes_moved, 134'217'728.0);
-  const Event norm = factory.norm_to_fp8("rmsnorm", 8192, 4096);
+  const Event norm = factory.norm_to_fp8(Operator::rmsnorm, 8192, 4096);
   EXPECT_EQ(norm.key(), "rmsnorm_fp8 rows=8192 cols=4096 bf16");
   EXPECT_DOUBLE_EQ(norm.bytes_moved, 134'217'728.0);
 }

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.hpp"
-#include "profile/event_key.hpp"
+#include "events/event_key.hpp"
 #include "profile_test_support.hpp"
 
 namespace distsim::profile {
@@ -13,7 +13,7 @@ namespace {
 using testing::record;
 
 std::optional<cost::Cost> cost_of(const ProfileCostModel& model, const std::string& key) {
-  return model.try_cost(parse_event_key(key));
+  return model.try_cost(events::parse_event_key(key));
 }
 
 }  // namespace

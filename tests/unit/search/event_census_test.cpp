@@ -14,7 +14,7 @@ using cost::CostSource;
 events::Event gemm() {
   events::Event event;
   event.event_class = events::EventClass::gemm;
-  event.op = "gemm";
+  event.op = events::Operator::gemm;
   event.dims = {{"m", 8}, {"n", 8}, {"k", 8}};
   return event;
 }
@@ -22,7 +22,7 @@ events::Event gemm() {
 events::Event collective(int group, bool intra, int per_node) {
   events::Event event;
   event.event_class = events::EventClass::collective;
-  event.op = "all_reduce";
+  event.op = events::Operator::all_reduce;
   event.collective = events::Collective::all_reduce;
   event.bytes = 1024;
   event.group_size = group;
@@ -34,7 +34,7 @@ events::Event collective(int group, bool intra, int per_node) {
 events::Event transfer() {
   events::Event event = collective(2, false, 1);
   event.event_class = events::EventClass::point_to_point;
-  event.op = "send_recv";
+  event.op = events::Operator::send_recv;
   event.collective = events::Collective::send_recv;
   return event;
 }

@@ -1,43 +1,25 @@
-"""Event keys as distsim writes them (src/events/event.cpp, Event::key) and the work list.
+"""Event keys as distsim writes them, and the work list.
 
-A compute key is `<op> <dim>=<value>... <dtype>`, a communication key is
-`<op> bytes=<B> group=<G> intra` or `... inter per_node=<P>`. The profiler works from the key
-alone, so a key list, an exported profile and a work list all name events the same way.
+distsim's operator table (src/events/operator.cpp) defines every operator: the first word of its
+keys, its class and the fields after the name in key order. The profiler reads that table from
+the distsim binary (`distsim list operators --json`), named by the DISTSIM_BIN environment
+variable or found as `distsim` on PATH, so the two cannot drift apart. A compute key is
+`<op> <dim>=<value>... <dtype>`, a communication key is `<op> bytes=<B> group=<G> intra` or
+`... inter per_node=<P>`. The profiler works from the key alone, so a key list, an exported
+profile and a work list all name events the same way.
 """
 
 import difflib
 import json
+import os
+import shutil
+import subprocess
 
 from . import UserError
 
-# The operators distsim emits and the dimensions each key carries, in key order (mirrors
-# src/events/event_factory.cpp and src/profile/event_key.cpp).
-ATTENTION_DIMS = ("b", "heads", "kv_heads", "sq", "skv", "d", "causal")
-ROWS_COLS = ("rows", "cols")
-ELEMENTWISE_OPS = ("layernorm", "rmsnorm", "rope", "bias_dropout_add", "swiglu", "gelu", "embedding",
-                   "cross_entropy", "scale_mask_softmax", "attention_dropout")
-
-COMPUTE_DIMS = {"gemm": ("m", "n", "k"),
-                "batched_gemm": ("batch", "m", "n", "k"),
-                "flash_attention_fwd": ATTENTION_DIMS,
-                "flash_attention_bwd": ATTENTION_DIMS,
-                "adam_step": ("params",)}
-for _op in ELEMENTWISE_OPS:
-    COMPUTE_DIMS[_op] = ROWS_COLS
-    COMPUTE_DIMS[_op + "_bwd"] = ROWS_COLS
-# TransformerEngine's quantization kernels of fp8 GEMMs (forward only).
-FP8_QUANTIZE_OPS = ("fp8_cast_transpose", "layernorm_fp8", "rmsnorm_fp8")
-for _op in FP8_QUANTIZE_OPS:
-    COMPUTE_DIMS[_op] = ROWS_COLS
-
-COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter")
-POINT_TO_POINT = ("send_recv", "ring_exchange")
-DTYPES = ("fp32", "bf16", "fp16", "fp8")
-DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
-
-
-def known_operators():
-    return sorted(COMPUTE_DIMS) + list(COLLECTIVES) + list(POINT_TO_POINT)
+BINARY_VARIABLE = "DISTSIM_BIN"
+TABLE_FORMAT = "distsim-operators"
+TABLE_VERSION = 1
 
 
 def closest_hint(word, names):
@@ -46,6 +28,94 @@ def closest_hint(word, names):
     if close:
         return " (did you mean '%s'?)" % close[0]
     return " (known: %s)" % ", ".join(names)
+
+
+class OperatorTable:
+    """The operators and dtypes of `distsim list operators --json`, in the binary's order."""
+
+    def __init__(self, document, source):
+        if not isinstance(document, dict) or document.get("format") != TABLE_FORMAT:
+            raise UserError("%s: expected the output of `distsim list operators --json` (\"format\": \"%s\")" %
+                            (source, TABLE_FORMAT))
+        if document.get("version") != TABLE_VERSION:
+            raise UserError("%s: operator table version %r, this profiler reads version %d" %
+                            (source, document.get("version"), TABLE_VERSION))
+        self.operators = {entry["name"]: entry for entry in document["operators"]}
+        self.dtype_bytes = {entry["name"]: entry["bytes"] for entry in document["dtypes"]}
+
+    def names(self):
+        return list(self.operators)
+
+    def is_communication(self, op):
+        entry = self.operators.get(op)
+        return entry is not None and entry["kind"] == "communication"
+
+    def compute_dims(self):
+        """{operator: names of its dim and flag fields in key order} for the compute operators."""
+        return {name: tuple(field["name"] for field in entry["fields"] if field["type"] in ("dim", "flag"))
+                for name, entry in self.operators.items() if entry["kind"] == "compute"}
+
+    def of_class(self, event_class):
+        return tuple(name for name, entry in self.operators.items() if entry["class"] == event_class)
+
+
+def distsim_binary():
+    """The distsim binary: $DISTSIM_BIN, else `distsim` on PATH."""
+    path = os.environ.get(BINARY_VARIABLE) or shutil.which("distsim")
+    if not path:
+        raise UserError("the profiler reads the operator table from the distsim binary: set %s to its path "
+                        "(for example %s=build/src/cli/distsim) or put distsim on PATH" %
+                        (BINARY_VARIABLE, BINARY_VARIABLE))
+    return path
+
+
+def load_operator_table(binary):
+    """Runs `BINARY list operators --json` and reads its table; UserError names the binary."""
+    command = [binary, "list", "operators", "--json"]
+    try:
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+    except OSError as error:
+        raise UserError("%s '%s': cannot run it (%s)" % (BINARY_VARIABLE, binary, error.strerror))
+    if result.returncode != 0:
+        raise UserError("'%s' exited with %d: %s" % (" ".join(command), result.returncode, result.stderr.strip()))
+    try:
+        document = json.loads(result.stdout)
+    except ValueError as error:
+        raise UserError("'%s' did not print JSON (%s); is %s a distsim binary?" % (" ".join(command), error, binary))
+    return OperatorTable(document, "'%s'" % " ".join(command))
+
+
+_table = None
+
+
+def operator_table():
+    """The binary's operator table, read once per process."""
+    global _table
+    if _table is None:
+        _table = load_operator_table(distsim_binary())
+    return _table
+
+
+# The names the profiler used before the table came from the binary, now views of it, read when
+# first used: COMPUTE_DIMS {op: dims in key order}, COLLECTIVES, POINT_TO_POINT, DTYPES,
+# DTYPE_BYTES {dtype: bytes per element}.
+_TABLE_VIEWS = {
+    "COMPUTE_DIMS": lambda table: table.compute_dims(),
+    "COLLECTIVES": lambda table: table.of_class("collective"),
+    "POINT_TO_POINT": lambda table: table.of_class("point_to_point"),
+    "DTYPES": lambda table: tuple(table.dtype_bytes),
+    "DTYPE_BYTES": lambda table: dict(table.dtype_bytes),
+}
+
+
+def __getattr__(name):
+    if name in _TABLE_VIEWS:
+        return _TABLE_VIEWS[name](operator_table())
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def known_operators():
+    return operator_table().names()
 
 
 class EventSpec:
@@ -64,59 +134,127 @@ class EventSpec:
 
     @property
     def is_communication(self):
-        return self.op in COLLECTIVES or self.op in POINT_TO_POINT
+        return operator_table().is_communication(self.op)
 
     def __repr__(self):
         return "EventSpec(%r)" % self.key
 
 
-def _field(word, name, key):
-    prefix = name + "="
-    if not word.startswith(prefix):
-        raise UserError("event key '%s': expected '%s<n>', got '%s'" % (key, prefix, word))
-    value = word[len(prefix):]
-    if not value.isdigit():
-        raise UserError("event key '%s': %s must be a whole number, got '%s'" % (key, name, value))
-    return int(value)
+def _expected_fields(entry):
+    """'m= n= k= and a dtype', 'bytes= group= and intra, or inter per_node=' (as distsim says it)."""
+    parts = []
+    for field in entry["fields"]:
+        if field["type"] == "dtype":
+            parts.append("and a dtype")
+        elif field["type"] == "placement":
+            parts.append("and intra, or inter per_node=")
+        else:
+            parts.append(field["name"] + "=")
+    return " ".join(parts)
+
+
+class _KeyReader:
+    """Reads the words of a key after the operator's name, one field of the table at a time."""
+
+    def __init__(self, key, entry):
+        self.key = key
+        self.entry = entry
+        self.words = key.split(" ")
+        self.next = 1
+
+    def fields_do_not_match(self):
+        return UserError("event key '%s': operator '%s' takes %s" %
+                         (self.key, self.entry["name"], _expected_fields(self.entry)))
+
+    def word(self):
+        if self.next >= len(self.words):
+            raise self.fields_do_not_match()
+        self.next += 1
+        return self.words[self.next - 1]
+
+    def number(self, name, minimum):
+        word = self.word()
+        prefix = name + "="
+        if not word.startswith(prefix):
+            raise UserError("event key '%s': expected '%s<n>', got '%s'" % (self.key, prefix, word))
+        value = word[len(prefix):]
+        if not (value.isascii() and value.isdigit()):
+            raise UserError("event key '%s': %s must be a whole number, got '%s'" % (self.key, name, value))
+        if int(value) < minimum:
+            raise UserError("event key '%s': operator '%s' needs %s >= %d" % (self.key, self.entry["name"], name,
+                                                                              minimum))
+        return int(value)
+
+    def read(self):
+        has_placement = any(field["type"] == "placement" for field in self.entry["fields"])
+        if not has_placement and len(self.words) != len(self.entry["fields"]) + 1:
+            raise self.fields_do_not_match()
+        spec = EventSpec(self.key, self.entry["name"])
+        for field in self.entry["fields"]:
+            self.read_field(field, spec)
+        if self.next != len(self.words):
+            raise self.fields_do_not_match()
+        return spec
+
+    def read_field(self, field, spec):
+        kind, name = field["type"], field["name"]
+        if kind in ("dim", "flag"):
+            spec.dims[name] = self.number(name, field["minimum"])
+            if kind == "flag" and spec.dims[name] > 1:
+                raise UserError("event key '%s': %s must be 0 or 1" % (self.key, name))
+        elif kind == "dtype":
+            spec.dtype = self.word()
+            dtypes = list(operator_table().dtype_bytes)
+            if spec.dtype not in dtypes:
+                raise UserError("event key '%s': unknown dtype '%s'%s" % (self.key, spec.dtype,
+                                                                         closest_hint(spec.dtype, dtypes)))
+        elif kind == "bytes":
+            spec.bytes = self.number(name, field["minimum"])
+        elif kind == "group":
+            spec.group = self.number(name, field["minimum"])
+        elif kind == "placement":
+            self.read_placement(field, spec)
+        else:
+            raise UserError("operator '%s': the binary's table has a field type '%s' this profiler does not know" %
+                            (self.entry["name"], kind))
+
+    def read_placement(self, field, spec):
+        where = self.word()
+        if where not in ("intra", "inter"):
+            raise self.fields_do_not_match()
+        spec.intra = where == "intra"
+        spec.per_node = spec.group if spec.intra else self.number("per_node", field["minimum"])
 
 
 def parse_key(key):
     """Parses a key the way distsim writes it; raises UserError naming the key otherwise."""
-    words = key.split(" ")
-    op = words[0]
-    if op in COMPUTE_DIMS:
-        names = COMPUTE_DIMS[op]
-        if len(words) != len(names) + 2:
-            raise UserError("event key '%s': operator '%s' takes %s and a dtype" %
-                            (key, op, " ".join(n + "=" for n in names)))
-        dims = {name: _field(word, name, key) for name, word in zip(names, words[1:-1])}
-        dtype = words[-1]
-        if dtype not in DTYPES:
-            raise UserError("event key '%s': unknown dtype '%s'%s" % (key, dtype, closest_hint(dtype, DTYPES)))
-        spec = EventSpec(key, op, dims=dims, dtype=dtype)
-    elif op in COLLECTIVES or op in POINT_TO_POINT:
-        if len(words) not in (4, 5) or words[3] not in ("intra", "inter") or (len(words) == 5) != (words[3] == "inter"):
-            raise UserError("event key '%s': operator '%s' takes bytes= group= and intra, or inter per_node=" %
-                            (key, op))
-        group = _field(words[2], "group", key)
-        intra = words[3] == "intra"
-        per_node = group if intra else _field(words[4], "per_node", key)
-        spec = EventSpec(key, op, bytes=_field(words[1], "bytes", key), group=group, intra=intra,
-                         per_node=per_node)
-    else:
+    op = key.split(" ")[0]
+    entry = operator_table().operators.get(op)
+    if entry is None:
         raise UserError("event key '%s': unknown operator '%s'%s" % (key, op, closest_hint(op, known_operators())))
+    spec = _KeyReader(key, entry).read()
     if format_key(spec) != key:
         raise UserError("event key '%s' is not written the way distsim writes it; expected '%s'" %
                         (key, format_key(spec)))
     return spec
 
 
+def _format_field(field, spec):
+    kind, name = field["type"], field["name"]
+    if kind in ("dim", "flag"):
+        return "%s=%d" % (name, spec.dims[name])
+    if kind == "dtype":
+        return spec.dtype
+    if kind == "bytes":
+        return "%s=%d" % (name, spec.bytes)
+    if kind == "group":
+        return "%s=%d" % (name, spec.group)
+    return "intra" if spec.intra else "inter per_node=%d" % spec.per_node
+
+
 def format_key(spec):
-    if spec.is_communication:
-        text = "%s bytes=%d group=%d %s" % (spec.op, spec.bytes, spec.group, "intra" if spec.intra else "inter")
-        return text if spec.intra else text + " per_node=%d" % spec.per_node
-    dims = " ".join("%s=%d" % (name, spec.dims[name]) for name in COMPUTE_DIMS[spec.op])
-    return "%s %s %s" % (spec.op, dims, spec.dtype)
+    fields = operator_table().operators[spec.op]["fields"]
+    return " ".join([spec.op] + [_format_field(field, spec) for field in fields])
 
 
 class WorkItem:

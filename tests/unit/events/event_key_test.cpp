@@ -1,4 +1,4 @@
-#include "profile/event_key.hpp"
+#include "events/event_key.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "catalog/builtin_models.hpp"
 #include "core/input_error.hpp"
 
-namespace distsim::profile {
+namespace distsim::events {
 
 namespace {
 
@@ -36,9 +36,9 @@ strategy::JobSpec job_on_two_nodes(const std::string& model, strategy::Strategy 
 }  // namespace
 
 TEST(ParseEventKey, ReadsAGemm) {
-  const events::Event event = parse_event_key("gemm m=4096 n=3072 k=1024 bf16");
-  EXPECT_EQ(event.event_class, events::EventClass::gemm);
-  EXPECT_EQ(event.op, "gemm");
+  const Event event = parse_event_key("gemm m=4096 n=3072 k=1024 bf16");
+  EXPECT_EQ(event.event_class, EventClass::gemm);
+  EXPECT_EQ(event.op, Operator::gemm);
   EXPECT_EQ(event.dim("m"), 4096);
   EXPECT_EQ(event.dim("n"), 3072);
   EXPECT_EQ(event.dim("k"), 1024);
@@ -46,9 +46,9 @@ TEST(ParseEventKey, ReadsAGemm) {
 }
 
 TEST(ParseEventKey, ReadsAnInterNodeCollective) {
-  const events::Event event = parse_event_key("all_reduce bytes=8388608 group=16 inter per_node=8");
-  EXPECT_EQ(event.event_class, events::EventClass::collective);
-  EXPECT_EQ(event.collective, events::Collective::all_reduce);
+  const Event event = parse_event_key("all_reduce bytes=8388608 group=16 inter per_node=8");
+  EXPECT_EQ(event.event_class, EventClass::collective);
+  EXPECT_EQ(event.collective, Collective::all_reduce);
   EXPECT_EQ(event.bytes, 8388608);
   EXPECT_EQ(event.group_size, 16);
   EXPECT_FALSE(event.intra_node);
@@ -56,17 +56,17 @@ TEST(ParseEventKey, ReadsAnInterNodeCollective) {
 }
 
 TEST(ParseEventKey, ReadsAPointToPointTransfer) {
-  const events::Event event = parse_event_key("send_recv bytes=1024 group=2 intra");
-  EXPECT_EQ(event.event_class, events::EventClass::point_to_point);
-  EXPECT_EQ(event.collective, events::Collective::send_recv);
+  const Event event = parse_event_key("send_recv bytes=1024 group=2 intra");
+  EXPECT_EQ(event.event_class, EventClass::point_to_point);
+  EXPECT_EQ(event.collective, Collective::send_recv);
   EXPECT_TRUE(event.intra_node);
 }
 
 // Context parallelism's ring step: 4 ranks, 2 per node over 2 nodes.
 TEST(ParseEventKey, ReadsARingExchange) {
-  const events::Event event = parse_event_key("ring_exchange bytes=4194304 group=4 inter per_node=2");
-  EXPECT_EQ(event.event_class, events::EventClass::point_to_point);
-  EXPECT_EQ(event.collective, events::Collective::ring_exchange);
+  const Event event = parse_event_key("ring_exchange bytes=4194304 group=4 inter per_node=2");
+  EXPECT_EQ(event.event_class, EventClass::point_to_point);
+  EXPECT_EQ(event.collective, Collective::ring_exchange);
   EXPECT_EQ(event.group_size, 4);
   EXPECT_FALSE(event.intra_node);
   EXPECT_EQ(event.ranks_per_node, 2);
@@ -84,6 +84,24 @@ TEST(ParseEventKey, NamesTheFieldsAnOperatorTakes) {
   EXPECT_EQ(error_of("all_reduce bytes=8 group=2"),
             "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2'");
   EXPECT_EQ(error_of("gemm m=-1 n=2 k=3 bf16"), "'m=-1': m must be a whole number, got '-1'");
+}
+
+TEST(ParseEventKey, ChecksFlagsAndMinimums) {
+  EXPECT_EQ(error_of("flash_attention_fwd b=1 heads=2 kv_heads=2 sq=8 skv=8 d=4 causal=2 bf16"),
+            "'causal=2': causal must be 0 or 1");
+  EXPECT_EQ(error_of("all_reduce bytes=8 group=1 intra"), "'group=1': operator 'all_reduce' needs group >= 2");
+  EXPECT_EQ(error_of("send_recv bytes=0 group=2 intra"), "'bytes=0': operator 'send_recv' needs bytes >= 1");
+  EXPECT_EQ(error_of("all_gather bytes=8 group=4 inter per_node=0"),
+            "'per_node=0': operator 'all_gather' needs per_node >= 1");
+}
+
+TEST(ParseEventKey, RefusesWordsAfterTheLastField) {
+  EXPECT_EQ(error_of("all_reduce bytes=8 group=2 intra per_node=2"),
+            "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2 intra "
+            "per_node=2'");
+  EXPECT_EQ(error_of("all_reduce bytes=8 group=2 across"),
+            "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2 across'");
+  EXPECT_EQ(error_of("gelu rows=1 cols=2 bf16 bf16"), "operator 'gelu' takes rows= cols= and a dtype (3 fields), got 4");
 }
 
 TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
@@ -115,7 +133,7 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy context = plain;  // 2M2C2P2D, the same 16 GPUs
   context.context_parallel = 2;
   context.data_parallel = 2;
-  std::set<std::string> seen;
+  std::set<Operator> seen;
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
     for (const auto& split : {plain, sharded, fp8, context}) {
@@ -139,9 +157,9 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
     }
   }
   EXPECT_GE(jobs, 6);
-  for (const auto& op : known_operator_names()) {
-    EXPECT_TRUE(seen.count(op)) << op << " is never generated";
+  for (const auto& spec : operator_table()) {
+    EXPECT_TRUE(seen.count(spec.op)) << spec.name << " is never generated";
   }
 }
 
-}  // namespace distsim::profile
+}  // namespace distsim::events

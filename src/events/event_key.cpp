@@ -1,0 +1,227 @@
+#include "events/event_key.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+
+namespace distsim::events {
+
+namespace {
+
+//! The dimension of `event` that `field` writes; the event's dims must follow its key's fields.
+const Dim& dim_for(const Event& event, const KeyField& field, size_t index) {
+  if (index >= event.dims.size() || event.dims[index].name != field.name) {
+    throw InternalError("an event of operator '" + std::string(operator_name(event.op)) + "' has no dimension '" +
+                        std::string(field.name) + "' at position " + std::to_string(index));
+  }
+  return event.dims[index];
+}
+
+void append_field(std::string& text, const Event& event, const KeyField& field, size_t& dim_index) {
+  text += ' ';
+  switch (field.type) {
+    case KeyFieldType::dim:
+    case KeyFieldType::flag: {
+      const Dim& d = dim_for(event, field, dim_index++);
+      text += d.name + "=" + std::to_string(d.value);
+      return;
+    }
+    case KeyFieldType::dtype: text += dtype_name(event.dtype); return;
+    case KeyFieldType::bytes: text += std::string(field.name) + "=" + std::to_string(event.bytes); return;
+    case KeyFieldType::group: text += std::string(field.name) + "=" + std::to_string(event.group_size); return;
+    case KeyFieldType::placement:
+      text += event.intra_node ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_node);
+      return;
+  }
+}
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(' ', start), text.size());
+    words.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return words;
+}
+
+std::optional<std::int64_t> parse_count(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+//! "m= n= k= and a dtype", "bytes= group= and intra, or inter per_node=": what an operator's
+//! key holds after its name, for messages.
+std::string expected_fields(const OperatorSpec& spec) {
+  std::string text;
+  for (const auto& field : spec.fields) {
+    text += text.empty() ? "" : " ";
+    switch (field.type) {
+      case KeyFieldType::dtype: text += "and a dtype"; break;
+      case KeyFieldType::placement: text += "and intra, or inter per_node="; break;
+      default: text += std::string(field.name) + "=";
+    }
+  }
+  return text;
+}
+
+bool has_placement(const OperatorSpec& spec) {
+  return std::any_of(spec.fields.begin(), spec.fields.end(),
+                     [](const KeyField& field) { return field.type == KeyFieldType::placement; });
+}
+
+//! Reads a key's words after the operator's name, one field of the operator table at a time.
+class KeyReader {
+ public:
+  KeyReader(const OperatorSpec& spec, const std::vector<std::string_view>& words)
+      : spec_(spec), words_(words), expected_(expected_fields(spec)) {}
+
+  Event read() {
+    if (!has_placement(spec_) && words_.size() != spec_.fields.size() + 1) {
+      throw InputError(takes() + " (" + std::to_string(spec_.fields.size()) + " fields), got " +
+                       std::to_string(words_.size() - 1));
+    }
+    Event event;
+    event.event_class = spec_.event_class;
+    event.op = spec_.op;
+    if (spec_.is_communication()) {
+      event.collective = collective_of(spec_.op);
+    }
+    for (const auto& field : spec_.fields) {
+      read_field(field, event);
+    }
+    if (next_ != words_.size()) {
+      throw_fields_do_not_match();
+    }
+    return event;
+  }
+
+ private:
+  std::string takes() const { return "operator '" + std::string(spec_.name) + "' takes " + expected_; }
+
+  [[noreturn]] void throw_fields_do_not_match() const {
+    std::string rest;
+    for (size_t i = 1; i < words_.size(); ++i) {
+      rest += i == 1 ? "" : " ";
+      rest += words_[i];
+    }
+    throw InputError(takes() + ", got '" + rest + "'");
+  }
+
+  std::string_view next_word() {
+    if (next_ >= words_.size()) {
+      throw_fields_do_not_match();
+    }
+    return words_[next_++];
+  }
+
+  //! "name=N" where N is a whole number of at least `minimum`.
+  std::int64_t read_number(std::string_view name, std::int64_t minimum) {
+    const std::string_view word = next_word();
+    const size_t equals = word.find('=');
+    if (equals == std::string_view::npos || word.substr(0, equals) != name) {
+      throw InputError(takes() + ", got '" + std::string(word) + "'");
+    }
+    const auto value = parse_count(word.substr(equals + 1));
+    if (!value) {
+      throw InputError("'" + std::string(word) + "': " + std::string(name) + " must be a whole number, got '" +
+                       std::string(word.substr(equals + 1)) + "'");
+    }
+    if (*value < minimum) {
+      throw InputError("'" + std::string(word) + "': operator '" + std::string(spec_.name) + "' needs " +
+                       std::string(name) + " >= " + std::to_string(minimum));
+    }
+    return *value;
+  }
+
+  void read_field(const KeyField& field, Event& event) {
+    switch (field.type) {
+      case KeyFieldType::dim: event.dims.push_back({std::string(field.name), read_number(field.name, 0)}); return;
+      case KeyFieldType::flag: {
+        const std::int64_t value = read_number(field.name, 0);
+        if (value > 1) {
+          throw InputError("'" + std::string(words_[next_ - 1]) + "': " + std::string(field.name) +
+                           " must be 0 or 1");
+        }
+        event.dims.push_back({std::string(field.name), value});
+        return;
+      }
+      case KeyFieldType::dtype: event.dtype = read_dtype(next_word()); return;
+      case KeyFieldType::bytes: event.bytes = read_number(field.name, field.minimum); return;
+      case KeyFieldType::group:
+        event.group_size = static_cast<int>(read_number(field.name, field.minimum));
+        return;
+      case KeyFieldType::placement: read_placement(field, event); return;
+    }
+  }
+
+  void read_placement(const KeyField& field, Event& event) {
+    const std::string_view word = next_word();
+    if (word != "intra" && word != "inter") {
+      throw_fields_do_not_match();
+    }
+    event.intra_node = word == "intra";
+    event.ranks_per_node =
+        event.intra_node ? event.group_size : static_cast<int>(read_number("per_node", field.minimum));
+  }
+
+  static Dtype read_dtype(std::string_view word) {
+    std::vector<std::string> names;
+    for (Dtype dtype : kDtypes) {
+      if (word == dtype_name(dtype)) {
+        return dtype;
+      }
+      names.emplace_back(dtype_name(dtype));
+    }
+    throw InputError(unknown_name_message("dtype", word, names));
+  }
+
+  const OperatorSpec& spec_;
+  const std::vector<std::string_view>& words_;
+  std::string expected_;
+  size_t next_ = 1;
+};
+
+}  // namespace
+
+std::string format_event_key(const Event& event) {
+  const OperatorSpec& spec = operator_spec(event.op);
+  std::string text(spec.name);
+  size_t dim_index = 0;
+  for (const auto& field : spec.fields) {
+    append_field(text, event, field, dim_index);
+  }
+  if (dim_index != event.dims.size()) {
+    throw InternalError("an event of operator '" + std::string(spec.name) + "' has " +
+                        std::to_string(event.dims.size()) + " dimensions; its key takes " + std::to_string(dim_index));
+  }
+  return text;
+}
+
+Event parse_event_key(std::string_view key) {
+  const auto words = split_words(key);
+  if (words[0].empty()) {
+    throw InputError("the event key is empty or starts with a space");
+  }
+  const auto op = find_operator(words[0]);
+  if (!op) {
+    throw InputError(unknown_name_message("operator", words[0], operator_names()));
+  }
+  Event event = KeyReader(operator_spec(*op), words).read();
+  // Keys are compared as text, so one written differently (leading zeros, "+1") would never match.
+  const std::string canonical = format_event_key(event);
+  if (canonical != key) {
+    throw InputError("the key is not written the way distsim writes it; expected '" + canonical + "'");
+  }
+  return event;
+}
+
+}  // namespace distsim::events
