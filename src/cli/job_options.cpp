@@ -169,12 +169,12 @@ strategy::JobSpec JobOptions::to_job() const {
   job.cluster = resolve_cluster(*this);
   job.strategy = resolve_strategy(*this);
   if (gpus_per_node != 0) {
-    job.cluster.gpus_per_node = gpus_per_node;
+    job.cluster.gpus_per_host = gpus_per_node;
   }
   if (nodes != 0) {
-    job.cluster.num_nodes = nodes;
-  } else if (job.cluster.gpus_per_node > 0) {
-    job.cluster.num_nodes = std::max(1, job.strategy.world_size() / job.cluster.gpus_per_node);
+    job.cluster.num_hosts = nodes;
+  } else if (job.cluster.gpus_per_host > 0) {
+    job.cluster.num_hosts = std::max(1, job.strategy.world_size() / job.cluster.gpus_per_host);
   }
   check_fp8(job, fp8_origin);
   return job;

@@ -10,6 +10,8 @@
 
 namespace distsim::program {
 
+using strategy::ParallelDim;
+
 using events::Phase;
 using events::StreamKind;
 using engine::StreamId;
@@ -17,7 +19,7 @@ using engine::TaskId;
 using schedule::StepKind;
 
 int JobProgram::device_for_rank(const strategy::RankLayout& layout, int rank) const {
-  return all_ranks ? rank : layout.coord_of(rank).pp;
+  return all_ranks ? rank : layout.coord_of(rank)[ParallelDim::pp];
 }
 
 namespace {
@@ -70,7 +72,7 @@ class ProgramBuilder {
  public:
   ProgramBuilder(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                  const cost::CostModel& costs, bool all_ranks, bool aggregate_passes)
-      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster.gpus_per_node),
+      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster),
         aggregate_passes_(aggregate_passes && !all_ranks) {
     result_.all_ranks = all_ranks;
     result_.num_microbatches = job.strategy.num_microbatches();
@@ -102,7 +104,8 @@ class ProgramBuilder {
     if (result_.all_ranks) {
       return layout_.rank_of(coord);
     }
-    return coord.tp == 0 && coord.dp == 0 && coord.cp == 0 ? coord.pp : -1;
+    const bool first_of_stage = coord == strategy::RankCoord{{ParallelDim::pp, coord[ParallelDim::pp]}};
+    return first_of_stage ? coord[ParallelDim::pp] : -1;
   }
 
   void add_devices() {
@@ -113,7 +116,7 @@ class ProgramBuilder {
       }
     } else {
       for (int stage = 0; stage < stages(); ++stage) {
-        coords.push_back({0, 0, stage});
+        coords.push_back(strategy::RankCoord{{ParallelDim::pp, stage}});
       }
     }
     for (const auto& coord : coords) {
@@ -153,12 +156,12 @@ class ProgramBuilder {
     std::vector<std::vector<int>> groups;
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.tp != 0) {
+      if (coord[ParallelDim::tp] != 0) {
         continue;
       }
       std::vector<int> members;
       for (int tp = 0; tp < tensor_members(); ++tp) {
-        members.push_back(device_of({tp, coord.dp, coord.pp, coord.cp}));
+        members.push_back(device_of(coord.with(ParallelDim::tp, tp)));
       }
       groups.push_back(std::move(members));
     }
@@ -171,13 +174,13 @@ class ProgramBuilder {
     std::vector<std::vector<int>> groups;
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.tp != 0 || coord.cp != 0) {
+      if (coord[ParallelDim::tp] != 0 || coord[ParallelDim::cp] != 0) {
         continue;
       }
       std::vector<int> members;
       for (int cp = 0; cp < context_members(); ++cp) {
         for (int tp = 0; tp < tensor_members(); ++tp) {
-          members.push_back(device_of({tp, coord.dp, coord.pp, cp}));
+          members.push_back(device_of(coord.with(ParallelDim::tp, tp).with(ParallelDim::cp, cp)));
         }
       }
       groups.push_back(std::move(members));
@@ -206,7 +209,7 @@ class ProgramBuilder {
     std::vector<int> members;
     for (int dp = 0; dp < (result_.all_ranks ? strategy().data_parallel : 1); ++dp) {
       for (int cp = 0; cp < context_members(); ++cp) {
-        members.push_back(device_of({coord.tp, dp, coord.pp, cp}));
+        members.push_back(device_of(coord.with(ParallelDim::dp, dp).with(ParallelDim::cp, cp)));
       }
     }
     return members;
@@ -255,7 +258,7 @@ class ProgramBuilder {
   //! members run the same templates; collectives become one task across their streams.
   void add_passes(const std::vector<int>& members) {
     const auto& coord = result_.devices[members.front()].coord;
-    for (const auto& step : schedule_.steps(coord.pp, stages(), microbatches(), chunks())) {
+    for (const auto& step : schedule_.steps(coord[ParallelDim::pp], stages(), microbatches(), chunks())) {
       for (int device : members) {
         pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = steps_[device].size();
       }
@@ -381,11 +384,11 @@ class ProgramBuilder {
   std::vector<Transfer> transfers_from(int sender, StepKind kind) const {
     const auto& coord = result_.devices[sender].coord;
     const bool forward = kind == StepKind::forward;
-    const int peer_stage = (coord.pp + (forward ? 1 : stages() - 1)) % stages();
-    const bool wraps = forward ? coord.pp + 1 == stages() : coord.pp == 0;
-    const int receiver = device_of({coord.tp, coord.dp, peer_stage, coord.cp});
+    const int peer_stage = (coord[ParallelDim::pp] + (forward ? 1 : stages() - 1)) % stages();
+    const bool wraps = forward ? coord[ParallelDim::pp] + 1 == stages() : coord[ParallelDim::pp] == 0;
+    const int receiver = device_of(coord.with(ParallelDim::pp, peer_stage));
     std::vector<Transfer> transfers;
-    for (const auto& step : schedule_.steps(coord.pp, stages(), microbatches(), chunks())) {
+    for (const auto& step : schedule_.steps(coord[ParallelDim::pp], stages(), microbatches(), chunks())) {
       const auto& chunk = work_[sender].chunks[static_cast<size_t>(step.chunk)];
       if (step.kind != kind || !(forward ? chunk.send_activation : chunk.send_gradient)) {
         continue;
@@ -401,10 +404,10 @@ class ProgramBuilder {
   void add_transfers() {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (stages() == 1 || (coord.pp + 1 == stages() && chunks() == 1)) {
+      if (stages() == 1 || (coord[ParallelDim::pp] + 1 == stages() && chunks() == 1)) {
         continue;
       }
-      const int next = device_of({coord.tp, coord.dp, (coord.pp + 1) % stages(), coord.cp});
+      const int next = device_of(coord.with(ParallelDim::pp, (coord[ParallelDim::pp] + 1) % stages()));
       const auto activations = transfers_from(device, StepKind::forward);
       const auto gradients = transfers_from(next, StepKind::backward);
       for (size_t i = 0; i < std::max(activations.size(), gradients.size()); ++i) {
@@ -427,7 +430,7 @@ class ProgramBuilder {
   void add_gradient_reductions() {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.dp == 0 && coord.cp == 0) {
+      if (coord[ParallelDim::dp] == 0 && coord[ParallelDim::cp] == 0) {
         add_buckets(gradient_group(coord), work_[device]);
       }
     }
@@ -438,8 +441,8 @@ class ProgramBuilder {
     }
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.pp == 0 && work_[device].embedding_reduction) {
-        const int last = device_of({coord.tp, coord.dp, stages() - 1, coord.cp});
+      if (coord[ParallelDim::pp] == 0 && work_[device].embedding_reduction) {
+        const int last = device_of(coord.with(ParallelDim::pp, stages() - 1));
         add_reduction({device, last}, *work_[device].embedding_reduction, StreamKind::dp_comm, "embedding all_reduce");
       }
     }
@@ -492,7 +495,7 @@ class ProgramBuilder {
   void add_parameter_gathers() {
     for (int device = 0; device < num_devices(); ++device) {
       const auto& coord = result_.devices[device].coord;
-      if (coord.dp != 0 || coord.cp != 0) {
+      if (coord[ParallelDim::dp] != 0 || coord[ParallelDim::cp] != 0) {
         continue;
       }
       const auto members = gradient_group(coord);

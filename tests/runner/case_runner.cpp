@@ -51,8 +51,8 @@ void apply_model_line(const CaseLine& line, model::ModelSpec& model) {
 void apply_cluster_line(const CaseLine& line, cluster::ClusterSpec& cluster) {
   cluster = io::resolve_cluster(line.words.at(0));
   for (const auto& [key, value] : line.pairs) {
-    if (key == "nodes") cluster.num_nodes = as_int(value);
-    else if (key == "gpus_per_node") cluster.gpus_per_node = as_int(value);
+    if (key == "nodes") cluster.num_hosts = as_int(value);
+    else if (key == "gpus_per_node") cluster.gpus_per_host = as_int(value);
     else if (key == "gpu") cluster.gpu = io::resolve_gpu(value);
     else throw std::runtime_error("unknown cluster key " + key);
   }
