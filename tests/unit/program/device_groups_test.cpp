@@ -13,8 +13,8 @@ using strategy::RankCoord;
 
 // tp = cp = dp = pp = 2 in Megatron's order, rank = tp + 2·(cp + 2·(dp + 2·pp)), on 2-GPU hosts.
 strategy::RankLayout two_of_each() {
-  return strategy::RankLayout(
-      {{ParallelDim::tp, 2}, {ParallelDim::cp, 2}, {ParallelDim::dp, 2}, {ParallelDim::pp, 2}}, {2, 2});
+  return strategy::RankLayout({{ParallelDim::tp, 2}, {ParallelDim::cp, 2}, {ParallelDim::dp, 2}, {ParallelDim::pp, 2}},
+                              {2, 2});
 }
 
 using Groups = std::vector<std::vector<int>>;
