@@ -56,6 +56,7 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   require_positive(problems, "global batch size", s.global_batch_size);
   require_positive(problems, "nodes", job.cluster.num_hosts);
   require_positive(problems, "GPUs per node", job.cluster.gpus_per_host);
+  require_positive(problems, "hosts per scale-up domain", job.cluster.hosts_per_domain);
   if (!problems.empty()) {
     return;
   }

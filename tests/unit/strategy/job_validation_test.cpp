@@ -86,6 +86,12 @@ TEST(ValidateJob, RejectsNonPositiveSizes) {
   EXPECT_NE(error_of(job).find("model 'gpt2-345m': hidden_size must be positive, got -5"), std::string::npos);
 }
 
+TEST(ValidateJob, RejectsADomainOfNoHosts) {
+  JobSpec job = valid_job();
+  job.cluster.hosts_per_domain = 0;
+  EXPECT_EQ(error_of(job), "invalid job: hosts per scale-up domain must be positive, got 0");
+}
+
 JobSpec interleaved_job() {
   // valid_job has m = 64 / (4 x 4) = 4 micro-batches over p = 2 stages and 24 layers.
   JobSpec job = valid_job();
