@@ -52,11 +52,10 @@ std::size_t slot(NcclProtocol protocol) { return static_cast<std::size_t>(protoc
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// NCCL's hop latencies per ring step (tuning.cc hwLat) are cluster::nccl_hop_us; the cluster's
-// latency_us is the Simple-protocol hop of its fabric, and LL and LL128 keep NCCL's proportions
-// to it. A cluster gives its fabric's Simple-protocol hop (0 keeps NCCL's nominal one). Measured small
-// messages run 2-3x slower than NCCL's nominal LL hop (docs/cost_models.md), so the fabric's own
-// figure scales all three protocols alike.
+// NCCL's hop latencies per ring step (tuning.cc hwLat) are cluster::nccl_hop_us. A cluster gives
+// its fabric's Simple-protocol hop (0 keeps NCCL's nominal one), and LL and LL128 keep NCCL's
+// proportions to it: measured small messages run 2-3x slower than NCCL's nominal LL hop
+// (docs/cost_models.md), so the fabric's own figure scales all three protocols alike.
 PerProtocol hop_latencies(const PerProtocol& nccl, double simple_hop_us) {
   const double scale = simple_hop_us > 0 ? simple_hop_us / cluster::nccl_simple_hop_us(nccl) : 1.0;
   return {nccl[0] * scale, nccl[1] * scale, nccl[2] * scale};
@@ -66,7 +65,7 @@ PerProtocol intra_node_hops(const cluster::ClusterSpec& cluster) {
   return hop_latencies(cluster::nccl_hop_us(cluster.intra_node.fabric), cluster.intra_node.latency_us);
 }
 
-// A network hop also crosses the node's own fabric to reach the NIC, so it is never faster.
+// A network hop also crosses the host's own fabric to reach the NIC, so it is never faster.
 PerProtocol network_hops(const cluster::ClusterSpec& cluster) {
   PerProtocol hops = hop_latencies(cluster::kNcclNetHopUs, cluster.inter_node.latency_us);
   const PerProtocol intra = intra_node_hops(cluster);
@@ -286,7 +285,8 @@ double AnalyticalCostModel::intra_node_bus_gbps(const Event& event) const {
 // Each GPU's share of its host's NICs. Training traffic is symmetric, so every GPU of a host talks
 // across the network at the same time (all data-parallel groups reduce together, all tensor
 // ranks of a stage send together) and the host's NIC bandwidth divides among them: one NIC per
-// GPU on DGX hosts, half of one on a DGX-2H (16 GPUs, 8 NICs), a quarter of one NIC where four GPUs share it.
+// GPU on DGX hosts, half of one on a DGX-2H (16 GPUs, 8 NICs), a quarter of one where four GPUs
+// share it.
 double AnalyticalCostModel::nic_share_gbps(const Event& event) const {
   const auto& inter = cluster_.inter_node;
   const double nics = require_positive(inter.nics_per_host, cluster_, "inter_node.nics_per_host", event);
