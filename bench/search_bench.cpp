@@ -22,8 +22,8 @@ SearchSpace make_space(const char* model, const char* cluster, int nodes, int gp
   SearchSpace space;
   space.base.model = distsim::catalog::find_model(model);
   space.base.cluster = distsim::catalog::find_cluster(cluster);
-  space.base.cluster.num_nodes = nodes;
-  space.base.cluster.gpus_per_node = gpus_per_node;
+  space.base.cluster.num_hosts = nodes;
+  space.base.cluster.gpus_per_host = gpus_per_node;
   space.base.strategy.global_batch_size = global_batch;
   space.micro_batch_sizes = std::move(micro_batches);
   space.schedules = std::move(schedules);

@@ -20,7 +20,7 @@ JobSpec make_job(const char* model, const char* cluster, int nodes, int tp, int 
   JobSpec job;
   job.model = distsim::catalog::find_model(model);
   job.cluster = distsim::catalog::find_cluster(cluster);
-  job.cluster.num_nodes = nodes;
+  job.cluster.num_hosts = nodes;
   job.strategy.tensor_parallel = tp;
   job.strategy.pipeline_parallel = pp;
   job.strategy.data_parallel = dp;

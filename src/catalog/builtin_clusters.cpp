@@ -8,12 +8,13 @@ namespace distsim::catalog {
 namespace {
 
 using cluster::ClusterSpec;
+using cluster::Fabric;
 using cluster::InterNodeLink;
 using cluster::IntraNodeLink;
 
 // Per-hop latencies are NCCL's own ring constants for the Simple protocol, the one used for the
 // large messages that dominate training (src/graph/tuning.cc hwLat, docs/reference/hardware.md §4.5).
-constexpr double kNvlinkHopUs = 3.4;
+constexpr double kNvlinkHopUs = cluster::nccl_simple_hop_us(cluster::kNcclNvlinkHopUs);
 
 // DGX A100's measured NVLink3 hop (docs/cost_models.md §4): nccl-tests#123 timed a 128-byte ring
 // all-reduce at 10.0 / 16.9 / 33.7 µs on 2 / 4 / 8 GPUs; with NCCL's LL base 6.6 µs, least
@@ -21,8 +22,8 @@ constexpr double kNvlinkHopUs = 3.4;
 // Independently, the Simple-protocol sizes 64-512 MiB land within −6 % to −1 % with it and −19 %
 // to −4 % with the nominal 3.4 µs (ml-engineering, Azure, Vidur; data/collectives.csv).
 constexpr double kA100NvlinkHopUs = 10.8;
-constexpr double kPciHopUs = 5.7;
-constexpr double kNetHopUs = 14.0;
+constexpr double kPciHopUs = cluster::nccl_simple_hop_us(cluster::kNcclPciHopUs);
+constexpr double kNetHopUs = cluster::nccl_simple_hop_us(cluster::kNcclNetHopUs);
 
 // NDR 400 Gb/s ConnectX-7: "46-48 GB/s per NIC" (NVIDIA maintainer, nccl-tests#290).
 constexpr double kNdrNicGbps = 47.0;
@@ -42,7 +43,7 @@ constexpr double kPcieGen4Gbps = 20.0;
 constexpr double kNic100GGbps = 12.5 * 0.92;
 
 IntraNodeLink pcie_gen4() {
-  return {"PCIe Gen4 x16 through the host (no NVLink)", kPcieGen4Gbps, kPcieGen4Gbps, kPciHopUs};
+  return {"PCIe Gen4 x16 through the host (no NVLink)", kPcieGen4Gbps, kPcieGen4Gbps, kPciHopUs, Fabric::pcie};
 }
 
 InterNodeLink ndr_x8() { return {"8x NDR 400 Gb/s InfiniBand (ConnectX-7, one per GPU)", 8, kNdrNicGbps, kNetHopUs}; }
@@ -57,9 +58,11 @@ ClusterSpec dgx_a100() {
                 "measured, nccl#812); NVLink hop 10.8 us fitted on nccl-tests#123 (docs/cost_models.md §4), "
                 "NET hop NCCL tuning.cc Ring/Simple 14 us (§4.5)",
       .gpu = find_gpu("a100-80gb"),
-      .num_nodes = 1,
-      .gpus_per_node = 8,
-      .intra_node = {"NVLink3 + NVSwitch (600 GB/s bidirectional per GPU)", 234.9, 195.1, kA100NvlinkHopUs},
+      .num_hosts = 1,
+      .gpus_per_host = 8,
+      .hosts_per_domain = 1,
+      .intra_node = {"NVLink3 + NVSwitch (600 GB/s bidirectional per GPU)", 234.9, 195.1, kA100NvlinkHopUs,
+                     Fabric::nvlink_switch},
       .inter_node = {"8x HDR 200 Gb/s InfiniBand (ConnectX-6, one per GPU)", 8, 24.0, kNetHopUs},
   };
 }
@@ -75,9 +78,11 @@ ClusterSpec dgx_h100() {
                 "p2p 347.7 GB/s NCCL sendrecv at 64 MiB (data/collectives.csv, microsoft/vidur); "
                 "47 GB/s per NDR NIC (nccl-tests#290); hop latencies NCCL tuning.cc (§4.5)",
       .gpu = find_gpu("h100-sxm"),
-      .num_nodes = 1,
-      .gpus_per_node = 8,
-      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 370.0, kNvlink4P2pGbps, kNvlinkHopUs},
+      .num_hosts = 1,
+      .gpus_per_host = 8,
+      .hosts_per_domain = 1,
+      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 370.0, kNvlink4P2pGbps, kNvlinkHopUs,
+                     Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
   };
 }
@@ -91,9 +96,11 @@ ClusterSpec dgx_h200() {
                 "(NCCL_NVLS_ENABLE=0, ml-engineering); p2p as dgx-h100 (same NVLink4 fabric; "
                 "nvbandwidth copy 396.4 GB/s is an upper bound); 47 GB/s per NDR NIC (nccl-tests#290)",
       .gpu = find_gpu("h200"),
-      .num_nodes = 1,
-      .gpus_per_node = 8,
-      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 367.2, kNvlink4P2pGbps, kNvlinkHopUs},
+      .num_hosts = 1,
+      .gpus_per_host = 8,
+      .hosts_per_domain = 1,
+      .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 367.2, kNvlink4P2pGbps, kNvlinkHopUs,
+                     Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
   };
 }
@@ -110,10 +117,11 @@ ClusterSpec dgx_b200() {
                 "ml-engineering); p2p derived: 347.7 x 682.2/367.2 = 646 GB/s, unvalidated; "
                 "47 GB/s per NDR NIC (nccl-tests#290)",
       .gpu = find_gpu("b200"),
-      .num_nodes = 1,
-      .gpus_per_node = 8,
+      .num_hosts = 1,
+      .gpus_per_host = 8,
+      .hosts_per_domain = 1,
       .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", 682.2,
-                     kNvlink4P2pGbps * 682.2 / 367.2, kNvlinkHopUs},
+                     kNvlink4P2pGbps * 682.2 / 367.2, kNvlinkHopUs, Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
   };
 }
@@ -137,10 +145,11 @@ ClusterSpec dgx_2h() {
                 "§1.1, §4.1, §4.2, §7 item 7); hop latencies NCCL tuning.cc Ring/Simple NVLink 3.4, "
                 "NET 14 us (§4.5)",
       .gpu = find_gpu("v100-sxm3"),
-      .num_nodes = 1,
-      .gpus_per_node = 16,
+      .num_hosts = 1,
+      .gpus_per_host = 16,
+      .hosts_per_domain = 1,
       .intra_node = {"NVLink2 + NVSwitch (300 GB/s bidirectional per GPU)", kNvlink2RingGbps, kNvlink2P2pGbps,
-                     kNvlinkHopUs},
+                     kNvlinkHopUs, Fabric::nvlink_switch},
       .inter_node = {"8x EDR 100 Gb/s InfiniBand (ConnectX-5)", 8, kNic100GGbps, kNetHopUs},
   };
 }
@@ -155,8 +164,9 @@ ClusterSpec pcie_node(const char* name, const char* gpu_name, const char* descri
                 "x 0.65 = 20 GB/s, 100 Gb/s NIC 12.5 GB/s x 0.92 = 11.5 GB/s (hardware.md §1.1, §4.2, "
                 "§7 item 6); hop latencies NCCL tuning.cc Ring/Simple PCI 5.7, NET 14 us (§4.5)",
       .gpu = find_gpu(gpu_name),
-      .num_nodes = 1,
-      .gpus_per_node = 4,
+      .num_hosts = 1,
+      .gpus_per_host = 4,
+      .hosts_per_domain = 1,
       .intra_node = pcie_gen4(),
       .inter_node = {"1x 100 Gb/s NIC", 1, kNic100GGbps, kNetHopUs},
   };

@@ -8,8 +8,8 @@
 
 namespace distsim::catalog {
 
-//! Every built-in node design: one node (`num_nodes` = 1) with its GPU filled in from
-//! builtin_gpus(). The caller sets the node count. Link figures come from data/collectives.csv
+//! Every built-in host design: one host (`num_hosts` = 1) with its GPU filled in from
+//! builtin_gpus(). The caller sets the host count. Link figures come from data/collectives.csv
 //! and docs/reference/hardware.md §2 and §4; each entry's `source` says which.
 const std::vector<cluster::ClusterSpec>& builtin_clusters();
 

@@ -240,7 +240,32 @@ const std::vector<cluster::GpuSpec>& builtin_gpus() {
   return gpus;
 }
 
-const cluster::GpuSpec& find_gpu(std::string_view name) { return detail::find_by_name(builtin_gpus(), name, "GPU"); }
+const std::vector<GpuAlias>& gpu_aliases() {
+  // Unqualified names mean the part of the DGX system: the H100 and A100 PCIe and NVL boards have
+  // other clocks, power limits and memory, and are not in the catalog.
+  static const std::vector<GpuAlias> aliases = {
+      {"h100", "h100-sxm"},
+      {"h100-sxm5", "h100-sxm"},
+      {"h100-sxm5-80gb", "h100-sxm"},
+      {"a100", "a100-80gb"},
+      {"a100-sxm4", "a100-80gb"},
+      {"a100-sxm4-80gb", "a100-80gb"},
+      {"a100-sxm4-40gb", "a100-40gb"},
+      {"h200-sxm", "h200"},
+      {"h200-sxm-141gb", "h200"},
+      {"v100-sxm3-32gb", "v100-sxm3"},
+  };
+  return aliases;
+}
+
+const cluster::GpuSpec& find_gpu(std::string_view name) {
+  for (const GpuAlias& alias : gpu_aliases()) {
+    if (detail::same_name(alias.alias, name)) {
+      return detail::find_by_name(builtin_gpus(), alias.name, "GPU");
+    }
+  }
+  return detail::find_by_name(builtin_gpus(), name, "GPU");
+}
 
 std::vector<std::string> gpu_names() { return detail::names_of(builtin_gpus()); }
 

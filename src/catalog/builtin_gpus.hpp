@@ -12,7 +12,17 @@ namespace distsim::catalog {
 //! in docs/reference/hardware.md; each entry's `source` names the row and sections used.
 const std::vector<cluster::GpuSpec>& builtin_gpus();
 
-//! The built-in GPU called `name`; throws InputError naming the closest one when none is.
+//! Another spelling of a built-in GPU's name.
+struct GpuAlias {
+  std::string alias;
+  std::string name;
+};
+
+//! Every alias, in the order `distsim list` shows them.
+const std::vector<GpuAlias>& gpu_aliases();
+
+//! The built-in GPU called `name` or an alias of it (exactly, ignoring case; never a name that
+//! merely contains `name`); throws InputError suggesting the closest one when none is.
 const cluster::GpuSpec& find_gpu(std::string_view name);
 
 //! The names of the built-in GPUs, in catalog order.

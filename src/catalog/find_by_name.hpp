@@ -29,7 +29,9 @@ std::vector<std::string> names_of(const std::vector<Spec>& specs) {
   return names;
 }
 
-//! The entry of `specs` called `name`; throws InputError("unknown <what> 'name'; did you mean ...").
+//! The entry of `specs` called exactly `name` (ignoring case), never one that merely contains it;
+//! throws InputError("unknown <what> 'name'; did you mean ...") suggesting the closest name,
+//! preferring one that starts with what was typed.
 template <class Spec>
 const Spec& find_by_name(const std::vector<Spec>& specs, std::string_view name, std::string_view what) {
   for (const auto& spec : specs) {
@@ -37,7 +39,8 @@ const Spec& find_by_name(const std::vector<Spec>& specs, std::string_view name, 
       return spec;
     }
   }
-  throw InputError(unknown_name_message(what, name, names_of(specs)));
+  const std::vector<std::string> names = names_of(specs);
+  throw InputError(unknown_name_message(what, name, names, closest_completion(name, names)));
 }
 
 }  // namespace distsim::catalog::detail

@@ -2,38 +2,46 @@
 
 #include <string>
 
+#include "cluster/fabric.hpp"
 #include "cluster/gpu_spec.hpp"
 
 namespace distsim::cluster {
 
-//! The fabric between the GPUs of one node (NVSwitch, NVLink bridges, PCIe).
+//! The fabric inside one scale-up (NVLink) domain: what a group whose members all sit in one
+//! domain communicates over.
 struct IntraNodeLink {
   std::string name;
   double collective_busbw_gbps = 0;  //!< nccl-tests ring bus bandwidth at large sizes, GB/s
   double p2p_gbps = 0;               //!< one-direction send/recv bandwidth between two GPUs
-  double latency_us = 0;             //!< per-hop latency (NCCL's hwLat for the link type)
+  double latency_us = 0;             //!< per-hop latency of the Simple protocol (0: NCCL's for the fabric)
+  Fabric fabric = Fabric::nvlink_switch;
 };
 
-//! The scale-out network: NICs per node and what each achieves in nccl-tests.
+//! The scale-out network between domains: NICs per host and what each achieves in nccl-tests.
 struct InterNodeLink {
   std::string name;
-  int nics_per_node = 0;
+  int nics_per_host = 0;
   double nic_busbw_gbps = 0;  //!< achievable bus bandwidth per NIC, GB/s
   double latency_us = 0;      //!< per-hop latency across the network
 };
 
-//! A homogeneous cluster: `num_nodes` identical nodes of `gpus_per_node` GPUs.
+//! A homogeneous cluster of `num_hosts` identical hosts of `gpus_per_host` GPUs. A host is one
+//! machine: its GPUs share its NICs. A scale-up domain is `hosts_per_domain` consecutive hosts
+//! whose GPUs all reach each other over the intra-domain fabric: one host on a DGX, 18 four-GPU
+//! trays in a GB200 NVL72 rack.
 struct ClusterSpec {
   std::string name;
   std::string description;
   std::string source;
   GpuSpec gpu;
-  int num_nodes = 1;
-  int gpus_per_node = 1;
+  int num_hosts = 1;
+  int gpus_per_host = 1;
+  int hosts_per_domain = 1;
   IntraNodeLink intra_node;
   InterNodeLink inter_node;
 
-  int total_gpus() const { return num_nodes * gpus_per_node; }
+  int total_gpus() const { return num_hosts * gpus_per_host; }
+  int gpus_per_domain() const { return gpus_per_host * hosts_per_domain; }
 };
 
 }  // namespace distsim::cluster

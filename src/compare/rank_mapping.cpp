@@ -6,6 +6,8 @@
 
 namespace distsim::compare {
 
+using strategy::ParallelDim;
+
 namespace {
 
 bool holds_every_rank(const Timeline& predicted, const Timeline& measured) {
@@ -18,14 +20,14 @@ bool holds_every_rank(const Timeline& predicted, const Timeline& measured) {
 }
 
 int replica_zero_rank(const Timeline& predicted, const RankTimeline& measured) {
-  const strategy::RankLayout layout(predicted.job, 1);
+  const strategy::RankLayout layout(strategy::parallel_dims(predicted.job), {});
   // Replica 0 holds every context rank, so the measured rank keeps its own.
-  const int rank = layout.rank_of({measured.coord.tp, 0, measured.coord.pp, measured.coord.cp});
+  const int rank = layout.rank_of(measured.coord.with(ParallelDim::dp, 0));
   if (predicted.find(rank) == nullptr) {
     throw InputError(fmt::format(
         "the predicted trace has no rank {} (tp {}, pp {}, dp 0) to compare with rank {} of '{}'; write it with "
         "distsim simulate --trace-ranks all",
-        rank, measured.coord.tp, measured.coord.pp, measured.rank, measured.file));
+        rank, measured.coord[ParallelDim::tp], measured.coord[ParallelDim::pp], measured.rank, measured.file));
   }
   return rank;
 }
@@ -39,8 +41,9 @@ void check_same_position(const RankTimeline& predicted, const RankTimeline& meas
   throw InputError(fmt::format(
       "'{}': rank {} is at tp {}, pp {}, dp {}, but in the predicted job rank {} is at tp {}, pp {}, dp {}; the "
       "measured job must number its ranks in Megatron's order (rank = tp + TP * (dp + DP * pp))",
-      measured.file, measured.rank, measured.coord.tp, measured.coord.pp, measured.coord.dp, predicted.rank,
-      predicted.coord.tp, predicted.coord.pp, predicted.coord.dp));
+      measured.file, measured.rank, measured.coord[ParallelDim::tp], measured.coord[ParallelDim::pp],
+      measured.coord[ParallelDim::dp], predicted.rank, predicted.coord[ParallelDim::tp],
+      predicted.coord[ParallelDim::pp], predicted.coord[ParallelDim::dp]));
 }
 
 }  // namespace

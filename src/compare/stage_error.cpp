@@ -7,6 +7,8 @@
 
 namespace distsim::compare {
 
+using strategy::ParallelDim;
+
 namespace {
 
 using StageKey = std::tuple<int, int, events::Phase>;  // stage, micro-batch, phase
@@ -28,7 +30,7 @@ void add_rank(StageSpans& spans, const RankTimeline& rank, SimTime origin) {
     if (!is_stage_pass(activity)) {
       continue;
     }
-    const StageKey key{rank.coord.pp, activity.microbatch, *activity.phase};
+    const StageKey key{rank.coord[ParallelDim::pp], activity.microbatch, *activity.phase};
     const Span span{activity.start - origin, activity.end - origin};
     const auto [it, inserted] = spans.emplace(key, span);
     if (!inserted) {

@@ -38,13 +38,28 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
   return best;
 }
 
+std::string closest_completion(std::string_view name, const std::vector<std::string>& candidates) {
+  std::vector<std::string> completions;
+  for (const auto& candidate : candidates) {
+    if (candidate.size() >= name.size() && edit_distance(name, candidate.substr(0, name.size())) == 0) {
+      completions.push_back(candidate);
+    }
+  }
+  return closest_name(name, completions.empty() ? candidates : completions);
+}
+
 std::string unknown_name_message(std::string_view what, std::string_view name,
                                  const std::vector<std::string>& candidates) {
+  return unknown_name_message(what, name, candidates, closest_name(name, candidates));
+}
+
+std::string unknown_name_message(std::string_view what, std::string_view name,
+                                 const std::vector<std::string>& candidates, std::string_view suggestion) {
   std::string message = "unknown " + std::string(what) + " '" + std::string(name) + "'";
   if (candidates.empty()) {
     return message;
   }
-  message += "; did you mean '" + closest_name(name, candidates) + "'? (known: ";
+  message += "; did you mean '" + std::string(suggestion) + "'? (known: ";
   for (size_t i = 0; i < candidates.size(); ++i) {
     message += (i == 0 ? "" : ", ") + candidates[i];
   }

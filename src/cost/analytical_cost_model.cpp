@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/input_error.hpp"
+#include "cost/ring_volume.hpp"
 
 namespace distsim::cost {
 
@@ -19,16 +19,10 @@ using events::Event;
 using events::EventClass;
 
 //! One value per NCCL protocol, indexed by NcclProtocol: {LL, LL128, Simple}.
-using PerProtocol = std::array<double, 3>;
+using cluster::PerProtocol;
 
 // NCCL src/graph/tuning.cc (docs/reference/hardware.md §4.5): ring latency of one collective call, µs.
 constexpr PerProtocol kRingBaseLatencyUs = {6.6, 14.0, 8.4};
-
-// tuning.cc hwLat, Ring row, µs per ring step. The cluster's latency_us is the Simple-protocol
-// hop of its fabric; LL and LL128 hops keep NCCL's proportions to it (hop_latencies below).
-constexpr PerProtocol kNvlinkHopUs = {0.6, 1.9, 3.4};
-constexpr PerProtocol kPciHopUs = {1.0, 2.5, 5.7};
-constexpr PerProtocol kNetHopUs = {2.7, 4.0, 14.0};
 
 // Payload fraction of the bus bandwidth (tuning.cc ring refinements): an LL line carries 4 data
 // bytes in 8, an LL128 line 120 in 128 (NCCL uses 0.92), Simple copies raw data.
@@ -58,30 +52,22 @@ std::size_t slot(NcclProtocol protocol) { return static_cast<std::size_t>(protoc
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-bool is_pcie(const std::string& link_name) {
-  std::string lower = link_name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("pci") != std::string::npos;
-}
-
-// A cluster gives its fabric's Simple-protocol hop (0 keeps NCCL's nominal one). Measured small
-// messages run 2-3x slower than NCCL's nominal LL hop (docs/cost_models.md), so the fabric's own
-// figure scales all three protocols alike.
+// NCCL's hop latencies per ring step (tuning.cc hwLat) are cluster::nccl_hop_us. A cluster gives
+// its fabric's Simple-protocol hop (0 keeps NCCL's nominal one), and LL and LL128 keep NCCL's
+// proportions to it: measured small messages run 2-3x slower than NCCL's nominal LL hop
+// (docs/cost_models.md), so the fabric's own figure scales all three protocols alike.
 PerProtocol hop_latencies(const PerProtocol& nccl, double simple_hop_us) {
-  const double scale = simple_hop_us > 0 ? simple_hop_us / nccl[slot(NcclProtocol::simple)] : 1.0;
+  const double scale = simple_hop_us > 0 ? simple_hop_us / cluster::nccl_simple_hop_us(nccl) : 1.0;
   return {nccl[0] * scale, nccl[1] * scale, nccl[2] * scale};
 }
 
-// NCCL enables LL128 only on NVLink-connected GPUs (tuning.cc: typeIntra <= PATH_NVB).
-bool has_pcie_fabric(const cluster::ClusterSpec& cluster) { return is_pcie(cluster.intra_node.name); }
-
 PerProtocol intra_node_hops(const cluster::ClusterSpec& cluster) {
-  return hop_latencies(has_pcie_fabric(cluster) ? kPciHopUs : kNvlinkHopUs, cluster.intra_node.latency_us);
+  return hop_latencies(cluster::nccl_hop_us(cluster.intra_node.fabric), cluster.intra_node.latency_us);
 }
 
-// A network hop also crosses the node's own fabric to reach the NIC, so it is never faster.
+// A network hop also crosses the host's own fabric to reach the NIC, so it is never faster.
 PerProtocol network_hops(const cluster::ClusterSpec& cluster) {
-  PerProtocol hops = hop_latencies(kNetHopUs, cluster.inter_node.latency_us);
+  PerProtocol hops = hop_latencies(cluster::kNcclNetHopUs, cluster.inter_node.latency_us);
   const PerProtocol intra = intra_node_hops(cluster);
   for (std::size_t i = 0; i < hops.size(); ++i) {
     hops[i] = std::max(hops[i], intra[i]);
@@ -233,14 +219,14 @@ CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) c
   const int inter_steps = all_reduce ? 2 * (nodes - 1) : nodes - 1;
   // nccl-tests doc/PERFORMANCE.md: busbw = algbw·2(n−1)/n for all-reduce and algbw·(n−1)/n for
   // all-gather and reduce-scatter, S being the whole buffer; so time = factor·S / busbw.
-  const double wire_factor = (all_reduce ? 2.0 : 1.0) * (ranks - 1) / ranks;
+  const double wire_factor = ring_volume(event.collective, ranks);
   const double bus_gbps = event.intra_node ? intra_node_bus_gbps(event) : inter_node_bus_gbps(event);
   const PerProtocol intra_hops = intra_node_hops(cluster_);
   const PerProtocol net_hops = network_hops(cluster_);
 
   CommunicationEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::simple};
   for (const NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::ll128, NcclProtocol::simple}) {
-    if (protocol == NcclProtocol::ll128 && has_pcie_fabric(cluster_)) {
+    if (protocol == NcclProtocol::ll128 && !cluster::allows_ll128(cluster_.intra_node.fabric)) {
       continue;
     }
     const std::size_t p = slot(protocol);
@@ -277,14 +263,15 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
   return best;
 }
 
-// A ring spanning nodes is as fast as the NICs its ranks on one node drive, and never faster than
-// the intra-node ring that feeds them: busbw = min(intra busbw, ranks_per_node · NIC share)
-// (docs/reference/hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in nccl#812). With one rank
-// per node every ring step crosses the network and the intra-node fabric carries nothing.
+// A ring that leaves its scale-up domain is as fast as the NICs its ranks on one host drive, and
+// never faster than the intra-domain ring that feeds them: busbw = min(intra busbw,
+// ranks_per_host · NIC share) (docs/reference/hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in
+// nccl#812). With one rank per host every ring step crosses the network and the intra-domain
+// fabric carries nothing.
 double AnalyticalCostModel::inter_node_bus_gbps(const Event& event) const {
-  const int ranks_per_node = std::max(1, std::min(event.ranks_per_node, cluster_.gpus_per_node));
-  const double nic_gbps = ranks_per_node * nic_share_gbps(event);
-  if (ranks_per_node == 1) {
+  const int ranks_per_host = std::max(1, std::min(event.ranks_per_node, cluster_.gpus_per_host));
+  const double nic_gbps = ranks_per_host * nic_share_gbps(event);
+  if (ranks_per_host == 1) {
     return nic_gbps;
   }
   return std::min(intra_node_bus_gbps(event), nic_gbps);
@@ -295,15 +282,16 @@ double AnalyticalCostModel::intra_node_bus_gbps(const Event& event) const {
                           event);
 }
 
-// Each GPU's share of its node's NICs. Training traffic is symmetric, so every GPU of a node talks
+// Each GPU's share of its host's NICs. Training traffic is symmetric, so every GPU of a host talks
 // across the network at the same time (all data-parallel groups reduce together, all tensor
-// ranks of a stage send together) and the node's NIC bandwidth divides among them: one NIC per
-// GPU on DGX nodes, two on 16-NIC nodes, a quarter of one NIC where four GPUs share it.
+// ranks of a stage send together) and the host's NIC bandwidth divides among them: one NIC per
+// GPU on DGX hosts, half of one on a DGX-2H (16 GPUs, 8 NICs), a quarter of one where four GPUs
+// share it.
 double AnalyticalCostModel::nic_share_gbps(const Event& event) const {
   const auto& inter = cluster_.inter_node;
-  const double nics = require_positive(inter.nics_per_node, cluster_, "inter_node.nics_per_node", event);
+  const double nics = require_positive(inter.nics_per_host, cluster_, "inter_node.nics_per_host", event);
   const double nic_gbps = require_positive(inter.nic_busbw_gbps, cluster_, "inter_node.nic_busbw_gbps", event);
-  return nics * nic_gbps / std::max(cluster_.gpus_per_node, 1);
+  return nics * nic_gbps / std::max(cluster_.gpus_per_host, 1);
 }
 
 }  // namespace distsim::cost

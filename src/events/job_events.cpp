@@ -9,6 +9,8 @@
 
 namespace distsim::events {
 
+using strategy::ParallelDim;
+
 LayerRange stage_layers(int total_layers, int num_stages, int stage) {
   const int base = total_layers / num_stages;
   const int extra = total_layers % num_stages;
@@ -90,10 +92,11 @@ class ChunkBuilder {
                int chunk, EventTable& table)
       : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), layout.context_group(coord), table) {
     const int stages = job.strategy.pipeline_parallel;
-    const int position = chunk * stages + coord.pp;
+    const int position = chunk * stages + coord[ParallelDim::pp];
     first_ = position == 0;
     last_ = position == stages * job.strategy.virtual_stages - 1;
-    layers_ = chunk_layers(job.model.total_layers(), stages, job.strategy.virtual_stages, coord.pp, chunk);
+    layers_ =
+        chunk_layers(job.model.total_layers(), stages, job.strategy.virtual_stages, coord[ParallelDim::pp], chunk);
   }
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
@@ -175,11 +178,12 @@ class ChunkBuilder {
     // The next chunk of the pipeline is on the next stage, or back on stage 0 one chunk later.
     if (!last_) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first + layers_.count - 1);
-      work.send_activation = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, (coord_.pp + 1) % stages)));
+      work.send_activation =
+          table.intern(factory.send_recv(bytes, layout.stage_link(coord_, (coord_[ParallelDim::pp] + 1) % stages)));
     }
     if (!first_) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first - 1);
-      const int previous = (coord_.pp + stages - 1) % stages;
+      const int previous = (coord_[ParallelDim::pp] + stages - 1) % stages;
       work.send_gradient = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, previous)));
     }
   }
@@ -221,7 +225,7 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   work.sequence_parallel_reduction = sequence_parallel_reduction(job, layout, coord, sequence_sharded, table);
   const EventFactory factory(strategy.dtype);
   const int stages = strategy.pipeline_parallel;
-  if (job.model.tie_embeddings && stages > 1 && (coord.pp == 0 || coord.pp == stages - 1)) {
+  if (job.model.tie_embeddings && stages > 1 && (coord[ParallelDim::pp] == 0 || coord[ParallelDim::pp] == stages - 1)) {
     const std::int64_t bytes =
         padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel * job.model.hidden_size * 4;
     work.embedding_reduction =

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <regex>
 
@@ -98,27 +99,25 @@ model::ModelSpec read_model(const RowReader& row) {
   return model;
 }
 
+// Rows name parts as NVIDIA does ("A100-SXM4", "H100-SXM5") with the memory in a column of its
+// own; the part with its memory ("a100-sxm4-40gb") is looked up before the part alone, each by
+// its exact catalog name or alias.
 cluster::GpuSpec read_gpu(const RowReader& row) {
   const std::string gpu = lowercase(row.text("gpu"));
   const auto memory = row.optional_number("gpu_mem_gb");
-  std::string name;
-  if (gpu.find("a100") != std::string::npos) {
-    name = memory && *memory <= 40 ? "a100-40gb" : "a100-80gb";
-  } else if (gpu.find("h100") != std::string::npos) {
-    name = "h100-sxm";
-  } else if (gpu.find("h200") != std::string::npos) {
-    name = "h200";
-  } else if (gpu.find("b200") != std::string::npos) {
-    name = "b200";
-  } else if (gpu.find("v100") != std::string::npos) {
-    name = "v100-sxm3";
-  } else {
-    for (const auto& known : catalog::gpu_names()) {
-      if (gpu.rfind(known, 0) == 0) name = known;
+  std::vector<std::string> names;
+  if (memory) {
+    names.push_back(gpu + "-" + std::to_string(std::lround(*memory)) + "gb");
+  }
+  names.push_back(gpu);
+  for (const auto& name : names) {
+    try {
+      return catalog::find_gpu(name);
+    } catch (const InputError&) {
+      // the next spelling may be the catalog's
     }
   }
-  if (name.empty()) throw Unsupported{"GPU '" + row.text("gpu") + "' is not in the catalog (distsim list gpus)"};
-  return catalog::find_gpu(name);
+  throw Unsupported{"GPU '" + row.text("gpu") + "' is not in the catalog (distsim list gpus)"};
 }
 
 cluster::ClusterSpec read_cluster(const RowReader& row) {
@@ -127,12 +126,12 @@ cluster::ClusterSpec read_cluster(const RowReader& row) {
   cluster.gpu = gpu;
   const int gpus = row.integer("num_gpus");
   const int per_node = row.integer("gpus_per_node");
-  cluster.gpus_per_node = std::min(gpus, per_node);
-  if (gpus % cluster.gpus_per_node != 0) {
+  cluster.gpus_per_host = std::min(gpus, per_node);
+  if (gpus % cluster.gpus_per_host != 0) {
     throw Unsupported{"num_gpus " + std::to_string(gpus) + " is not a whole number of " + std::to_string(per_node) +
                       "-GPU nodes"};
   }
-  cluster.num_nodes = gpus / cluster.gpus_per_node;
+  cluster.num_hosts = gpus / cluster.gpus_per_host;
   return cluster;
 }
 

@@ -100,7 +100,7 @@ void check_rank_set(const compare::Timeline& measured, int world_size) {
 }
 
 void add_file(compare::Timeline& measured, FileTrace trace, const compare::Timeline& predicted) {
-  const strategy::RankLayout layout(predicted.job, 1);
+  const strategy::RankLayout layout(strategy::parallel_dims(predicted.job), {});
   for (auto& rank : trace.ranks) {
     if (!trace.coords_known) {
       rank.coord = layout.coord_of(rank.rank);  // Megatron's rank order, as distsim lays ranks out

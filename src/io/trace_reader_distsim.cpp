@@ -76,7 +76,7 @@ FileTrace read_distsim_trace(const TraceFile& file) {
     const auto kind = parse_category(event.category, tid, place);
     ranks[required_int(*event.event, "pid", place)].activities.push_back(labelled_activity(event, kind, place));
   }
-  const strategy::RankLayout layout(*trace.job, 1);
+  const strategy::RankLayout layout(strategy::parallel_dims(*trace.job), {});
   for (auto& [rank, timeline] : ranks) {
     timeline.coord = layout.coord_of(rank);
     timeline.file = file.path;

@@ -23,8 +23,9 @@ bool read_coord(const json& runner, const std::string& place, strategy::RankCoor
   if (!runner.contains("stage") || !runner.contains("tp_rank") || !runner.contains("dp_rank")) {
     return false;
   }
-  coord = {required_int(runner, "tp_rank", place), required_int(runner, "dp_rank", place),
-           required_int(runner, "stage", place)};
+  coord = strategy::RankCoord{{strategy::ParallelDim::tp, required_int(runner, "tp_rank", place)},
+                              {strategy::ParallelDim::dp, required_int(runner, "dp_rank", place)},
+                              {strategy::ParallelDim::pp, required_int(runner, "stage", place)}};
   return true;
 }
 

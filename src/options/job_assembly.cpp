@@ -56,7 +56,7 @@ void place_on_default_cluster(const JobSettings& settings, strategy::JobSpec& jo
 //! As many nodes as the parallel sizes fill; a world that does not fill whole nodes is refused
 //! here, since any node count would be one the user never gave.
 void default_nodes(strategy::JobSpec& job) {
-  const int per_node = job.cluster.gpus_per_node;
+  const int per_node = job.cluster.gpus_per_host;
   const int world = job.strategy.world_size();
   if (per_node <= 0) {
     return;
@@ -66,7 +66,7 @@ void default_nodes(strategy::JobSpec& job) {
                      " GPUs, which do not fill whole nodes of " + std::to_string(per_node) +
                      " GPUs; give nodes (--nodes or key nodes), gpus_per_node or other parallel sizes");
   }
-  job.cluster.num_nodes = std::max(1, world / per_node);
+  job.cluster.num_hosts = std::max(1, world / per_node);
 }
 
 //! Options whose absence is decided by a rule rather than a default value.

@@ -106,9 +106,9 @@ std::vector<JobOption> spec_options() {
   JobOption gpus_per_node = basic("gpus_per_node", "--gpus-per-node", ValueType::positive_integer, "",
                                   "GPUs per node (default: the cluster's)");
   gpus_per_node.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
-    job.cluster.gpus_per_node = as_int(value);
+    job.cluster.gpus_per_host = as_int(value);
   };
-  gpus_per_node.read = [](const JobSpec& job) -> Value { return job.cluster.gpus_per_node; };
+  gpus_per_node.read = [](const JobSpec& job) -> Value { return job.cluster.gpus_per_host; };
   return {model, seq_length, cluster, gpu, gpus_per_node};
 }
 
@@ -202,8 +202,8 @@ std::vector<JobOption> feature_options() {
 JobOption nodes_option() {
   JobOption nodes = basic("nodes", "--nodes", ValueType::positive_integer, "",
                           "number of nodes (default: as many as the parallel sizes need)");
-  nodes.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) { job.cluster.num_nodes = as_int(value); };
-  nodes.read = [](const JobSpec& job) -> Value { return job.cluster.num_nodes; };
+  nodes.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) { job.cluster.num_hosts = as_int(value); };
+  nodes.read = [](const JobSpec& job) -> Value { return job.cluster.num_hosts; };
   return nodes;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/input_error.hpp"
+#include "cost/ring_volume.hpp"
 #include "events/event_key.hpp"
 
 namespace distsim::profile {
@@ -33,12 +34,6 @@ ProfileCostModel::ProfileCostModel(const std::vector<ProfileRecord>& records) {
   }
 }
 
-double ProfileCostModel::ring_volume(events::Collective collective, int group_size) {
-  const double n = group_size;
-  const double per_rank = (n - 1) / n;
-  return collective == events::Collective::all_reduce ? 2 * per_rank : per_rank;
-}
-
 ProfileCostModel::MessageShape ProfileCostModel::shape_of(const events::Event& event) {
   return {event.collective, event.bytes, event.intra_node, event.intra_node ? 0 : event.ranks_per_node};
 }
@@ -65,7 +60,8 @@ std::optional<cost::Cost> ProfileCostModel::extrapolate(const events::Event& eve
     return std::nullopt;
   }
   const auto& [group, nanoseconds] = *std::prev(above);
-  const double scale = ring_volume(event.collective, event.group_size) / ring_volume(event.collective, group);
+  const double scale =
+      cost::ring_volume(event.collective, event.group_size) / cost::ring_volume(event.collective, group);
   return cost::Cost{static_cast<SimTime>(std::llround(nanoseconds * scale)), cost::CostSource::extrapolated};
 }
 

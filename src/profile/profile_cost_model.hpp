@@ -30,11 +30,6 @@ class ProfileCostModel : public cost::CostModel {
 
   size_t size() const { return by_key_.size(); }
 
-  //! The ring algorithm's bytes per rank relative to the message: 2(N-1)/N for all-reduce,
-  //! (N-1)/N for all-gather and reduce-scatter (Patarasuk & Yuan 2009; NCCL's bus-bandwidth
-  //! factors in nccl-tests' PERFORMANCE.md).
-  static double ring_volume(events::Collective collective, int group_size);
-
  private:
   //! Collectives that differ only in group size: collective, bytes, intra-node, and for
   //! inter-node groups the ranks per node (how many NICs the group drives).

@@ -6,7 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "core/sim_time.hpp"
-#include "profile/profile_cost_model.hpp"
+#include "cost/ring_volume.hpp"
 
 namespace distsim::search {
 
@@ -23,8 +23,8 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 double measured_seconds(const CensusEvent& entry, const events::Event& measured) {
   double seconds = time_to_seconds(entry.cost.duration);
   if (measured.group_size != entry.event.group_size) {
-    seconds *= profile::ProfileCostModel::ring_volume(measured.collective, measured.group_size) /
-               profile::ProfileCostModel::ring_volume(entry.event.collective, entry.event.group_size);
+    seconds *= cost::ring_volume(measured.collective, measured.group_size) /
+               cost::ring_volume(entry.event.collective, entry.event.group_size);
   }
   return seconds;
 }

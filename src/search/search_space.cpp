@@ -38,8 +38,8 @@ void check_search_space(const SearchSpace& space) {
     }
   }
   if (space.base.cluster.total_gpus() <= 0) {
-    throw InputError("the cluster has no GPUs: nodes " + std::to_string(space.base.cluster.num_nodes) +
-                     " x GPUs per node " + std::to_string(space.base.cluster.gpus_per_node));
+    throw InputError("the cluster has no GPUs: nodes " + std::to_string(space.base.cluster.num_hosts) +
+                     " x GPUs per node " + std::to_string(space.base.cluster.gpus_per_host));
   }
 }
 

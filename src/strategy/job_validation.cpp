@@ -55,8 +55,9 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   require_positive(problems, "data parallel size", s.data_parallel);
   require_positive(problems, "micro-batch size", s.micro_batch_size);
   require_positive(problems, "global batch size", s.global_batch_size);
-  require_positive(problems, "nodes", job.cluster.num_nodes);
-  require_positive(problems, "GPUs per node", job.cluster.gpus_per_node);
+  require_positive(problems, "nodes", job.cluster.num_hosts);
+  require_positive(problems, "GPUs per node", job.cluster.gpus_per_host);
+  require_positive(problems, "hosts per scale-up domain", job.cluster.hosts_per_domain);
   if (!problems.empty()) {
     return;
   }
@@ -65,8 +66,8 @@ void check_strategy(const JobSpec& job, Problems& problems) {
     problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " + context +
                        std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) + " = " +
                        std::to_string(s.world_size()) + " GPUs, but the cluster has " +
-                       std::to_string(job.cluster.num_nodes) + " nodes x " +
-                       std::to_string(job.cluster.gpus_per_node) + " GPUs = " +
+                       std::to_string(job.cluster.num_hosts) + " nodes x " +
+                       std::to_string(job.cluster.gpus_per_host) + " GPUs = " +
                        std::to_string(job.cluster.total_gpus()));
   }
   const auto& m = job.model;

@@ -1,68 +1,126 @@
 #pragma once
 
-#include <cstdint>
+#include <array>
+#include <initializer_list>
+#include <string_view>
+#include <vector>
 
-#include "strategy/job_spec.hpp"
+#include "cluster/cluster_spec.hpp"
+#include "strategy/strategy.hpp"
 
 namespace distsim::strategy {
 
-//! Where one rank sits in the parallel grid. `cp` comes last so that the brace form {tp, dp, pp}
-//! used before context parallelism still means context rank 0.
-struct RankCoord {
-  int tp = 0;
-  int dp = 0;
-  int pp = 0;
-  int cp = 0;
+//! A parallel dimension of the rank grid, by Megatron's short name.
+enum class ParallelDim { tp, cp, dp, pp };
+
+inline constexpr int kParallelDimCount = 4;
+
+//! "tp", "cp", "dp" or "pp".
+std::string_view parallel_dim_name(ParallelDim dim);
+
+//! One dimension's index in a coordinate, for building one by name: {{ParallelDim::pp, 2}}.
+struct DimIndex {
+  ParallelDim dim;
+  int index = 0;
+};
+
+//! Where one rank sits in the parallel grid, addressed by dimension: coord[ParallelDim::pp].
+//! Dimensions not given are 0.
+class RankCoord {
+ public:
+  RankCoord() = default;
+  RankCoord(std::initializer_list<DimIndex> indices);
+
+  int operator[](ParallelDim dim) const { return index_[slot(dim)]; }
+  int& operator[](ParallelDim dim) { return index_[slot(dim)]; }
+  //! This coordinate with `dim` moved to `index`.
+  RankCoord with(ParallelDim dim, int index) const;
   bool operator==(const RankCoord&) const = default;
+
+ private:
+  static std::size_t slot(ParallelDim dim) { return static_cast<std::size_t>(dim); }
+  std::array<int, kParallelDimCount> index_{};
 };
 
-//! Whether a group of ranks stays inside one node, and how many of its ranks share a node.
+//! One dimension of the grid and its size.
+struct DimSize {
+  ParallelDim dim;
+  int size = 1;
+};
+
+//! The dimensions of a strategy in Megatron-LM's default rank order "tp-cp-ep-dp-pp", fastest
+//! varying first (formats.md §5.2).
+std::vector<DimSize> parallel_dims(const Strategy& strategy);
+
+//! How a group of ranks sits on the machines: the hosts and scale-up domains it spans and how many
+//! of its members share the busiest host (the NICs it can drive there).
 struct GroupPlacement {
-  bool intra_node = true;
-  int ranks_per_node = 1;  //!< members of the group on the busiest node
-  int num_nodes = 1;       //!< nodes the group spans
+  int size = 1;
+  int hosts = 1;
+  int domains = 1;
+  int ranks_per_host = 1;  //!< members on the busiest host
+
+  bool within_host() const { return hosts == 1; }
+  bool within_domain() const { return domains == 1; }
+  bool operator==(const GroupPlacement&) const = default;
 };
 
-//! Megatron-LM's default rank order "tp-cp-ep-dp-pp": tensor parallel varies fastest, then
-//! context, then data, then pipeline (docs/reference/formats.md §5.2): rank = tp + t·(cp + c·(dp + d·pp)).
-//! Ranks fill nodes consecutively.
+//! How consecutive ranks fill machines: `gpus_per_host` to a host and `gpus_per_domain` (a
+//! multiple of it) to a scale-up domain.
+struct RankPacking {
+  int gpus_per_host = 1;
+  int gpus_per_domain = 1;
+};
+
+//! The rank grid over an ordered list of named dimensions: rank = Σ index_d · stride_d with the
+//! first dimension varying fastest. Ranks fill hosts, and hosts fill domains, consecutively.
+//! Every group query is one general one, "the ranks that share my coordinate except along these
+//! dimensions", so a new dimension needs only its place in the order.
 class RankLayout {
  public:
-  RankLayout(const Strategy& strategy, int gpus_per_node);
+  RankLayout(std::vector<DimSize> dims, RankPacking packing);
+  RankLayout(const Strategy& strategy, const cluster::ClusterSpec& cluster);
 
-  int world_size() const { return tp_ * cp_ * dp_ * pp_; }
-  int rank_of(RankCoord coord) const { return coord.tp + tp_ * (coord.cp + cp_ * (coord.dp + dp_ * coord.pp)); }
+  int world_size() const { return world_size_; }
+  //! The size of `dim`; 1 for a dimension the layout does not have.
+  int size(ParallelDim dim) const;
+  int rank_of(const RankCoord& coord) const;
   RankCoord coord_of(int rank) const;
-  int node_of(int rank) const { return rank / gpus_per_node_; }
+  int host_of(int rank) const { return rank / packing_.gpus_per_host; }
+  int domain_of(int rank) const { return rank / packing_.gpus_per_domain; }
 
-  GroupPlacement tensor_group(RankCoord coord) const;
-  //! The context-parallel ring of `coord`: same (tp, dp, pp), every cp.
-  GroupPlacement context_group(RankCoord coord) const;
-  //! The data-parallel group of `coord`: same (tp, cp, pp), every dp.
-  GroupPlacement data_group(RankCoord coord) const;
-  //! The ranks that reduce gradients together, Megatron-Core's data_parallel_group_with_cp:
-  //! same (tp, pp), every (cp, dp); the data group when cp = 1.
-  GroupPlacement gradient_group(RankCoord coord) const;
-  //! The link from `coord` to the same (tp, cp, dp) position on stage coord.pp + 1.
-  GroupPlacement pipeline_link(RankCoord coord) const { return stage_link(coord, coord.pp + 1); }
-  //! The link from `coord` to the same (tp, cp, dp) position on stage `to_stage`; the interleaved
-  //! schedule also links the last stage back to the first.
-  GroupPlacement stage_link(RankCoord coord, int to_stage) const;
-  //! First and last stage of the same (tp, cp, dp) position (tied-embedding gradient reduction).
-  GroupPlacement embedding_group(RankCoord coord) const;
+  //! The ranks that share `coord` in every dimension except `dims`, in rank order (so `coord`'s
+  //! own rank is among them).
+  std::vector<int> group_members(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const;
+  //! Where the group of `coord` along `dims` sits.
+  GroupPlacement group(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const;
+  //! Where any set of ranks sits.
+  GroupPlacement placement(const std::vector<int>& ranks) const;
+
+  GroupPlacement tensor_group(const RankCoord& coord) const { return group(coord, {ParallelDim::tp}); }
+  GroupPlacement context_group(const RankCoord& coord) const { return group(coord, {ParallelDim::cp}); }
+  GroupPlacement data_group(const RankCoord& coord) const { return group(coord, {ParallelDim::dp}); }
+  //! The ranks that reduce gradients together, Megatron-Core's data_parallel_group_with_cp.
+  GroupPlacement gradient_group(const RankCoord& coord) const {
+    return group(coord, {ParallelDim::cp, ParallelDim::dp});
+  }
+  //! The link from `coord` to the same position on stage `to_stage`; the interleaved schedule
+  //! also links the last stage back to the first.
+  GroupPlacement stage_link(const RankCoord& coord, int to_stage) const;
+  GroupPlacement pipeline_link(const RankCoord& coord) const { return stage_link(coord, coord[ParallelDim::pp] + 1); }
+  //! First and last stage of `coord`'s position (tied-embedding gradient reduction).
+  GroupPlacement embedding_group(const RankCoord& coord) const;
 
   //! True when every tensor group, context group, gradient group and pipeline link of a stage is
   //! placed alike, so one rank per stage stands for all of them.
   bool is_uniform() const;
 
  private:
-  GroupPlacement placement(int first_rank, int stride, int size) const;
-
-  int tp_;
-  int cp_;
-  int dp_;
-  int pp_;
-  int gpus_per_node_;
+  std::vector<DimSize> dims_;
+  std::array<int, kParallelDimCount> size_{};
+  std::array<int, kParallelDimCount> stride_{};
+  int world_size_ = 1;
+  RankPacking packing_;
 };
 
 }  // namespace distsim::strategy

@@ -2,6 +2,8 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 DeviceTimelines::DeviceTimelines(const program::JobProgram& program)
     : offsets_(program.devices.size() + 1, 0), kinds_used_(program.devices.size(), 0) {
   const auto& tasks = program.program;
@@ -26,7 +28,7 @@ DeviceTimelines::DeviceTimelines(const program::JobProgram& program)
 std::vector<int> shown_ranks(const strategy::RankLayout& layout, bool every_rank) {
   std::vector<int> ranks;
   for (int rank = 0; rank < layout.world_size(); ++rank) {
-    if (every_rank || layout.coord_of(rank).dp == 0) {
+    if (every_rank || layout.coord_of(rank)[ParallelDim::dp] == 0) {
       ranks.push_back(rank);
     }
   }

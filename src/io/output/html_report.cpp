@@ -17,11 +17,13 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 namespace {
 
 std::string job_title(const strategy::JobSpec& job) {
   return fmt::format("{} · {} · {} on {} × {} {}", job.model.name, job.strategy.notation(), job.strategy.schedule,
-                     job.cluster.num_nodes, job.cluster.gpus_per_node, job.cluster.gpu.name);
+                     job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name);
 }
 
 //! Strategy options that differ from plain Megatron defaults, so the header names only what was set.
@@ -123,10 +125,10 @@ void append_device_table(std::string& html, const api::Simulation& simulation, c
   for (const auto& band : bands) {
     const auto& stats = simulation.summary.devices.at(band.device);
     fmt::format_to(std::back_inserter(html), "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td>",
-                   band.coord.pp,
+                   band.coord[ParallelDim::pp],
                    band.ranks.size() == 1 ? std::to_string(band.ranks.front())
                                           : fmt::format("{}–{}", band.ranks.front(), band.ranks.back()),
-                   html_escaped(stage_layers_text(job, band.coord.pp)));
+                   html_escaped(stage_layers_text(job, band.coord[ParallelDim::pp])));
     append_time_cell(html, stats.busy_compute, iteration_ns);
     append_time_cell(html, stats.busy_communication, iteration_ns);
     append_time_cell(html, stats.idle, iteration_ns);

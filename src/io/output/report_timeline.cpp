@@ -128,7 +128,7 @@ void add_block(std::vector<TimelineBlock>& blocks, const TimelineBlock& block, d
 }
 
 std::vector<TimelineBand> build_timeline(const api::Simulation& simulation, double merge_gap_ns) {
-  const strategy::RankLayout layout(simulation.job.strategy, simulation.job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(simulation.job.strategy, simulation.job.cluster);
   const DeviceTimelines timelines(simulation.program);
   std::vector<TimelineBand> bands;
   std::map<std::size_t, std::size_t> band_of_device;

@@ -9,6 +9,8 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 namespace {
 
 constexpr double kBandLabelWidth = 96;
@@ -119,8 +121,9 @@ class TimelineSvg {
   void append_band(const TimelineBand& band, double top) {
     fmt::format_to(out(), "<g class=\"band\" transform=\"translate(0,{:.0f})\">\n", top);
     const bool symmetric = !simulation_.program.all_ranks;
-    const std::string name = symmetric ? fmt::format("stage {}", band.coord.pp)
-                                       : fmt::format("stage {} · tp {}", band.coord.pp, band.coord.tp);
+    const std::string name =
+        symmetric ? fmt::format("stage {}", band.coord[ParallelDim::pp])
+                  : fmt::format("stage {} · tp {}", band.coord[ParallelDim::pp], band.coord[ParallelDim::tp]);
     fmt::format_to(out(), "<text x=\"0\" y=\"{:.0f}\" font-weight=\"600\">{}</text>", kRowHeight - 2, name);
     fmt::format_to(out(), "<text x=\"0\" y=\"{:.0f}\">{}</text>\n", kRowPitch + kRowHeight - 2,
                    html_escaped(ranks_text(band.ranks)));

@@ -17,8 +17,8 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
                                 std::size_t table_rows) {
   const auto& job = space.base;
   SearchReport report;
-  report.title = fmt::format("Strategy search: {} on {} × {} {}", job.model.name, job.cluster.num_nodes,
-                             job.cluster.gpus_per_node, job.cluster.gpu.name);
+  report.title = fmt::format("Strategy search: {} on {} × {} {}", job.model.name, job.cluster.num_hosts,
+                             job.cluster.gpus_per_host, job.cluster.gpu.name);
   report.description = fmt::format(
       "global batch {} · {} · {} candidates: {} valid, {} invalid, {} out of memory · best/worst throughput {:.2f}×",
       job.strategy.global_batch_size, job.strategy.precision_name(), result.candidates.size(), result.valid, result.invalid, result.out_of_memory,

@@ -14,8 +14,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string space_description(const search::SearchSpace& space) {
   const auto& job = space.base;
-  return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name, job.cluster.num_nodes,
-                     job.cluster.gpus_per_node, job.cluster.gpu.name, job.strategy.global_batch_size,
+  return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name, job.cluster.num_hosts,
+                     job.cluster.gpus_per_host, job.cluster.gpu.name, job.strategy.global_batch_size,
                      job.strategy.precision_name());
 }
 

@@ -14,6 +14,8 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 namespace {
 
 //! How the devices of one pipeline stage spent the iteration, in seconds. In all-ranks mode a
@@ -31,7 +33,7 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
   std::vector<int> members(static_cast<size_t>(stages), 0);
   const auto& devices = simulation.program.devices;
   for (size_t d = 0; d < devices.size() && d < simulation.summary.devices.size(); ++d) {
-    const auto stage = static_cast<size_t>(devices[d].coord.pp);
+    const auto stage = static_cast<size_t>(devices[d].coord[ParallelDim::pp]);
     const auto& stats = simulation.summary.devices[d];
     result[stage].compute_s += time_to_seconds(stats.busy_compute);
     result[stage].communication_s += time_to_seconds(stats.busy_communication);
@@ -55,22 +57,22 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
 //! tp × dp ranks of a stage share their stage device's figures.
 nlohmann::json devices_json(const api::Simulation& simulation) {
   const auto& job = simulation.job;
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
   nlohmann::json devices = nlohmann::json::array();
   for (int rank = 0; rank < layout.world_size(); ++rank) {
     const auto coord = layout.coord_of(rank);
     const auto device = static_cast<size_t>(simulation.program.device_for_rank(layout, rank));
     const auto& stats = simulation.summary.devices.at(device);
     nlohmann::json entry = {{"rank", rank},
-                             {"node", layout.node_of(rank)},
-                             {"stage", coord.pp},
-                             {"tp", coord.tp},
-                             {"dp", coord.dp},
-                             {"busy_compute_s", time_to_seconds(stats.busy_compute)},
-                             {"busy_comm_s", time_to_seconds(stats.busy_communication)},
-                             {"idle_s", time_to_seconds(stats.idle)}};
+                            {"node", layout.host_of(rank)},
+                            {"stage", coord[ParallelDim::pp]},
+                            {"tp", coord[ParallelDim::tp]},
+                            {"dp", coord[ParallelDim::dp]},
+                            {"busy_compute_s", time_to_seconds(stats.busy_compute)},
+                            {"busy_comm_s", time_to_seconds(stats.busy_communication)},
+                            {"idle_s", time_to_seconds(stats.idle)}};
     if (job.strategy.context_parallel > 1) {
-      entry["cp"] = coord.cp;
+      entry["cp"] = coord[ParallelDim::cp];
     }
     devices.push_back(std::move(entry));
   }
@@ -206,8 +208,8 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
   nlohmann::json json = {{"model", job.model.name},
                          {"gpu", job.cluster.gpu.name},
                          {"cluster", job.cluster.name},
-                         {"nodes", job.cluster.num_nodes},
-                         {"gpus_per_node", job.cluster.gpus_per_node},
+                         {"nodes", job.cluster.num_hosts},
+                         {"gpus_per_node", job.cluster.gpus_per_host},
                          {"strategy", s.notation()},
                          {"tp", s.tensor_parallel},
                          {"pp", s.pipeline_parallel},
@@ -270,7 +272,7 @@ std::string summary_text(const api::Simulation& simulation) {
   auto out = std::back_inserter(text);
   fmt::format_to(out,
                  "job: {} on {} x {} {} ({}), {}, micro-batch {}, global batch {} ({} micro-batches), {}, {}; {}\n",
-                 job.model.name, job.cluster.num_nodes, job.cluster.gpus_per_node, job.cluster.gpu.name,
+                 job.model.name, job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name,
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
                  s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));

@@ -13,6 +13,8 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 namespace {
 
 using engine::StreamId;
@@ -90,7 +92,7 @@ class ChromeTraceWriter {
       : out_(out),
         simulation_(simulation),
         program_(simulation.program),
-        layout_(simulation.job.strategy, simulation.job.cluster.gpus_per_node),
+        layout_(simulation.job.strategy, simulation.job.cluster),
         timelines_(simulation.program),
         event_args_(render_event_args(simulation.program)) {}
 
@@ -116,11 +118,13 @@ class ChromeTraceWriter {
     const auto coord = layout_.coord_of(rank);
     const auto device = static_cast<size_t>(program_.device_for_rank(layout_, rank));
     auto out = std::back_inserter(buffer_);
-    const std::string context = simulation_.job.strategy.context_parallel > 1 ? fmt::format(", cp {}", coord.cp) : "";
+    const std::string context =
+        simulation_.job.strategy.context_parallel > 1 ? fmt::format(", cp {}", coord[ParallelDim::cp]) : "";
     fmt::format_to(out,
                    R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":)"
                    R"json("rank {} (node {}, stage {}, tp {}{}, dp {})"}}}})json",
-                   rank, rank, layout_.node_of(rank), coord.pp, coord.tp, context, coord.dp);
+                   rank, rank, layout_.host_of(rank), coord[ParallelDim::pp], coord[ParallelDim::tp], context,
+                   coord[ParallelDim::dp]);
     emit();
     fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
                    rank, rank);
@@ -194,7 +198,7 @@ class ChromeTraceWriter {
   //! symmetric mode the rank of the peer stage at this rank's tensor and data position.
   int peer_rank(strategy::RankCoord coord, size_t peer_device) const {
     const auto& peer = program_.devices[peer_device];
-    return program_.all_ranks ? peer.rank : layout_.rank_of({coord.tp, coord.dp, peer.coord.pp, coord.cp});
+    return program_.all_ranks ? peer.rank : layout_.rank_of(coord.with(ParallelDim::pp, peer.coord[ParallelDim::pp]));
   }
 
   nlohmann::json other_data(TraceRanks ranks) const {

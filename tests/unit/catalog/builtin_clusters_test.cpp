@@ -25,14 +25,14 @@ TEST(BuiltinClusters, EveryNodeDesignHasPositiveLinksAndABuiltinGpu) {
     SCOPED_TRACE(cluster.name);
     EXPECT_FALSE(cluster.description.empty());
     EXPECT_FALSE(cluster.source.empty());
-    EXPECT_EQ(cluster.num_nodes, 1);
-    EXPECT_GT(cluster.gpus_per_node, 0);
+    EXPECT_EQ(cluster.num_hosts, 1);
+    EXPECT_GT(cluster.gpus_per_host, 0);
     EXPECT_FALSE(cluster.intra_node.name.empty());
     EXPECT_GT(cluster.intra_node.collective_busbw_gbps, 0);
     EXPECT_GT(cluster.intra_node.p2p_gbps, 0);
     EXPECT_GT(cluster.intra_node.latency_us, 0);
     EXPECT_FALSE(cluster.inter_node.name.empty());
-    EXPECT_GT(cluster.inter_node.nics_per_node, 0);
+    EXPECT_GT(cluster.inter_node.nics_per_host, 0);
     EXPECT_GT(cluster.inter_node.nic_busbw_gbps, 0);
     EXPECT_GT(cluster.inter_node.latency_us, 0);
     EXPECT_EQ(cluster.gpu.memory_gb, find_gpu(cluster.gpu.name).memory_gb);
@@ -46,7 +46,7 @@ TEST(BuiltinClusters, DgxA100MatchesTheMeasuredFigures) {
   EXPECT_EQ(dgx.total_gpus(), 8);
   EXPECT_DOUBLE_EQ(dgx.intra_node.collective_busbw_gbps, 234.9);
   EXPECT_DOUBLE_EQ(dgx.intra_node.p2p_gbps, 195.1);
-  EXPECT_DOUBLE_EQ(dgx.inter_node.nics_per_node * dgx.inter_node.nic_busbw_gbps, 192.0);
+  EXPECT_DOUBLE_EQ(dgx.inter_node.nics_per_host * dgx.inter_node.nic_busbw_gbps, 192.0);
 }
 
 // docs/reference/hardware.md §2: 16 V100 SXM3 on one NVSwitch plane and 8 EDR NICs. Links derived there being
@@ -58,12 +58,12 @@ TEST(BuiltinClusters, Dgx2hHoldsSixteenV100sOnNvswitch) {
   EXPECT_EQ(dgx.total_gpus(), 16);
   EXPECT_DOUBLE_EQ(dgx.intra_node.collective_busbw_gbps, 120.0);
   EXPECT_NEAR(dgx.intra_node.p2p_gbps, 97.55, 1e-9);
-  EXPECT_EQ(dgx.inter_node.nics_per_node, 8);
-  EXPECT_NEAR(dgx.inter_node.nics_per_node * dgx.inter_node.nic_busbw_gbps, 92.0, 1e-9);
+  EXPECT_EQ(dgx.inter_node.nics_per_host, 8);
+  EXPECT_NEAR(dgx.inter_node.nics_per_host * dgx.inter_node.nic_busbw_gbps, 92.0, 1e-9);
 }
 
 TEST(BuiltinClusters, PcieNodesHoldFourGpusAsInTheDistSimPaper) {
-  EXPECT_EQ(find_cluster("pcie-a10").gpus_per_node, 4);
+  EXPECT_EQ(find_cluster("pcie-a10").gpus_per_host, 4);
   EXPECT_EQ(find_cluster("pcie-a10").gpu.name, "a10");
   EXPECT_EQ(find_cluster("pcie-a40").gpu.name, "a40");
 }

@@ -164,3 +164,47 @@ TEST(FindGpu, SuggestsTheClosestName) {
 }
 
 }  // namespace distsim::catalog
+
+namespace distsim::catalog {
+
+TEST(FindGpu, FindsAPartByItsAliases) {
+  EXPECT_EQ(find_gpu("h100").name, "h100-sxm");
+  EXPECT_EQ(find_gpu("H100-SXM5").name, "h100-sxm");
+  EXPECT_EQ(find_gpu("a100").name, "a100-80gb");
+  EXPECT_EQ(find_gpu("a100-sxm4-40gb").name, "a100-40gb");
+  EXPECT_EQ(find_gpu("h200-sxm").name, "h200");
+}
+
+TEST(FindGpu, EveryAliasNamesABuiltinGpuAndNoAliasIsAName) {
+  for (const GpuAlias& alias : gpu_aliases()) {
+    EXPECT_EQ(find_gpu(alias.alias).name, alias.name);
+    for (const auto& name : gpu_names()) {
+      EXPECT_NE(alias.alias, name);
+    }
+  }
+}
+
+// An exact name wins over a longer one that starts with it: "a10" is the A10, not the A100.
+TEST(FindGpu, MatchesWholeNamesOnly) {
+  EXPECT_EQ(find_gpu("a10").name, "a10");
+  EXPECT_EQ(error_of("gb200"),
+            "unknown GPU 'gb200'; did you mean 'b200'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
+  EXPECT_EQ(error_of("h100-sxm-nvl"),
+            "unknown GPU 'h100-sxm-nvl'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
+}
+
+// By edit distance "h10" is closest to "a10" (1 edit against 5 for "h100-sxm"), and "a100-8" is
+// as close to "a10" as to "a100-80gb" (3 edits each, the earlier name winning ties); the
+// suggestion prefers the name that starts with what was typed.
+TEST(FindGpu, SuggestsANameThatStartsWithWhatWasTyped) {
+  EXPECT_EQ(error_of("h10"),
+            "unknown GPU 'h10'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
+  EXPECT_EQ(error_of("a100-8"),
+            "unknown GPU 'a100-8'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200)");
+}
+
+}  // namespace distsim::catalog

@@ -10,8 +10,12 @@ namespace distsim::compare {
 namespace {
 
 TEST(RankMapping, EveryRankPresentMapsByNumber) {
-  const auto predicted = timeline(1, 1, 2, 0, 10, {rank_timeline(0, {0, 0, 0}, {}), rank_timeline(1, {0, 1, 0}, {})});
-  const auto measured = timeline(1, 1, 2, 0, 10, {rank_timeline(0, {0, 0, 0}, {}), rank_timeline(1, {0, 1, 0}, {})});
+  const auto predicted = timeline(1, 1, 2, 0, 10,
+                                  {rank_timeline(0, strategy::RankCoord{}, {}),
+                                   rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::dp, 1}}, {})});
+  const auto measured = timeline(1, 1, 2, 0, 10,
+                                 {rank_timeline(0, strategy::RankCoord{}, {}),
+                                  rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::dp, 1}}, {})});
   const auto mapping = map_ranks(predicted, measured);
   EXPECT_EQ(mapping.kind, RankMappingKind::by_rank);
   ASSERT_EQ(mapping.pairs.size(), 2u);
@@ -22,11 +26,19 @@ TEST(RankMapping, ReplicaZeroTraceMapsByTensorAndPipelinePosition) {
   // tp 2, pp 2, dp 2 in Megatron order (rank = tp + 2·(dp + 2·pp)): replica 0 is ranks 0, 1, 4, 5.
   // Measured rank 7 is (tp 1, dp 1, pp 1), so it meets predicted rank 1 + 2·(0 + 2·1) = 5; rank 2
   // (tp 0, dp 1, pp 0) meets rank 0.
-  const auto predicted = timeline(2, 2, 2, 0, 10,
-                                  {rank_timeline(0, {0, 0, 0}, {}), rank_timeline(1, {1, 0, 0}, {}),
-                                   rank_timeline(4, {0, 0, 1}, {}), rank_timeline(5, {1, 0, 1}, {})});
-  const auto measured =
-      timeline(2, 2, 2, 0, 10, {rank_timeline(2, {0, 1, 0}, {}), rank_timeline(7, {1, 1, 1}, {})});
+  const auto predicted = timeline(
+      2, 2, 2, 0, 10,
+      {rank_timeline(0, strategy::RankCoord{}, {}),
+       rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::tp, 1}}, {}),
+       rank_timeline(4, strategy::RankCoord{{strategy::ParallelDim::pp, 1}}, {}),
+       rank_timeline(5, strategy::RankCoord{{strategy::ParallelDim::tp, 1}, {strategy::ParallelDim::pp, 1}}, {})});
+  const auto measured = timeline(2, 2, 2, 0, 10,
+                                 {rank_timeline(2, strategy::RankCoord{{strategy::ParallelDim::dp, 1}}, {}),
+                                  rank_timeline(7,
+                                                strategy::RankCoord{{strategy::ParallelDim::tp, 1},
+                                                                    {strategy::ParallelDim::dp, 1},
+                                                                    {strategy::ParallelDim::pp, 1}},
+                                                {})});
   const auto mapping = map_ranks(predicted, measured);
   EXPECT_EQ(mapping.kind, RankMappingKind::by_coordinate);
   ASSERT_EQ(mapping.pairs.size(), 2u);
@@ -37,8 +49,10 @@ TEST(RankMapping, ReplicaZeroTraceMapsByTensorAndPipelinePosition) {
 TEST(RankMapping, MissingPredictedPositionIsNamed) {
   // Only rank 0 predicted (tp 2, pp 1, dp 2); measured rank 3 is (tp 1, dp 1): its replica-0
   // partner would be rank 1, which the predicted trace lacks.
-  const auto predicted = timeline(2, 1, 2, 0, 10, {rank_timeline(0, {0, 0, 0}, {})});
-  const auto measured = timeline(2, 1, 2, 0, 10, {rank_timeline(3, {1, 1, 0}, {})});
+  const auto predicted = timeline(2, 1, 2, 0, 10, {rank_timeline(0, strategy::RankCoord{}, {})});
+  const auto measured = timeline(
+      2, 1, 2, 0, 10,
+      {rank_timeline(3, strategy::RankCoord{{strategy::ParallelDim::tp, 1}, {strategy::ParallelDim::dp, 1}}, {})});
   try {
     map_ranks(predicted, measured);
     FAIL() << "expected an InputError";
@@ -52,8 +66,11 @@ TEST(RankMapping, MissingPredictedPositionIsNamed) {
 TEST(RankMapping, OtherRankOrderIsRefused) {
   // tp 2, pp 1, dp 2: in Megatron order rank 1 is (tp 1, dp 0); a measured trace that says rank 1
   // is (tp 0, dp 1) numbers its ranks another way, so pairing by number would pair other devices.
-  const auto predicted = timeline(2, 1, 2, 0, 10, {rank_timeline(0, {0, 0, 0}, {}), rank_timeline(1, {1, 0, 0}, {})});
-  const auto measured = timeline(2, 1, 2, 0, 10, {rank_timeline(1, {0, 1, 0}, {})});
+  const auto predicted = timeline(2, 1, 2, 0, 10,
+                                  {rank_timeline(0, strategy::RankCoord{}, {}),
+                                   rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::tp, 1}}, {})});
+  const auto measured =
+      timeline(2, 1, 2, 0, 10, {rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::dp, 1}}, {})});
   try {
     map_ranks(predicted, measured);
     FAIL() << "expected an InputError";

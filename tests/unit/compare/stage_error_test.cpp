@@ -22,12 +22,14 @@ TEST(StageError, StagePassSpansAllItsRanks) {
   // tp 2, pp 1: ranks 0 and 1 form stage 0. Measured forward of mb 0 runs 2-10 on rank 0 and
   // 1-12 on rank 1, so the stage's pass is [1, 12]; predicted [0, 10] on both. Errors
   // (predicted − measured): start −1 µs, end −2 µs; over 100 µs: −1 %, −2 %.
-  const auto predicted = timeline(2, 1, 1, 0, 100,
-                                  {rank_timeline(0, {0, 0, 0}, {compute(Phase::forward, 0, 0, 10)}),
-                                   rank_timeline(1, {1, 0, 0}, {compute(Phase::forward, 0, 0, 10)})});
-  const auto measured = timeline(2, 1, 1, 0, 100,
-                                 {rank_timeline(0, {0, 0, 0}, {compute(Phase::forward, 0, 2, 10)}),
-                                  rank_timeline(1, {1, 0, 0}, {compute(Phase::forward, 0, 1, 12)})});
+  const auto predicted = timeline(
+      2, 1, 1, 0, 100,
+      {rank_timeline(0, strategy::RankCoord{}, {compute(Phase::forward, 0, 0, 10)}),
+       rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::tp, 1}}, {compute(Phase::forward, 0, 0, 10)})});
+  const auto measured = timeline(
+      2, 1, 1, 0, 100,
+      {rank_timeline(0, strategy::RankCoord{}, {compute(Phase::forward, 0, 2, 10)}),
+       rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::tp, 1}}, {compute(Phase::forward, 0, 1, 12)})});
   const auto stages = stage_errors(predicted, measured, same_ranks({0, 1}));
   ASSERT_TRUE(stages.available);
   ASSERT_EQ(stages.rows.size(), 1u);
@@ -48,7 +50,9 @@ TEST(StageError, RowsByStageMicroBatchAndPhase) {
   const std::vector<Activity> work{compute(Phase::forward, 1, 10, 20), compute(Phase::backward, 0, 20, 30),
                                    compute(Phase::forward, 0, 0, 10), compute(Phase::optimizer, -1, 30, 40),
                                    compute(Phase::backward, -1, 40, 41)};
-  const auto side = timeline(1, 2, 1, 0, 50, {rank_timeline(0, {0, 0, 0}, work), rank_timeline(1, {0, 0, 1}, work)});
+  const auto side = timeline(1, 2, 1, 0, 50,
+                             {rank_timeline(0, strategy::RankCoord{}, work),
+                              rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::pp, 1}}, work)});
   const auto stages = stage_errors(side, side, same_ranks({0, 1}));
   ASSERT_EQ(stages.rows.size(), 6u);
   const std::vector<std::tuple<int, int, Phase>> expected{{0, 0, Phase::forward}, {0, 0, Phase::backward},

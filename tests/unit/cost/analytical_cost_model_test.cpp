@@ -33,8 +33,8 @@ cluster::ClusterSpec round_cluster() {
   cluster.gpu.gemm_efficiency = 0.5;
   cluster.gpu.memory_efficiency = 0.5;
   cluster.gpu.kernel_launch_us = 10;
-  cluster.num_nodes = 2;
-  cluster.gpus_per_node = 8;
+  cluster.num_hosts = 2;
+  cluster.gpus_per_host = 8;
   cluster.intra_node = {"NVSwitch", 100, 50, 3.4};
   cluster.inter_node = {"8x NIC", 8, 10, 14.0};
   return cluster;
@@ -208,7 +208,7 @@ TEST(AnalyticalCostModel, NeverUsesLl128OverPcie) {
   // PCI hops {1.0, 2.5, 5.7}. 7e6 B: LL 6.6 + 14 = 20.6 µs + 245 µs; Simple 8.4 + 14·5.7 = 88.2
   // µs + 122.5 µs = 210.7 µs; LL128 (40.6 + 133.2 µs over NVLink) is not available.
   cluster::ClusterSpec pcie = round_cluster();
-  pcie.intra_node = {"PCIe Gen4 x16", 100, 50, 5.7};
+  pcie.intra_node = {"PCIe Gen4 x16", 100, 50, 5.7, cluster::Fabric::pcie};
   const AnalyticalCostModel model(pcie);
   const Event event = collective(Collective::all_reduce, 7'000'000, 8);
   EXPECT_EQ(model.communication_estimate(event).protocol, NcclProtocol::simple);
@@ -290,7 +290,7 @@ TEST(AnalyticalCostModel, NamesTheMissingLinkFigure) {
     FAIL() << "expected an InputError";
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
-                 "cluster 'round': inter_node.nics_per_node must be positive to price event "
+                 "cluster 'round': inter_node.nics_per_host must be positive to price event "
                  "'all_reduce bytes=1000 group=16 inter per_node=8'");
   }
 }
@@ -342,7 +342,7 @@ cluster::ClusterSpec dgx_a100(int nics_per_node = 8) {
   cluster::ClusterSpec cluster;
   cluster.name = "dgx-a100";
   cluster.gpu = a100_80gb();
-  cluster.gpus_per_node = 8;
+  cluster.gpus_per_host = 8;
   cluster.intra_node = {"NVLink3 + NVSwitch", 234.9, 195.1, 10.8};
   cluster.inter_node = {"HDR 200 Gb/s InfiniBand", nics_per_node, 24.0, 14.0};
   return cluster;
@@ -354,7 +354,7 @@ cluster::ClusterSpec hopper_node(double ring_busbw_gbps, int nics_per_node) {
   cluster::ClusterSpec cluster;
   cluster.name = "hopper";
   cluster.gpu = h100_sxm();
-  cluster.gpus_per_node = 8;
+  cluster.gpus_per_host = 8;
   cluster.intra_node = {"NVLink4 + NVSwitch", ring_busbw_gbps, 347.7, 3.4};
   cluster.inter_node = {"200 Gb/s NICs", nics_per_node, 24.0, 14.0};
   return cluster;

@@ -24,8 +24,8 @@ cluster::ClusterSpec h100_node() {
   cluster.gpu.memory_efficiency = 2970.0 / 3350.0;
   cluster.gpu.sm_count = 132;
   cluster.gpu.kernel_launch_us = 4;
-  cluster.num_nodes = 1;
-  cluster.gpus_per_node = 8;
+  cluster.num_hosts = 1;
+  cluster.gpus_per_host = 8;
   return cluster;
 }
 

@@ -16,7 +16,7 @@ strategy::JobSpec gpt2_job(int tp, int cp, int pp, int dp) {
   strategy::JobSpec job;
   job.model = catalog::find_model("gpt2-345m");
   job.cluster = catalog::find_cluster("dgx-a100");
-  job.cluster.num_nodes = 1;
+  job.cluster.num_hosts = 1;
   job.strategy.tensor_parallel = tp;
   job.strategy.context_parallel = cp;
   job.strategy.pipeline_parallel = pp;
@@ -35,7 +35,7 @@ struct Built {
 
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord = {}) {
   Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
   built.work = build_rank_work(job, layout, coord, built.table);
   return built;
 }

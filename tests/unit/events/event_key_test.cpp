@@ -28,7 +28,7 @@ strategy::JobSpec job_on_two_nodes(const std::string& model, strategy::Strategy 
   strategy::JobSpec job;
   job.model = catalog::find_model(model);
   job.cluster = catalog::find_cluster(cluster);
-  job.cluster.num_nodes = 2;
+  job.cluster.num_hosts = 2;
   job.strategy = strategy;
   return job;
 }

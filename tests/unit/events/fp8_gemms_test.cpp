@@ -18,8 +18,8 @@ strategy::JobSpec fp8_job() {
   strategy::JobSpec job;
   job.model = catalog::find_model("gpt2-345m");
   job.cluster = catalog::find_cluster("dgx-h100");
-  job.cluster.num_nodes = 1;
-  job.cluster.gpus_per_node = 2;
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 2;
   job.strategy.tensor_parallel = 2;
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 4;
@@ -35,8 +35,8 @@ struct Built {
 
 Built build(const strategy::JobSpec& job) {
   Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
-  built.work = build_rank_work(job, layout, {0, 0, 0}, built.table);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
+  built.work = build_rank_work(job, layout, strategy::RankCoord{}, built.table);
   return built;
 }
 

@@ -15,7 +15,7 @@ strategy::JobSpec gpt2_job(int tp, int pp, int dp) {
   strategy::JobSpec job;
   job.model = catalog::find_model("gpt2-345m");  // 24 layers, h 1024, 16 heads, ffn 4096, s 1024
   job.cluster = catalog::find_cluster("dgx-a100");
-  job.cluster.num_nodes = std::max(1, tp * pp * dp / 8);
+  job.cluster.num_hosts = std::max(1, tp * pp * dp / 8);
   job.strategy.tensor_parallel = tp;
   job.strategy.pipeline_parallel = pp;
   job.strategy.data_parallel = dp;
@@ -32,7 +32,7 @@ struct Built {
 
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord) {
   Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
   built.work = build_rank_work(job, layout, coord, built.table);
   return built;
 }
@@ -63,7 +63,7 @@ TEST(PaddedVocab, RoundsUpToAMultipleOf128TimesTp) {
 
 TEST(RankWork, SplitsGemmsAcrossTensorParallelRanks) {
   // tp = 2: QKV is (s·b) x h · h x 3h/2 = 4096 x 1024 · 1024 x 1536; FC1 h x 4h/2 = 2048.
-  const Built built = build(gpt2_job(2, 1, 1), {0, 0, 0});
+  const Built built = build(gpt2_job(2, 1, 1), strategy::RankCoord{});
   EXPECT_EQ(first_with_label(built, built.chunk().forward, "qkv").key(), "gemm m=4096 n=1536 k=1024 bf16");
   EXPECT_EQ(first_with_label(built, built.chunk().forward, "fc1").key(), "gemm m=4096 n=2048 k=1024 bf16");
   EXPECT_EQ(first_with_label(built, built.chunk().forward, "fc2").key(), "gemm m=4096 n=1024 k=2048 bf16");
@@ -74,7 +74,7 @@ TEST(RankWork, SplitsGemmsAcrossTensorParallelRanks) {
 
 TEST(RankWork, HasTwoTensorAllReducesPerLayerEachWay) {
   // One stage holds all 24 layers, the embedding (1 all-reduce) and the loss (3 small ones).
-  const Built built = build(gpt2_job(2, 1, 1), {0, 0, 0});
+  const Built built = build(gpt2_job(2, 1, 1), strategy::RankCoord{});
   EXPECT_EQ(count(built.chunk().forward, "tp all_reduce"), 2 * 24 + 1 + 3);
   // Backward: QKV and FC1 input gradients per layer, plus the LM head's input gradient.
   EXPECT_EQ(count(built.chunk().backward, "tp all_reduce"), 2 * 24 + 1);
@@ -84,16 +84,16 @@ TEST(RankWork, HasTwoTensorAllReducesPerLayerEachWay) {
 }
 
 TEST(RankWork, HasNoTensorCollectivesWithoutTensorParallelism) {
-  const Built built = build(gpt2_job(1, 1, 1), {0, 0, 0});
+  const Built built = build(gpt2_job(1, 1, 1), strategy::RankCoord{});
   EXPECT_EQ(count(built.chunk().forward, "tp all_reduce"), 0);
   EXPECT_EQ(count(built.chunk().backward, "tp all_reduce"), 0);
 }
 
 TEST(RankWork, PutsEmbeddingFirstAndHeadLast) {
   const auto job = gpt2_job(1, 4, 1);
-  const Built first = build(job, {0, 0, 0});
-  const Built middle = build(job, {0, 0, 1});
-  const Built last = build(job, {0, 0, 3});
+  const Built first = build(job, strategy::RankCoord{});
+  const Built middle = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 1}});
+  const Built last = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 3}});
   EXPECT_EQ(count(first.chunk().forward, "embedding"), 1);
   EXPECT_EQ(count(first.chunk().forward, "lm head"), 0);
   EXPECT_EQ(count(middle.chunk().forward, "embedding") + count(middle.chunk().forward, "lm head"), 0);
@@ -113,7 +113,7 @@ TEST(RankWork, PutsEmbeddingFirstAndHeadLast) {
 TEST(RankWork, BucketsTheDataParallelGradients) {
   // dp = 2, one stage: the whole model's ~355M parameters in 40M-parameter fp32 buckets.
   const auto job = gpt2_job(1, 1, 2);
-  const Built built = build(job, {0, 0, 0});
+  const Built built = build(job, strategy::RankCoord{});
   const std::int64_t params = built.work.parameters;
   EXPECT_EQ(static_cast<std::int64_t>(built.chunk().gradient_buckets.size()), (params + 39'999'999) / 40'000'000);
   const Event& bucket = built.table.at(built.chunk().gradient_buckets.front().reduction);
@@ -125,7 +125,7 @@ TEST(RankWork, UsesGroupedQueryAttentionAndSwiglu) {
   strategy::JobSpec job = gpt2_job(8, 1, 1);
   job.model = catalog::find_model("llama-3.1-8b");  // h 4096, 32 heads, 8 KV heads, d 128, ffn 14336
   job.strategy.micro_batch_size = 1;
-  const Built built = build(job, {0, 0, 0});
+  const Built built = build(job, strategy::RankCoord{});
   // QKV per rank: (32 + 2·8)·128 / 8 = 768 columns; FC1 gate+up: 2·14336/8 = 3584.
   EXPECT_EQ(first_with_label(built, built.chunk().forward, "qkv").dim("n"), 768);
   EXPECT_EQ(first_with_label(built, built.chunk().forward, "fc1").dim("n"), 3584);
@@ -136,7 +136,7 @@ TEST(RankWork, UsesGroupedQueryAttentionAndSwiglu) {
 TEST(RankWork, AddsCrossAttentionToEncoderDecoderLayers) {
   strategy::JobSpec job = gpt2_job(1, 1, 1);
   job.model = catalog::find_model("t5-large");
-  const Built built = build(job, {0, 0, 0});
+  const Built built = build(job, strategy::RankCoord{});
   EXPECT_EQ(count(built.chunk().forward, "cross attention"), job.model.decoder_num_layers);
   EXPECT_EQ(count(built.chunk().forward, "attention"), job.model.num_layers + job.model.decoder_num_layers);
 }
@@ -191,7 +191,7 @@ TEST(SequenceParallelWork, GathersAndScattersInsteadOfAllReducing) {
   // and a reduce-scatter after the attention output and FC2 (Korthikanti et al. §4.2.2); plus a
   // reduce-scatter after the embedding and an all-gather before the LM head. Only the loss's
   // three fp32 all-reduces stay.
-  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), {0, 0, 0});
+  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), strategy::RankCoord{});
   const auto& forward = built.chunk().forward;
   EXPECT_EQ(count(forward, "tp all_gather"), 2 * 24 + 1);
   EXPECT_EQ(count(forward, "tp reduce_scatter"), 2 * 24 + 1);
@@ -212,7 +212,7 @@ TEST(SequenceParallelWork, SwapsTheCollectivesInBackward) {
   // Backward, per layer: an all-gather of the output gradient before the attention output's and
   // FC2's dgrad; for QKV and FC1 an all-gather of the saved input shard (for wgrad) and a
   // reduce-scatter of the input gradient. Plus the LM head's pair and the embedding's gather.
-  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), {0, 0, 0});
+  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), strategy::RankCoord{});
   const auto& backward = built.chunk().backward;
   EXPECT_EQ(count(backward, "tp all_gather"), 4 * 24 + 1 + 1);
   EXPECT_EQ(count(backward, "tp reduce_scatter"), 2 * 24 + 1);
@@ -221,7 +221,7 @@ TEST(SequenceParallelWork, SwapsTheCollectivesInBackward) {
 
 TEST(SequenceParallelWork, ShardsNormsAndDropoutButNotGemms) {
   // Norms and bias-dropout-add see s·b/t = 4096/2 = 2048 rows; GEMMs still see all 4096 tokens.
-  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), {0, 0, 0});
+  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), strategy::RankCoord{});
   const auto& forward = built.chunk().forward;
   EXPECT_EQ(first_with_label(built, forward, "norm").key(), "layernorm rows=2048 cols=1024 bf16");
   EXPECT_EQ(first_with_label(built, forward, "bias dropout add").dim("rows"), 2048);
@@ -234,7 +234,7 @@ TEST(SequenceParallelWork, ShardsNormsAndDropoutButNotGemms) {
 
 TEST(SequenceParallelWork, SendsSequenceShardsBetweenStages) {
   // Megatron-LM sends [s/t, b, h] between stages: 8,388,608 / 2 bytes.
-  const Built built = build(with_sequence_parallel(gpt2_job(2, 2, 1)), {0, 0, 0});
+  const Built built = build(with_sequence_parallel(gpt2_job(2, 2, 1)), strategy::RankCoord{});
   EXPECT_EQ(built.table.at(*built.chunk().send_activation).bytes, kSbh2 / 2);
 }
 
@@ -248,8 +248,8 @@ TEST(ScatterGatherTransfers, SendASliceAndGatherItOnTheReceivingStage) {
   // activation; the next stage all-gathers the whole tensor over its tensor group before its
   // first layer, and the previous stage does the same with the gradient before its backward.
   const strategy::JobSpec job = with_scatter_gather(gpt2_job(2, 2, 1));
-  const Built first = build(job, {0, 0, 0});
-  const Built last = build(job, {0, 0, 1});
+  const Built first = build(job, strategy::RankCoord{});
+  const Built last = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 1}});
   EXPECT_EQ(first.table.at(*first.chunk().send_activation).bytes, kSbh2 / 2);
   EXPECT_EQ(last.table.at(*last.chunk().send_gradient).bytes, kSbh2 / 2);
 
@@ -272,8 +272,8 @@ TEST(ScatterGatherTransfers, ChangeNothingUnderSequenceParallelismOrWithoutTenso
   // Sequence-parallel tensors are already 1/t shards, and with t = 1 there is nothing to slice:
   // the work is the same as without the option.
   for (const auto& job : {with_sequence_parallel(gpt2_job(2, 2, 1)), gpt2_job(1, 2, 1)}) {
-    const Built plain = build(job, {0, 0, 1});
-    const Built sliced = build(with_scatter_gather(job), {0, 0, 1});
+    const Built plain = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 1}});
+    const Built sliced = build(with_scatter_gather(job), strategy::RankCoord{{strategy::ParallelDim::pp, 1}});
     EXPECT_EQ(keys(plain, plain.chunk().forward), keys(sliced, sliced.chunk().forward));
     EXPECT_EQ(plain.table.at(*plain.chunk().send_gradient).key(), sliced.table.at(*sliced.chunk().send_gradient).key());
   }
@@ -283,7 +283,7 @@ TEST(SequenceParallelWork, AllReducesTheShardedParametersGradientsOnce) {
   // Per layer two LayerNorms (weight and bias, 2h each) and two row-parallel biases (h each):
   // 6·1024 = 6144 parameters; plus the final norm's 2048: 24·6144 + 2048 = 149,504 fp32 gradients
   // = 598,016 bytes, all-reduced over the tensor group.
-  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), {0, 0, 0});
+  const Built built = build(with_sequence_parallel(gpt2_job(2, 1, 1)), strategy::RankCoord{});
   ASSERT_TRUE(built.work.sequence_parallel_reduction);
   const Event& reduction = built.table.at(*built.work.sequence_parallel_reduction);
   EXPECT_EQ(reduction.collective, Collective::all_reduce);
@@ -293,8 +293,8 @@ TEST(SequenceParallelWork, AllReducesTheShardedParametersGradientsOnce) {
 
 TEST(SequenceParallelWork, IsANoOpWithoutTensorParallelism) {
   // Megatron-LM turns sequence parallelism off when tp = 1; so does distsim.
-  const Built plain = build(gpt2_job(1, 2, 1), {0, 0, 0});
-  const Built sharded = build(with_sequence_parallel(gpt2_job(1, 2, 1)), {0, 0, 0});
+  const Built plain = build(gpt2_job(1, 2, 1), strategy::RankCoord{});
+  const Built sharded = build(with_sequence_parallel(gpt2_job(1, 2, 1)), strategy::RankCoord{});
   EXPECT_EQ(keys(plain, plain.chunk().forward), keys(sharded, sharded.chunk().forward));
   EXPECT_EQ(keys(plain, plain.chunk().backward), keys(sharded, sharded.chunk().backward));
   EXPECT_FALSE(sharded.work.sequence_parallel_reduction);
@@ -304,7 +304,7 @@ TEST(Recomputation, FullRerunsEachLayerForwardBeforeItsBackward) {
   // tp = 2: each of the 24 layers reruns its forward, with its two all-reduces, in backward.
   strategy::JobSpec job = gpt2_job(2, 1, 1);
   job.strategy.recompute = strategy::Recompute::full;
-  const Built built = build(job, {0, 0, 0});
+  const Built built = build(job, strategy::RankCoord{});
   const auto& backward = built.chunk().backward;
   EXPECT_EQ(count_phase(backward, Phase::recompute, "attention"), 24);
   EXPECT_EQ(count_phase(backward, Phase::recompute, "tp all_reduce"), 2 * 24);
@@ -333,9 +333,9 @@ TEST(Recomputation, SelectiveAddsNoWorkOverFlashAttention) {
   // FlashAttention never stores the s x s scores and its backward recomputes them, which is
   // what selective recomputation would rerun (Korthikanti et al. §5; Dao et al. 2022 §3.1).
   strategy::JobSpec job = gpt2_job(2, 1, 1);
-  const Built plain = build(job, {0, 0, 0});
+  const Built plain = build(job, strategy::RankCoord{});
   job.strategy.recompute = strategy::Recompute::selective;
-  const Built selective = build(job, {0, 0, 0});
+  const Built selective = build(job, strategy::RankCoord{});
   EXPECT_EQ(keys(plain, plain.chunk().backward), keys(selective, selective.chunk().backward));
 }
 
@@ -344,7 +344,7 @@ TEST(DistributedOptimizer, ReduceScattersGradientsAndGathersParameters) {
   // and gathered back in bf16 (80 MB each); Adam updates half of the parameters.
   strategy::JobSpec job = gpt2_job(1, 1, 2);
   job.strategy.distributed_optimizer = true;
-  const Built built = build(job, {0, 0, 0});
+  const Built built = build(job, strategy::RankCoord{});
   const auto& buckets = built.chunk().gradient_buckets;
   ASSERT_FALSE(buckets.empty());
   const Event& reduction = built.table.at(buckets.front().reduction);
@@ -362,7 +362,7 @@ TEST(GradientBuckets, BecomeReadyWhenTheirEarliestLayerHasItsGradients) {
   // dp = 2, one stage. Buckets fill from the back: the final norm (2048), then layer 23, 22, ...
   // After layers 23..21 a bucket holds 2048 + 3·12,596,224 = 37,790,720 < 40M parameters, so
   // the first bucket ends inside layer 20 and is ready after layer 20's backward.
-  const Built built = build(gpt2_job(1, 1, 2), {0, 0, 0});
+  const Built built = build(gpt2_job(1, 1, 2), strategy::RankCoord{});
   const auto& backward = built.chunk().backward;
   const int ready = built.chunk().gradient_buckets.front().ready_after;
   ASSERT_GE(ready, 0);
@@ -379,7 +379,7 @@ TEST(InterleavedWork, GivesEachStageEveryPthChunk) {
   strategy::JobSpec job = gpt2_job(1, 4, 1);
   job.strategy.virtual_stages = 3;
   job.strategy.schedule = "interleaved";
-  const Built stage1 = build(job, {0, 0, 1});
+  const Built stage1 = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 1}});
   ASSERT_EQ(stage1.work.chunks.size(), 3u);
   EXPECT_EQ(stage1.work.chunks[0].first_layer, 2);
   EXPECT_EQ(stage1.work.chunks[1].first_layer, 10);
@@ -395,8 +395,8 @@ TEST(InterleavedWork, PutsEmbeddingOnTheFirstChunkAndHeadOnTheLast) {
   strategy::JobSpec job = gpt2_job(1, 4, 1);
   job.strategy.virtual_stages = 3;
   job.strategy.schedule = "interleaved";
-  const Built first = build(job, {0, 0, 0});
-  const Built last = build(job, {0, 0, 3});
+  const Built first = build(job, strategy::RankCoord{});
+  const Built last = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 3}});
   EXPECT_EQ(count(first.work.chunks[0].forward, "embedding"), 1);
   EXPECT_EQ(count(first.work.chunks[1].forward, "embedding"), 0);
   EXPECT_FALSE(first.work.chunks[0].send_gradient);

@@ -144,8 +144,8 @@ TEST(CalibrationReader, MapsTheGpuAndItsMemoryToACatalogEntryAndNode) {
   const auto runs = read(kRuns);
   EXPECT_EQ(runs[0].job->cluster.gpu.name, "a100-40gb");  // A100 with gpu_mem_gb 40
   EXPECT_EQ(runs[0].job->cluster.name, "dgx-a100");
-  EXPECT_EQ(runs[0].job->cluster.num_nodes, 2);  // 16 GPUs, 8 per node
-  EXPECT_EQ(runs[0].job->cluster.gpus_per_node, 8);
+  EXPECT_EQ(runs[0].job->cluster.num_hosts, 2);  // 16 GPUs, 8 per node
+  EXPECT_EQ(runs[0].job->cluster.gpus_per_host, 8);
   EXPECT_EQ(runs[1].job->cluster.gpu.name, "h100-sxm");
   EXPECT_EQ(runs[2].job->cluster.gpu.name, "v100-sxm3");
   EXPECT_EQ(runs[2].job->cluster.name, "dgx-2h");
@@ -155,10 +155,10 @@ TEST(CalibrationReader, MapsTheGpuAndItsMemoryToACatalogEntryAndNode) {
 // gpus_per_node 8 (L1) and 16 (V1) exceed the 4 and 1 GPUs used: the job gets one node of that size.
 TEST(CalibrationReader, AJobSmallerThanANodeUsesOnePartialNode) {
   const auto runs = read(kRuns);
-  EXPECT_EQ(runs[1].job->cluster.num_nodes, 1);
-  EXPECT_EQ(runs[1].job->cluster.gpus_per_node, 4);
-  EXPECT_EQ(runs[2].job->cluster.num_nodes, 1);
-  EXPECT_EQ(runs[2].job->cluster.gpus_per_node, 1);
+  EXPECT_EQ(runs[1].job->cluster.num_hosts, 1);
+  EXPECT_EQ(runs[1].job->cluster.gpus_per_host, 4);
+  EXPECT_EQ(runs[2].job->cluster.num_hosts, 1);
+  EXPECT_EQ(runs[2].job->cluster.gpus_per_host, 1);
 }
 
 TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {

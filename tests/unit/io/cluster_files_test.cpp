@@ -58,7 +58,7 @@ TEST(ResolveCluster, ReadsAClusterWrittenFromScratch) {
   EXPECT_DOUBLE_EQ(cluster.intra_node.collective_busbw_gbps, 230);
   EXPECT_DOUBLE_EQ(cluster.intra_node.p2p_gbps, 190);
   EXPECT_DOUBLE_EQ(cluster.intra_node.latency_us, 3.4);
-  EXPECT_EQ(cluster.inter_node.nics_per_node, 4);
+  EXPECT_EQ(cluster.inter_node.nics_per_host, 4);
   EXPECT_DOUBLE_EQ(cluster.inter_node.nic_busbw_gbps, 23);
   EXPECT_DOUBLE_EQ(cluster.inter_node.latency_us, 14);
 }
@@ -67,7 +67,7 @@ TEST(ResolveCluster, MergesNestedOverridesIntoTheBase) {
   const auto cluster = resolve_cluster(fixture("clusters/dgx_a100_slow_nvlink.yaml"));
   const auto& dgx = catalog::find_cluster("dgx-a100");
   EXPECT_EQ(cluster.name, "dgx_a100_slow_nvlink");
-  EXPECT_EQ(cluster.num_nodes, 4);
+  EXPECT_EQ(cluster.num_hosts, 4);
   EXPECT_DOUBLE_EQ(cluster.intra_node.collective_busbw_gbps, 200);
   EXPECT_DOUBLE_EQ(cluster.intra_node.p2p_gbps, dgx.intra_node.p2p_gbps);
   EXPECT_EQ(cluster.intra_node.name, dgx.intra_node.name);
@@ -91,20 +91,22 @@ TEST(ResolveCluster, AnInlineGpuWithItsOwnBaseStartsFromIt) {
 TEST(ResolveCluster, ReadsAGpuFileRelativeToTheClusterFile) {
   const auto cluster = resolve_cluster(fixture("clusters/file_gpu.yaml"));
   EXPECT_EQ(cluster.gpu.name, "my_gpu");
-  EXPECT_EQ(cluster.gpus_per_node, 2);
+  EXPECT_EQ(cluster.gpus_per_host, 2);
   EXPECT_EQ(cluster.intra_node.name, catalog::find_cluster("pcie-a40").intra_node.name);
 }
 
 TEST(ResolveCluster, ListsEveryProblemOfAFileWithNestedKeyPaths) {
   const std::string file = fixture("clusters/broken_cluster.yaml");
   EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
-            file + ":1: gpu: unknown GPU 'a100-80'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, "
-                   "a100-80gb, h100-sxm, h200, b200)\n" +
-                file + ":3: missing required key 'intra_node.p2p_gbps'\n" +
-                file + ":5: unknown key 'intra_node.bandwdith'; expected one of intra_node.name, "
-                       "intra_node.collective_busbw_gbps, intra_node.p2p_gbps, intra_node.latency_us\n" +
-                file + ":6: intra_node.latency_us: expected a number >= 0, got '-1'\n" +
-                file + ":7: missing required key 'inter_node.nic_busbw_gbps'");
+            file +
+                ":1: gpu: unknown GPU 'a100-80'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, "
+                "a100-80gb, h100-sxm, h200, b200)\n" +
+                file + ":3: missing required key 'intra_node.fabric'\n" + file +
+                ":3: missing required key 'intra_node.p2p_gbps'\n" + file +
+                ":5: unknown key 'intra_node.bandwdith'; expected one of intra_node.name, intra_node.fabric, "
+                "intra_node.collective_busbw_gbps, intra_node.p2p_gbps, intra_node.latency_us\n" +
+                file + ":6: intra_node.latency_us: expected a number >= 0, got '-1'\n" + file +
+                ":7: missing required key 'inter_node.nic_busbw_gbps'");
 }
 
 TEST(ResolveCluster, RejectsValuesOfTheWrongShape) {
@@ -112,6 +114,49 @@ TEST(ResolveCluster, RejectsValuesOfTheWrongShape) {
   EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
             file + ":2: gpu: expected a GPU name, a GPU file or a mapping of GPU fields, got a list\n" +
                 file + ":3: intra_node: expected a mapping of keys to values, got 'fast'");
+}
+
+TEST(ResolveCluster, ReadsTheTopologyKeys) {
+  const auto cluster = resolve_cluster(fixture("clusters/rack_of_trays.yaml"));
+  EXPECT_EQ(cluster.num_hosts, 36);
+  EXPECT_EQ(cluster.gpus_per_host, 4);
+  EXPECT_EQ(cluster.hosts_per_domain, 18);  // 72 GPUs / 4 per host
+  EXPECT_EQ(cluster.gpus_per_domain(), 72);
+  EXPECT_EQ(cluster.total_gpus(), 144);
+  EXPECT_EQ(cluster.intra_node.fabric, cluster::Fabric::nvlink_switch);
+  EXPECT_EQ(cluster.inter_node.nics_per_host, 4);
+}
+
+// my_cluster.yaml uses the older keys num_nodes, gpus_per_node and nics_per_node: a host of 8 that
+// is its own domain.
+TEST(ResolveCluster, ReadsTheOlderKeysAsAHostThatIsADomain) {
+  const auto cluster = resolve_cluster(fixture("clusters/my_cluster.yaml"));
+  EXPECT_EQ(cluster.num_hosts, 2);
+  EXPECT_EQ(cluster.gpus_per_host, 8);
+  EXPECT_EQ(cluster.gpus_per_domain(), 8);
+  EXPECT_EQ(cluster.inter_node.nics_per_host, 4);
+}
+
+TEST(ResolveCluster, KeepsTheHostsOfADomainWhenOnlyTheHostChanges) {
+  const auto cluster = resolve_cluster(fixture("clusters/half_dgx.yaml"));
+  EXPECT_EQ(cluster.gpus_per_host, 4);
+  EXPECT_EQ(cluster.gpus_per_domain(), 4);
+  EXPECT_EQ(cluster.intra_node.fabric, cluster::Fabric::nvlink_switch);
+  EXPECT_EQ(catalog::find_cluster("pcie-a40").intra_node.fabric, cluster::Fabric::pcie);
+}
+
+TEST(ResolveCluster, RejectsADomainThatIsNoWholeNumberOfHostsAndAnUnknownFabric) {
+  const std::string file = fixture("clusters/bad_topology.yaml");
+  EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
+            file + ":3: gpus_per_domain: expected a whole number of 4-GPU hosts, got 18 GPUs\n" + file +
+                ":5: intra_node.fabric: expected one of nvlink_switch, nvlink_bridge, pcie, got 'nvlink'");
+}
+
+TEST(ResolveCluster, RejectsAKeyGivenUnderBothItsNames) {
+  const std::string file = fixture("clusters/old_and_new_keys.yaml");
+  EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
+            file + ":2: gpus_per_node: give gpus_per_host or its older name gpus_per_node, not both\n" + file +
+                ":5: inter_node.nics_per_node: give nics_per_host or its older name nics_per_node, not both");
 }
 
 TEST(ResolveCluster, ReportsAMissingFile) {

@@ -10,6 +10,8 @@
 
 namespace distsim::io {
 
+using strategy::ParallelDim;
+
 namespace {
 
 using compare::ActivityKind;
@@ -69,7 +71,7 @@ TEST(PredictedTrace, ReadsRanksStreamsAndLabels) {
             (std::set{ActivityKind::compute, ActivityKind::pp_send_next, ActivityKind::pp_recv_next}));
   EXPECT_EQ(kinds_of(timeline.ranks[1]),
             (std::set{ActivityKind::compute, ActivityKind::pp_recv_prev, ActivityKind::pp_send_prev}));
-  EXPECT_EQ(timeline.ranks[1].coord.pp, 1);
+  EXPECT_EQ(timeline.ranks[1].coord[ParallelDim::pp], 1);
 }
 
 TEST(PredictedTrace, RefusesOtherFormats) {
@@ -94,7 +96,7 @@ TEST(RunnerTrace, ReadsOneRankPerFile) {
   EXPECT_EQ(timeline.ranks[0].rank, 0);  // ordered by rank whatever the file order
   // Rank 1: the 9 predicted activities shifted by 10 µs plus the gradient copy (bwd, no mb).
   const auto& rank1 = timeline.ranks[1];
-  EXPECT_EQ(rank1.coord.pp, 1);  // distsim_runner.stage
+  EXPECT_EQ(rank1.coord[ParallelDim::pp], 1);  // distsim_runner.stage
   ASSERT_EQ(rank1.activities.size(), 10u);
   EXPECT_EQ(rank1.activities[0].kind, ActivityKind::pp_recv_prev);
   EXPECT_EQ(rank1.activities[0].start, 20'000);
@@ -127,7 +129,7 @@ TEST(KinetoTrace, WithoutAnnotationsKernelsAreUnlabelledAndFileOrderGivesTheRank
   EXPECT_FALSE(timeline.pass_labels);
   ASSERT_EQ(timeline.ranks.size(), 2u);
   EXPECT_EQ(timeline.ranks[1].rank, 1);
-  EXPECT_EQ(timeline.ranks[1].coord.pp, 1);  // Megatron order of the predicted 1M2P1D job
+  EXPECT_EQ(timeline.ranks[1].coord[ParallelDim::pp], 1);  // Megatron order of the predicted 1M2P1D job
   EXPECT_EQ(timeline.ranks[0].activities.size(), 13u);  // 9 compute kernels, 4 NCCL kernels
   EXPECT_FALSE(timeline.ranks[0].activities[0].phase.has_value());
 }

@@ -32,8 +32,8 @@ inline strategy::JobSpec tiny_job(int tp, int pp, int dp, int gpus_per_node, int
   gpu.memory_efficiency = 0.8;
   gpu.kernel_launch_us = 5;
   job.cluster.name = "test-cluster";
-  job.cluster.num_nodes = num_nodes;
-  job.cluster.gpus_per_node = gpus_per_node;
+  job.cluster.num_hosts = num_nodes;
+  job.cluster.gpus_per_host = gpus_per_node;
   job.cluster.intra_node = {"test-switch", 100, 50, 1};
   job.cluster.inter_node = {"test-net", 1, 10, 5};
   job.strategy.tensor_parallel = tp;

@@ -29,12 +29,6 @@ TEST(ProfileCostModel, PricesAMeasuredKeyByItsMedian) {
   EXPECT_FALSE(cost_of(model, "gemm m=1 n=2 k=3 fp16"));
 }
 
-TEST(ProfileCostModel, RingVolumes) {
-  EXPECT_DOUBLE_EQ(ProfileCostModel::ring_volume(events::Collective::all_reduce, 8), 2.0 * 7 / 8);
-  EXPECT_DOUBLE_EQ(ProfileCostModel::ring_volume(events::Collective::all_gather, 4), 3.0 / 4);
-  EXPECT_DOUBLE_EQ(ProfileCostModel::ring_volume(events::Collective::reduce_scatter, 2), 1.0 / 2);
-}
-
 // All-reduce over 8 GPUs measured at 1 ms; over 16 GPUs the ring moves 2·15/16 = 1.875 message
 // sizes per rank instead of 2·7/8 = 1.75, so 1 ms · 1.875 / 1.75 = 1.0714285714 ms = 1 071 429 ns.
 TEST(ProfileCostModel, ExtrapolatesAnAllReduceByTheRingVolume) {

@@ -9,6 +9,8 @@
 
 namespace distsim::program {
 
+using strategy::ParallelDim;
+
 namespace {
 
 //! One layer (8 heads, s = 128), tp 2 × cp 2 × dp 2 on two PCIe A40 nodes of 4 GPUs, two
@@ -24,8 +26,8 @@ strategy::JobSpec job() {
   spec.model.vocab_size = 1000;
   spec.model.seq_length = 128;
   spec.cluster = catalog::find_cluster("pcie-a40");
-  spec.cluster.gpus_per_node = 4;
-  spec.cluster.num_nodes = 2;
+  spec.cluster.gpus_per_host = 4;
+  spec.cluster.num_hosts = 2;
   spec.strategy.tensor_parallel = 2;
   spec.strategy.context_parallel = 2;
   spec.strategy.data_parallel = 2;
@@ -58,9 +60,9 @@ TEST(ContextParallelProgram, RingExchangesSpanTheContextGroup) {
     const auto& a = program.devices[streams[0] / events::kStreamKinds];
     const auto& b = program.devices[streams[1] / events::kStreamKinds];
     EXPECT_EQ(streams[0] % events::kStreamKinds, static_cast<unsigned>(events::StreamKind::cp_comm));
-    EXPECT_EQ(a.coord.tp, b.coord.tp);
-    EXPECT_EQ(a.coord.dp, b.coord.dp);
-    EXPECT_EQ(std::set<int>({a.coord.cp, b.coord.cp}), std::set<int>({0, 1}));
+    EXPECT_EQ(a.coord[ParallelDim::tp], b.coord[ParallelDim::tp]);
+    EXPECT_EQ(a.coord[ParallelDim::dp], b.coord[ParallelDim::dp]);
+    EXPECT_EQ(std::set<int>({a.coord[ParallelDim::cp], b.coord[ParallelDim::cp]}), std::set<int>({0, 1}));
   }
   EXPECT_EQ(exchanges, 3 * 2 * 4);
 }

@@ -15,6 +15,8 @@
 
 namespace distsim::program {
 
+using strategy::ParallelDim;
+
 namespace {
 
 constexpr SimTime kForward = 1'000'000;   // 1 ms per stage forward (its one attention)
@@ -32,8 +34,8 @@ strategy::JobSpec uniform_job(int tp, int pp, int dp, int microbatches, const st
   job.model.vocab_size = 1000;
   job.model.seq_length = 128;
   job.cluster = catalog::find_cluster("pcie-a40");
-  job.cluster.gpus_per_node = std::min(4, tp * pp * dp);
-  job.cluster.num_nodes = tp * pp * dp / job.cluster.gpus_per_node;
+  job.cluster.gpus_per_host = std::min(4, tp * pp * dp);
+  job.cluster.num_hosts = tp * pp * dp / job.cluster.gpus_per_host;
   job.strategy.tensor_parallel = tp;
   job.strategy.pipeline_parallel = pp;
   job.strategy.data_parallel = dp;
@@ -238,9 +240,10 @@ TEST(JobProgram, SymmetricAndAllRanksAgreeWithEveryFeatureOn) {
   const api::Simulation symmetric = simulate(job, false, costs);
   const api::Simulation explicit_ranks = simulate(job, true, costs);
   EXPECT_EQ(symmetric.summary.iteration_time, explicit_ranks.summary.iteration_time);
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
   for (int rank = 0; rank < 8; ++rank) {
-    EXPECT_EQ(activities_of(symmetric, layout.coord_of(rank).pp), activities_of(explicit_ranks, rank)) << "rank " << rank;
+    EXPECT_EQ(activities_of(symmetric, layout.coord_of(rank)[ParallelDim::pp]), activities_of(explicit_ranks, rank))
+        << "rank " << rank;
   }
   EXPECT_EQ(symmetric.program.events.total_instances(), explicit_ranks.program.events.total_instances());
 }
@@ -254,9 +257,9 @@ TEST(JobProgram, SymmetricAndAllRanksModesGiveTheSameTimelines) {
   ASSERT_EQ(symmetric.program.devices.size(), 2u);
   ASSERT_EQ(explicit_ranks.program.devices.size(), 8u);
   EXPECT_EQ(symmetric.summary.iteration_time, explicit_ranks.summary.iteration_time);
-  const strategy::RankLayout layout(job.strategy, job.cluster.gpus_per_node);
+  const strategy::RankLayout layout(job.strategy, job.cluster);
   for (int rank = 0; rank < 8; ++rank) {
-    const int stage = layout.coord_of(rank).pp;
+    const int stage = layout.coord_of(rank)[ParallelDim::pp];
     EXPECT_EQ(activities_of(symmetric, stage), activities_of(explicit_ranks, rank)) << "rank " << rank;
   }
   EXPECT_EQ(symmetric.program.events.total_instances(), explicit_ranks.program.events.total_instances());
@@ -353,7 +356,7 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
     job.strategy.tensor_parallel = v.tp;
     job.strategy.pipeline_parallel = v.pp;
     job.strategy.data_parallel = v.dp;
-    job.cluster.num_nodes = std::max(1, v.tp * v.pp * v.dp / job.cluster.gpus_per_node);
+    job.cluster.num_hosts = std::max(1, v.tp * v.pp * v.dp / job.cluster.gpus_per_host);
     job.strategy.micro_batch_size = v.micro_batch;
     job.strategy.global_batch_size = v.global_batch;
     job.strategy.schedule = v.schedule;

@@ -26,8 +26,8 @@ api::Simulation simulate_two_by_two(int nodes, bool all_ranks) {
   job.model.vocab_size = 1000;
   job.model.seq_length = 128;
   job.cluster = catalog::find_cluster("pcie-a40");
-  job.cluster.num_nodes = nodes;
-  job.cluster.gpus_per_node = 4 / nodes;
+  job.cluster.num_hosts = nodes;
+  job.cluster.gpus_per_host = 4 / nodes;
   job.strategy.pipeline_parallel = 2;
   job.strategy.data_parallel = 2;
   job.strategy.micro_batch_size = 1;

@@ -14,8 +14,8 @@ SearchSpace bert_on_16_a10() {
   SearchSpace space;
   space.base.model = catalog::find_model("bert-exlarge");
   space.base.cluster = catalog::find_cluster("pcie-a10");
-  space.base.cluster.num_nodes = 4;
-  space.base.cluster.gpus_per_node = 4;
+  space.base.cluster.num_hosts = 4;
+  space.base.cluster.gpus_per_host = 4;
   space.base.strategy.global_batch_size = 16;
   return space;
 }

@@ -22,8 +22,8 @@ SearchSpace four_gpu_space() {
   space.base.model = catalog::find_model("gpt2-345m");
   space.base.model.num_layers = 4;
   space.base.cluster = catalog::find_cluster("pcie-a40");
-  space.base.cluster.num_nodes = 1;
-  space.base.cluster.gpus_per_node = 4;
+  space.base.cluster.num_hosts = 1;
+  space.base.cluster.gpus_per_host = 4;
   space.base.strategy.global_batch_size = 4;
   return space;
 }
@@ -71,8 +71,8 @@ TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   SearchSpace space;
   space.base.model = catalog::find_model("bert-exlarge");
   space.base.cluster = catalog::find_cluster("pcie-a10");
-  space.base.cluster.num_nodes = 4;
-  space.base.cluster.gpus_per_node = 4;
+  space.base.cluster.num_hosts = 4;
+  space.base.cluster.gpus_per_host = 4;
   space.base.strategy.global_batch_size = 16;
   const auto candidates = enumerate_candidates(space);
   ASSERT_EQ(candidates.size(), 15u);
@@ -115,7 +115,7 @@ TEST(StrategySearch, NoValidCandidateIsAnInputErrorListingTheReasons) {
   // the one layer, dp 7 does not divide the batch.
   SearchSpace space = four_gpu_space();
   space.base.model.num_layers = 1;
-  space.base.cluster.gpus_per_node = 7;
+  space.base.cluster.gpus_per_host = 7;
   space.base.strategy.global_batch_size = 16;
   try {
     run_search(space, fixed_costs(1));

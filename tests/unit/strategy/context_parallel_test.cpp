@@ -28,8 +28,8 @@ JobSpec context_parallel_job() {
   job.model.ffn_hidden_size = 4096;
   job.model.vocab_size = 50304;
   job.model.seq_length = 1024;
-  job.cluster.num_nodes = 4;
-  job.cluster.gpus_per_node = 4;
+  job.cluster.num_hosts = 4;
+  job.cluster.gpus_per_host = 4;
   job.strategy = make(2, 2, 2, 2);
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 64;
@@ -51,51 +51,54 @@ std::string error_of(const JobSpec& job) {
 // TP groups [0,1] [2,3] [4,5] [6,7]; CP groups [0,2] [1,3] [4,6] [5,7]; DP groups [0,4] [1,5]
 // [2,6] [3,7]; DP-with-CP groups [0,2,4,6] [1,3,5,7].
 TEST(ContextParallelLayout, PutsContextBetweenTensorAndData) {
-  const RankLayout layout(make(2, 2, 1, 2), 8);
+  const RankLayout layout(parallel_dims(make(2, 2, 1, 2)), {8, 8});
   EXPECT_EQ(layout.world_size(), 8);
-  EXPECT_EQ(layout.rank_of({0, 0, 0, 1}), 2);  // {tp, dp, pp, cp}
-  EXPECT_EQ(layout.rank_of({0, 1, 0, 0}), 4);
-  EXPECT_EQ(layout.rank_of({1, 1, 0, 1}), 7);
-  EXPECT_EQ(layout.coord_of(6), (RankCoord{0, 1, 0, 1}));
-  EXPECT_EQ(layout.coord_of(3), (RankCoord{1, 0, 0, 1}));
-  EXPECT_EQ(layout.coord_of(5), (RankCoord{1, 1, 0, 0}));
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::cp, 1}}), 2);
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::dp, 1}}), 4);
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}, {ParallelDim::cp, 1}}), 7);
+  EXPECT_EQ(layout.coord_of(6), (RankCoord{{ParallelDim::dp, 1}, {ParallelDim::cp, 1}}));
+  EXPECT_EQ(layout.coord_of(3), (RankCoord{{ParallelDim::tp, 1}, {ParallelDim::cp, 1}}));
+  EXPECT_EQ(layout.coord_of(5), (RankCoord{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}}));
 }
 
 // The same grid on 2 nodes of 4: node 0 holds ranks 0-3 (dp 0), node 1 ranks 4-7 (dp 1).
 TEST(ContextParallelLayout, PlacesEachGroupOnItsNodes) {
-  const RankLayout layout(make(2, 2, 1, 2), 4);
-  const GroupPlacement ring = layout.context_group({1, 1, 0, 0});  // ranks 5, 7
-  EXPECT_TRUE(ring.intra_node);
-  EXPECT_EQ(ring.ranks_per_node, 2);
-  const GroupPlacement data = layout.data_group({0, 0, 0, 1});  // ranks 2, 6
-  EXPECT_FALSE(data.intra_node);
-  EXPECT_EQ(data.ranks_per_node, 1);
-  EXPECT_EQ(data.num_nodes, 2);
-  const GroupPlacement gradients = layout.gradient_group({0, 0, 0, 0});  // ranks 0, 2, 4, 6
-  EXPECT_FALSE(gradients.intra_node);
-  EXPECT_EQ(gradients.ranks_per_node, 2);
-  EXPECT_EQ(gradients.num_nodes, 2);
-  EXPECT_TRUE(layout.tensor_group({0, 1, 0, 1}).intra_node);  // ranks 6, 7
+  const RankLayout layout(parallel_dims(make(2, 2, 1, 2)), {4, 4});
+  const GroupPlacement ring =
+      layout.context_group(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}});  // ranks 5, 7
+  EXPECT_TRUE(ring.within_host());
+  EXPECT_EQ(ring.ranks_per_host, 2);
+  const GroupPlacement data = layout.data_group(RankCoord{{ParallelDim::cp, 1}});  // ranks 2, 6
+  EXPECT_FALSE(data.within_host());
+  EXPECT_EQ(data.ranks_per_host, 1);
+  EXPECT_EQ(data.hosts, 2);
+  const GroupPlacement gradients = layout.gradient_group(RankCoord{});  // ranks 0, 2, 4, 6
+  EXPECT_FALSE(gradients.within_host());
+  EXPECT_EQ(gradients.ranks_per_host, 2);
+  EXPECT_EQ(gradients.hosts, 2);
+  EXPECT_TRUE(layout.tensor_group(RankCoord{{ParallelDim::dp, 1}, {ParallelDim::cp, 1}}).within_host());  // ranks 6, 7
   EXPECT_TRUE(layout.is_uniform());
 }
 
 // t = 2, c = 2, p = 2 on nodes of 4: stage 1 starts at rank 2·2 = 4, on the next node, and the
 // CP ring of a stage stays on its node; with one node of 8 the rings stay intra-node too.
 TEST(ContextParallelLayout, LinksStagesAtTheSameContextRank) {
-  const RankLayout layout(make(2, 2, 2, 1), 4);
-  EXPECT_EQ(layout.rank_of({1, 0, 1, 1}), 7);  // 1 + 2·(1 + 2·(0 + 1·1))
-  EXPECT_FALSE(layout.pipeline_link({1, 0, 0, 1}).intra_node);  // ranks 3 and 7
-  EXPECT_TRUE(layout.context_group({0, 0, 1, 0}).intra_node);   // ranks 4, 6
-  EXPECT_EQ(layout.embedding_group({0, 0, 0, 1}).num_nodes, 2);  // ranks 2 and 6
+  const RankLayout layout(parallel_dims(make(2, 2, 2, 1)), {4, 4});
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::pp, 1}, {ParallelDim::cp, 1}}),
+            7);  // 1 + 2·(1 + 2·(0 + 1·1))
+  EXPECT_FALSE(
+      layout.pipeline_link(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::cp, 1}}).within_host());  // ranks 3 and 7
+  EXPECT_TRUE(layout.context_group(RankCoord{{ParallelDim::pp, 1}}).within_host());                // ranks 4, 6
+  EXPECT_EQ(layout.embedding_group(RankCoord{{ParallelDim::cp, 1}}).hosts, 2);                     // ranks 2 and 6
 }
 
 // A CP group of 4 with t = 2 on nodes of 4 GPUs spans two nodes: ranks 0, 2 | 4, 6.
 TEST(ContextParallelLayout, ARingMaySpanNodes) {
-  const RankLayout layout(make(2, 4, 1, 1), 4);
-  const GroupPlacement ring = layout.context_group({0, 0, 0, 0});
-  EXPECT_FALSE(ring.intra_node);
-  EXPECT_EQ(ring.ranks_per_node, 2);
-  EXPECT_EQ(ring.num_nodes, 2);
+  const RankLayout layout(parallel_dims(make(2, 4, 1, 1)), {4, 4});
+  const GroupPlacement ring = layout.context_group(RankCoord{});
+  EXPECT_FALSE(ring.within_host());
+  EXPECT_EQ(ring.ranks_per_host, 2);
+  EXPECT_EQ(ring.hosts, 2);
 }
 
 TEST(ContextParallelNotation, ParsesAndPrintsTheCPart) {

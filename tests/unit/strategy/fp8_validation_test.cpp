@@ -20,8 +20,8 @@ JobSpec fp8_job() {
   job.model.seq_length = 1024;
   job.cluster.gpu.name = "hopper";
   job.cluster.gpu.peak_fp8_tflops = 1978.9;
-  job.cluster.num_nodes = 1;
-  job.cluster.gpus_per_node = 8;
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 8;
   job.strategy.data_parallel = 8;
   job.strategy.global_batch_size = 8;
   job.strategy.fp8_gemms = true;

@@ -18,8 +18,8 @@ JobSpec valid_job() {
   job.model.ffn_hidden_size = 4096;
   job.model.vocab_size = 50304;
   job.model.seq_length = 1024;
-  job.cluster.num_nodes = 4;
-  job.cluster.gpus_per_node = 4;
+  job.cluster.num_hosts = 4;
+  job.cluster.gpus_per_host = 4;
   job.strategy.tensor_parallel = 2;
   job.strategy.pipeline_parallel = 2;
   job.strategy.data_parallel = 4;
@@ -53,8 +53,8 @@ TEST(ValidateJob, RejectsTensorParallelNotDividingHeads) {
   job.strategy.tensor_parallel = 3;
   job.strategy.data_parallel = 1;
   job.strategy.pipeline_parallel = 1;
-  job.cluster.num_nodes = 1;
-  job.cluster.gpus_per_node = 3;
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 3;
   job.strategy.global_batch_size = 4;
   EXPECT_EQ(error_of(job),
             "invalid job (3 problems):\n"
@@ -84,6 +84,12 @@ TEST(ValidateJob, RejectsNonPositiveSizes) {
   job = valid_job();
   job.model.hidden_size = -5;
   EXPECT_NE(error_of(job).find("model 'gpt2-345m': hidden_size must be positive, got -5"), std::string::npos);
+}
+
+TEST(ValidateJob, RejectsADomainOfNoHosts) {
+  JobSpec job = valid_job();
+  job.cluster.hosts_per_domain = 0;
+  EXPECT_EQ(error_of(job), "invalid job: hosts per scale-up domain must be positive, got 0");
 }
 
 JobSpec interleaved_job() {

@@ -17,49 +17,49 @@ Strategy make(int tp, int pp, int dp) {
 // Megatron's docstring example (docs/reference/formats.md §5.2): 16 GPUs, t = 2, p = 4, d = 2.
 // TP groups [0,1] [2,3]...; DP groups [0,2] [1,3]...; PP groups [0,4,8,12]...
 TEST(RankLayout, FollowsMegatronsDefaultOrder) {
-  const RankLayout layout(make(2, 4, 2), 8);
-  EXPECT_EQ(layout.rank_of({1, 0, 0}), 1);
-  EXPECT_EQ(layout.rank_of({0, 1, 0}), 2);
-  EXPECT_EQ(layout.rank_of({0, 0, 1}), 4);
-  EXPECT_EQ(layout.rank_of({1, 1, 3}), 15);
-  EXPECT_EQ(layout.coord_of(13), (RankCoord{1, 0, 3}));
+  const RankLayout layout(parallel_dims(make(2, 4, 2)), {8, 8});
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::tp, 1}}), 1);
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::dp, 1}}), 2);
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::pp, 1}}), 4);
+  EXPECT_EQ(layout.rank_of(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}, {ParallelDim::pp, 3}}), 15);
+  EXPECT_EQ(layout.coord_of(13), (RankCoord{{ParallelDim::tp, 1}, {ParallelDim::pp, 3}}));
 }
 
 TEST(RankLayout, PlacesGroupsOnNodes) {
   // 2 nodes of 8: t = 2, d = 2, p = 4. Ranks 0-7 on node 0, 8-15 on node 1.
-  const RankLayout layout(make(2, 4, 2), 8);
-  EXPECT_TRUE(layout.tensor_group({0, 0, 0}).intra_node);
-  EXPECT_TRUE(layout.data_group({0, 0, 3}).intra_node);  // ranks 12, 14
-  EXPECT_TRUE(layout.pipeline_link({0, 0, 0}).intra_node);   // 0 → 4
-  EXPECT_FALSE(layout.pipeline_link({0, 0, 1}).intra_node);  // 4 → 8
-  const GroupPlacement embedding = layout.embedding_group({0, 0, 0});  // 0 and 12
-  EXPECT_FALSE(embedding.intra_node);
-  EXPECT_EQ(embedding.ranks_per_node, 1);
+  const RankLayout layout(parallel_dims(make(2, 4, 2)), {8, 8});
+  EXPECT_TRUE(layout.tensor_group(RankCoord{}).within_host());
+  EXPECT_TRUE(layout.data_group(RankCoord{{ParallelDim::pp, 3}}).within_host());      // ranks 12, 14
+  EXPECT_TRUE(layout.pipeline_link(RankCoord{}).within_host());                       // 0 → 4
+  EXPECT_FALSE(layout.pipeline_link(RankCoord{{ParallelDim::pp, 1}}).within_host());  // 4 → 8
+  const GroupPlacement embedding = layout.embedding_group(RankCoord{});               // 0 and 12
+  EXPECT_FALSE(embedding.within_host());
+  EXPECT_EQ(embedding.ranks_per_host, 1);
 }
 
 TEST(RankLayout, LinksAnyTwoStages) {
   // Same layout: the interleaved schedule's link from stage 3 back to stage 0 joins ranks 12
   // and 0 (different nodes); stage 2 to 3 joins 8 and 12 (node 1); either direction is alike.
-  const RankLayout layout(make(2, 4, 2), 8);
-  EXPECT_FALSE(layout.stage_link({0, 0, 3}, 0).intra_node);
-  EXPECT_TRUE(layout.stage_link({0, 0, 2}, 3).intra_node);
-  EXPECT_TRUE(layout.stage_link({0, 0, 3}, 2).intra_node);
-  EXPECT_EQ(layout.stage_link({1, 1, 3}, 0).num_nodes, 2);
+  const RankLayout layout(parallel_dims(make(2, 4, 2)), {8, 8});
+  EXPECT_FALSE(layout.stage_link(RankCoord{{ParallelDim::pp, 3}}, 0).within_host());
+  EXPECT_TRUE(layout.stage_link(RankCoord{{ParallelDim::pp, 2}}, 3).within_host());
+  EXPECT_TRUE(layout.stage_link(RankCoord{{ParallelDim::pp, 3}}, 2).within_host());
+  EXPECT_EQ(layout.stage_link(RankCoord{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}, {ParallelDim::pp, 3}}, 0).hosts, 2);
 }
 
 TEST(RankLayout, CountsRanksPerNodeOfASpanningGroup) {
   // 4 nodes of 4, pure data parallel 16: each node holds 4 members of the one group.
-  const RankLayout layout(make(1, 1, 16), 4);
-  const GroupPlacement group = layout.data_group({0, 0, 0});
-  EXPECT_FALSE(group.intra_node);
-  EXPECT_EQ(group.ranks_per_node, 4);
-  EXPECT_EQ(group.num_nodes, 4);
+  const RankLayout layout(parallel_dims(make(1, 1, 16)), {4, 4});
+  const GroupPlacement group = layout.data_group(RankCoord{});
+  EXPECT_FALSE(group.within_host());
+  EXPECT_EQ(group.ranks_per_host, 4);
+  EXPECT_EQ(group.hosts, 4);
 }
 
 TEST(RankLayout, DetectsNonUniformPlacement) {
-  EXPECT_TRUE(RankLayout(make(2, 4, 2), 8).is_uniform());
+  EXPECT_TRUE(RankLayout(parallel_dims(make(2, 4, 2)), {8, 8}).is_uniform());
   // t·d = 3 does not divide 4 GPUs per node: stage boundaries cross nodes for some ranks only.
-  EXPECT_FALSE(RankLayout(make(1, 4, 3), 4).is_uniform());
+  EXPECT_FALSE(RankLayout(parallel_dims(make(1, 4, 3)), {4, 4}).is_uniform());
 }
 
 }  // namespace distsim::strategy

@@ -18,8 +18,8 @@ strategy::JobSpec tiny_job() {
   job.model = catalog::find_model("gpt2-345m");
   job.model.num_layers = 2;
   job.cluster = catalog::find_cluster("pcie-a40");
-  job.cluster.num_nodes = 1;
-  job.cluster.gpus_per_node = 1;
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 1;
   job.strategy.global_batch_size = 2;
   return job;
 }

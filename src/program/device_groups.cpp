@@ -1,0 +1,92 @@
+#include "program/device_groups.hpp"
+
+#include <algorithm>
+
+namespace distsim::program {
+
+using events::StreamKind;
+using strategy::ParallelDim;
+using strategy::RankCoord;
+
+namespace {
+
+//! The rank that stands for its stage in symmetric mode: every coordinate but the stage is 0.
+RankCoord stage_leader(const RankCoord& coord) { return RankCoord{{ParallelDim::pp, coord[ParallelDim::pp]}}; }
+
+}  // namespace
+
+DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks)
+    : layout_(layout), all_ranks_(all_ranks) {
+  for (int rank = 0; rank < layout_.world_size(); ++rank) {
+    const RankCoord coord = layout_.coord_of(rank);
+    if (all_ranks_ || coord == stage_leader(coord)) {
+      coords_.push_back(coord);
+    }
+  }
+}
+
+void DeviceGroups::add_devices(JobProgram& program) const {
+  for (const auto& coord : coords_) {
+    DeviceInfo device{layout_.rank_of(coord), coord, program.program.num_streams()};
+    for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+      program.program.add_stream();
+    }
+    device.nic_send = program.program.add_resource();
+    device.nic_receive = program.program.add_resource();
+    program.devices.push_back(device);
+  }
+}
+
+int DeviceGroups::device_of(const RankCoord& coord) const {
+  if (all_ranks_) {
+    return layout_.rank_of(coord);
+  }
+  return coord == stage_leader(coord) ? coord[ParallelDim::pp] : -1;
+}
+
+int DeviceGroups::on_stage(int device, int stage) const {
+  return device_of(coord(device).with(ParallelDim::pp, stage));
+}
+
+std::vector<int> DeviceGroups::group_of(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const {
+  std::vector<int> devices;
+  for (const int rank : layout_.group_members(coord, dims)) {
+    const int device = device_of(layout_.coord_of(rank));
+    if (device >= 0) {
+      devices.push_back(device);
+    }
+  }
+  return devices;
+}
+
+// Each group is listed once, through its member whose coordinates along `dims` are all 0.
+std::vector<std::vector<int>> DeviceGroups::groups_along(std::initializer_list<ParallelDim> dims) const {
+  std::vector<std::vector<int>> groups;
+  for (const auto& coord : coords_) {
+    if (std::all_of(dims.begin(), dims.end(), [&](ParallelDim dim) { return coord[dim] == 0; })) {
+      groups.push_back(group_of(coord, dims));
+    }
+  }
+  return groups;
+}
+
+// Members that differ only along the step's dimension join one step; groups come in the order of
+// their first member.
+std::vector<std::vector<size_t>> DeviceGroups::step_groups(const std::vector<int>& members, StreamKind stream) const {
+  const ParallelDim along = stream == StreamKind::cp_comm ? ParallelDim::cp : ParallelDim::tp;
+  std::vector<RankCoord> leaders;
+  std::vector<std::vector<size_t>> groups;
+  for (size_t m = 0; m < members.size(); ++m) {
+    const RankCoord leader = coord(members[m]).with(along, 0);
+    const auto found = std::find(leaders.begin(), leaders.end(), leader);
+    if (found == leaders.end()) {
+      leaders.push_back(leader);
+      groups.push_back({m});
+    } else {
+      groups[static_cast<size_t>(found - leaders.begin())].push_back(m);
+    }
+  }
+  return groups;
+}
+
+}  // namespace distsim::program

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <vector>
+
+#include "events/phase.hpp"
+#include "program/job_program.hpp"
+#include "strategy/rank_layout.hpp"
+
+namespace distsim::program {
+
+//! The simulated devices of a job and the groups of them that communicate together. In
+//! all-ranks mode every rank is a device; in symmetric mode one device per pipeline stage (the
+//! rank whose every other coordinate is 0) stands for its stage, so every group has one member.
+//! Groups are the layout's groups along named dimensions, restricted to the simulated devices.
+class DeviceGroups {
+ public:
+  DeviceGroups(const strategy::RankLayout& layout, bool all_ranks);
+
+  int num_devices() const { return static_cast<int>(coords_.size()); }
+  const strategy::RankCoord& coord(int device) const { return coords_[static_cast<size_t>(device)]; }
+
+  //! Adds one device per simulated rank to `program`: its streams and the two directions of its
+  //! share of its host's NICs.
+  void add_devices(JobProgram& program) const;
+
+  //! The simulated device at `coord`, or -1 when symmetric mode does not simulate it.
+  int device_of(const strategy::RankCoord& coord) const;
+  //! The device at the same position as `device` on pipeline stage `stage`.
+  int on_stage(int device, int stage) const;
+
+  //! The simulated devices of `coord`'s group along `dims`, in rank order.
+  std::vector<int> group_of(const strategy::RankCoord& coord, std::initializer_list<strategy::ParallelDim> dims) const;
+  //! Every group along `dims` that has a simulated member, each once, in device order.
+  std::vector<std::vector<int>> groups_along(std::initializer_list<strategy::ParallelDim> dims) const;
+
+  //! Devices that share a tensor-parallel group, i.e. the same (cp, dp, pp); one in symmetric mode.
+  std::vector<std::vector<int>> tensor_groups() const { return groups_along({strategy::ParallelDim::tp}); }
+  //! Devices whose passes are built together because their collectives couple them: the tensor
+  //! and context ranks of one (dp, pp), in rank order, so context-major (member c·t + tp); one in
+  //! symmetric mode.
+  std::vector<std::vector<int>> pass_groups() const {
+    return groups_along({strategy::ParallelDim::tp, strategy::ParallelDim::cp});
+  }
+  //! The members of a pass group (by index) that one communication step on `stream` joins: each
+  //! context ring for a CP exchange, each tensor group for a TP collective.
+  std::vector<std::vector<size_t>> step_groups(const std::vector<int>& members, events::StreamKind stream) const;
+  //! The simulated devices that reduce gradients together (same tp and pp, every cp and dp, in rank
+  //! order), each group led by its member with cp = dp = 0; one device each in symmetric mode.
+  std::vector<std::vector<int>> gradient_groups() const {
+    return groups_along({strategy::ParallelDim::cp, strategy::ParallelDim::dp});
+  }
+
+ private:
+  const strategy::RankLayout& layout_;
+  bool all_ranks_;
+  std::vector<strategy::RankCoord> coords_;  //!< per device
+};
+
+}  // namespace distsim::program

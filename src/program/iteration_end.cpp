@@ -1,0 +1,109 @@
+#include "program/iteration_end.hpp"
+
+#include <string_view>
+#include <vector>
+
+namespace distsim::program {
+
+using engine::TaskId;
+using events::Phase;
+using events::StreamKind;
+using strategy::ParallelDim;
+
+namespace {
+
+void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::vector<int>& members,
+                 const events::RankWork& work) {
+  const std::string_view label = draft.strategy().distributed_optimizer ? "dp gradient reduce_scatter"
+                                                                        : "dp gradient all_reduce";
+  for (int chunk = draft.chunks() - 1; chunk >= 0; --chunk) {
+    for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
+      const TaskId task = draft.add_task(bucket.reduction, draft.streams_of(members, StreamKind::dp_comm),
+                                         {bucket.reduction, Phase::backward, -1, -1, label, chunk});
+      for (int device : members) {
+        const auto& produced = passes.last_backward(device, chunk);
+        draft.depend(task, draft.strategy().overlap_grad_reduce ? produced[static_cast<size_t>(bucket.ready_after)]
+                                                                : draft.last_task[device]);
+        draft.last_reduction[device] = task;
+      }
+    }
+  }
+}
+
+//! A reduction across `members` after their backward passes and earlier reductions.
+void add_reduction(ProgramDraft& draft, const std::vector<int>& members, events::EventId event, StreamKind stream,
+                   std::string_view label) {
+  const TaskId task = draft.add_task(event, draft.streams_of(members, stream), {event, Phase::backward, -1, -1, label});
+  for (int device : members) {
+    draft.depend(task, draft.last_task[device]);
+    draft.depend(task, draft.last_reduction[device]);
+  }
+  for (int device : members) {
+    draft.last_reduction[device] = task;
+  }
+}
+
+//! Data-parallel gradient buckets, the sequence-parallel norm reduction, then the
+//! tied-embedding reduction. Without overlap every bucket waits for the end of backward;
+//! with it a bucket starts once the last micro-batch's backward has produced its gradients
+//! (Megatron-LM --overlap-grad-reduce). Chunks finish backward last to first.
+void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) {
+  for (const auto& members : draft.groups().gradient_groups()) {
+    add_buckets(draft, passes, members, draft.work(members.front()));
+  }
+  for (const auto& members : draft.groups().tensor_groups()) {
+    if (const auto reduction = draft.work(members.front()).sequence_parallel_reduction) {
+      add_reduction(draft, members, *reduction, StreamKind::tp_comm, "tp sequence-parallel grads all_reduce");
+    }
+  }
+  for (int device = 0; device < draft.num_devices(); ++device) {
+    if (draft.coord(device)[ParallelDim::pp] == 0 && draft.work(device).embedding_reduction) {
+      const int last = draft.groups().on_stage(device, draft.stages() - 1);
+      add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, StreamKind::dp_comm,
+                    "embedding all_reduce");
+    }
+  }
+}
+
+std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
+  std::vector<TaskId> optimizer_task(static_cast<size_t>(draft.num_devices()), kNoTask);
+  for (int device = 0; device < draft.num_devices(); ++device) {
+    const events::EventId event = draft.work(device).optimizer_step;
+    const TaskId task = draft.add_task(event, {draft.stream(device, StreamKind::compute)},
+                                       {event, Phase::optimizer, -1, -1, "optimizer step"});
+    draft.depend(task, draft.last_task[device]);
+    draft.depend(task, draft.last_reduction[device]);
+    optimizer_task[device] = task;
+  }
+  return optimizer_task;
+}
+
+//! Distributed optimizer: each rank updated its shard, so the data-parallel group all-gathers
+//! the updated bf16 parameters, bucket by bucket, before the next iteration can start.
+void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optimizer_task) {
+  for (const auto& members : draft.groups().gradient_groups()) {
+    const int device = members.front();
+    for (int chunk = 0; chunk < draft.chunks(); ++chunk) {
+      for (const auto& bucket : draft.work(device).chunks[static_cast<size_t>(chunk)].gradient_buckets) {
+        if (!bucket.parameter_gather) {
+          continue;
+        }
+        const events::EventId event = *bucket.parameter_gather;
+        const TaskId task = draft.add_task(event, draft.streams_of(members, StreamKind::dp_comm),
+                                           {event, Phase::optimizer, -1, -1, "dp parameter all_gather", chunk});
+        for (int member : members) {
+          draft.depend(task, optimizer_task[member]);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void add_iteration_end(ProgramDraft& draft, const PipelinePasses& passes) {
+  add_gradient_reductions(draft, passes);
+  add_parameter_gathers(draft, add_optimizer_steps(draft));
+}
+
+}  // namespace distsim::program

@@ -1,0 +1,158 @@
+#include "program/pipeline_passes.hpp"
+
+#include <span>
+
+#include "engine/engine.hpp"
+
+namespace distsim::program {
+
+using engine::StreamId;
+using engine::TaskId;
+using events::Phase;
+using events::StreamKind;
+using strategy::ParallelDim;
+using schedule::StepKind;
+
+namespace {
+
+//! How long a pass takes on one device when it starts on idle streams: its templates run alone
+//! on a scratch program with the same stream and dependency rules as add_pass. Measured to the
+//! end of the last template, the point the next pass and the transfers wait for.
+SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& templates,
+                               const std::vector<cost::Cost>& costs) {
+  engine::Program program;
+  for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+    program.add_stream();
+  }
+  std::vector<TaskId> created;
+  TaskId previous_compute = kNoTask;
+  for (const auto& step : templates) {
+    const StreamId stream = static_cast<StreamId>(step.stream);
+    const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
+    if (step.stream == StreamKind::compute) {
+      if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
+      previous_compute = task;
+    } else if (previous_compute != kNoTask) {
+      program.add_dependency(task, previous_compute);
+    }
+    created.push_back(task);
+  }
+  if (created.empty()) return 0;
+  return engine::run(program).end[created.back()];
+}
+
+}  // namespace
+
+PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
+    : draft_(draft), aggregate_(aggregate && !draft.program().all_ranks) {
+  const auto devices = static_cast<size_t>(draft_.num_devices());
+  passes_.resize(devices);
+  pass_index_.assign(devices, std::vector<size_t>(2 * static_cast<size_t>(draft_.microbatches() * draft_.chunks()), 0));
+  last_backward_.assign(devices, std::vector<std::vector<TaskId>>(static_cast<size_t>(draft_.chunks())));
+}
+
+void PipelinePasses::add_passes(const std::vector<int>& members) {
+  const auto& coord = draft_.coord(members.front());
+  for (const auto& step :
+       draft_.schedule().steps(coord[ParallelDim::pp], draft_.stages(), draft_.microbatches(), draft_.chunks())) {
+    for (int device : members) {
+      pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = passes_[device].size();
+    }
+    const auto& chunk = draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)];
+    const bool forward = step.kind == StepKind::forward;
+    const bool last_backward = !forward && step.microbatch + 1 == draft_.microbatches();
+    const auto& templates = forward ? chunk.forward : chunk.backward;
+    if (aggregate_ && !(last_backward && draft_.strategy().overlap_grad_reduce)) {
+      add_aggregated_pass(members.front(), templates, step);
+      continue;
+    }
+    const auto created = add_pass(members, templates, step);
+    if (last_backward) {
+      for (size_t m = 0; m < members.size(); ++m) {
+        last_backward_[members[m]][static_cast<size_t>(step.chunk)] = created[m];
+      }
+    }
+  }
+}
+
+//! Instantiates `templates` for one pass on every member; returns each member's tasks, by
+//! template index.
+std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>& members,
+                                                          const std::vector<events::TaskTemplate>& templates,
+                                                          const schedule::Step& pass) {
+  std::vector<std::vector<TaskId>> created(members.size());
+  std::vector<TaskId> previous_compute(members.size(), kNoTask);
+  for (int device : members) {
+    passes_[device].push_back({draft_.last_task[device], kNoTask, kNoTask});
+  }
+  for (const auto& step : templates) {
+    const TaskInfo info{step.event, step.phase, pass.microbatch, step.layer, step.label, pass.chunk};
+    if (step.stream == StreamKind::compute) {
+      for (size_t m = 0; m < members.size(); ++m) {
+        const int device = members[m];
+        const TaskId task = draft_.add_task(step.event, {draft_.stream(device, StreamKind::compute)}, info);
+        draft_.depend(task, step.waits_for >= 0 ? created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
+        if (previous_compute[m] == kNoTask) {
+          draft_.depend(task, passes_[device].back().arrival);
+          passes_[device].back().first = task;
+        }
+        previous_compute[m] = task;
+        created[m].push_back(task);
+      }
+      continue;
+    }
+    for (const auto& group : draft_.groups().step_groups(members, step.stream)) {
+      std::vector<int> joined;
+      for (size_t m : group) {
+        joined.push_back(members[m]);
+      }
+      const TaskId task = draft_.add_task(step.event, draft_.streams_of(joined, step.stream), info);
+      for (size_t m : group) {
+        draft_.depend(task, previous_compute[m]);
+        created[m].push_back(task);
+      }
+    }
+  }
+  for (size_t m = 0; m < members.size(); ++m) {
+    passes_[members[m]].back().last = created[m].back();
+    draft_.last_task[members[m]] = created[m].back();
+  }
+  return created;
+}
+
+//! One task for a whole pass on a symmetric device, lasting as long as the pass's templates
+//! take alone (isolated_pass_duration). Its events still count every instance.
+void PipelinePasses::add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
+                                         const schedule::Step& pass) {
+  TaskId& last_task = draft_.last_task[device];
+  if (templates.empty()) {
+    passes_[device].push_back({last_task, kNoTask, kNoTask});
+    return;
+  }
+  auto found = pass_durations_.find(&templates);
+  if (found == pass_durations_.end()) {
+    found = pass_durations_.emplace(&templates, isolated_pass_duration(templates, draft_.costs())).first;
+  }
+  for (const auto& step : templates) {
+    draft_.count_instances(step.event);
+  }
+  const bool forward = pass.kind == StepKind::forward;
+  const TaskInfo info{templates.front().event, forward ? Phase::forward : Phase::backward, pass.microbatch, -1,
+                      forward ? "forward pass" : "backward pass", pass.chunk};
+  const TaskId task = draft_.add_untracked_task(found->second, draft_.stream(device, StreamKind::compute), info);
+  draft_.depend(task, last_task);
+  passes_[device].push_back({last_task, task, task});
+  last_task = task;
+}
+
+size_t PipelinePasses::pass_slot(StepKind kind, int chunk, int microbatch) const {
+  return (static_cast<size_t>(chunk) * static_cast<size_t>(draft_.microbatches()) + static_cast<size_t>(microbatch)) *
+             2 +
+         (kind == StepKind::backward ? 1 : 0);
+}
+
+PassTasks& PipelinePasses::pass_of(int device, StepKind kind, int chunk, int microbatch) {
+  return passes_[device][pass_index_[device][pass_slot(kind, chunk, microbatch)]];
+}
+
+}  // namespace distsim::program

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "events/job_events.hpp"
+#include "program/program_draft.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::program {
+
+//! Where one pass of a device starts and ends, for wiring transfers after all passes exist.
+struct PassTasks {
+  engine::TaskId arrival = kNoTask;  //!< the last task of the device's previous pass
+  engine::TaskId first = kNoTask;
+  engine::TaskId last = kNoTask;
+};
+
+//! Instantiates the forward and backward passes of every device in its schedule's order and
+//! remembers where each pass is, for the transfers and reductions that attach to them.
+class PipelinePasses {
+ public:
+  //! With `aggregate` (symmetric mode only) each pass becomes one task; see build_job_program.
+  PipelinePasses(ProgramDraft& draft, bool aggregate);
+
+  //! Adds every forward and backward pass of a pass group's members, in schedule order. All
+  //! members run the same templates; collectives become one task across their streams.
+  void add_passes(const std::vector<int>& members);
+
+  //! The pass of `device` that runs `kind` for (`chunk`, `microbatch`).
+  PassTasks& pass_of(int device, schedule::StepKind kind, int chunk, int microbatch);
+  //! The tasks of the last micro-batch's backward pass of `chunk` on `device`, by template index
+  //! (empty for an aggregated pass).
+  const std::vector<engine::TaskId>& last_backward(int device, int chunk) const {
+    return last_backward_[static_cast<size_t>(device)][static_cast<size_t>(chunk)];
+  }
+
+ private:
+  std::vector<std::vector<engine::TaskId>> add_pass(const std::vector<int>& members,
+                                                    const std::vector<events::TaskTemplate>& templates,
+                                                    const schedule::Step& pass);
+  void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
+                           const schedule::Step& pass);
+  size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
+
+  ProgramDraft& draft_;
+  bool aggregate_;
+  std::map<const std::vector<events::TaskTemplate>*, SimTime> pass_durations_;
+  std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
+  std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
+  //! per device and chunk: the tasks of the last micro-batch's backward pass, by template index
+  std::vector<std::vector<std::vector<engine::TaskId>>> last_backward_;
+};
+
+}  // namespace distsim::program

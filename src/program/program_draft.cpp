@@ -1,0 +1,84 @@
+#include "program/program_draft.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "core/input_error.hpp"
+
+namespace distsim::program {
+
+using engine::StreamId;
+using engine::TaskId;
+
+ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                           const cost::CostModel& costs, bool all_ranks)
+    : job_(job), schedule_(schedule), layout_(job.strategy, job.cluster), groups_(layout_, all_ranks) {
+  result_.all_ranks = all_ranks;
+  result_.num_microbatches = job.strategy.num_microbatches();
+  result_.ranks_per_device =
+      all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
+  groups_.add_devices(result_);
+  for (int device = 0; device < num_devices(); ++device) {
+    work_.push_back(events::build_rank_work(job_, layout_, coord(device), result_.events));
+  }
+  last_task.assign(static_cast<size_t>(num_devices()), kNoTask);
+  last_reduction.assign(static_cast<size_t>(num_devices()), kNoTask);
+  price_events(costs);
+}
+
+void ProgramDraft::price_events(const cost::CostModel& costs) {
+  for (events::EventId id = 0; id < result_.events.size(); ++id) {
+    const auto found = costs.try_cost(result_.events.at(id));
+    if (!found) {
+      throw InputError("no cost model can price event '" + result_.events.at(id).key() + "'");
+    }
+    result_.costs.push_back(*found);
+  }
+}
+
+std::vector<StreamId> ProgramDraft::streams_of(const std::vector<int>& members, events::StreamKind kind) const {
+  std::vector<StreamId> streams;
+  for (int device : members) {
+    streams.push_back(stream(device, kind));
+  }
+  return streams;
+}
+
+TaskId ProgramDraft::add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
+  result_.events.add_instances(event, static_cast<std::int64_t>(streams.size()) * result_.ranks_per_device);
+  const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);
+  result_.tasks.push_back(info);
+  use_network(id, result_.events.at(event), streams);
+  return id;
+}
+
+TaskId ProgramDraft::add_untracked_task(SimTime duration, StreamId stream, const TaskInfo& info) {
+  const TaskId id = result_.program.add_task(duration, std::vector<StreamId>{stream});
+  result_.tasks.push_back(info);
+  return id;
+}
+
+void ProgramDraft::depend(TaskId task, TaskId prerequisite) {
+  if (prerequisite != kNoTask) {
+    result_.program.add_dependency(task, prerequisite);
+  }
+}
+
+//! A communication that leaves its scale-up domain crosses the NIC share of every device it involves (the cost
+//! model prices it with that share to itself, so concurrent ones share it in the engine). A
+//! pipeline transfer sends on the sender's NICs and receives on the receiver's; a collective
+//! or ring exchange does both on every member. NICs are full duplex, so a transfer forward
+//! and one back do not slow each other.
+void ProgramDraft::use_network(TaskId task, const events::Event& event, const std::vector<StreamId>& streams) {
+  if (!event.is_communication() || event.intra_node) {
+    return;
+  }
+  const bool one_way = event.collective == events::Collective::send_recv && streams.size() == 2;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const DeviceInfo& device = result_.devices[streams[i] / events::kStreamKinds];
+    if (!one_way || i == 0) result_.program.add_resource_use(task, device.nic_send);
+    if (!one_way || i == 1) result_.program.add_resource_use(task, device.nic_receive);
+  }
+}
+
+}  // namespace distsim::program

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "cost/cost_model.hpp"
+#include "engine/program.hpp"
+#include "events/job_events.hpp"
+#include "program/device_groups.hpp"
+#include "program/job_program.hpp"
+#include "schedule/pipeline_schedule.hpp"
+#include "strategy/job_spec.hpp"
+#include "strategy/rank_layout.hpp"
+
+namespace distsim::program {
+
+inline constexpr engine::TaskId kNoTask = ~engine::TaskId{0};
+
+//! A job program under construction: the devices, their work, the tasks added so far and where
+//! each device has got to. The parts of the builder (passes, transfers, end of iteration) each
+//! add their tasks to it in turn.
+class ProgramDraft {
+ public:
+  //! The job's devices with their streams, NICs and work, every event priced by `costs`, and no
+  //! task yet.
+  ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+               const cost::CostModel& costs, bool all_ranks);
+  ProgramDraft(const ProgramDraft&) = delete;
+  ProgramDraft& operator=(const ProgramDraft&) = delete;
+
+  const strategy::JobSpec& job() const { return job_; }
+  const strategy::Strategy& strategy() const { return job_.strategy; }
+  const schedule::PipelineSchedule& schedule() const { return schedule_; }
+  const DeviceGroups& groups() const { return groups_; }
+  const JobProgram& program() const { return result_; }
+  //! The finished program; the draft is spent.
+  JobProgram take() { return std::move(result_); }
+
+  int microbatches() const { return result_.num_microbatches; }
+  int stages() const { return strategy().pipeline_parallel; }
+  int chunks() const { return strategy().virtual_stages; }
+  int num_devices() const { return groups_.num_devices(); }
+  const strategy::RankCoord& coord(int device) const { return groups_.coord(device); }
+  const events::RankWork& work(int device) const { return work_[static_cast<size_t>(device)]; }
+  engine::StreamId stream(int device, events::StreamKind kind) const {
+    return result_.devices[static_cast<size_t>(device)].stream(kind);
+  }
+  std::vector<engine::StreamId> streams_of(const std::vector<int>& members, events::StreamKind kind) const;
+
+  //! A task of `event` across `streams`, counting one instance of the event per rank it stands for.
+  engine::TaskId add_task(events::EventId event, const std::vector<engine::StreamId>& streams, const TaskInfo& info);
+  //! A task that does not stand for one event (an aggregated pass); `info` names the task.
+  engine::TaskId add_untracked_task(SimTime duration, engine::StreamId stream, const TaskInfo& info);
+  //! Counts the instances of `event` that a task added with add_untracked_task stands for.
+  void count_instances(events::EventId event) { result_.events.add_instances(event, result_.ranks_per_device); }
+  //! `task` waits for `prerequisite`, unless there is none (kNoTask).
+  void depend(engine::TaskId task, engine::TaskId prerequisite);
+
+  const std::vector<cost::Cost>& costs() const { return result_.costs; }
+
+  //! Per device: the last task of its latest pass, and its latest gradient reduction.
+  std::vector<engine::TaskId> last_task;
+  std::vector<engine::TaskId> last_reduction;
+
+ private:
+  void price_events(const cost::CostModel& costs);
+  void use_network(engine::TaskId task, const events::Event& event, const std::vector<engine::StreamId>& streams);
+
+  const strategy::JobSpec& job_;
+  const schedule::PipelineSchedule& schedule_;
+  strategy::RankLayout layout_;
+  DeviceGroups groups_;
+  JobProgram result_;
+  std::vector<events::RankWork> work_;  //!< per device
+};
+
+}  // namespace distsim::program
