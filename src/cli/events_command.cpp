@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/job_file_reader.hpp"
@@ -40,8 +41,7 @@ struct EventsOptions {
   std::vector<int> micro_batch_sizes{1};
   std::vector<std::string> schedules{"1f1b"};
   search::ProfilingCostOptions cost;
-  int threads = 0;
-  CLI::Option* threads_flag = nullptr;
+  ThreadsFlag threads;
   GivenFlags given;
 };
 
@@ -61,9 +61,7 @@ std::vector<strategy::Recompute> parse_recompute_list(const std::string& text) {
 }
 
 void check_flag_combinations(const EventsOptions& options) {
-  if (options.threads_flag->count() > 0 && options.threads <= 0) {
-    throw InputError("--threads: expected a positive integer, got '" + std::to_string(options.threads) + "'");
-  }
+  options.threads.count();  // refuses a bad --threads before any work
   if (options.search && !options.job_files.empty()) {
     throw InputError("--jobs and --search both given; list job files or describe a search space, not both");
   }
@@ -153,8 +151,7 @@ void run_census(const EventsOptions& options) {
   const JobSet set = options.search ? jobs_from_search(options) : jobs_from_files(options);
   check_one_gpu(set);
   search::CensusOptions census_options;
-  const auto cores = static_cast<int>(std::thread::hardware_concurrency());
-  census_options.threads = options.threads > 0 ? options.threads : std::max(cores, 1);
+  census_options.threads = options.threads.count();
   census_options.simulation.preferred_costs = options.profile.cost_model(set.jobs.front().cluster.gpu.name);
   const search::EventCensus census = search::take_census(set.jobs, set.labels, census_options);
   search::ProfilingCostOptions cost = options.cost;
@@ -210,8 +207,7 @@ void add_census_flags(CLI::App& command, EventsOptions& options) {
           ->check(CLI::PositiveNumber),
       command.add_option("--profile-nodes", cost.max_nodes, "nodes the profiler has; bigger groups are extrapolated")
           ->check(CLI::PositiveNumber)->capture_default_str()};
-  options.threads_flag =
-      command.add_option("--threads", options.threads, "simulation threads for --jobs/--search (default: all cores)");
+  options.threads.add_to(command, "simulation threads for --jobs/--search");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/html_report.hpp"
@@ -42,8 +43,7 @@ struct SearchCommandOptions {
   std::string report;
   ProfileOptions profile;
   bool json = false;
-  int threads = 0;
-  CLI::Option* threads_flag = nullptr;
+  ThreadsFlag threads;
   bool simulate_out_of_memory = false;
 };
 
@@ -74,9 +74,7 @@ void check_search_flags(const SearchCommandOptions& options, const distsim::opti
   if (options.micro_batch_size_flag->count() > 0 && options.micro_batch_sizes_flag->count() > 0) {
     throw InputError("--micro-batch-size and --micro-batch-sizes both given; use one or the other");
   }
-  if (options.threads_flag->count() > 0 && options.threads <= 0) {
-    throw InputError("--threads: expected a positive integer, got '" + std::to_string(options.threads) + "'");
-  }
+  options.threads.count();  // refuses a bad --threads before any work
   for (const char* key : {"strategy", "tp", "pp", "dp", "cp"}) {
     if (const auto* setting = file.find(key)) {
       throw InputError(setting->origin + ": search tries every split of the cluster; leave the key out");
@@ -135,8 +133,7 @@ class ProgressBar {
 void run_search(const SearchCommandOptions& options) {
   const search::SearchSpace space = make_space(options);
   search::SearchOptions search_options;
-  const auto cores = static_cast<int>(std::thread::hardware_concurrency());
-  search_options.threads = options.threads > 0 ? options.threads : std::max(cores, 1);
+  search_options.threads = options.threads.count();
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
   search_options.progress = ProgressBar{};
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
@@ -181,7 +178,7 @@ void add_search_command(CLI::App& app) {
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
   options->profile.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
-  options->threads_flag = command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
+  options->threads.add_to(*command, "simulation threads");
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
   command->callback([options] { run_search(*options); });

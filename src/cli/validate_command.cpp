@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/threads_flag.hpp"
 #include "core/input_error.hpp"
 #include "io/calibration_reader.hpp"
 #include "io/output/validation_writer.hpp"
@@ -20,7 +21,7 @@ struct ValidateOptions {
   std::string csv;
   bool json = false;
   bool per_row = false;
-  int threads = 0;
+  ThreadsFlag threads;
 };
 
 std::string read_text_file(const std::string& path) {
@@ -38,8 +39,7 @@ void run_validate(const ValidateOptions& options) {
   const std::string file_name = builtin ? kBuiltinName : options.csv;
   const std::string text = builtin ? std::string(io::builtin_calibration_csv()) : read_text_file(options.csv);
   auto runs = io::read_calibration_runs(text, builtin ? "data/published_calibration.csv" : options.csv);
-  const int cores = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
-  const auto report = validation::validate(std::move(runs), options.threads > 0 ? options.threads : cores);
+  const auto report = validation::validate(std::move(runs), options.threads.count());
   if (options.json) {
     std::cout << io::validation_json(report, file_name).dump(2) << "\n";
   } else {
@@ -55,7 +55,7 @@ void add_validate_command(CLI::App& app) {
   command->add_option("--csv", options->csv, "runs in the columns of data/published_calibration.csv (default: that set)");
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--per-row", options->per_row, "list every row's measured and predicted time");
-  command->add_option("--threads", options->threads, "simulation threads (default: all cores)");
+  options->threads.add_to(*command, "simulation threads");
   command->callback([options] { run_validate(*options); });
 }
 

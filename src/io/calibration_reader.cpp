@@ -185,13 +185,11 @@ bool read_p2p_scatter_gather(const RowReader& row) {
   return is_megatron_before_2023(row) || contains(lowercase(row.text("comm_overlap")), "scatter/gather");
 }
 
-bool read_fp8_gemms(const RowReader& row, const cluster::GpuSpec& gpu) {
-  if (!is_fp8_run(row)) return false;
-  if (gpu.peak_fp8_tflops <= 0) {
-    throw Unsupported{"precision '" + row.text("precision") + "' needs fp8 tensor cores, which " + gpu.name +
-                      " does not have (peak_fp8_tflops 0)"};
-  }
-  return true;
+//! FP8 runs are refused by validation's fp8 rule, named by the row's precision column.
+void read_fp8_gemms(const RowReader& row, strategy::JobSpec& job) {
+  options::option("fp8").apply(is_fp8_run(row), job, options::SpecResolvers{});
+  const auto problems = strategy::precision_problems(job, {{"fp8", "precision '" + row.text("precision") + "'"}});
+  if (!problems.empty()) throw Unsupported{problems.front()};
 }
 
 //! The columns that hold a job setting as a whole number, with the option-table key each one sets.
@@ -253,7 +251,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     job.model = read_model(row);
     job.cluster = read_cluster(row);
     read_strategy(row, job);
-    job.strategy.fp8_gemms = read_fp8_gemms(row, job.cluster.gpu);
+    read_fp8_gemms(row, job);
     run.job = job;
   } catch (const Unsupported& unsupported) {
     run.excluded_because = unsupported.reason;

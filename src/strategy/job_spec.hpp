@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster_spec.hpp"
 #include "model/model_spec.hpp"
@@ -27,7 +28,10 @@ using SettingNames = std::map<std::string, std::string, std::less<>>;
 void validate_job(const JobSpec& job, const SettingNames& names = {});
 
 //! The rules about precision alone (fp8 GEMMs need bf16 and fp8 tensor cores), which hold for
-//! every parallel split of a job: a search checks them once before it tries any split.
+//! every parallel split of a job: what breaks them, one message each, or nothing.
+std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names = {});
+
+//! Throws precision_problems as one InputError: a search checks them once before it tries any split.
 void validate_precision(const JobSpec& job, const SettingNames& names = {});
 
 }  // namespace distsim::strategy

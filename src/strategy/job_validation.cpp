@@ -254,10 +254,12 @@ void validate_job(const JobSpec& job, const SettingNames& names) {
   throw_if_any(problems);
 }
 
-void validate_precision(const JobSpec& job, const SettingNames& names) {
+std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names) {
   Problems problems;
   check_fp8_gemms(job, names, problems);
-  throw_if_any(problems);
+  return problems;
 }
+
+void validate_precision(const JobSpec& job, const SettingNames& names) { throw_if_any(precision_problems(job, names)); }
 
 }  // namespace distsim::strategy

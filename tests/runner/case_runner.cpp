@@ -251,7 +251,8 @@ class CaseTest : public ::testing::Test {
       const std::string& text = what == "stderr" ? command_.err : command_.out;
       EXPECT_NE(text.find(line.quoted), std::string::npos) << what << " was:\n" << text;
     } else if (what == "same_stdout_as") {
-      EXPECT_EQ(command_.out, read_all((std::filesystem::path(scratch_path()).parent_path() / line.words.at(1)).string()));
+      const auto saved = std::filesystem::path(scratch_path()).parent_path() / line.words.at(1);
+      EXPECT_EQ(command_.out, read_all(saved.string()));
     } else if (what == "iteration_time") {
       EXPECT_EQ(simulation().summary.iteration_time, parse_duration(line.words.at(1)));
     } else if (what == "bubble_fraction") {

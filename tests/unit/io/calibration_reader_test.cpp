@@ -201,8 +201,8 @@ TEST(CalibrationReader, ReadsAnFp8RunAsBf16WithFp8Gemms) {
 
 TEST(CalibrationReader, ExcludesFp8RunsOnGpusWithoutFp8TensorCores) {
   EXPECT_EQ(exclusion_of({{"precision", "FP8 (delayed scaling)"}, {"gpu", "A100-SXM4"}}),
-            "precision 'FP8 (delayed scaling)' needs fp8 tensor cores, which a100-80gb does not have "
-            "(peak_fp8_tflops 0)");
+            "precision 'FP8 (delayed scaling)': gpu 'a100-80gb' has no fp8 tensor cores (peak_fp8_tflops 0); "
+            "built-in GPUs with fp8: h100-sxm, h200, b200");
 }
 
 TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {

@@ -54,7 +54,8 @@ TEST(ValidateFp8Gemms, NeedsFp8TensorCores) {
 TEST(ValidateFp8Gemms, NeedsBf16Training) {
   JobSpec job = fp8_job();
   job.strategy.dtype = Dtype::fp16;
-  EXPECT_EQ(error_of(job), "invalid job: fp8: fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype 'fp16'");
+  EXPECT_EQ(error_of(job),
+            "invalid job: fp8: fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype 'fp16'");
 }
 
 TEST(ValidateFp8Gemms, NamesTheSettingAsTheUserGaveIt) {
