@@ -25,8 +25,8 @@ TEST(JobAssembly, NothingGivenIsTheDefaultJob) {
   const strategy::JobSpec job = assemble_job(JobSettings{}, io::spec_resolvers());
   EXPECT_EQ(job.model.name, "gpt2-345m");
   EXPECT_EQ(job.cluster.gpu.name, "a40");
-  EXPECT_EQ(job.cluster.gpus_per_node, 4);
-  EXPECT_EQ(job.cluster.num_nodes, 4);
+  EXPECT_EQ(job.cluster.gpus_per_host, 4);
+  EXPECT_EQ(job.cluster.num_hosts, 4);
   EXPECT_EQ(job.strategy.notation(), "2M2P4D");
   EXPECT_EQ(job.strategy.micro_batch_size, 4);
   EXPECT_EQ(job.strategy.global_batch_size, 64);
@@ -39,7 +39,7 @@ TEST(JobAssembly, OneSizeGivenSetsTheOthersToOne) {
   settings.set("tp", 2, "--tp");
   const strategy::JobSpec job = assemble_job(settings, io::spec_resolvers());
   EXPECT_EQ(job.strategy.notation(), "2M1P1D");
-  EXPECT_EQ(job.cluster.num_nodes, 1);
+  EXPECT_EQ(job.cluster.num_hosts, 1);
 }
 
 TEST(JobAssembly, RefusesTheNotationWithSizesOrAContextPart) {
