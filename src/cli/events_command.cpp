@@ -11,6 +11,7 @@
 #include "core/input_error.hpp"
 #include "io/job_file_reader.hpp"
 #include "io/output/events_writer.hpp"
+#include "schedule/pipeline_schedule.hpp"
 #include "search/job_census.hpp"
 
 namespace distsim::cli {
@@ -120,7 +121,7 @@ JobSet jobs_from_files(const EventsOptions& options) {
   for (const auto& path : options.job_files) {
     try {
       set.jobs.push_back(apply_job_file(options.job, io::read_job_file(path)).to_job());
-      strategy::validate_job(set.jobs.back());
+      schedule::validate_job(set.jobs.back());
     } catch (const InputError& e) {
       const std::string message = e.what();
       // The reader's messages start with the file already; the flag-level ones need it.

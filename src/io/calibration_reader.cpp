@@ -10,6 +10,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/csv_table.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::io {
 
@@ -208,7 +209,7 @@ strategy::Strategy read_strategy(const RowReader& row) {
   }
   s.sequence_parallel = lowercase(row.text("sequence_parallel")).rfind("yes", 0) == 0;
   s.virtual_stages = row.integer_or("vpp", 1);
-  s.schedule = s.virtual_stages > 1 ? "interleaved" : "1f1b";
+  s.schedule = schedule::megatron_schedule(s.virtual_stages).name();
   const std::string recompute = lowercase(row.text("recompute"));
   if (recompute.find("selective") != std::string::npos) {
     s.recompute = strategy::Recompute::selective;
