@@ -77,7 +77,7 @@ void ProgramDraft::use_network(TaskId task, const events::Event& event, const st
   }
   const bool one_way = event.collective == events::Collective::send_recv && streams.size() == 2;
   for (size_t i = 0; i < streams.size(); ++i) {
-    const DeviceInfo& device = result_.devices[streams[i] / events::kStreamKinds];
+    const DeviceInfo& device = result_.devices[static_cast<size_t>(result_.streams[streams[i]].device)];
     if (!one_way || i == 0) result_.program.add_resource_use(task, device.nic_send);
     if (!one_way || i == 1) result_.program.add_resource_use(task, device.nic_receive);
   }
