@@ -64,8 +64,9 @@ std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, co
       continue;
     }
     for (engine::StreamId stream : job_program.program.streams(task)) {
-      const auto device = stream / events::kStreamKinds;
-      const bool is_compute = stream % events::kStreamKinds == static_cast<unsigned>(events::StreamKind::compute);
+      const auto& info = job_program.streams[stream];
+      const auto device = static_cast<size_t>(info.device);
+      const bool is_compute = info.kind == events::StreamKind::compute;
       (is_compute ? compute : communication)[device].emplace_back(times.start[task], times.end[task]);
       stats[device].first_start = std::min(stats[device].first_start, times.start[task]);
       stats[device].last_end = std::max(stats[device].last_end, times.end[task]);

@@ -19,7 +19,7 @@ std::shared_ptr<const cost::CostModel> cost_chain(const strategy::JobSpec& job, 
 }
 
 program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
-  strategy::validate_job(job);
+  schedule::validate_job(job);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const bool all_ranks = options.all_ranks || !layout.is_uniform();

@@ -8,9 +8,9 @@
 
 namespace distsim::compare {
 
-//! What an activity occupied on its device: distsim's eight streams (events::StreamKind, in the
-//! same order), plus `collective` for a communication kernel whose group a trace does not say
-//! (a NCCL kernel in a PyTorch profiler trace).
+//! What an activity occupied on its device: distsim's stream kinds (events::StreamKind, same
+//! values, named by events::kStreamKindTable), plus `collective` for a communication kernel whose
+//! group a trace does not say (a NCCL kernel in a PyTorch profiler trace).
 enum class ActivityKind {
   compute,
   tp_comm,
@@ -23,23 +23,32 @@ enum class ActivityKind {
   collective
 };
 
-inline constexpr int kActivityKinds = 9;
+inline constexpr int kActivityKinds = events::kStreamKinds + 1;
+static_assert(static_cast<int>(ActivityKind::collective) == events::kStreamKinds,
+              "ActivityKind lists every stream kind, then collective");
+
+//! The activity kind of a stream of distsim's.
+constexpr ActivityKind activity_kind(events::StreamKind stream) { return static_cast<ActivityKind>(stream); }
+
+constexpr bool activity_kinds_match_streams() {
+  return activity_kind(events::StreamKind::compute) == ActivityKind::compute &&
+         activity_kind(events::StreamKind::tp_comm) == ActivityKind::tp_comm &&
+         activity_kind(events::StreamKind::pp_send_next) == ActivityKind::pp_send_next &&
+         activity_kind(events::StreamKind::pp_recv_prev) == ActivityKind::pp_recv_prev &&
+         activity_kind(events::StreamKind::pp_send_prev) == ActivityKind::pp_send_prev &&
+         activity_kind(events::StreamKind::pp_recv_next) == ActivityKind::pp_recv_next &&
+         activity_kind(events::StreamKind::dp_comm) == ActivityKind::dp_comm &&
+         activity_kind(events::StreamKind::cp_comm) == ActivityKind::cp_comm;
+}
+static_assert(activity_kinds_match_streams(), "ActivityKind must keep events::StreamKind's values");
 
 //! The names the CPU runner writes as "cat" (tools/profiler/distsim_profiler/timeline.py) and the
 //! comparison prints: the stream kind's identifier, "collective" for the unknown group.
 constexpr std::string_view activity_kind_name(ActivityKind kind) {
-  switch (kind) {
-    case ActivityKind::compute: return "compute";
-    case ActivityKind::tp_comm: return "tp_comm";
-    case ActivityKind::pp_send_next: return "pp_send_next";
-    case ActivityKind::pp_recv_prev: return "pp_recv_prev";
-    case ActivityKind::pp_send_prev: return "pp_send_prev";
-    case ActivityKind::pp_recv_next: return "pp_recv_next";
-    case ActivityKind::dp_comm: return "dp_comm";
-    case ActivityKind::cp_comm: return "cp_comm";
-    case ActivityKind::collective: return "collective";
+  if (kind == ActivityKind::collective) {
+    return "collective";
   }
-  return "?";
+  return events::stream_kind_info(static_cast<events::StreamKind>(kind)).id;
 }
 
 constexpr bool is_communication(ActivityKind kind) { return kind != ActivityKind::compute; }

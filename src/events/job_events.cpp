@@ -20,14 +20,6 @@ LayerRange stage_layers(int total_layers, int num_stages, int stage) {
   return range;
 }
 
-LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk) {
-  if (num_chunks == 1) {
-    return stage_layers(total_layers, num_stages, stage);
-  }
-  const int per_chunk = total_layers / (num_stages * num_chunks);
-  return {(chunk * num_stages + stage) * per_chunk, per_chunk};
-}
-
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel) {
   const std::int64_t multiple = 128LL * tensor_parallel;
   return (vocab + multiple - 1) / multiple * multiple;
@@ -88,16 +80,12 @@ std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
 //! run of parameters.
 class ChunkBuilder {
  public:
+  //! The pipeline's first chunk holds layer 0 and its last chunk the last layer (validation
+  //! gives every chunk at least one layer).
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-               int chunk, EventTable& table)
-      : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), layout.context_group(coord), table) {
-    const int stages = job.strategy.pipeline_parallel;
-    const int position = chunk * stages + coord[ParallelDim::pp];
-    first_ = position == 0;
-    last_ = position == stages * job.strategy.virtual_stages - 1;
-    layers_ =
-        chunk_layers(job.model.total_layers(), stages, job.strategy.virtual_stages, coord[ParallelDim::pp], chunk);
-  }
+               LayerRange layers, EventTable& table)
+      : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
+        first_(layers.first == 0), last_(layers.first + layers.count == job.model.total_layers()), layers_(layers) {}
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
     add_forward();
@@ -212,12 +200,12 @@ std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job,
 }  // namespace
 
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         EventTable& table) {
+                         const std::vector<LayerRange>& chunks, EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
   RankWork work;
   std::int64_t sequence_sharded = 0;
-  for (int chunk = 0; chunk < strategy.virtual_stages; ++chunk) {
-    ChunkBuilder builder(job, layout, coord, chunk, table);
+  for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {
+    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], table);
     work.chunks.push_back(builder.build(layout, chunk, table));
     work.parameters += work.chunks.back().parameters;
     sequence_sharded += builder.sequence_sharded();

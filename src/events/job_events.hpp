@@ -73,11 +73,6 @@ struct LayerRange {
 };
 LayerRange stage_layers(int total_layers, int num_stages, int stage);
 
-//! The layers of chunk `chunk` of `stage` when each of the p stages holds v chunks: the
-//! pipeline's chunk c·p + stage, of total_layers / (p·v) layers (validation makes it divide).
-//! With v = 1 this is stage_layers.
-LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk);
-
 //! Megatron pads the vocabulary to a multiple of 128·tp (docs/reference/formats.md §5.1).
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 
@@ -88,8 +83,10 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 //! layer's backward under full recomputation; embedding on the first chunk, LM head and loss on
 //! the last; activation and gradient transfers between chunks; bucketed data-parallel gradient
 //! all-reduce, or reduce-scatter and parameter all-gather with the distributed optimizer; and
-//! the optimizer step. Events are interned into `table`.
+//! the optimizer step. `chunks` are the layers of each model chunk the rank's stage holds, as
+//! its pipeline schedule places them (schedule::PipelineSchedule::stage_chunk_layers). Events
+//! are interned into `table`.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout,
-                         strategy::RankCoord coord, EventTable& table);
+                         strategy::RankCoord coord, const std::vector<LayerRange>& chunks, EventTable& table);
 
 }  // namespace distsim::events

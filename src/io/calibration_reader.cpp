@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "io/csv_table.hpp"
 #include "options/job_option.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::io {
 
@@ -223,7 +224,7 @@ void read_strategy(const RowReader& row, strategy::JobSpec& job) {
     throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") is not modelled"};
   }
   s.sequence_parallel = lowercase(row.text("sequence_parallel")).rfind("yes", 0) == 0;
-  s.schedule = s.virtual_stages > 1 ? "interleaved" : "1f1b";
+  s.schedule = std::string(schedule::megatron_schedule(s.virtual_stages).name());
   const std::string recompute = lowercase(row.text("recompute"));
   if (recompute.find("selective") != std::string::npos) {
     s.recompute = strategy::Recompute::selective;

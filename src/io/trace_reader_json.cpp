@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -34,31 +36,46 @@ const std::vector<std::string>& phase_names() {
   return names;
 }
 
+//! The categories a trace may use: distsim's trace categories and the stream kinds' identifiers
+//! (the CPU runner's), in stream order, each once.
 const std::vector<std::string>& category_names() {
-  static const std::vector<std::string> names{"comp",          "compute",      "tp_comm",      "pp_send",
-                                              "pp_recv",       "pp_send_next", "pp_recv_prev", "pp_send_prev",
-                                              "pp_recv_next",  "dp_comm",      "cp_comm"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    const auto add = [&all](std::string_view name) {
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        all.emplace_back(name);
+      }
+    };
+    for (const auto& stream : events::kStreamKindTable) {
+      add(stream.trace_category);
+      add(stream.id);
+    }
+    return all;
+  }();
   return names;
 }
 
-std::optional<compare::ActivityKind> kind_of_stream_tid(int tid) {
-  if (tid < 0 || tid >= events::kStreamKinds) {
-    return std::nullopt;
+//! The threads (stream kinds) on which distsim writes `category`, e.g. "2 and 4".
+std::string threads_of(std::string_view category) {
+  std::string threads;
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.trace_category == category) {
+      threads += (threads.empty() ? "" : " and ") + std::to_string(static_cast<int>(stream.kind));
+    }
   }
-  return static_cast<compare::ActivityKind>(tid);
+  return threads;
 }
 
-//! distsim's merged pipeline categories: the thread says which direction.
-compare::ActivityKind pipeline_kind(std::string_view category, int tid, const std::string& place) {
-  using compare::ActivityKind;
-  const auto kind = kind_of_stream_tid(tid);
-  const bool send = category == "pp_send";
-  if (kind && (send ? (*kind == ActivityKind::pp_send_next || *kind == ActivityKind::pp_send_prev)
-                    : (*kind == ActivityKind::pp_recv_prev || *kind == ActivityKind::pp_recv_next))) {
-    return *kind;
+//! A category that distsim's traces share between several stream kinds (a pipeline send to the
+//! next or to the previous stage): the thread says which.
+compare::ActivityKind shared_category_kind(std::string_view category, int tid, const std::string& place) {
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.trace_category == category && static_cast<int>(stream.kind) == tid) {
+      return compare::activity_kind(stream.kind);
+    }
   }
   throw InputError(fmt::format("{}: category '{}' on thread {}; distsim writes it on threads {} (stream kinds)", place,
-                               category, tid, send ? "2 and 4" : "3 and 5"));
+                               category, tid, threads_of(category)));
 }
 
 }  // namespace
@@ -119,18 +136,22 @@ events::Phase parse_phase(std::string_view name, const std::string& place) {
 }
 
 compare::ActivityKind parse_category(std::string_view category, int tid, const std::string& place) {
-  using compare::ActivityKind;
-  if (category == "comp") {
-    return ActivityKind::compute;
-  }
-  if (category == "pp_send" || category == "pp_recv") {
-    return pipeline_kind(category, tid, place);
-  }
-  for (int k = 0; k < events::kStreamKinds; ++k) {
-    const auto kind = static_cast<ActivityKind>(k);
-    if (compare::activity_kind_name(kind) == category) {
-      return kind;
+  int sharing = 0;
+  const events::StreamKindInfo* only = nullptr;
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.id == category) {
+      return compare::activity_kind(stream.kind);
     }
+    if (stream.trace_category == category) {
+      ++sharing;
+      only = &stream;
+    }
+  }
+  if (sharing == 1) {
+    return compare::activity_kind(only->kind);
+  }
+  if (sharing > 1) {
+    return shared_category_kind(category, tid, place);
   }
   throw InputError(place + ": " + unknown_name_message("category", category, category_names()));
 }

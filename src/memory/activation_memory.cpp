@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
 
 #include "core/dtype.hpp"
-#include "core/input_error.hpp"
 #include "events/job_events.hpp"
 
 namespace distsim::memory {
@@ -109,16 +107,6 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
 }
 
-std::int64_t interleaved_chunks_in_flight(int stage, int stages, int microbatches, int virtual_stages) {
-  const std::int64_t chunks = static_cast<std::int64_t>(microbatches) * virtual_stages;
-  if (microbatches == stages) {
-    return chunks;
-  }
-  const std::int64_t warmup = static_cast<std::int64_t>(stages - stage - 1) * 2 +
-                              static_cast<std::int64_t>(virtual_stages - 1) * stages;
-  return std::min(warmup + 1, chunks);
-}
-
 }  // namespace
 
 std::int64_t layer_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
@@ -145,23 +133,8 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
   return shard_over_sequence(norm_tensors, strategy) + softmax_bytes * tokens * vocab_shard;
 }
 
-double microbatches_in_flight(std::string_view schedule, int stage, int stages, int microbatches,
-                              int virtual_stages) {
-  if (schedule == "gpipe") {
-    return microbatches;
-  }
-  if (schedule != "1f1b" && schedule != "interleaved") {
-    throw InternalError("the memory model has no in-flight rule for pipeline schedule '" + std::string(schedule) +
-                        "' (src/memory/activation_memory.cpp)");
-  }
-  if (virtual_stages > 1) {
-    return static_cast<double>(interleaved_chunks_in_flight(stage, stages, microbatches, virtual_stages)) /
-           virtual_stages;
-  }
-  return std::min(microbatches, stages - stage);
-}
-
-std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
+                                    const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
   // With interleaving the stage's v chunks hold l/(p·v) layers each, l/p in all, as here:
   // validation makes p·v divide l and keeps encoder-decoder models out.
@@ -181,8 +154,8 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
   if (stage == stages - 1) {
     per_microbatch += head_activation_bytes(model, strategy);
   }
-  const double in_flight = microbatches_in_flight(strategy.schedule, stage, stages, strategy.num_microbatches(),
-                                                  strategy.virtual_stages);
+  const double in_flight =
+      schedule.microbatches_in_flight(stage, stages, strategy.num_microbatches(), strategy.virtual_stages);
   return std::llround(in_flight * static_cast<double>(per_microbatch)) + rebuilt_layer;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 
 #include "model/model_spec.hpp"
+#include "schedule/schedule.hpp"
 #include "strategy/strategy.hpp"
 
 namespace distsim::memory {
@@ -35,21 +35,11 @@ std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const str
 //! With sequence parallelism this is docs/reference/formats.md §6.5's 4·s·b·h·(1 + V/h)/t.
 std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
 
-//! Micro-batches whose activations stage `stage` (0-based) of `stages` holds at its peak, for
-//! `microbatches` per iteration:
-//!   gpipe: all of them (every forward runs before the first backward);
-//!   1f1b: min(m, p − stage) (Narayanan et al. SC'21 §2.2; Megatron's warm-up of p − stage − 1);
-//!   interleaved with v > 1 chunks per stage: Megatron's warm-up of (p − stage − 1)·2 + (v − 1)·p
-//!   chunk passes plus the one in progress, capped at m·v (all of them when m = p), counted in
-//!   whole micro-batches by dividing by v. On stage 0 this is p·(1 + (p − 1)/(p·v)), the factor of
-//!   docs/reference/formats.md §6.5. "interleaved" with v = 1 is plain 1F1B.
-//! Throws InternalError for any other schedule: a schedule without a rule here must get one.
-double microbatches_in_flight(std::string_view schedule, int stage, int stages, int microbatches,
-                              int virtual_stages);
-
 //! Everything stage `stage` stores for backward at its peak: its layers' activations plus the
-//! embedding (first stage) and head (last stage) extras, times the micro-batches in flight; with
-//! full recomputation, plus one whole layer rebuilt while its backward runs.
-std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! embedding (first stage) and head (last stage) extras, times the micro-batches in flight that
+//! the job's schedule keeps (schedule::PipelineSchedule::microbatches_in_flight); with full
+//! recomputation, plus one whole layer rebuilt while its backward runs.
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
+                                    const schedule::PipelineSchedule& schedule);
 
 }  // namespace distsim::memory

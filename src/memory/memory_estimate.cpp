@@ -6,6 +6,7 @@
 #include "events/job_events.hpp"
 #include "memory/activation_memory.hpp"
 #include "memory/model_state_memory.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::memory {
 
@@ -46,7 +47,7 @@ std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy
   return total;
 }
 
-StageMemory stage_memory(const strategy::JobSpec& job, int stage) {
+StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, int stage) {
   const auto& model = job.model;
   const auto& strategy = job.strategy;
   StageMemory memory;
@@ -57,9 +58,9 @@ StageMemory stage_memory(const strategy::JobSpec& job, int stage) {
   memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, stage);
   memory.gradients = state.gradients;
   memory.optimizer_states = state.optimizer_states;
-  memory.microbatches_in_flight = microbatches_in_flight(strategy.schedule, stage, strategy.pipeline_parallel,
-                                                         strategy.num_microbatches(), strategy.virtual_stages);
-  memory.activations = stage_activation_bytes(model, strategy, stage);
+  memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
+                                                                  strategy.num_microbatches(), strategy.virtual_stages);
+  memory.activations = stage_activation_bytes(model, strategy, stage, schedule);
   memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, stage);
   const double churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
   memory.overhead = framework_reserve_bytes + std::llround(fragmentation_fraction * churning);
@@ -90,9 +91,13 @@ int MemoryEstimate::stages_over_capacity() const {
 }
 
 MemoryEstimate estimate_memory(const strategy::JobSpec& job) {
+  return estimate_memory(job, schedule::find_schedule(job.strategy.schedule));
+}
+
+MemoryEstimate estimate_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule) {
   MemoryEstimate estimate;
   for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
-    estimate.stages.push_back(stage_memory(job, stage));
+    estimate.stages.push_back(stage_memory(job, schedule, stage));
   }
   estimate.capacity = std::llround(job.cluster.gpu.memory_gb * static_cast<double>(std::int64_t{1} << 30));
   return estimate;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "schedule/schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::memory {
@@ -51,6 +52,8 @@ struct MemoryEstimate {
 //! Per-stage memory of a job (docs/memory_model.md): Megatron-LM's bytes per parameter for the
 //! model state and Korthikanti et al.'s activation accounting with the schedule's micro-batches
 //! in flight, plus pipeline buffers and a framework allowance. Expects a validated job.
+MemoryEstimate estimate_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule);
+//! The estimate under the schedule the job names (Strategy::schedule).
 MemoryEstimate estimate_memory(const strategy::JobSpec& job);
 
 }  // namespace distsim::memory

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::options {
 
@@ -101,7 +102,7 @@ strategy::JobSpec assemble_job(const JobSettings& settings, const SpecResolvers&
 
 strategy::JobSpec assemble_valid_job(const JobSettings& settings, const SpecResolvers& resolve) {
   strategy::JobSpec job = assemble_job(settings, resolve);
-  strategy::validate_job(job, settings.names());
+  schedule::validate_job(job, settings.names());
   return job;
 }
 

@@ -28,8 +28,10 @@ DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks)
 void DeviceGroups::add_devices(JobProgram& program) const {
   for (const auto& coord : coords_) {
     DeviceInfo device{layout_.rank_of(coord), coord, program.program.num_streams()};
-    for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+    const auto index = static_cast<int>(program.devices.size());
+    for (const auto& stream : events::kStreamKindTable) {
       program.program.add_stream();
+      program.streams.push_back({index, stream.kind});
     }
     device.nic_send = program.program.add_resource();
     device.nic_receive = program.program.add_resource();

@@ -27,6 +27,7 @@ struct TaskInfo {
 
 //! A simulated device: one rank, with its streams at first_stream + StreamKind, and the two
 //! directions of its share of the node's NICs, which its inter-node communications share.
+//! Readers of a finished program find a stream's device and kind in JobProgram::streams.
 struct DeviceInfo {
   int rank = 0;
   strategy::RankCoord coord;
@@ -38,6 +39,12 @@ struct DeviceInfo {
   }
 };
 
+//! Which simulated device an engine stream belongs to, and what kind of stream it is.
+struct StreamInfo {
+  int device = 0;
+  events::StreamKind kind = events::StreamKind::compute;
+};
+
 //! The job turned into an engine program. In symmetric mode one device per pipeline stage stands
 //! for all tensor-, context- and data-parallel ranks of that stage (they do identical work in a uniform
 //! cluster); in all-ranks mode every rank is simulated and collectives wait for every member.
@@ -45,6 +52,7 @@ struct JobProgram {
   engine::Program program;
   std::vector<TaskInfo> tasks;
   std::vector<DeviceInfo> devices;
+  std::vector<StreamInfo> streams;  //!< per engine stream
   events::EventTable events;
   std::vector<cost::Cost> costs;  //!< per event
   bool all_ranks = false;

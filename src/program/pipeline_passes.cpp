@@ -1,14 +1,16 @@
 #include "program/pipeline_passes.hpp"
 
+#include <algorithm>
 #include <span>
+#include <string>
 
+#include "core/input_error.hpp"
 #include "engine/engine.hpp"
 
 namespace distsim::program {
 
 using engine::StreamId;
 using engine::TaskId;
-using events::Phase;
 using events::StreamKind;
 using strategy::ParallelDim;
 using schedule::StepKind;
@@ -44,10 +46,11 @@ SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& template
 }  // namespace
 
 PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
-    : draft_(draft), aggregate_(aggregate && !draft.program().all_ranks) {
+    : draft_(draft), aggregate_(aggregate && !draft.program().all_ranks), kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
+  const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());
   passes_.resize(devices);
-  pass_index_.assign(devices, std::vector<size_t>(2 * static_cast<size_t>(draft_.microbatches() * draft_.chunks()), 0));
+  pass_index_.assign(devices, std::vector<size_t>(slots, 0));
   last_backward_.assign(devices, std::vector<std::vector<TaskId>>(static_cast<size_t>(draft_.chunks())));
 }
 
@@ -59,15 +62,15 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
       pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = passes_[device].size();
     }
     const auto& chunk = draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)];
-    const bool forward = step.kind == StepKind::forward;
-    const bool last_backward = !forward && step.microbatch + 1 == draft_.microbatches();
-    const auto& templates = forward ? chunk.forward : chunk.backward;
-    if (aggregate_ && !(last_backward && draft_.strategy().overlap_grad_reduce)) {
+    const bool completes_gradients =
+        step.kind->completes_gradients && step.microbatch + 1 == draft_.microbatches();
+    const auto& templates = chunk.*(step.kind->templates);
+    if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
       add_aggregated_pass(members.front(), templates, step);
       continue;
     }
     const auto created = add_pass(members, templates, step);
-    if (last_backward) {
+    if (completes_gradients) {
       for (size_t m = 0; m < members.size(); ++m) {
         last_backward_[members[m]][static_cast<size_t>(step.chunk)] = created[m];
       }
@@ -136,19 +139,27 @@ void PipelinePasses::add_aggregated_pass(int device, const std::vector<events::T
   for (const auto& step : templates) {
     draft_.count_instances(step.event);
   }
-  const bool forward = pass.kind == StepKind::forward;
-  const TaskInfo info{templates.front().event, forward ? Phase::forward : Phase::backward, pass.microbatch, -1,
-                      forward ? "forward pass" : "backward pass", pass.chunk};
+  const TaskInfo info{templates.front().event, pass.kind->phase, pass.microbatch, -1, pass.kind->pass_label,
+                      pass.chunk};
   const TaskId task = draft_.add_untracked_task(found->second, draft_.stream(device, StreamKind::compute), info);
   draft_.depend(task, last_task);
   passes_[device].push_back({last_task, task, task});
   last_task = task;
 }
 
+size_t PipelinePasses::kind_index(StepKind kind) const {
+  const auto found = std::find(kinds_.begin(), kinds_.end(), kind);
+  if (found == kinds_.end()) {
+    throw InternalError("schedule '" + std::string(draft_.schedule().name()) + "' runs a step of kind '" +
+                        std::string(kind->name) + "' that its step_kinds() does not list");
+  }
+  return static_cast<size_t>(found - kinds_.begin());
+}
+
 size_t PipelinePasses::pass_slot(StepKind kind, int chunk, int microbatch) const {
-  return (static_cast<size_t>(chunk) * static_cast<size_t>(draft_.microbatches()) + static_cast<size_t>(microbatch)) *
-             2 +
-         (kind == StepKind::backward ? 1 : 0);
+  const auto index = static_cast<size_t>(chunk) * static_cast<size_t>(draft_.microbatches()) +
+                     static_cast<size_t>(microbatch);
+  return index * kinds_.size() + kind_index(kind);
 }
 
 PassTasks& PipelinePasses::pass_of(int device, StepKind kind, int chunk, int microbatch) {

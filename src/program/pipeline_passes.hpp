@@ -16,21 +16,23 @@ struct PassTasks {
   engine::TaskId last = kNoTask;
 };
 
-//! Instantiates the forward and backward passes of every device in its schedule's order and
-//! remembers where each pass is, for the transfers and reductions that attach to them.
+//! Instantiates the steps (forward, backward and any other kind a schedule defines) of every device
+//! in its schedule's order and remembers where each is, for the transfers and reductions that
+//! attach to them. A "pass" is one step's tasks on one device.
 class PipelinePasses {
  public:
   //! With `aggregate` (symmetric mode only) each pass becomes one task; see build_job_program.
   PipelinePasses(ProgramDraft& draft, bool aggregate);
 
-  //! Adds every forward and backward pass of a pass group's members, in schedule order. All
-  //! members run the same templates; collectives become one task across their streams.
+  //! Adds every step of a pass group's members, in schedule order, each as the templates its
+  //! kind names. All members run the same templates; collectives become one task across their
+  //! streams.
   void add_passes(const std::vector<int>& members);
 
   //! The pass of `device` that runs `kind` for (`chunk`, `microbatch`).
   PassTasks& pass_of(int device, schedule::StepKind kind, int chunk, int microbatch);
-  //! The tasks of the last micro-batch's backward pass of `chunk` on `device`, by template index
-  //! (empty for an aggregated pass).
+  //! The tasks of the last micro-batch's step that completes the gradients of `chunk` on
+  //! `device` (StepKindSpec::completes_gradients), by template index; empty for an aggregated pass.
   const std::vector<engine::TaskId>& last_backward(int device, int chunk) const {
     return last_backward_[static_cast<size_t>(device)][static_cast<size_t>(chunk)];
   }
@@ -42,13 +44,15 @@ class PipelinePasses {
   void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
                            const schedule::Step& pass);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
+  size_t kind_index(schedule::StepKind kind) const;
 
   ProgramDraft& draft_;
   bool aggregate_;
+  std::vector<schedule::StepKind> kinds_;  //!< the schedule's step kinds
   std::map<const std::vector<events::TaskTemplate>*, SimTime> pass_durations_;
   std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
   std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
-  //! per device and chunk: the tasks of the last micro-batch's backward pass, by template index
+  //! per device and chunk: the tasks of the last micro-batch's gradient-completing step
   std::vector<std::vector<std::vector<engine::TaskId>>> last_backward_;
 };
 

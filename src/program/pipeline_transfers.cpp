@@ -1,20 +1,26 @@
 #include "program/pipeline_transfers.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
+
+#include "core/input_error.hpp"
 
 namespace distsim::program {
 
 using engine::TaskId;
-using events::Phase;
-using events::StreamKind;
 using strategy::ParallelDim;
 using schedule::StepKind;
+using schedule::TransferKind;
 
 namespace {
 
-//! One pipeline transfer: who sends which pass's tensor to whom.
+//! One pipeline transfer: which step of the sender produces the tensor, and which step of the
+//! receiver waits for it.
 struct Transfer {
+  const TransferKind* kind = nullptr;
+  StepKind sender_step;
+  StepKind receiver_step;
   int sender = 0;
   int receiver = 0;
   int sender_chunk = 0;
@@ -22,50 +28,65 @@ struct Transfer {
   int microbatch = 0;
 };
 
+//! The step kind of the schedule that waits for transfers of `kind`.
+StepKind receiving_kind(const ProgramDraft& draft, const std::vector<StepKind>& kinds, const TransferKind* kind) {
+  for (const StepKind step : kinds) {
+    if (step->receives == kind) {
+      return step;
+    }
+  }
+  throw InternalError("schedule '" + std::string(draft.schedule().name()) + "' sends '" + std::string(kind->label) +
+                      "' but no step of it receives it");
+}
+
 //! A point-to-point transfer starts when the sender has produced the tensor and the receiver
 //! has reached the pass that needs it (DistSim's rule); the receiver's pass waits for it.
-void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& transfer, events::EventId event,
-                  StepKind kind) {
-  const bool forward = kind == StepKind::forward;
-  TaskInfo info{event, forward ? Phase::forward : Phase::backward, transfer.microbatch, -1,
-                forward ? "send activation" : "send gradient"};
+void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& transfer) {
+  const auto& chunk = draft.work(transfer.sender).chunks[static_cast<size_t>(transfer.sender_chunk)];
+  const events::EventId event = *(chunk.*(transfer.kind->event));
+  TaskInfo info{event, transfer.sender_step->phase, transfer.microbatch, -1, transfer.kind->label};
   info.chunk = transfer.sender_chunk;
-  const StreamKind send = forward ? StreamKind::pp_send_next : StreamKind::pp_send_prev;
-  const StreamKind receive = forward ? StreamKind::pp_recv_prev : StreamKind::pp_recv_next;
-  const TaskId task =
-      draft.add_task(event, {draft.stream(transfer.sender, send), draft.stream(transfer.receiver, receive)}, info);
-  draft.depend(task, passes.pass_of(transfer.sender, kind, transfer.sender_chunk, transfer.microbatch).last);
-  PassTasks& target = passes.pass_of(transfer.receiver, kind, transfer.receiver_chunk, transfer.microbatch);
+  const TaskId task = draft.add_task(event,
+                                     {draft.stream(transfer.sender, transfer.kind->send_stream),
+                                      draft.stream(transfer.receiver, transfer.kind->receive_stream)},
+                                     info);
+  draft.depend(task,
+               passes.pass_of(transfer.sender, transfer.sender_step, transfer.sender_chunk, transfer.microbatch).last);
+  PassTasks& target =
+      passes.pass_of(transfer.receiver, transfer.receiver_step, transfer.receiver_chunk, transfer.microbatch);
   draft.depend(task, target.arrival);
   draft.depend(target.first, task);
 }
 
-//! The transfers `sender` makes in direction `kind`, in the order its schedule runs the passes
-//! that produce them, which is also the order in which the receiver consumes them. Chunk c
-//! of the last stage feeds chunk c + 1 of stage 0, and back.
-std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, StepKind kind) {
-  const int stage = draft.coord(sender)[ParallelDim::pp];
+//! The transfers `sender` makes towards the stage `direction` away (+1 next, −1 previous), in
+//! the order its schedule runs the steps that produce them, which is also the order in which the
+//! receiver consumes them. Chunk c of the last stage feeds chunk c + 1 of stage 0, and back.
+std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, int direction) {
+  const auto& coord = draft.coord(sender);
   const int stages = draft.stages();
-  const bool forward = kind == StepKind::forward;
-  const int peer_stage = (stage + (forward ? 1 : stages - 1)) % stages;
-  const bool wraps = forward ? stage + 1 == stages : stage == 0;
+  const bool forward = direction > 0;
+  const int peer_stage = (coord[ParallelDim::pp] + (forward ? 1 : stages - 1)) % stages;
+  const bool wraps = forward ? coord[ParallelDim::pp] + 1 == stages : coord[ParallelDim::pp] == 0;
   const int receiver = draft.groups().on_stage(sender, peer_stage);
+  const auto kinds = draft.schedule().step_kinds();
   std::vector<Transfer> transfers;
-  for (const auto& step : draft.schedule().steps(stage, stages, draft.microbatches(), draft.chunks())) {
+  for (const auto& step : draft.schedule().steps(coord[ParallelDim::pp], stages, draft.microbatches(), draft.chunks())) {
+    const TransferKind* kind = step.kind->sends;
     const auto& chunk = draft.work(sender).chunks[static_cast<size_t>(step.chunk)];
-    if (step.kind != kind || !(forward ? chunk.send_activation : chunk.send_gradient)) {
+    if (kind == nullptr || kind->direction != direction || !(chunk.*(kind->event))) {
       continue;
     }
-    const int receiver_chunk = wraps ? step.chunk + (forward ? 1 : -1) : step.chunk;
-    transfers.push_back({sender, receiver, step.chunk, receiver_chunk, step.microbatch});
+    const int receiver_chunk = wraps ? step.chunk + direction : step.chunk;
+    transfers.push_back(
+        {kind, step.kind, receiving_kind(draft, kinds, kind), sender, receiver, step.chunk, receiver_chunk, step.microbatch});
   }
   return transfers;
 }
 
 }  // namespace
 
-//! For each link between a stage and the next, its activations forward and gradients back,
-//! alternating, so that each stream receives its transfers in execution order.
+//! For each link between a stage and the next, the transfers forward and back, alternating, so
+//! that each stream receives its transfers in execution order.
 void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
   const int stages = draft.stages();
   for (int device = 0; device < draft.num_devices(); ++device) {
@@ -74,16 +95,14 @@ void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
       continue;
     }
     const int next = draft.groups().on_stage(device, (coord[ParallelDim::pp] + 1) % stages);
-    const auto activations = transfers_from(draft, device, StepKind::forward);
-    const auto gradients = transfers_from(draft, next, StepKind::backward);
-    for (size_t i = 0; i < std::max(activations.size(), gradients.size()); ++i) {
-      if (i < activations.size()) {
-        const auto& chunk = draft.work(device).chunks[static_cast<size_t>(activations[i].sender_chunk)];
-        add_transfer(draft, passes, activations[i], *chunk.send_activation, StepKind::forward);
+    const auto downstream = transfers_from(draft, device, +1);
+    const auto upstream = transfers_from(draft, next, -1);
+    for (size_t i = 0; i < std::max(downstream.size(), upstream.size()); ++i) {
+      if (i < downstream.size()) {
+        add_transfer(draft, passes, downstream[i]);
       }
-      if (i < gradients.size()) {
-        const auto& chunk = draft.work(next).chunks[static_cast<size_t>(gradients[i].sender_chunk)];
-        add_transfer(draft, passes, gradients[i], *chunk.send_gradient, StepKind::backward);
+      if (i < upstream.size()) {
+        add_transfer(draft, passes, upstream[i]);
       }
     }
   }

@@ -19,7 +19,8 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
       all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   groups_.add_devices(result_);
   for (int device = 0; device < num_devices(); ++device) {
-    work_.push_back(events::build_rank_work(job_, layout_, coord(device), result_.events));
+    const auto chunks = schedule_.stage_chunk_layers(job_, coord(device).pp);
+    work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));
   }
   last_task.assign(static_cast<size_t>(num_devices()), kNoTask);
   last_reduction.assign(static_cast<size_t>(num_devices()), kNoTask);
@@ -75,7 +76,7 @@ void ProgramDraft::use_network(TaskId task, const events::Event& event, const st
   }
   const bool one_way = event.collective == events::Collective::send_recv && streams.size() == 2;
   for (size_t i = 0; i < streams.size(); ++i) {
-    const DeviceInfo& device = result_.devices[streams[i] / events::kStreamKinds];
+    const DeviceInfo& device = result_.devices[static_cast<size_t>(result_.streams[streams[i]].device)];
     if (!one_way || i == 0) result_.program.add_resource_use(task, device.nic_send);
     if (!one_way || i == 1) result_.program.add_resource_use(task, device.nic_receive);
   }

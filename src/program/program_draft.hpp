@@ -38,7 +38,8 @@ class ProgramDraft {
 
   int microbatches() const { return result_.num_microbatches; }
   int stages() const { return strategy().pipeline_parallel; }
-  int chunks() const { return strategy().virtual_stages; }
+  //! Model chunks per stage, as the schedule places them.
+  int chunks() const { return schedule_.chunks_per_stage(strategy().virtual_stages); }
   int num_devices() const { return groups_.num_devices(); }
   const strategy::RankCoord& coord(int device) const { return groups_.coord(device); }
   const events::RankWork& work(int device) const { return work_[static_cast<size_t>(device)]; }

@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
 #include "memory/memory_estimate.hpp"
+#include "schedule/pipeline_schedule.hpp"
 #include "search/pareto_front.hpp"
 
 namespace distsim::search {
@@ -42,9 +43,9 @@ Candidate make_candidate(const SearchSpace& space, const strategy::Strategy& siz
   s.micro_batch_size = micro_batch;
   s.schedule = schedule;
   s.recompute = recompute;
-  s.virtual_stages = schedule == "interleaved" ? space.base.strategy.virtual_stages : 1;
+  s.virtual_stages = schedule::find_schedule(schedule).chunks_per_stage(space.base.strategy.virtual_stages);
   try {
-    strategy::validate_job(candidate.job);
+    schedule::validate_job(candidate.job);
   } catch (const InputError& error) {
     candidate.status = CandidateStatus::invalid;
     candidate.reason = error.what();

@@ -23,9 +23,14 @@ struct JobSpec {
 //! named by its key.
 using SettingNames = std::map<std::string, std::string, std::less<>>;
 
-//! Checks every rule a job must satisfy before it is simulated, gathers all violations and
-//! throws one InputError listing them. Schedule names are checked by the schedule registry.
-void validate_job(const JobSpec& job, const SettingNames& names = {});
+//! Appends one sentence per rule of the job's pipeline schedule that the job breaks. The schedule
+//! owns these rules (schedule::PipelineSchedule::check).
+using ScheduleRules = std::function<void(const JobSpec& job, std::vector<std::string>& problems)>;
+
+//! Checks every rule a job must satisfy before it is simulated, gathers all violations, those
+//! of `schedule_rules` among them, and throws one InputError listing them. Callers use
+//! schedule::validate_job, which passes the rules of the job's schedule.
+void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names = {});
 
 //! The rules about precision alone (fp8 GEMMs need bf16 and fp8 tensor cores), which hold for
 //! every parallel split of a job: what breaks them, one message each, or nothing.

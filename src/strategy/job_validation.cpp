@@ -89,44 +89,6 @@ void check_strategy(const JobSpec& job, Problems& problems) {
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
-//! Megatron-LM's rules for the interleaved schedule (schedules.py and arguments.py): several
-//! chunks per stage, several stages, whole groups of p micro-batches, equal chunks of layers,
-//! and no encoder-decoder models.
-void check_interleaving(const JobSpec& job, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const auto& m = job.model;
-  const std::string where = "schedule 'interleaved' ";
-  if (s.virtual_stages < 2) {
-    problems.push_back(where + "needs virtual_stages (model chunks per pipeline stage) of at least 2, got " +
-                       std::to_string(s.virtual_stages));
-    return;
-  }
-  if (s.pipeline_parallel < 2 || s.micro_batch_size <= 0 || s.data_parallel <= 0) {
-    if (s.pipeline_parallel < 2) {
-      problems.push_back(where + "needs a pipeline parallel size of at least 2, got " +
-                         std::to_string(s.pipeline_parallel));
-    }
-    return;
-  }
-  const long long per_step = static_cast<long long>(s.micro_batch_size) * s.data_parallel;
-  if (s.global_batch_size % per_step == 0 && s.num_microbatches() % s.pipeline_parallel != 0) {
-    problems.push_back(where + "needs the number of micro-batches " + std::to_string(s.num_microbatches()) +
-                       " to be a multiple of the pipeline parallel size " + std::to_string(s.pipeline_parallel));
-  }
-  const int chunks = s.pipeline_parallel * s.virtual_stages;
-  if (m.total_layers() > 0 && m.total_layers() % chunks != 0) {
-    problems.push_back(where + "splits the " + std::to_string(m.total_layers()) + " layers of model " +
-                       quoted(m.name) + " into pipeline x virtual stages = " + std::to_string(s.pipeline_parallel) +
-                       " x " + std::to_string(s.virtual_stages) + " = " + std::to_string(chunks) +
-                       " equal chunks, but " + std::to_string(chunks) + " does not divide " +
-                       std::to_string(m.total_layers()));
-  }
-  if (m.architecture == model::Architecture::encoder_decoder) {
-    problems.push_back(where + "does not support the encoder-decoder model " + quoted(m.name) +
-                       " (neither does Megatron-LM)");
-  }
-}
-
 //! Sequence parallelism shards the sequence over the tensor group, so the group must divide it.
 //! With tensor parallel size 1 it is a no-op, as Megatron-LM turns it off (arguments.py).
 void check_sequence_parallel(const JobSpec& job, Problems& problems) {
@@ -216,18 +178,14 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
   }
 }
 
-void check_features(const JobSpec& job, const SettingNames& names, Problems& problems) {
+void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
+                    Problems& problems) {
   const Strategy& s = job.strategy;
   require_positive(problems, "virtual_stages", s.virtual_stages);
   if (s.virtual_stages <= 0) {
     return;
   }
-  if (s.schedule == "interleaved") {
-    check_interleaving(job, problems);
-  } else if (s.virtual_stages > 1) {
-    problems.push_back("virtual_stages " + std::to_string(s.virtual_stages) + " needs schedule 'interleaved', got " +
-                       quoted(s.schedule));
-  }
+  schedule_rules(job, problems);
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
   check_fp8_gemms(job, names, problems);
@@ -246,11 +204,11 @@ void throw_if_any(const Problems& problems) {
 
 }  // namespace
 
-void validate_job(const JobSpec& job, const SettingNames& names) {
+void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names) {
   Problems problems;
   check_model(job.model, problems);
   check_strategy(job, problems);
-  check_features(job, names, problems);
+  check_features(job, schedule_rules, names, problems);
   throw_if_any(problems);
 }
 

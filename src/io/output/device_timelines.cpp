@@ -7,9 +7,12 @@ using strategy::ParallelDim;
 DeviceTimelines::DeviceTimelines(const program::JobProgram& program)
     : offsets_(program.devices.size() + 1, 0), kinds_used_(program.devices.size(), 0) {
   const auto& tasks = program.program;
+  const auto device_of = [&program](engine::StreamId stream) {
+    return static_cast<std::size_t>(program.streams[stream].device);
+  };
   for (engine::TaskId task = 0; task < tasks.num_tasks(); ++task) {
     for (const engine::StreamId stream : tasks.streams(task)) {
-      ++offsets_[device_of_stream(stream) + 1];
+      ++offsets_[device_of(stream) + 1];
     }
   }
   for (std::size_t d = 1; d < offsets_.size(); ++d) {
@@ -19,8 +22,8 @@ DeviceTimelines::DeviceTimelines(const program::JobProgram& program)
   std::vector<std::size_t> next(offsets_.begin(), offsets_.end() - 1);
   for (engine::TaskId task = 0; task < tasks.num_tasks(); ++task) {
     for (const engine::StreamId stream : tasks.streams(task)) {
-      activities_[next[device_of_stream(stream)]++] = {task, stream};
-      kinds_used_[device_of_stream(stream)] |= 1U << static_cast<unsigned>(kind_of_stream(stream));
+      activities_[next[device_of(stream)]++] = {task, stream};
+      kinds_used_[device_of(stream)] |= 1U << static_cast<unsigned>(program.streams[stream].kind);
     }
   }
 }

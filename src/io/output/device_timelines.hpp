@@ -17,12 +17,6 @@ struct Activity {
   engine::StreamId stream = 0;
 };
 
-//! The simulated device a stream belongs to: devices own kStreamKinds consecutive streams.
-inline std::size_t device_of_stream(engine::StreamId stream) { return stream / events::kStreamKinds; }
-inline events::StreamKind kind_of_stream(engine::StreamId stream) {
-  return static_cast<events::StreamKind>(stream % events::kStreamKinds);
-}
-
 //! Each simulated device's activities in task order, which on every stream is the order the
 //! stream runs them. Indexed once, so every rank that shares a device (symmetric mode) is
 //! written from the same list instead of a per-rank copy.

@@ -26,10 +26,9 @@ TimelineBand empty_band(const api::Simulation& simulation, const DeviceTimelines
   TimelineBand band;
   band.device = device;
   band.coord = simulation.program.devices[device].coord;
-  for (int k = 0; k < events::kStreamKinds; ++k) {
-    const auto kind = static_cast<StreamKind>(k);
-    if (timelines.uses(device, kind)) {
-      band.rows.push_back({kind, {}});
+  for (const auto& stream : events::kStreamKindTable) {
+    if (timelines.uses(device, stream.kind)) {
+      band.rows.push_back({stream.kind, {}});
     }
   }
   return band;
@@ -48,7 +47,7 @@ void fill_rows(TimelineBand& band, const api::Simulation& simulation, const Devi
       continue;
     }
     const auto& info = simulation.program.tasks[activity.task];
-    const StreamKind kind = kind_of_stream(activity.stream);
+    const StreamKind kind = simulation.program.streams[activity.stream].kind;
     const TimelineBlock block{.start = start,
                               .end = end,
                               .category = categorize(info.phase, kind),

@@ -5,16 +5,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "events/job_events.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::io {
 
 std::string stage_layers_text(const strategy::JobSpec& job, int stage) {
-  const auto& s = job.strategy;
   std::vector<std::string> ranges;
-  for (int chunk = 0; chunk < s.virtual_stages; ++chunk) {
-    const auto layers =
-        events::chunk_layers(job.model.total_layers(), s.pipeline_parallel, s.virtual_stages, stage, chunk);
+  for (const auto& layers : schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, stage)) {
     ranges.push_back(fmt::format("{}-{}", layers.first, layers.first + layers.count - 1));
   }
   return fmt::format("{}", fmt::join(ranges, ", "));

@@ -19,23 +19,7 @@ namespace {
 
 using engine::StreamId;
 using engine::TaskId;
-using events::StreamKind;
 using Buffer = fmt::memory_buffer;
-
-//! The fixed category vocabulary of docs/reference/formats.md §1.9, usable as a filter in the viewer.
-std::string_view category(StreamKind kind) {
-  switch (kind) {
-    case StreamKind::compute: return "comp";
-    case StreamKind::tp_comm: return "tp_comm";
-    case StreamKind::pp_send_next:
-    case StreamKind::pp_send_prev: return "pp_send";
-    case StreamKind::pp_recv_prev:
-    case StreamKind::pp_recv_next: return "pp_recv";
-    case StreamKind::dp_comm: return "dp_comm";
-    case StreamKind::cp_comm: return "cp_comm";
-  }
-  return "?";
-}
 
 void append(Buffer& buffer, std::string_view text) { buffer.append(text.data(), text.data() + text.size()); }
 
@@ -129,13 +113,13 @@ class ChromeTraceWriter {
     fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
                    rank, rank);
     emit();
-    for (int k = 0; k < events::kStreamKinds; ++k) {
-      const auto kind = static_cast<StreamKind>(k);
-      if (!timelines_.uses(device, kind)) {
+    for (const auto& stream : events::kStreamKindTable) {
+      if (!timelines_.uses(device, stream.kind)) {
         continue;
       }
+      const int k = static_cast<int>(stream.kind);
       fmt::format_to(out, R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", rank, k,
-                     events::stream_name(kind));
+                     stream.label);
       emit();
       fmt::format_to(out, R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
                      rank, k, k);
@@ -150,9 +134,10 @@ class ChromeTraceWriter {
     const TaskId task = activity.task;
     const auto& info = program_.tasks[task];
     const SimTime start = simulation_.times.start[task];
-    const auto kind = kind_of_stream(activity.stream);
+    const auto kind = program_.streams[activity.stream].kind;
     auto out = std::back_inserter(buffer_);
-    fmt::format_to(out, R"({{"ph":"X","cat":"{}","name":)", category(kind));
+    // The category is the fixed vocabulary of formats.md §1.9, usable as a filter in the viewer.
+    fmt::format_to(out, R"({{"ph":"X","cat":"{}","name":)", events::stream_kind_info(kind).trace_category);
     append_quoted(buffer_, info.label);
     fmt::format_to(out, R"(,"pid":{},"tid":{},"ts":)", rank, static_cast<int>(kind));
     append_microseconds(buffer_, start);
@@ -182,10 +167,10 @@ class ChromeTraceWriter {
   //! made from the task and the sending rank, so each (transfer, rank pair) gets its own arrow.
   void write_flow_end(int rank, strategy::RankCoord coord, TaskId task, bool sending) {
     const auto streams = program_.program.streams(task);
-    const int sender = sending ? rank : peer_rank(coord, device_of_stream(streams[0]));
+    const int sender = sending ? rank : peer_rank(coord, static_cast<size_t>(program_.streams[streams[0]].device));
     const std::uint64_t id = std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) +
                              static_cast<std::uint64_t>(sender);
-    const auto tid = static_cast<int>(kind_of_stream(sending ? streams[0] : streams[1]));
+    const auto tid = static_cast<int>(program_.streams[sending ? streams[0] : streams[1]].kind);
     auto out = std::back_inserter(buffer_);
     fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)",
                    sending ? "s" : "f", id, rank, tid);

@@ -17,8 +17,9 @@ struct Fixture {
     job.model.seq_length = 1000;
     job.cluster.gpu.peak_bf16_tflops = 100;
     program.devices.push_back({0, {}, 0});
-    for (int kind = 0; kind < events::kStreamKinds; ++kind) {
+    for (const auto& stream : events::kStreamKindTable) {
       program.program.add_stream();
+      program.streams.push_back({0, stream.kind});
     }
     events::Event gemm;
     gemm.event_class = events::EventClass::gemm;

@@ -9,6 +9,7 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::events {
 
@@ -39,7 +40,8 @@ struct Built {
 Built build(const strategy::JobSpec& job) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  built.work = build_rank_work(job, layout, strategy::RankCoord{}, built.table);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, 0);
+  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
   return built;
 }
 

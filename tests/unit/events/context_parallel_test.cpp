@@ -5,6 +5,7 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::events {
 
@@ -36,7 +37,8 @@ struct Built {
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord = {}) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  built.work = build_rank_work(job, layout, coord, built.table);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, coord[strategy::ParallelDim::pp]);
+  built.work = build_rank_work(job, layout, coord, chunks, built.table);
   return built;
 }
 

@@ -196,10 +196,16 @@ TEST(MeasuredTraces, BadEventsAreNamed) {
             trace("errors/runner_no_dur.json") +
                 ": traceEvents[3] ('send activation'): no numeric 'dur'; a complete (\"X\") event needs ts and dur in "
                 "microseconds");
+  // pp_send is the category of stream kinds 2 (pp_send_next) and 4 (pp_send_prev) in
+  // events::kStreamKindTable, so thread 0 cannot say which direction it is.
+  EXPECT_EQ(error_of([] { measured({"errors/runner_merged_category_wrong_thread.json"}); }),
+            trace("errors/runner_merged_category_wrong_thread.json") +
+                ": traceEvents[3] ('send activation'): category 'pp_send' on thread 0; distsim writes it on threads "
+                "2 and 4 (stream kinds)");
   EXPECT_EQ(error_of([] { measured({"errors/runner_bad_category.json"}); }),
             trace("errors/runner_bad_category.json") +
                 ": traceEvents[2] ('fc'): unknown category 'pp_sned_next'; did you mean 'pp_send_next'? (known: comp, "
-                "compute, tp_comm, pp_send, pp_recv, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, "
+                "compute, tp_comm, pp_send, pp_send_next, pp_recv, pp_recv_prev, pp_send_prev, pp_recv_next, "
                 "dp_comm, cp_comm)");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_phase.json"}); }),
             trace("errors/kineto_bad_phase.json") +

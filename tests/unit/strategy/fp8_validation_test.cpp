@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.hpp"
+#include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::strategy {
@@ -30,7 +31,7 @@ JobSpec fp8_job() {
 
 std::string error_of(const JobSpec& job) {
   try {
-    validate_job(job);
+    schedule::validate_job(job);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -62,7 +63,7 @@ TEST(ValidateFp8Gemms, NamesTheSettingAsTheUserGaveIt) {
   JobSpec job = fp8_job();
   job.strategy.dtype = Dtype::fp16;
   try {
-    validate_job(job, {{"fp8", "job file 'a.yaml': key fp8"}});
+    schedule::validate_job(job, {{"fp8", "job file 'a.yaml': key fp8"}});
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),

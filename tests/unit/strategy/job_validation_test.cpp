@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.hpp"
+#include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::strategy {
@@ -30,7 +31,7 @@ JobSpec valid_job() {
 
 std::string error_of(const JobSpec& job) {
   try {
-    validate_job(job);
+    schedule::validate_job(job);
   } catch (const InputError& e) {
     return e.what();
   }

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace distsim::events {
+
+//! The streams of one device. Tensor-parallel collectives run on their own stream but the
+//! compute stream waits for them, as in Megatron-LM; pipeline transfers and the data-parallel
+//! reduction overlap with compute; the context-parallel ring exchanges of attention overlap with
+//! the attention step they feed the next one of. What each kind is called is in kStreamKindTable.
+enum class StreamKind { compute, tp_comm, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, dp_comm, cp_comm };
+
+//! How every reader and writer names one stream kind.
+struct StreamKindInfo {
+  StreamKind kind;
+  //! Identifier: compare's activity kinds and the "cat" of the CPU runner's traces
+  //! (tools/profiler/distsim_profiler/timeline.py).
+  std::string_view id;
+  std::string_view label;  //!< trace thread name and report row
+  //! The "cat" of distsim's traces (formats.md §1.9): the two pipeline send streams share
+  //! "pp_send", the two receive streams "pp_recv"; the thread tells them apart.
+  std::string_view trace_category;
+};
+
+//! Every stream kind, in StreamKind order, which is also a device's stream order and the trace's
+//! thread ids.
+inline constexpr std::array<StreamKindInfo, 8> kStreamKindTable{{
+    {StreamKind::compute, "compute", "compute", "comp"},
+    {StreamKind::tp_comm, "tp_comm", "TP comm", "tp_comm"},
+    {StreamKind::pp_send_next, "pp_send_next", "PP send (next stage)", "pp_send"},
+    {StreamKind::pp_recv_prev, "pp_recv_prev", "PP recv (previous stage)", "pp_recv"},
+    {StreamKind::pp_send_prev, "pp_send_prev", "PP send (previous stage)", "pp_send"},
+    {StreamKind::pp_recv_next, "pp_recv_next", "PP recv (next stage)", "pp_recv"},
+    {StreamKind::dp_comm, "dp_comm", "DP comm", "dp_comm"},
+    {StreamKind::cp_comm, "cp_comm", "CP comm", "cp_comm"},
+}};
+
+inline constexpr int kStreamKinds = static_cast<int>(kStreamKindTable.size());
+
+constexpr bool stream_table_in_enum_order() {
+  for (std::size_t k = 0; k < kStreamKindTable.size(); ++k) {
+    if (static_cast<std::size_t>(kStreamKindTable[k].kind) != k) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(stream_table_in_enum_order(), "kStreamKindTable must list StreamKind in order");
+
+constexpr const StreamKindInfo& stream_kind_info(StreamKind kind) {
+  return kStreamKindTable[static_cast<std::size_t>(kind)];
+}
+
+//! The label of a stream kind, e.g. "PP send (next stage)".
+constexpr std::string_view stream_name(StreamKind kind) { return stream_kind_info(kind).label; }
+
+}  // namespace distsim::events

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "events/job_events.hpp"
+#include "schedule/step_kind.hpp"
+#include "strategy/job_spec.hpp"
+
+namespace distsim::schedule {
+
+//! A pipeline schedule as a whole: how it orders each stage's steps, which jobs it can run, how
+//! many model chunks a stage holds and which layers each holds, and how many micro-batches'
+//! activations a stage keeps at its peak. Every stage must run the steps of one kind on one
+//! chunk in micro-batch order, so that transfers between stages pair up in order. Nothing outside
+//! src/schedule asks a schedule for its name to decide anything; a new schedule is one class
+//! deriving from this one plus its registration in pipeline_schedule.cpp.
+class PipelineSchedule {
+ public:
+  virtual ~PipelineSchedule() = default;
+  virtual std::string_view name() const = 0;
+  //! One line for `distsim list schedules`, with the citation.
+  virtual std::string_view description() const = 0;
+
+  //! The kinds of step this schedule's steps use; forward and backward unless it says otherwise.
+  virtual std::vector<StepKind> step_kinds() const { return {StepKind::forward, StepKind::backward}; }
+  //! The steps of `stage` (0-based) in execution order, when each stage holds `num_chunks`
+  //! model chunks (chunks_per_stage).
+  virtual std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const = 0;
+  //! The steps of `stage` with one model chunk per stage.
+  std::vector<Step> steps(int stage, int num_stages, int num_microbatches) const {
+    return steps(stage, num_stages, num_microbatches, 1);
+  }
+
+  //! Model chunks per stage it runs when the job asks for `requested` (Strategy::virtual_stages):
+  //! one, unless the schedule interleaves chunks.
+  virtual int chunks_per_stage(int /*requested*/) const { return 1; }
+  //! The layers that chunk `chunk` of `stage` holds when each of the `num_stages` stages holds
+  //! `num_chunks` chunks; with one chunk, the stage's layers (events::stage_layers).
+  virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage,
+                                          int chunk) const;
+  //! The layers of every chunk that `stage` holds in `job`, by chunk index on the stage.
+  std::vector<events::LayerRange> stage_chunk_layers(const strategy::JobSpec& job, int stage) const;
+
+  //! Micro-batches whose activations `stage` holds at its peak (a fraction when chunks of one
+  //! micro-batch are counted separately), for `num_microbatches` per iteration.
+  virtual double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const = 0;
+
+  //! Appends one sentence per rule of this schedule that `job` breaks. By default: one chunk per
+  //! stage, which Strategy::virtual_stages must then be.
+  virtual void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const;
+
+  //! Whether Megatron-LM runs this schedule for a pipeline with `num_chunks` chunks per stage,
+  //! which names the schedule of a published run that only gives its chunk count.
+  virtual bool is_megatron_default(int /*num_chunks*/) const { return false; }
+
+ protected:
+  //! Throws InternalError unless `num_chunks` is 1: validation (check) keeps other counts out.
+  void require_one_chunk(int num_chunks) const;
+};
+
+}  // namespace distsim::schedule

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "events/job_events.hpp"
+#include "events/phase.hpp"
+
+namespace distsim::schedule {
+
+//! A tensor that one step of a stage sends to a neighbouring stage after it runs, and that a
+//! step of the peer stage waits for: activations to the next stage, gradients to the previous.
+struct TransferKind {
+  std::string_view label;  //!< task label, e.g. "send activation"
+  //! The chunk's transfer event; a chunk without one (the pipeline's end) sends nothing.
+  std::optional<events::EventId> events::ChunkWork::*event;
+  int direction;  //!< +1: to the next stage; −1: to the previous stage
+  events::StreamKind send_stream;
+  events::StreamKind receive_stream;
+};
+
+inline constexpr TransferKind kActivationTransfer{"send activation", &events::ChunkWork::send_activation, +1,
+                                                  events::StreamKind::pp_send_next, events::StreamKind::pp_recv_prev};
+inline constexpr TransferKind kGradientTransfer{"send gradient", &events::ChunkWork::send_gradient, -1,
+                                                events::StreamKind::pp_send_prev, events::StreamKind::pp_recv_next};
+
+//! What one kind of step does with a micro-batch on a model chunk: which of the chunk's template
+//! lists it instantiates and which pipeline transfers it sends and waits for. The program builder
+//! reads only this, so a schedule can add kinds (say, backward split into an input-gradient and a
+//! weight-gradient step over template lists the events module builds) without changing it.
+struct StepKindSpec {
+  std::string_view name;
+  events::Phase phase;          //!< of the step's transfers and of an aggregated pass
+  std::string_view pass_label;  //!< the label of the step as one aggregated task
+  std::vector<events::TaskTemplate> events::ChunkWork::*templates;
+  const TransferKind* sends;     //!< sent after the step's last template; nullptr for none
+  const TransferKind* receives;  //!< waited for before its first compute template; nullptr for none
+  //! The last micro-batch's step produces the chunk's weight gradients, which the data-parallel
+  //! gradient buckets wait for.
+  bool completes_gradients;
+};
+
+//! A kind of step, compared by identity: each kind is one StepKindSpec constant.
+class StepKind {
+ public:
+  constexpr explicit StepKind(const StepKindSpec& spec) : spec_(&spec) {}
+
+  static const StepKind forward;
+  static const StepKind backward;
+
+  constexpr const StepKindSpec& spec() const { return *spec_; }
+  constexpr const StepKindSpec* operator->() const { return spec_; }
+  constexpr bool operator==(const StepKind&) const = default;
+
+ private:
+  const StepKindSpec* spec_;
+};
+
+inline constexpr StepKindSpec kForwardStep{"forward",          events::Phase::forward, "forward pass",
+                                           &events::ChunkWork::forward, &kActivationTransfer, &kActivationTransfer,
+                                           false};
+inline constexpr StepKindSpec kBackwardStep{"backward",          events::Phase::backward, "backward pass",
+                                            &events::ChunkWork::backward, &kGradientTransfer, &kGradientTransfer,
+                                            true};
+
+inline constexpr StepKind StepKind::forward{kForwardStep};
+inline constexpr StepKind StepKind::backward{kBackwardStep};
+
+//! One step of one micro-batch through one model chunk of a stage.
+struct Step {
+  StepKind kind = StepKind::forward;
+  int microbatch = 0;
+  int chunk = 0;  //!< model chunk on this stage: 0 unless the schedule runs several
+  bool operator==(const Step&) const = default;
+};
+
+}  // namespace distsim::schedule

@@ -1,0 +1,38 @@
+#include "events/stream_kind.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace distsim::events {
+
+// Every trace category comes from formats.md §1.9's fixed vocabulary (comp, tp_comm, pp_send,
+// pp_recv, dp_comm, cp_comm, ep_comm, idle, bubble).
+TEST(StreamKindTable, TraceCategoriesComeFromTheFixedVocabulary) {
+  const std::set<std::string> vocabulary{"comp",    "tp_comm", "pp_send", "pp_recv", "dp_comm",
+                                         "cp_comm", "ep_comm", "idle",    "bubble"};
+  for (const auto& stream : kStreamKindTable) {
+    EXPECT_TRUE(vocabulary.count(std::string(stream.trace_category)) == 1) << stream.id;
+  }
+}
+
+// Identifiers and labels name one kind each, so a reader can map them back; only the two
+// directions of a pipeline send (and of a receive) share a trace category.
+TEST(StreamKindTable, IdentifiersAndLabelsAreUnique) {
+  std::set<std::string_view> ids;
+  std::set<std::string_view> labels;
+  std::set<std::string_view> categories;
+  for (const auto& stream : kStreamKindTable) {
+    ids.insert(stream.id);
+    labels.insert(stream.label);
+    categories.insert(stream.trace_category);
+  }
+  EXPECT_EQ(ids.size(), kStreamKindTable.size());
+  EXPECT_EQ(labels.size(), kStreamKindTable.size());
+  EXPECT_EQ(categories.size(), kStreamKindTable.size() - 2);  // pp_send and pp_recv cover two kinds each
+  EXPECT_EQ(stream_kind_info(StreamKind::pp_send_prev).trace_category, "pp_send");
+  EXPECT_EQ(stream_kind_info(StreamKind::pp_recv_next).trace_category, "pp_recv");
+}
+
+}  // namespace distsim::events

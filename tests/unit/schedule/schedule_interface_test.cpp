@@ -1,0 +1,159 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::schedule {
+
+namespace {
+
+//! The most chunk passes whose forward has run and whose backward has not, divided by the chunks
+//! per stage: the micro-batches in flight that a schedule's own steps imply.
+double peak_of_steps(const std::vector<Step>& steps, int num_chunks) {
+  int in_flight = 0;
+  int worst = 0;
+  for (const auto& step : steps) {
+    in_flight += step.kind == StepKind::forward ? 1 : -1;
+    worst = std::max(worst, in_flight);
+  }
+  return static_cast<double>(worst) / num_chunks;
+}
+
+//! GPT-2 345M (24 layers) on p = 4 stages of one 4-GPU node, micro-batch 1, global batch 8, so
+//! m = 8.
+strategy::JobSpec job_with(const std::string& schedule, int virtual_stages) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("gpt2-345m");
+  job.cluster.num_nodes = 1;
+  job.cluster.gpus_per_node = 4;
+  job.strategy.pipeline_parallel = 4;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = 8;
+  job.strategy.schedule = schedule;
+  job.strategy.virtual_stages = virtual_stages;
+  return job;
+}
+
+std::string error_of(const strategy::JobSpec& job) {
+  try {
+    validate_job(job);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// GPipe: every forward before any backward, so all m on every stage.
+TEST(MicrobatchesInFlight, GpipeHoldsAll) {
+  for (int stage = 0; stage < 4; ++stage) {
+    EXPECT_EQ(GpipeSchedule().microbatches_in_flight(stage, 4, 8, 1), 8);
+  }
+}
+
+// 1F1B: min(m, p − stage): 4, 3, 2, 1 for p = 4, m = 8; with only m = 2, 2, 2, 2, 1.
+TEST(MicrobatchesInFlight, OneFOneBHoldsAtMostTheStagesAhead) {
+  const OneFOneBSchedule schedule;
+  EXPECT_EQ(schedule.microbatches_in_flight(0, 4, 8, 1), 4);
+  EXPECT_EQ(schedule.microbatches_in_flight(1, 4, 8, 1), 3);
+  EXPECT_EQ(schedule.microbatches_in_flight(3, 4, 8, 1), 1);
+  EXPECT_EQ(schedule.microbatches_in_flight(0, 4, 2, 1), 2);
+  EXPECT_EQ(schedule.microbatches_in_flight(3, 4, 2, 1), 1);
+}
+
+// Interleaved, p = 4, v = 2, m = 8: stage 0 warms up with (4 − 1)·2 + (2 − 1)·4 = 10 chunk
+// passes, holds 11 chunks = 5.5 micro-batches = p·(1 + (p − 1)/(p·v)) = 4·(1 + 3/8) (formats.md
+// §6.5). Stage 3: 0 + 4 + 1 = 5 chunks = 2.5. With m = p = 4 every forward runs first: 8/2 = 4.
+// With one chunk it is plain 1F1B: stage 1 of 4 holds min(8, 3) = 3.
+TEST(MicrobatchesInFlight, InterleavedMatchesMegatronsFactor) {
+  const InterleavedSchedule schedule;
+  EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(0, 4, 8, 2), 5.5);
+  EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(3, 4, 8, 2), 2.5);
+  EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(2, 4, 4, 2), 4.0);
+  EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(1, 4, 8, 1), 3.0);
+}
+
+// Warm-up 2(p − s − 1) + (v − 1)p: p = 4, v = 2: 10, 8, 6, 4 on stages 0..3; capped at m·v = 6
+// when m = 3 (not a multiple of p, only to show the cap) on stage 0; every pass (m·v = 8) when
+// m = p = 4.
+TEST(InterleavedSchedule, WarmupIsMegatronsCount) {
+  EXPECT_EQ(InterleavedSchedule::warmup_steps(0, 4, 8, 2), 10);
+  EXPECT_EQ(InterleavedSchedule::warmup_steps(1, 4, 8, 2), 8);
+  EXPECT_EQ(InterleavedSchedule::warmup_steps(3, 4, 8, 2), 4);
+  EXPECT_EQ(InterleavedSchedule::warmup_steps(0, 4, 3, 2), 6);
+  EXPECT_EQ(InterleavedSchedule::warmup_steps(1, 4, 4, 2), 8);
+}
+
+// The memory model's count is the peak of the schedule's own steps, for every built-in schedule.
+TEST(MicrobatchesInFlight, IsThePeakOfTheSchedulesSteps) {
+  for (const auto* schedule : all_schedules()) {
+    const int chunks = schedule->chunks_per_stage(2);
+    for (int stage = 0; stage < 4; ++stage) {
+      for (int m : {4, 8, 12}) {
+        EXPECT_DOUBLE_EQ(schedule->microbatches_in_flight(stage, 4, m, chunks),
+                         peak_of_steps(schedule->steps(stage, 4, m, chunks), chunks))
+            << schedule->name() << " stage " << stage << " m " << m;
+      }
+    }
+  }
+}
+
+// Chunk policy. One chunk per stage: the stage's layers, 10 layers on 4 stages as 3, 3, 2, 2.
+// Interleaved, 24 layers, p = 4, v = 3: 24/12 = 2 layers per chunk; stage 1's chunk 2 is the
+// pipeline's chunk 2·4 + 1 = 9, layers 18 and 19.
+TEST(ChunkPolicy, LayersOfEachChunk) {
+  EXPECT_EQ(OneFOneBSchedule().chunks_per_stage(3), 1);
+  EXPECT_EQ(GpipeSchedule().chunks_per_stage(3), 1);
+  EXPECT_EQ(InterleavedSchedule().chunks_per_stage(3), 3);
+  const auto stage1 = OneFOneBSchedule().chunk_layers(10, 4, 1, 1, 0);
+  EXPECT_EQ(stage1.first, 3);
+  EXPECT_EQ(stage1.count, 3);
+  const auto chunk = InterleavedSchedule().chunk_layers(24, 4, 3, 1, 2);
+  EXPECT_EQ(chunk.first, 18);
+  EXPECT_EQ(chunk.count, 2);
+  const auto all = InterleavedSchedule().stage_chunk_layers(job_with("interleaved", 3), 1);
+  ASSERT_EQ(all.size(), 3U);
+  EXPECT_EQ(all[0].first, 2);  // pipeline chunk 1
+  EXPECT_EQ(all[1].first, 10);  // pipeline chunk 5
+}
+
+TEST(ScheduleRegistry, NamesMegatronsScheduleByChunkCount) {
+  EXPECT_EQ(megatron_schedule(1).name(), "1f1b");
+  EXPECT_EQ(megatron_schedule(3).name(), "interleaved");
+  EXPECT_EQ(schedules_with_chunks(2), std::vector<std::string>{"interleaved"});
+}
+
+// Each schedule's own rules, through schedule::validate_job.
+TEST(ScheduleValidation, OneChunkSchedulesRejectVirtualStages) {
+  EXPECT_EQ(error_of(job_with("1f1b", 2)), "invalid job: virtual_stages 2 needs schedule 'interleaved', got '1f1b'");
+  EXPECT_EQ(error_of(job_with("gpipe", 3)), "invalid job: virtual_stages 3 needs schedule 'interleaved', got 'gpipe'");
+  EXPECT_EQ(error_of(job_with("1f1b", 1)), "");
+}
+
+// m = 8 / 1 = 8 micro-batches; p = 4; 24 layers.
+TEST(ScheduleValidation, InterleavedRules) {
+  EXPECT_EQ(error_of(job_with("interleaved", 1)),
+            "invalid job: schedule 'interleaved' needs virtual_stages (model chunks per pipeline stage) of at least "
+            "2, got 1");
+  EXPECT_EQ(error_of(job_with("interleaved", 2)), "");
+  auto uneven = job_with("interleaved", 2);
+  uneven.strategy.global_batch_size = 6;  // m = 6, not a multiple of p = 4
+  EXPECT_EQ(error_of(uneven),
+            "invalid job: schedule 'interleaved' needs the number of micro-batches 6 to be a multiple of the "
+            "pipeline parallel size 4");
+  // p·v = 4·5 = 20 does not divide 24.
+  EXPECT_EQ(error_of(job_with("interleaved", 5)),
+            "invalid job: schedule 'interleaved' splits the 24 layers of model 'gpt2-345m' into pipeline x virtual "
+            "stages = 4 x 5 = 20 equal chunks, but 20 does not divide 24");
+}
+
+TEST(ScheduleValidation, UnknownScheduleNamesTheClosest) {
+  EXPECT_NE(error_of(job_with("1f1c", 1)).find("'1f1b'"), std::string::npos) << error_of(job_with("1f1c", 1));
+}
+
+}  // namespace distsim::schedule
