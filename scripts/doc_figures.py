@@ -12,7 +12,8 @@ it and how it is formatted. Two modes:
       each marker with an unknown name and each figure no document marks, and exits 1 if any.
 
 `--bench-dir build/bench` adds the figures that only the benchmarks print (task and device counts
-of build/bench/simulate_bench); without it those are skipped and said so. Timings are never
+of build/bench/simulate_bench, the bandwidth sweep of build/bench/calibration_sweep, about 80 s of
+CPU); without it those are skipped and said so. Timings are never
 figures here: they depend on the machine, and the documents give the command and the machine
 next to them instead.
 """
@@ -56,6 +57,7 @@ SOURCES = {
     "memory_example": ("distsim", MEMORY_EXAMPLE),
     "cp_events": ("distsim", CP_EVENTS),
     "simulate_bench": ("bench", "simulate_bench"),
+    "calibration_sweep": ("bench", "calibration_sweep"),
 }
 
 # Measured iterations per second on the paper's cluster (Lu et al., CF'23, §6.2): the best
@@ -128,6 +130,25 @@ def bench_counter(bench, name, counter):
 def event_us(events, prefix):
     """The duration of the event whose key starts with `prefix`, in whole microseconds."""
     return f"{next(e for e in events['events'] if e['key'].startswith(prefix))['duration_us']:.0f}"
+
+
+def sweep_point(text, scale):
+    """(MAPE %, max %) at one scale of build/bench/calibration_sweep's table."""
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 3 and fields[0] == f"{scale:.3f}":
+            return float(fields[1]), float(fields[2])
+    raise KeyError(scale)
+
+
+def held_out(text):
+    """(scale, held-out MAPE %) per source, in the order calibration_sweep prints them."""
+    found = re.findall(r"scale ([0-9.]+)  held-out MAPE ([0-9.]+) %", text)
+    return [(float(scale), float(mape)) for scale, mape in found]
+
+
+# The fitted memory-bound bandwidth fraction that the sweep scales (src/cost/analytical_cost_model.cpp).
+KERNEL_BANDWIDTH_FRACTION = 0.78
 
 
 def memory_block(text):
@@ -215,6 +236,17 @@ FIGURES = {
     "cp.forward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=4096")),
     "cp.backward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_bwd b=1 heads=32 kv_heads=8 sq=4096")),
     "cp.exchange_us": ("cp_events", lambda e: event_us(e, "ring_exchange bytes=16777216 group=2")),
+    # The sweep of the fitted bandwidth fraction, build/bench/calibration_sweep (docs/cost_models.md §8).
+    **{f"sweep.{scale:.3f}.{what}": ("calibration_sweep",
+                                     lambda t, s=scale, i=index, d=digits: f"{sweep_point(t, s)[i]:.{d}f}")
+       for scale in (0.925, 0.95, 0.975, 1.0, 1.025, 1.05)
+       for what, index, digits in (("mape", 0, 2), ("max", 1, 1))},
+    "sweep.held_out.fraction_min": ("calibration_sweep",
+                                    lambda t: f"{min(s for s, _ in held_out(t)[:3]) * KERNEL_BANDWIDTH_FRACTION:.2f}"),
+    "sweep.held_out.fraction_max": ("calibration_sweep",
+                                    lambda t: f"{max(s for s, _ in held_out(t)[:3]) * KERNEL_BANDWIDTH_FRACTION:.2f}"),
+    **{f"sweep.held_out.{key}": ("calibration_sweep", lambda t, i=index: f"{held_out(t)[i][1]:.1f}")
+       for index, key in enumerate(("SC21", "README", "Korthikanti"))},
     # The memory table (docs/memory_model.md).
     "memory.example": ("memory_example", memory_block),
     # Task and device counts of build/bench/simulate_bench (README.md, Speed).
@@ -251,9 +283,11 @@ class Runner:
             if kind == "distsim":
                 command = [self.distsim, *what]
             else:
-                command = [str(self.bench_dir / what), "--benchmark_format=json", "--benchmark_min_time=0"]
+                command = [str(self.bench_dir / what)]
+                if what != "calibration_sweep":
+                    command += ["--benchmark_format=json", "--benchmark_min_time=0"]
             text = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-            self.outputs[source] = json.loads(text) if "--json" in command or kind == "bench" else text
+            self.outputs[source] = json.loads(text) if "--json" in command or "--benchmark_format=json" in command else text
         return self.outputs[source]
 
     def figure(self, name):
