@@ -127,6 +127,30 @@ class OperatorTableTest(unittest.TestCase):
                 os.environ["DISTSIM_BIN"] = saved
         self.assertIn("set DISTSIM_BIN to its path", str(caught.exception))
 
+    def test_a_saved_table_reads_as_the_binary_prints_it(self):
+        binary_table = keys.load_operator_table(keys.distsim_binary())
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "operators.json")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(subprocess.run([keys.distsim_binary(), "list", "operators", "--json"],
+                                            stdout=subprocess.PIPE, text=True, check=True).stdout)
+            saved_table = keys.load_operator_table_file(path)
+        self.assertEqual(saved_table.operators, binary_table.operators)
+        self.assertEqual(saved_table.dtype_bytes, binary_table.dtype_bytes)
+
+    def test_a_saved_table_that_is_missing_or_not_json_is_named(self):
+        with self.assertRaises(UserError) as caught:
+            keys.load_operator_table_file("/nonexistent/operators.json")
+        self.assertEqual(str(caught.exception),
+                         "DISTSIM_OPERATORS '/nonexistent/operators.json': cannot read it (No such file or directory)")
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as handle:
+            handle.write("{not json")
+            handle.flush()
+            with self.assertRaises(UserError) as caught:
+                keys.load_operator_table_file(handle.name)
+        self.assertIn("not JSON", str(caught.exception))
+        self.assertIn("write it with `distsim list operators --json`", str(caught.exception))
+
     def test_every_operator_key_written_here_is_read_by_distsim(self):
         # One key per operator of the table, written by format_key with distinct values, imported
         # by `distsim db import` (which parses every key with the same table) and exported again.

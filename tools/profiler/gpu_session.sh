@@ -2,7 +2,8 @@
 # One measuring session on a GPU machine (docs/profiler.md, "Measured on an H100"): the machine's
 # versions, the profile of every compute event of the work lists in WORK_DIR on one GPU, and real
 # single-GPU iterations of the small GPT. Everything goes to OUT_DIR; the work lists are made
-# beforehand with `distsim events ... --json`, so the GPU machine needs no distsim binary.
+# beforehand with `distsim events ... --json`, and the operator table with `distsim list operators
+# --json > WORK_DIR/operators.json`, so the GPU machine needs no distsim binary.
 # Usage: tools/profiler/gpu_session.sh WORK_DIR OUT_DIR [HARDWARE]   (WORK_DIR holds folders of work lists)
 # Environment: REPEATS (timed runs per event, 20), PROFILE_SECONDS (time limit of each folder's profiling, 360),
 # RUNNER_JOBS ("MICRO_BATCH GLOBAL_BATCH" per line for the runner; default "4 16" and "2 16").
@@ -13,6 +14,7 @@ work=$1
 out=$2
 hardware=${3:-h100-sxm}
 python=${DISTSIM_PYTHON:-python3}
+export DISTSIM_OPERATORS=${DISTSIM_OPERATORS:-$work/operators.json}
 mkdir -p "$out"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv

@@ -32,3 +32,5 @@ for micro in 4 2; do
   "$distsim" events --model "$fixtures/small_gpt_gpu.yaml" --gpu h100-sxm --nodes 1 --gpus-per-node 1 \
     --strategy 1M1P1D --micro-batch-size "$micro" --global-batch-size 16 --json >"$out/a_small_8b/small-gpt_mb$micro.json"
 done
+# The operator table the profiler reads on a GPU machine without a distsim binary (DISTSIM_OPERATORS).
+"$distsim" list operators --json >"$out/operators.json"

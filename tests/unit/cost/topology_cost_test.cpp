@@ -9,6 +9,7 @@ namespace {
 using events::Collective;
 using events::Event;
 using events::EventClass;
+using events::Operator;
 
 //! Round figures: a 100 GB/s ring and 50 GB/s send/recv inside a domain, `nics` NICs of 10 GB/s
 //! per host of `gpus_per_host` GPUs.
@@ -33,7 +34,7 @@ Event all_reduce_in_domain(std::int64_t bytes, int ranks) {
   Event event;
   event.event_class = EventClass::collective;
   event.collective = Collective::all_reduce;
-  event.op = "all_reduce";
+  event.op = Operator::all_reduce;
   event.bytes = bytes;
   event.group_size = ranks;
   event.intra_node = true;
@@ -45,7 +46,7 @@ Event send_across_network(std::int64_t bytes) {
   Event event;
   event.event_class = EventClass::point_to_point;
   event.collective = Collective::send_recv;
-  event.op = "send_recv";
+  event.op = Operator::send_recv;
   event.bytes = bytes;
   event.group_size = 2;
   event.intra_node = false;

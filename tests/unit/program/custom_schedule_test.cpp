@@ -68,8 +68,8 @@ strategy::JobSpec four_stage_job() {
   job.model.vocab_size = 1000;
   job.model.seq_length = 128;
   job.cluster = catalog::find_cluster("pcie-a40");
-  job.cluster.gpus_per_node = 4;
-  job.cluster.num_nodes = 1;
+  job.cluster.gpus_per_host = 4;
+  job.cluster.num_hosts = 1;
   job.strategy.pipeline_parallel = 4;
   job.strategy.micro_batch_size = 1;
   job.strategy.global_batch_size = 8;

@@ -25,8 +25,8 @@ strategy::JobSpec two_stage_job(int tp) {
   job.model.vocab_size = 1000;
   job.model.seq_length = 128;
   job.cluster = catalog::find_cluster("pcie-a40");
-  job.cluster.gpus_per_node = 2 * tp;
-  job.cluster.num_nodes = 1;
+  job.cluster.gpus_per_host = 2 * tp;
+  job.cluster.num_hosts = 1;
   job.strategy.tensor_parallel = tp;
   job.strategy.pipeline_parallel = 2;
   job.strategy.micro_batch_size = 1;

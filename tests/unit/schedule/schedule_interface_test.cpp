@@ -28,8 +28,8 @@ double peak_of_steps(const std::vector<Step>& steps, int num_chunks) {
 strategy::JobSpec job_with(const std::string& schedule, int virtual_stages) {
   strategy::JobSpec job;
   job.model = catalog::find_model("gpt2-345m");
-  job.cluster.num_nodes = 1;
-  job.cluster.gpus_per_node = 4;
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 4;
   job.strategy.pipeline_parallel = 4;
   job.strategy.micro_batch_size = 1;
   job.strategy.global_batch_size = 8;

@@ -3,7 +3,9 @@
 distsim's operator table (src/events/operator.cpp) defines every operator: the first word of its
 keys, its class and the fields after the name in key order. The profiler reads that table from
 the distsim binary (`distsim list operators --json`), named by the DISTSIM_BIN environment
-variable or found as `distsim` on PATH, so the two cannot drift apart. A compute key is
+variable or found as `distsim` on PATH, so the two cannot drift apart. A GPU host without a distsim
+binary reads the same table from a file that binary wrote (`distsim list operators --json >
+operators.json`), named by DISTSIM_OPERATORS. A compute key is
 `<op> <dim>=<value>... <dtype>`, a communication key is `<op> bytes=<B> group=<G> intra` or
 `... inter per_node=<P>`. The profiler works from the key alone, so a key list, an exported
 profile and a work list all name events the same way.
@@ -18,6 +20,7 @@ import subprocess
 from . import UserError
 
 BINARY_VARIABLE = "DISTSIM_BIN"
+TABLE_FILE_VARIABLE = "DISTSIM_OPERATORS"
 TABLE_FORMAT = "distsim-operators"
 TABLE_VERSION = 1
 
@@ -85,14 +88,28 @@ def load_operator_table(binary):
     return OperatorTable(document, "'%s'" % " ".join(command))
 
 
+def load_operator_table_file(path):
+    """Reads a table saved from `distsim list operators --json`; UserError names the file."""
+    source = "%s '%s'" % (TABLE_FILE_VARIABLE, path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except OSError as error:
+        raise UserError("%s: cannot read it (%s)" % (source, error.strerror))
+    except ValueError as error:
+        raise UserError("%s: not JSON (%s); write it with `distsim list operators --json`" % (source, error))
+    return OperatorTable(document, source)
+
+
 _table = None
 
 
 def operator_table():
-    """The binary's operator table, read once per process."""
+    """The operator table, read once per process: from $DISTSIM_OPERATORS when set, else the binary."""
     global _table
     if _table is None:
-        _table = load_operator_table(distsim_binary())
+        saved = os.environ.get(TABLE_FILE_VARIABLE)
+        _table = load_operator_table_file(saved) if saved else load_operator_table(distsim_binary())
     return _table
 
 
