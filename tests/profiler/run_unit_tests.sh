@@ -7,17 +7,7 @@
 set -euo pipefail
 source_dir=$1
 export DISTSIM_BIN=$2
-python=""
-for candidate in "${DISTSIM_PYTHON:-}" python3 /usr/bin/python3; do
-  if [ -n "$candidate" ] && command -v "$candidate" >/dev/null 2>&1 &&
-     "$candidate" -c "import torch, torch.distributed" >/dev/null 2>&1; then
-    python=$candidate
-    break
-  fi
-done
-if [ -z "$python" ]; then
-  python=${DISTSIM_PYTHON:-python3}
-  echo "no python3 with PyTorch found: the tests that need it are skipped"
-fi
+torch_optional=1
+. "$(dirname "$0")/find_python.sh"
 cd "$source_dir/tests/profiler"
 "$python" -m unittest discover -s . -p 'test_*.py' -v
