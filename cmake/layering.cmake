@@ -1,13 +1,33 @@
 # distsim_write_link_graph(FILE) writes the link graph of the modules under the current source
 # directory, one "module dependency" pair a line, as CMake itself holds it once every module has
-# been declared. The module is the folder that declares the target; a dependency on another
-# module is written as that module's folder name, anything else (a package's target) as named.
-# tests/layering/check_layering.cmake reads it.
+# been declared. The module is the folder that declares the target, relative to the current
+# source directory (`engine`, `io/spec`); a folder that only groups others (`io`) declares none.
+# A dependency on another module is written as that module's folder, anything else (a package's
+# target) as named. tests/layering/check_layering.cmake reads it.
+function(distsim_collect_module_dirs dir result)
+  set(dirs ${${result}})
+  get_property(children DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(child IN LISTS children)
+    list(APPEND dirs ${child})
+    distsim_collect_module_dirs(${child} dirs)
+  endforeach()
+  set(${result} ${dirs} PARENT_SCOPE)
+endfunction()
+
 function(distsim_write_link_graph file)
-  get_property(module_dirs DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTY SUBDIRECTORIES)
+  set(module_dirs "")
+  distsim_collect_module_dirs(${CMAKE_CURRENT_SOURCE_DIR} module_dirs)
+  # Which module declares each target: distsim_io_spec → io/spec.
+  foreach(dir IN LISTS module_dirs)
+    file(RELATIVE_PATH module ${CMAKE_CURRENT_SOURCE_DIR} ${dir})
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target IN LISTS targets)
+      set(module_of_${target} ${module})
+    endforeach()
+  endforeach()
   set(lines "")
   foreach(dir IN LISTS module_dirs)
-    get_filename_component(module ${dir} NAME)
+    file(RELATIVE_PATH module ${CMAKE_CURRENT_SOURCE_DIR} ${dir})
     get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
     foreach(target IN LISTS targets)
       get_target_property(type ${target} TYPE)
@@ -21,9 +41,9 @@ function(distsim_write_link_graph file)
       endif()
       string(APPEND lines "${module} -\n")
       foreach(dep IN LISTS deps)
-        string(REGEX REPLACE "^distsim(::|_)" "" dep_module "${dep}")
-        if(NOT dep_module STREQUAL dep AND IS_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/${dep_module})
-          set(dep "${dep_module}")
+        string(REGEX REPLACE "^distsim::" "distsim_" dep_target "${dep}")
+        if(DEFINED module_of_${dep_target})
+          set(dep "${module_of_${dep_target}}")
         endif()
         string(APPEND lines "${module} ${dep}\n")
       endforeach()

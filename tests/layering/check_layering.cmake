@@ -8,7 +8,9 @@
 #   - a module #includes a module it does not link, directly or through the modules it links;
 #   - a core module depends on an edge module or links an edge library, directly or through the
 #     modules it links;
-#   - a folder of SOURCE_DIR is missing from LAYERS, or LAYERS names a module without a folder.
+#   - a folder of SOURCE_DIR with sources belongs to no module of LAYERS, or LAYERS names a module
+#     without a folder.
+# A module is a folder of SOURCE_DIR (`engine`) or a folder below one (`io/spec`).
 cmake_minimum_required(VERSION 3.25)
 
 foreach(input LAYERS GRAPH SOURCE_DIR)
@@ -16,6 +18,8 @@ foreach(input LAYERS GRAPH SOURCE_DIR)
     message(FATAL_ERROR "check_layering.cmake needs -D${input}=...")
   endif()
 endforeach()
+
+get_filename_component(SOURCE_DIR "${SOURCE_DIR}" ABSOLUTE)
 
 set(findings "")
 macro(finding text)
@@ -50,19 +54,40 @@ foreach(line IN LISTS layer_lines)
 endforeach()
 get_filename_component(layers_name ${LAYERS} NAME)
 
-# Folders and declared modules must be the same set.
-file(GLOB children LIST_DIRECTORIES true RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/*)
-set(folders "")
-foreach(child IN LISTS children)
-  if(IS_DIRECTORY ${SOURCE_DIR}/${child})
-    list(APPEND folders ${child})
-    if(NOT child IN_LIST order)
-      finding("module '${child}' (folder ${child}/) is missing from ${layers_name}: add it below every module it uses")
+# The module a path belongs to: the longest module of LAYERS that is its folder or a folder above
+# it (`io/spec/x.hpp` belongs to io/spec); empty when none is.
+function(module_of path result)
+  set(owner "")
+  set(owner_length 0)
+  foreach(module IN LISTS order)
+    string(LENGTH "${module}" length)
+    string(FIND "${path}/" "${module}/" position)
+    if(position EQUAL 0 AND length GREATER owner_length)
+      set(owner ${module})
+      set(owner_length ${length})
     endif()
+  endforeach()
+  set(${result} "${owner}" PARENT_SCOPE)
+endfunction()
+
+# Every source belongs to a declared module, and every declared module has a folder. A folder that
+# only groups modules (io/) holds no sources of its own.
+file(GLOB_RECURSE all_sources RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/*/*.hpp ${SOURCE_DIR}/*/*.cpp ${SOURCE_DIR}/*/*.in)
+list(SORT all_sources)
+set(unlisted "")
+foreach(source IN LISTS all_sources)
+  module_of(${source} owner)
+  if(owner STREQUAL "")
+    get_filename_component(folder ${source} DIRECTORY)
+    list(APPEND unlisted ${folder})
   endif()
 endforeach()
+list(REMOVE_DUPLICATES unlisted)
+foreach(folder IN LISTS unlisted)
+  finding("module '${folder}' (folder ${folder}/) is missing from ${layers_name}: add it below every module it uses")
+endforeach()
 foreach(module IN LISTS order)
-  if(NOT module IN_LIST folders)
+  if(NOT IS_DIRECTORY ${SOURCE_DIR}/${module})
     finding("${layers_name} lists '${module}', which has no folder")
   endif()
 endforeach()
@@ -121,24 +146,24 @@ foreach(module IN LISTS graph_modules)
   endforeach()
 endforeach()
 
-# #include lines: "module/file.hpp" names the module depended on.
-foreach(module IN LISTS folders)
-  file(GLOB_RECURSE sources RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${module}/*.hpp ${SOURCE_DIR}/${module}/*.cpp
-       ${SOURCE_DIR}/${module}/*.in)
-  list(SORT sources)
-  foreach(source IN LISTS sources)
-    file(STRINGS ${SOURCE_DIR}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[A-Za-z0-9_]+/")
-    foreach(include IN LISTS includes)
-      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*$" "\\1" header "${include}")
-      string(REGEX REPLACE "/.*$" "" dep "${header}")
-      if(dep STREQUAL module OR NOT dep IN_LIST folders)
-        continue()
-      endif()
-      check_direction(${module} ${dep} "${source} includes \"${header}\"")
-      if(NOT dep IN_LIST closure_${module})
-        finding("${source} includes \"${header}\", but ${module} does not link ${dep}")
-      endif()
-    endforeach()
+# #include lines: "module/file.hpp" names the module depended on (the longest module its path
+# starts with, as for the sources).
+foreach(source IN LISTS all_sources)
+  module_of(${source} module)
+  if(module STREQUAL "")
+    get_filename_component(module ${source} DIRECTORY)
+  endif()
+  file(STRINGS ${SOURCE_DIR}/${source} includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[A-Za-z0-9_]+/")
+  foreach(include IN LISTS includes)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*$" "\\1" header "${include}")
+    module_of(${header} dep)
+    if(dep STREQUAL "" OR dep STREQUAL module)
+      continue()
+    endif()
+    check_direction(${module} ${dep} "${source} includes \"${header}\"")
+    if(NOT dep IN_LIST closure_${module})
+      finding("${source} includes \"${header}\", but ${module} does not link ${dep}")
+    endif()
   endforeach()
 endforeach()
 
