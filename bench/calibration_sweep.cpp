@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/calibration_reader.hpp"
+#include "io/calibration/calibration_reader.hpp"
 #include "validation/validation_report.hpp"
 
 namespace {

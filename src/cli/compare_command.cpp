@@ -5,9 +5,9 @@
 
 #include "cli/commands.hpp"
 #include "compare/comparison.hpp"
-#include "compare/comparison_json.hpp"
-#include "compare/comparison_text.hpp"
-#include "io/trace_reader.hpp"
+#include "io/output/comparison_json.hpp"
+#include "io/output/comparison_text.hpp"
+#include "io/trace/trace_reader.hpp"
 
 namespace distsim::cli {
 

@@ -10,9 +10,9 @@
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/job_file_reader.hpp"
+#include "io/spec/job_file_reader.hpp"
 #include "io/output/events_writer.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 #include "search/job_census.hpp"
 

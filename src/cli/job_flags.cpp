@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "io/job_file_reader.hpp"
+#include "io/spec/job_file_reader.hpp"
 
 namespace distsim::cli {
 

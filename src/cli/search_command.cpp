@@ -13,10 +13,10 @@
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/output/html_report.hpp"
-#include "io/output/search_report_builder.hpp"
+#include "io/report/html_report.hpp"
+#include "io/report/search_report_builder.hpp"
 #include "io/output/search_writer.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 #include "search/strategy_search.hpp"
 

@@ -7,8 +7,8 @@
 #include "cli/commands.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/spec_resolver.hpp"
-#include "io/spec_writer.hpp"
+#include "io/spec/spec_resolver.hpp"
+#include "io/spec/spec_writer.hpp"
 
 namespace distsim::cli {
 

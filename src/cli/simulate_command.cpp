@@ -8,10 +8,10 @@
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/output/html_report.hpp"
+#include "io/report/html_report.hpp"
 #include "io/output/summary_writer.hpp"
-#include "io/output/trace_writer.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/trace/trace_writer.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 
 namespace distsim::cli {

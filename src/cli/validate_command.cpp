@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/input_error.hpp"
-#include "io/calibration_reader.hpp"
+#include "io/calibration/calibration_reader.hpp"
 #include "io/output/validation_writer.hpp"
 #include "validation/validation_report.hpp"
 

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "io/output/html_report.hpp"
+#include "io/report/html_report.hpp"
 
 namespace {
 

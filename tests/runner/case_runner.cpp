@@ -18,7 +18,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "cost/fixed_cost_model.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_option.hpp"
 
 namespace distsim::testing {

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "compare/comparison_json.hpp"
-#include "compare/comparison_text.hpp"
+#include "io/output/comparison_json.hpp"
+#include "io/output/comparison_text.hpp"
 #include "core/input_error.hpp"
 #include "timeline_builders.hpp"
 

@@ -1,4 +1,4 @@
-#include "io/calibration_reader.hpp"
+#include "io/calibration/calibration_reader.hpp"
 
 #include <gtest/gtest.h>
 

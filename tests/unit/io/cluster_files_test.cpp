@@ -2,7 +2,7 @@
 
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "io_test_support.hpp"
 
 namespace distsim::io {

@@ -1,4 +1,4 @@
-#include "io/csv_table.hpp"
+#include "io/calibration/csv_table.hpp"
 
 #include <gtest/gtest.h>
 

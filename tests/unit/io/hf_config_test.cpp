@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/builtin_models.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "io_test_support.hpp"
 #include "model/parameter_count.hpp"
 

@@ -1,8 +1,8 @@
-#include "io/mapping_reader.hpp"
+#include "io/document/mapping_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "io/diagnostics.hpp"
+#include "io/document/diagnostics.hpp"
 #include "io_test_support.hpp"
 
 namespace distsim::io {

@@ -6,8 +6,8 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
-#include "io/spec_resolver.hpp"
-#include "io/spec_writer.hpp"
+#include "io/spec/spec_resolver.hpp"
+#include "io/spec/spec_writer.hpp"
 
 namespace distsim::io {
 

@@ -1,4 +1,4 @@
-#include "io/trace_reader.hpp"
+#include "io/trace/trace_reader.hpp"
 
 #include <gtest/gtest.h>
 

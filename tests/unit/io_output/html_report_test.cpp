@@ -1,12 +1,12 @@
-#include "io/output/html_report.hpp"
+#include "io/report/html_report.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <string>
 
-#include "io/output/report_html.hpp"
-#include "io/output/report_timeline.hpp"
+#include "io/report/report_html.hpp"
+#include "io/report/report_timeline.hpp"
 #include "tiny_simulation.hpp"
 
 namespace distsim::io {

@@ -1,4 +1,4 @@
-#include "io/output/trace_writer.hpp"
+#include "io/trace/trace_writer.hpp"
 
 #include <gtest/gtest.h>
 

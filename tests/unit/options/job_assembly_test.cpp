@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 
 namespace distsim::options {

@@ -7,8 +7,8 @@
 
 #include "cli/job_flags.hpp"
 #include "core/input_error.hpp"
-#include "io/job_file_reader.hpp"
-#include "io/spec_resolver.hpp"
+#include "io/spec/job_file_reader.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
 

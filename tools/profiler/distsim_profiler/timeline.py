@@ -1,6 +1,6 @@
 """The runner's per-rank timeline and its Chrome trace.
 
-Activities follow distsim's own trace (src/io/output/trace_writer.cpp): one thread per stream
+Activities follow distsim's own trace (src/io/trace/trace_writer.cpp): one thread per stream
 kind, numbered as distsim's StreamKind, and args with the phase (fwd, bwd, optim) and the
 micro-batch. Compute is recorded as the spans between communications, so a pass that waits for
 a tensor-parallel all-reduce shows as compute, tp_comm, compute, as distsim draws it."""

@@ -1,2 +1,0 @@
-set(DISTSIM_IO_OUTPUT_SOURCES output/summary_writer.cpp output/trace_writer.cpp output/events_writer.cpp output/search_writer.cpp output/validation_writer.cpp output/search_report_builder.cpp output/stage_layers_text.cpp)
-list(APPEND DISTSIM_IO_OUTPUT_SOURCES output/device_timelines.cpp output/html_report.cpp output/report_html.cpp output/report_timeline.cpp output/report_timeline_svg.cpp output/report_search_charts.cpp output/report_memory.cpp)

@@ -1,0 +1,89 @@
+#include "io/spec/gpu_file_reader.hpp"
+
+#include <algorithm>
+
+#include "catalog/builtin_clusters.hpp"
+#include "core/closest_name.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using cluster::GpuSpec;
+
+// Defaults for a GPU described from scratch, from docs/reference/hardware.md: GEMMs reach
+// ~0.80 of the tensor peak (A100 0.82-0.87, H100/H200 0.80, B200 0.78; §5.2) and fp8 GEMMs ~0.70;
+// streaming kernels reach 0.85 of the memory bandwidth (§6); the launch overhead is the
+// catalog's 4 µs (catalog/builtin_gpus.cpp explains it).
+constexpr double kDefaultGemmEfficiency = 0.80;
+constexpr double kDefaultFp8GemmEfficiency = 0.70;
+constexpr double kDefaultMemoryEfficiency = 0.85;
+constexpr double kDefaultKernelLaunchUs = 4.0;
+
+GpuSpec from_scratch() {
+  GpuSpec gpu;
+  gpu.gemm_efficiency = kDefaultGemmEfficiency;
+  gpu.memory_efficiency = kDefaultMemoryEfficiency;
+  gpu.kernel_launch_us = kDefaultKernelLaunchUs;
+  return gpu;
+}
+
+void read_rates(MappingReader& reader, GpuSpec& gpu) {
+  reader.read("peak_fp16_tflops", gpu.peak_fp16_tflops, NumberRule::positive);
+  reader.read("peak_bf16_tflops", gpu.peak_bf16_tflops, NumberRule::non_negative);
+  reader.read("peak_fp8_tflops", gpu.peak_fp8_tflops, NumberRule::non_negative);
+  reader.read("peak_fp32_tflops", gpu.peak_fp32_tflops, NumberRule::positive);
+  reader.read("memory_gb", gpu.memory_gb, NumberRule::positive);
+  reader.read("memory_bandwidth_gbps", gpu.memory_bandwidth_gbps, NumberRule::positive);
+  reader.read("sm_count", gpu.sm_count);
+  reader.read("gemm_efficiency", gpu.gemm_efficiency, NumberRule::fraction);
+  reader.read("fp8_gemm_efficiency", gpu.fp8_gemm_efficiency, NumberRule::fraction_or_zero);
+  reader.read("memory_efficiency", gpu.memory_efficiency, NumberRule::fraction);
+  reader.read("kernel_launch_us", gpu.kernel_launch_us, NumberRule::non_negative);
+}
+
+//! The node design must be a built-in one: the CLI builds the cluster from it.
+void read_default_cluster(MappingReader& reader, GpuSpec& gpu) {
+  std::string name;
+  if (!reader.read("default_cluster", name)) {
+    return;
+  }
+  const auto names = catalog::cluster_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    reader.report("default_cluster", unknown_name_message("cluster", name, names));
+    return;
+  }
+  gpu.default_cluster = name;
+}
+
+}  // namespace
+
+GpuSpec read_gpu_mapping(MappingReader& reader, const GpuSpec* base, const std::string& default_name,
+                         const std::string& file) {
+  reader.reject_unknown_keys({"name", "description", "source", "base", "peak_fp16_tflops", "peak_bf16_tflops",
+                              "peak_fp8_tflops", "peak_fp32_tflops", "memory_gb", "memory_bandwidth_gbps",
+                              "sm_count", "gemm_efficiency", "fp8_gemm_efficiency", "memory_efficiency",
+                              "kernel_launch_us", "default_cluster"});
+  if (base == nullptr && !reader.has("base")) {
+    reader.require({"peak_fp16_tflops", "peak_fp32_tflops", "memory_gb", "memory_bandwidth_gbps", "sm_count"});
+  }
+  GpuSpec gpu = base != nullptr ? *base : from_scratch();
+  gpu.name = default_name;
+  gpu.description = base != nullptr ? "'" + base->name + "' with the overrides of " + file : "GPU file " + file;
+  gpu.source = base != nullptr ? file + "; base: " + base->source : file;
+  reader.read("name", gpu.name);
+  reader.read("description", gpu.description);
+  reader.read("source", gpu.source);
+  read_rates(reader, gpu);
+  read_default_cluster(reader, gpu);
+  // A GPU given fp8 tensor cores without a measured efficiency gets the typical one.
+  if (!reader.has("fp8_gemm_efficiency") && gpu.peak_fp8_tflops > 0 && gpu.fp8_gemm_efficiency == 0) {
+    gpu.fp8_gemm_efficiency = kDefaultFp8GemmEfficiency;
+  }
+  if (gpu.peak_fp8_tflops == 0) {
+    gpu.fp8_gemm_efficiency = 0;
+  }
+  return gpu;
+}
+
+}  // namespace distsim::io

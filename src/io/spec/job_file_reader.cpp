@@ -1,0 +1,60 @@
+#include "io/spec/job_file_reader.hpp"
+
+#include <filesystem>
+
+#include "io/document/diagnostics.hpp"
+#include "io/document/document.hpp"
+#include "io/document/mapping_reader.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+//! A model, GPU or cluster file named relative to the job file is looked up next to it.
+std::string relative_to_job_file(const std::string& name, const std::string& job_path) {
+  if (!looks_like_path(name) || std::filesystem::path(name).is_absolute()) {
+    return name;
+  }
+  return (std::filesystem::path(job_path).parent_path() / name).lexically_normal().string();
+}
+
+void read_setting(MappingReader& reader, const options::JobOption& option, const std::string& path,
+                  options::JobSettings& settings) {
+  const YAML::Node value = reader.value(option.key);
+  if (!value.IsScalar()) {
+    reader.report(option.key, "expected a single value, got " + describe(value));
+    return;
+  }
+  const options::ParsedValue parsed = options::parse_value(option, value.Scalar());
+  if (!parsed.ok()) {
+    reader.report(option.key, parsed.problem);
+    return;
+  }
+  options::Value setting = parsed.value;
+  if (option.key == "model" || option.key == "gpu" || option.key == "cluster") {
+    setting = relative_to_job_file(std::get<std::string>(setting), path);
+  }
+  settings.set(option.key, setting, "job file '" + path + "': key " + option.key);
+}
+
+}  // namespace
+
+options::JobSettings read_job_file(const std::string& path) {
+  const Document document = load_document(path, "job file");
+  Diagnostics diagnostics(path);
+  MappingReader reader(document.root, "", diagnostics);
+  reader.reject_unknown_keys(options::option_keys());
+  options::JobSettings settings;
+  for (const auto& option : options::job_options()) {
+    if (reader.has(option.key)) {
+      read_setting(reader, option, path, settings);
+    }
+  }
+  if (reader.has("strategy") && (reader.has("tp") || reader.has("pp") || reader.has("dp"))) {
+    reader.report("strategy", "give either strategy or tp/pp/dp, not both");
+  }
+  diagnostics.throw_if_any();
+  return settings;
+}
+
+}  // namespace distsim::io

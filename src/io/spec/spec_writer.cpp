@@ -1,0 +1,117 @@
+#include "io/spec/spec_writer.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace distsim::io {
+
+namespace {
+
+//! Numbers go in as text in their shortest form that reads back to the same double.
+std::string number(double value) { return fmt::format("{}", value); }
+
+void add_text(YAML::Node& node, const char* key, const std::string& value) {
+  if (!value.empty()) node[key] = value;
+}
+
+const char* architecture_name(model::Architecture architecture) {
+  switch (architecture) {
+    case model::Architecture::decoder: return "decoder";
+    case model::Architecture::encoder: return "encoder";
+    case model::Architecture::encoder_decoder: return "encoder-decoder";
+  }
+  return "decoder";
+}
+
+const char* position_embedding_name(model::PositionEmbedding embedding) {
+  switch (embedding) {
+    case model::PositionEmbedding::learned: return "learned";
+    case model::PositionEmbedding::rope: return "rope";
+    case model::PositionEmbedding::relative: return "relative";
+  }
+  return "learned";
+}
+
+YAML::Node gpu_node(const cluster::GpuSpec& gpu) {
+  YAML::Node node;
+  add_text(node, "name", gpu.name);
+  add_text(node, "description", gpu.description);
+  add_text(node, "source", gpu.source);
+  node["peak_fp16_tflops"] = number(gpu.peak_fp16_tflops);
+  node["peak_bf16_tflops"] = number(gpu.peak_bf16_tflops);
+  node["peak_fp8_tflops"] = number(gpu.peak_fp8_tflops);
+  node["peak_fp32_tflops"] = number(gpu.peak_fp32_tflops);
+  node["memory_gb"] = number(gpu.memory_gb);
+  node["memory_bandwidth_gbps"] = number(gpu.memory_bandwidth_gbps);
+  node["sm_count"] = gpu.sm_count;
+  node["gemm_efficiency"] = number(gpu.gemm_efficiency);
+  node["fp8_gemm_efficiency"] = number(gpu.fp8_gemm_efficiency);
+  node["memory_efficiency"] = number(gpu.memory_efficiency);
+  node["kernel_launch_us"] = number(gpu.kernel_launch_us);
+  add_text(node, "default_cluster", gpu.default_cluster);
+  return node;
+}
+
+std::string emitted(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << node;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace
+
+std::string model_yaml(const model::ModelSpec& model) {
+  YAML::Node node;
+  add_text(node, "name", model.name);
+  add_text(node, "description", model.description);
+  add_text(node, "source", model.source);
+  node["architecture"] = architecture_name(model.architecture);
+  node["num_layers"] = model.num_layers;
+  if (model.architecture == model::Architecture::encoder_decoder && model.decoder_num_layers > 0) {
+    node["decoder_num_layers"] = model.decoder_num_layers;
+  }
+  node["hidden_size"] = model.hidden_size;
+  node["num_attention_heads"] = model.num_attention_heads;
+  node["num_kv_heads"] = model.num_kv_heads;
+  if (model.kv_channels > 0) node["kv_channels"] = model.kv_channels;  // 0: hidden_size / heads
+  node["ffn_hidden_size"] = model.ffn_hidden_size;
+  node["ffn_type"] = model.ffn_type == model::FfnType::swiglu ? "swiglu" : "gelu";
+  node["norm"] = model.norm == model::NormType::rmsnorm ? "rmsnorm" : "layernorm";
+  node["position_embedding"] = position_embedding_name(model.position_embedding);
+  node["vocab_size"] = model.vocab_size;
+  node["seq_length"] = model.seq_length;
+  if (model.architecture == model::Architecture::encoder_decoder && model.decoder_seq_length > 0) {
+    node["decoder_seq_length"] = model.decoder_seq_length;
+  }
+  node["tie_embeddings"] = model.tie_embeddings;
+  return emitted(node);
+}
+
+std::string gpu_yaml(const cluster::GpuSpec& gpu) { return emitted(gpu_node(gpu)); }
+
+std::string cluster_yaml(const cluster::ClusterSpec& cluster) {
+  YAML::Node node;
+  add_text(node, "name", cluster.name);
+  add_text(node, "description", cluster.description);
+  add_text(node, "source", cluster.source);
+  node["gpu"] = gpu_node(cluster.gpu);
+  node["num_hosts"] = cluster.num_hosts;
+  node["gpus_per_host"] = cluster.gpus_per_host;
+  node["gpus_per_domain"] = cluster.gpus_per_domain();
+  YAML::Node intra;
+  add_text(intra, "name", cluster.intra_node.name);
+  intra["fabric"] = std::string(cluster::fabric_name(cluster.intra_node.fabric));
+  intra["collective_busbw_gbps"] = number(cluster.intra_node.collective_busbw_gbps);
+  intra["p2p_gbps"] = number(cluster.intra_node.p2p_gbps);
+  intra["latency_us"] = number(cluster.intra_node.latency_us);
+  node["intra_node"] = intra;
+  YAML::Node inter;
+  add_text(inter, "name", cluster.inter_node.name);
+  inter["nics_per_host"] = cluster.inter_node.nics_per_host;
+  inter["nic_busbw_gbps"] = number(cluster.inter_node.nic_busbw_gbps);
+  inter["latency_us"] = number(cluster.inter_node.latency_us);
+  node["inter_node"] = inter;
+  return emitted(node);
+}
+
+}  // namespace distsim::io

@@ -1,0 +1,88 @@
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/input_error.hpp"
+#include "io/trace/trace_reader_formats.hpp"
+
+namespace distsim::io::trace_format {
+
+namespace {
+
+using nlohmann::json;
+
+strategy::Strategy job_of(const TraceFile& file, const json& other) {
+  const std::string place = file.path + ": otherData";
+  strategy::Strategy job;
+  job.tensor_parallel = required_int(other, "tp", place);
+  job.pipeline_parallel = required_int(other, "pp", place);
+  job.data_parallel = required_int(other, "dp", place);
+  if (job.tensor_parallel < 1 || job.pipeline_parallel < 1 || job.data_parallel < 1) {
+    throw InputError(fmt::format("{}: tp, pp and dp must be at least 1 (they are {}, {}, {})", place,
+                                 job.tensor_parallel, job.pipeline_parallel, job.data_parallel));
+  }
+  // distsim writes cp only for jobs with context parallelism.
+  job.context_parallel = other.contains("cp") ? required_int(other, "cp", place) : 1;
+  if (job.context_parallel < 1) {
+    throw InputError(fmt::format("{}: cp must be at least 1, got {}", place, job.context_parallel));
+  }
+  job.schedule = other.value("schedule", job.schedule);
+  return job;
+}
+
+//! The ranks the trace names: every pid with a process_name or an activity.
+std::map<int, compare::RankTimeline> ranks_named(const TraceFile& file, int world_size) {
+  std::map<int, compare::RankTimeline> ranks;
+  for (std::size_t i = 0; i < file.root["traceEvents"].size(); ++i) {
+    const json& event = file.root["traceEvents"][i];
+    const auto ph = event.value("ph", "");
+    if (ph != "X" && !(ph == "M" && event.value("name", "") == "process_name")) {
+      continue;
+    }
+    const int rank = required_int(event, "pid", fmt::format("{}: traceEvents[{}]", file.path, i));
+    if (rank < 0 || rank >= world_size) {
+      throw InputError(fmt::format("{}: traceEvents[{}]: pid {} is not a rank of the job's {} ranks", file.path, i,
+                                   rank, world_size));
+    }
+    ranks[rank].rank = rank;
+  }
+  return ranks;
+}
+
+}  // namespace
+
+bool is_distsim_trace(const TraceFile& file) {
+  const auto other = file.root.find("otherData");
+  return other != file.root.end() && other->is_object() && other->contains("iteration_time_ns");
+}
+
+FileTrace read_distsim_trace(const TraceFile& file) {
+  const json& other = file.root["otherData"];
+  FileTrace trace;
+  trace.format = "distsim trace";
+  trace.job = job_of(file, other);
+  trace.world_size = trace.job->world_size();
+  trace.coords_known = true;
+  const auto iteration = other.find("iteration_time_ns");
+  if (!iteration->is_number_integer() || iteration->get<SimTime>() < 0) {
+    throw InputError(file.path + ": otherData.iteration_time_ns is not a count of nanoseconds");
+  }
+  trace.end = iteration->get<SimTime>();
+  auto ranks = ranks_named(file, *trace.world_size);
+  for (const auto& event : timed_events(file)) {
+    const std::string place = where(file, event);
+    const int tid = required_int(*event.event, "tid", place);
+    const auto kind = parse_category(event.category, tid, place);
+    ranks[required_int(*event.event, "pid", place)].activities.push_back(labelled_activity(event, kind, place));
+  }
+  const strategy::RankLayout layout(strategy::parallel_dims(*trace.job), {});
+  for (auto& [rank, timeline] : ranks) {
+    timeline.coord = layout.coord_of(rank);
+    timeline.file = file.path;
+    trace.ranks.push_back(std::move(timeline));
+  }
+  return trace;
+}
+
+}  // namespace distsim::io::trace_format

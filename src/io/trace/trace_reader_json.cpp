@@ -1,0 +1,194 @@
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+#include "io/document/text_file.hpp"
+#include "io/trace/trace_reader_formats.hpp"
+
+namespace distsim::io::trace_format {
+
+namespace {
+
+using nlohmann::json;
+
+json parse_json(const std::string& path, const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // what() starts with "[json.exception.parse_error.101] "; the rest says where and why.
+    const std::string detail = e.what();
+    const std::size_t start = detail.find("] ");
+    throw InputError(path + ": invalid JSON: " + (start == std::string::npos ? detail : detail.substr(start + 2)));
+  }
+}
+
+const std::vector<std::string>& phase_names() {
+  static const std::vector<std::string> names{"fwd", "bwd", "recompute", "optim"};
+  return names;
+}
+
+//! The categories a trace may use: distsim's trace categories and the stream kinds' identifiers
+//! (the CPU runner's), in stream order, each once.
+const std::vector<std::string>& category_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    const auto add = [&all](std::string_view name) {
+      if (std::find(all.begin(), all.end(), name) == all.end()) {
+        all.emplace_back(name);
+      }
+    };
+    for (const auto& stream : events::kStreamKindTable) {
+      add(stream.trace_category);
+      add(stream.id);
+    }
+    return all;
+  }();
+  return names;
+}
+
+//! The threads (stream kinds) on which distsim writes `category`, e.g. "2 and 4".
+std::string threads_of(std::string_view category) {
+  std::string threads;
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.trace_category == category) {
+      threads += (threads.empty() ? "" : " and ") + std::to_string(static_cast<int>(stream.kind));
+    }
+  }
+  return threads;
+}
+
+//! A category that distsim's traces share between several stream kinds (a pipeline send to the
+//! next or to the previous stage): the thread says which.
+compare::ActivityKind shared_category_kind(std::string_view category, int tid, const std::string& place) {
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.trace_category == category && static_cast<int>(stream.kind) == tid) {
+      return compare::activity_kind(stream.kind);
+    }
+  }
+  throw InputError(fmt::format("{}: category '{}' on thread {}; distsim writes it on threads {} (stream kinds)", place,
+                               category, tid, threads_of(category)));
+}
+
+}  // namespace
+
+TraceFile load_trace_file(const std::string& path, std::string_view what) {
+  TraceFile file{path, parse_json(path, read_text_file(path, what))};
+  if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
+    throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
+                            "trace events");
+  }
+  return file;
+}
+
+std::string where(const TraceFile& file, const TimedEvent& event) {
+  return fmt::format("{}: traceEvents[{}] ('{}')", file.path, event.index, event.name);
+}
+
+SimTime microseconds_to_ns(double microseconds) { return static_cast<SimTime>(std::llround(microseconds * 1000.0)); }
+
+std::vector<TimedEvent> timed_events(const TraceFile& file) {
+  std::vector<TimedEvent> result;
+  const auto& list = file.root["traceEvents"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& event = list[i];
+    if (!event.is_object()) {
+      throw InputError(fmt::format("{}: traceEvents[{}] is not an object", file.path, i));
+    }
+    if (event.value("ph", "") != "X") {
+      continue;
+    }
+    TimedEvent timed{i, &event, event.value("name", ""), event.value("cat", ""), 0, 0};
+    const auto ts = event.find("ts");
+    const auto dur = event.find("dur");
+    for (const auto& [key, value] : {std::pair{"ts", ts}, std::pair{"dur", dur}}) {
+      if (value == event.end() || !value->is_number()) {
+        throw InputError(fmt::format("{}: no numeric '{}'; a complete (\"X\") event needs ts and dur in microseconds",
+                                     where(file, timed), key));
+      }
+    }
+    if (dur->get<double>() < 0) {
+      throw InputError(fmt::format("{}: negative dur {}", where(file, timed), dur->get<double>()));
+    }
+    timed.start = microseconds_to_ns(ts->get<double>());
+    timed.end = timed.start + microseconds_to_ns(dur->get<double>());
+    result.push_back(std::move(timed));
+  }
+  return result;
+}
+
+events::Phase parse_phase(std::string_view name, const std::string& place) {
+  const auto& names = phase_names();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) {
+      return static_cast<events::Phase>(i);
+    }
+  }
+  throw InputError(place + ": " + unknown_name_message("phase", name, names));
+}
+
+compare::ActivityKind parse_category(std::string_view category, int tid, const std::string& place) {
+  int sharing = 0;
+  const events::StreamKindInfo* only = nullptr;
+  for (const auto& stream : events::kStreamKindTable) {
+    if (stream.id == category) {
+      return compare::activity_kind(stream.kind);
+    }
+    if (stream.trace_category == category) {
+      ++sharing;
+      only = &stream;
+    }
+  }
+  if (sharing == 1) {
+    return compare::activity_kind(only->kind);
+  }
+  if (sharing > 1) {
+    return shared_category_kind(category, tid, place);
+  }
+  throw InputError(place + ": " + unknown_name_message("category", category, category_names()));
+}
+
+compare::Activity labelled_activity(const TimedEvent& event, compare::ActivityKind kind, const std::string& place) {
+  compare::Activity activity{kind, std::nullopt, -1, event.start, event.end};
+  static const json no_args = json::object();
+  const auto found = event.event->find("args");
+  const json& args = found != event.event->end() ? *found : no_args;
+  const auto phase = args.find("phase");
+  if (!args.is_object() || phase == args.end() || !phase->is_string()) {
+    throw InputError(place + ": no args.phase (one of fwd, bwd, recompute, optim)");
+  }
+  activity.phase = parse_phase(phase->get<std::string>(), place);
+  if (const auto mb = args.find("mb"); mb != args.end()) {
+    if (!mb->is_number_integer() || mb->get<int>() < 0) {
+      throw InputError(fmt::format("{}: args.mb is {}; expected a micro-batch index (0, 1, ...)", place, mb->dump()));
+    }
+    activity.microbatch = mb->get<int>();
+  }
+  return activity;
+}
+
+int required_int(const json& object, std::string_view key, const std::string& place) {
+  const auto value = object.find(key);
+  if (value == object.end() || !value->is_number_integer()) {
+    throw InputError(fmt::format("{}: no integer '{}'", place, key));
+  }
+  return value->get<int>();
+}
+
+SimTime required_microseconds(const json& object, std::string_view key, const std::string& place) {
+  const auto value = object.find(key);
+  if (value == object.end() || !value->is_number()) {
+    throw InputError(fmt::format("{}: no number '{}' (microseconds)", place, key));
+  }
+  return microseconds_to_ns(value->get<double>());
+}
+
+}  // namespace distsim::io::trace_format

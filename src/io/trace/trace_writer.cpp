@@ -1,0 +1,212 @@
+#include "io/trace/trace_writer.hpp"
+
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "io/trace/device_timelines.hpp"
+#include "io/output/summary_writer.hpp"
+#include "strategy/rank_layout.hpp"
+
+namespace distsim::io {
+
+using strategy::ParallelDim;
+
+namespace {
+
+using engine::StreamId;
+using engine::TaskId;
+using Buffer = fmt::memory_buffer;
+
+void append(Buffer& buffer, std::string_view text) { buffer.append(text.data(), text.data() + text.size()); }
+
+//! Appends `text` as a JSON string literal.
+void append_quoted(Buffer& buffer, std::string_view text) {
+  buffer.push_back('"');
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      buffer.push_back('\\');
+      buffer.push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      fmt::format_to(std::back_inserter(buffer), "\\u{:04x}", static_cast<int>(c));
+    } else {
+      buffer.push_back(c);
+    }
+  }
+  buffer.push_back('"');
+}
+
+//! Microseconds with exactly three decimals from integer nanoseconds, as Kineto writes them
+//! (docs/reference/formats.md §1.3): a double would lose nanoseconds once times grow large.
+void append_microseconds(Buffer& buffer, SimTime ns) {
+  fmt::format_to(std::back_inserter(buffer), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+//! The parts of an activity's args that depend only on its event, rendered once per event:
+//! `head` opens the object with the event key, `tail` adds message size, group and cost source
+//! and closes it.
+struct EventArgs {
+  std::string head;
+  std::string tail;
+};
+
+std::vector<EventArgs> render_event_args(const program::JobProgram& program) {
+  std::vector<EventArgs> result;
+  for (events::EventId id = 0; id < program.events.size(); ++id) {
+    const auto& event = program.events.at(id);
+    Buffer head;
+    append(head, R"({"event":)");
+    append_quoted(head, event.key());
+    Buffer tail;
+    if (event.is_communication()) {
+      fmt::format_to(std::back_inserter(tail), R"(,"bytes":{},"group":{})", event.bytes, event.group_size);
+    }
+    fmt::format_to(std::back_inserter(tail), R"(,"source":"{}"}})", cost::cost_source_name(program.costs[id].source));
+    result.push_back({fmt::to_string(head), fmt::to_string(tail)});
+  }
+  return result;
+}
+
+class ChromeTraceWriter {
+ public:
+  ChromeTraceWriter(std::ostream& out, const api::Simulation& simulation)
+      : out_(out),
+        simulation_(simulation),
+        program_(simulation.program),
+        layout_(simulation.job.strategy, simulation.job.cluster),
+        timelines_(simulation.program),
+        event_args_(render_event_args(simulation.program)) {}
+
+  void write(TraceRanks ranks) {
+    out_ << "{\"traceEvents\":[\n";
+    for (const int rank : shown_ranks(layout_, ranks == TraceRanks::all)) {
+      write_rank(rank);
+    }
+    out_ << "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" << other_data(ranks).dump() << "}\n";
+  }
+
+ private:
+  void emit() {
+    if (written_any_) {
+      out_.write(",\n", 2);
+    }
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+    written_any_ = true;
+  }
+
+  void write_rank(int rank) {
+    const auto coord = layout_.coord_of(rank);
+    const auto device = static_cast<size_t>(program_.device_for_rank(layout_, rank));
+    auto out = std::back_inserter(buffer_);
+    const std::string context =
+        simulation_.job.strategy.context_parallel > 1 ? fmt::format(", cp {}", coord[ParallelDim::cp]) : "";
+    fmt::format_to(out,
+                   R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":)"
+                   R"json("rank {} (node {}, stage {}, tp {}{}, dp {})"}}}})json",
+                   rank, rank, layout_.host_of(rank), coord[ParallelDim::pp], coord[ParallelDim::tp], context,
+                   coord[ParallelDim::dp]);
+    emit();
+    fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
+                   rank, rank);
+    emit();
+    for (const auto& stream : events::kStreamKindTable) {
+      if (!timelines_.uses(device, stream.kind)) {
+        continue;
+      }
+      const int k = static_cast<int>(stream.kind);
+      fmt::format_to(out, R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":"{}"}}}})", rank, k,
+                     stream.label);
+      emit();
+      fmt::format_to(out, R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+                     rank, k, k);
+      emit();
+    }
+    for (const Activity& activity : timelines_.of(device)) {
+      write_activity(rank, coord, activity);
+    }
+  }
+
+  void write_activity(int rank, strategy::RankCoord coord, const Activity& activity) {
+    const TaskId task = activity.task;
+    const auto& info = program_.tasks[task];
+    const SimTime start = simulation_.times.start[task];
+    const auto kind = program_.streams[activity.stream].kind;
+    auto out = std::back_inserter(buffer_);
+    // The category is the fixed vocabulary of formats.md §1.9, usable as a filter in the viewer.
+    fmt::format_to(out, R"({{"ph":"X","cat":"{}","name":)", events::stream_kind_info(kind).trace_category);
+    append_quoted(buffer_, info.label);
+    fmt::format_to(out, R"(,"pid":{},"tid":{},"ts":)", rank, static_cast<int>(kind));
+    append_microseconds(buffer_, start);
+    append(buffer_, R"(,"dur":)");
+    append_microseconds(buffer_, simulation_.times.end[task] - start);
+    append(buffer_, R"(,"args":)");
+    const auto& args = event_args_[info.event];
+    append(buffer_, args.head);
+    fmt::format_to(out, R"(,"phase":"{}")", events::phase_name(info.phase));
+    if (info.microbatch >= 0) {
+      fmt::format_to(out, R"(,"mb":{})", info.microbatch);
+    }
+    if (info.layer >= 0) {
+      fmt::format_to(out, R"(,"layer":{})", info.layer);
+    }
+    append(buffer_, args.tail);
+    append(buffer_, "}");
+    emit();
+    const auto streams = program_.program.streams(task);
+    if (program_.events.at(info.event).collective == events::Collective::send_recv && streams.size() == 2) {
+      write_flow_end(rank, coord, task, activity.stream == streams[0]);
+    }
+  }
+
+  //! One end of the arrow from a pipeline send to its receive. A transfer task runs on the
+  //! sender's send stream first and the receiver's recv stream second; both ends share an id
+  //! made from the task and the sending rank, so each (transfer, rank pair) gets its own arrow.
+  void write_flow_end(int rank, strategy::RankCoord coord, TaskId task, bool sending) {
+    const auto streams = program_.program.streams(task);
+    const int sender = sending ? rank : peer_rank(coord, static_cast<size_t>(program_.streams[streams[0]].device));
+    const std::uint64_t id = std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) +
+                             static_cast<std::uint64_t>(sender);
+    const auto tid = static_cast<int>(program_.streams[sending ? streams[0] : streams[1]].kind);
+    auto out = std::back_inserter(buffer_);
+    fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)",
+                   sending ? "s" : "f", id, rank, tid);
+    append_microseconds(buffer_, simulation_.times.start[task]);
+    append(buffer_, sending ? "}" : R"(,"bp":"e"})");
+    emit();
+  }
+
+  //! The rank at the other end of a transfer: in all-ranks mode the peer device's own rank; in
+  //! symmetric mode the rank of the peer stage at this rank's tensor and data position.
+  int peer_rank(strategy::RankCoord coord, size_t peer_device) const {
+    const auto& peer = program_.devices[peer_device];
+    return program_.all_ranks ? peer.rank : layout_.rank_of(coord.with(ParallelDim::pp, peer.coord[ParallelDim::pp]));
+  }
+
+  nlohmann::json other_data(TraceRanks ranks) const {
+    nlohmann::json data = job_json(simulation_.job, program_.all_ranks);
+    data["trace_ranks"] = ranks == TraceRanks::all ? "all" : "replica (dp 0)";
+    data["iteration_time_ns"] = simulation_.times.makespan;
+    return data;
+  }
+
+  std::ostream& out_;
+  const api::Simulation& simulation_;
+  const program::JobProgram& program_;
+  strategy::RankLayout layout_;
+  DeviceTimelines timelines_;
+  std::vector<EventArgs> event_args_;
+  Buffer buffer_;
+  bool written_any_ = false;
+};
+
+}  // namespace
+
+void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks) {
+  ChromeTraceWriter(out, simulation).write(ranks);
+}
+
+}  // namespace distsim::io
