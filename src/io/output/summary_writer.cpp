@@ -2,6 +2,7 @@
 
 #include "io/output/stage_layers_text.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <optional>
 #include <variant>
@@ -115,8 +116,6 @@ std::string grouped(std::int64_t value) {
   return result;
 }
 
-std::string simulated_name(bool all_ranks) { return all_ranks ? "all ranks" : "symmetric: one rank per stage"; }
-
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 void append_stage_table(std::string& text, const api::Simulation& simulation) {
@@ -150,6 +149,8 @@ nlohmann::json stage_memory_json(const memory::StageMemory& stage, std::int64_t 
 }
 
 }  // namespace
+
+std::string simulated_name(bool all_ranks) { return all_ranks ? "all ranks" : "symmetric: one rank per stage"; }
 
 nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
   nlohmann::json stages = nlohmann::json::array();
@@ -261,9 +262,10 @@ nlohmann::json job_settings_json(const strategy::JobSpec& job) {
   return json;
 }
 
-std::string job_settings_text(const strategy::JobSpec& job) {
+std::string job_settings_text(const strategy::JobSpec& job, const std::vector<std::string>& left_out) {
   std::string text;
   for (const auto& [key, value] : options::describe_job(job)) {
+    if (std::find(left_out.begin(), left_out.end(), key) != left_out.end()) continue;
     const auto mapping = spec_mapping(job, key);
     text += (text.empty() ? "" : " ") + key + "=" + (mapping ? flow_yaml(*mapping) : options::value_text(value));
   }
