@@ -80,9 +80,10 @@ TEST(EventsText, HasOneLinePerEventAndTheTotals) {
   while (std::getline(lines, line)) {
     all.push_back(line);
   }
-  // A title, the column header, one row per event, the totals.
-  ASSERT_EQ(all.size(), program.events.size() + 3);
-  EXPECT_EQ(all[1], "    id  source           duration µs     instances  key");
+  // A title, the job's settings, the column header, one row per event, the totals.
+  ASSERT_EQ(all.size(), program.events.size() + 4);
+  EXPECT_EQ(all[1].rfind("settings: model={name: tiny, ", 0), 0U) << all[1];
+  EXPECT_EQ(all[2], "    id  source           duration µs     instances  key");
   EXPECT_EQ(all.back().rfind("events: ", 0), 0U) << all.back();
   EXPECT_NE(text.find("\n     0  profiled               2.000             2  embedding rows=32 cols=64 bf16\n"),
             std::string::npos)
