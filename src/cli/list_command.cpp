@@ -11,6 +11,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "events/operator.hpp"
+#include "io/spec/spec_writer.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::cli {
@@ -28,13 +29,15 @@ struct ListOptions {
   bool json = false;
 };
 
-//! Prints one "name  description" line per item, or with --json a list of {name, description}.
-template <typename Item, typename Name, typename Describe>
-void print_catalog(const std::vector<Item>& items, bool json, Name name, Describe describe) {
-  nlohmann::json list = nlohmann::json::array();
+//! Prints one "name  description" line per item, or with --json a list of entries, each the
+//! mapping `entry_json` writes (for models, GPUs and clusters what `distsim show` writes), in
+//! catalog order.
+template <typename Item, typename Name, typename Describe, typename Entry>
+void print_catalog(const std::vector<Item>& items, bool json, Name name, Describe describe, Entry entry_json) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& item : items) {
     if (json) {
-      list.push_back({{"name", std::string(name(item))}, {"description", std::string(describe(item))}});
+      list.push_back(entry_json(item));
     } else {
       std::cout << padded(name(item)) << describe(item) << "\n";
     }
@@ -90,15 +93,18 @@ void run_list(const ListOptions& options) {
   const auto name = [](const auto& item) -> std::string_view { return item.name; };
   const auto description = [](const auto& item) -> std::string_view { return item.description; };
   if (what == "models") {
-    print_catalog(catalog::builtin_models(), options.json, name, description);
+    print_catalog(catalog::builtin_models(), options.json, name, description, io::model_json);
   } else if (what == "gpus") {
-    print_catalog(catalog::builtin_gpus(), options.json, name, description);
+    print_catalog(catalog::builtin_gpus(), options.json, name, description, io::gpu_json);
   } else if (what == "clusters") {
-    print_catalog(catalog::builtin_clusters(), options.json, name, description);
+    print_catalog(catalog::builtin_clusters(), options.json, name, description, io::cluster_json);
   } else if (what == "schedules") {
     print_catalog(
         schedule::all_schedules(), options.json, [](const auto* s) { return s->name(); },
-        [](const auto* s) { return s->description(); });
+        [](const auto* s) { return s->description(); },
+        [](const auto* s) -> nlohmann::ordered_json {
+          return {{"name", std::string(s->name())}, {"description", std::string(s->description())}};
+        });
   } else if (what == "operators") {
     print_operators(options.json);
   } else {
@@ -114,7 +120,9 @@ void add_list_command(CLI::App& app) {
   auto* command =
       app.add_subcommand("list", "list the built-in models, gpus, clusters, schedules or the operators of event keys");
   command->add_option("what", options->what, "models | gpus | clusters | schedules | operators")->required();
-  command->add_flag("--json", options->json, "print JSON (for operators: the key grammar of each)");
+  command->add_flag("--json", options->json,
+                    "print JSON: every field of each model, GPU or cluster (as `distsim show` writes it), each "
+                    "schedule's name and description, or the key grammar of each operator");
   command->callback([options] { run_list(*options); });
 }
 

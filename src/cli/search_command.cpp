@@ -24,10 +24,6 @@ namespace distsim::cli {
 
 namespace {
 
-//! What the search varies itself; the job flags of these keys are not registered.
-const std::vector<std::string> kSearchedKeys{"strategy", "tp",       "pp",       "dp",
-                                             "cp",       "micro_batch_size", "schedule", "recompute"};
-
 struct SearchCommandOptions {
   JobFlags job;
   std::vector<std::string> micro_batch_sizes{"1"};
@@ -158,7 +154,7 @@ void add_search_command(CLI::App& app) {
   auto options = std::make_shared<SearchCommandOptions>();
   auto* command = app.add_subcommand(
       "search", "simulate every tensor x pipeline x data parallel split of the cluster and rank them by throughput");
-  options->job.add_to(*command, kSearchedKeys);
+  options->job.add_to(*command, search::searched_keys());  // the search varies these itself
   options->micro_batch_sizes_flag =
       command->add_option("--micro-batch-sizes", options->micro_batch_sizes, "micro-batch sizes to try, e.g. 1,2,4")
           ->delimiter(',')

@@ -76,7 +76,8 @@ JobOption strategy_choice(std::string key, std::string flag, std::string noun, E
 
 std::vector<JobOption> spec_options() {
   JobOption model = basic("model", "--model", ValueType::text, "gpt2-345m",
-                          "built-in model name, a YAML/JSON model file, or a Hugging Face config.json");
+                          "built-in model name, a YAML/JSON model file, a Hugging Face config.json, or an inline mapping "
+                          "'{name: tiny, num_layers: 4, ...}' (as the job echo writes one)");
   model.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
     job.model = resolve.model(as_text(value));
   };
@@ -90,14 +91,14 @@ std::vector<JobOption> spec_options() {
   seq_length.read = [](const JobSpec& job) -> Value { return job.model.seq_length; };
 
   JobOption cluster = basic("cluster", "--cluster", ValueType::text, "",
-                            "built-in node design or a YAML/JSON cluster file (default: the GPU's)");
+                            "built-in node design, a YAML/JSON cluster file or an inline mapping (default: the GPU's)");
   cluster.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
     job.cluster = resolve.cluster(as_text(value));
   };
   cluster.read = [](const JobSpec& job) -> Value { return job.cluster.name; };
 
   JobOption gpu = basic("gpu", "--gpu", ValueType::text, "",
-                        "built-in GPU name or a YAML/JSON GPU file (default: the cluster's GPU, or a40)");
+                        "built-in GPU name, a YAML/JSON GPU file or an inline mapping (default: the cluster's GPU, or a40)");
   gpu.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
     job.cluster.gpu = resolve.gpu(as_text(value));
   };

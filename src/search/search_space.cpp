@@ -16,6 +16,12 @@ void require_non_empty(const std::vector<T>& values, const std::string& flag) {
 
 }  // namespace
 
+const std::vector<std::string>& searched_keys() {
+  static const std::vector<std::string> keys{"strategy", "tp", "pp", "dp", "cp", "micro_batch_size", "schedule",
+                                             "recompute"};
+  return keys;
+}
+
 void check_search_space(const SearchSpace& space) {
   require_non_empty(space.micro_batch_sizes, "--micro-batch-sizes");
   require_non_empty(space.schedules, "--schedules");

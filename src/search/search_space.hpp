@@ -17,6 +17,9 @@ struct SearchSpace {
   std::vector<strategy::Recompute> recompute{strategy::Recompute::none};
 };
 
+//! The job settings (option-table keys) a search varies itself: a search's job leaves them out.
+const std::vector<std::string>& searched_keys();
+
 //! Checks the lists themselves (not the candidates): none empty, schedules known, micro-batch
 //! sizes positive and dividing the global batch. Throws InputError naming the flag and value.
 void check_search_space(const SearchSpace& space);

@@ -65,7 +65,20 @@ Document load_document(const std::string& path, std::string_view what) {
   return {path, root};
 }
 
+Document load_inline_document(const std::string& text, const std::string& label) {
+  YAML::Node root = parse_yaml(label, text, "mapping");
+  if (!root.IsMap()) {
+    throw InputError(label + ": expected a mapping of keys to values, got " + describe(root));
+  }
+  return {label, root};
+}
+
+bool is_inline_mapping(std::string_view value) { return !value.empty() && value.front() == '{'; }
+
 bool looks_like_path(std::string_view name_or_path) {
+  if (is_inline_mapping(name_or_path)) {
+    return false;
+  }
   return ends_with(name_or_path, ".yaml") || ends_with(name_or_path, ".yml") || ends_with(name_or_path, ".json") ||
          name_or_path.find('/') != std::string_view::npos;
 }

@@ -20,8 +20,16 @@ struct Document {
 //! parse, or its top level is not a mapping.
 Document load_document(const std::string& path, std::string_view what);
 
+//! Parses `text`, a mapping written inline where a name or a path could stand ("{name: tiny,
+//! num_layers: 2, ...}", YAML flow style or JSON). `label` names it in errors ("inline model").
+//! Throws InputError when the text does not parse or is not a mapping.
+Document load_inline_document(const std::string& text, const std::string& label);
+
+//! Whether a value given for a model, GPU or cluster is an inline mapping: it starts with '{'.
+bool is_inline_mapping(std::string_view value);
+
 //! Whether a name given on the command line or under `base:` names a file rather than a catalog
-//! entry: it ends in .yaml, .yml or .json, or contains a '/'.
+//! entry: it is not an inline mapping, and it ends in .yaml, .yml or .json, or contains a '/'.
 bool looks_like_path(std::string_view name_or_path);
 
 //! The file name without directories and extension: "models/tiny.yaml" → "tiny".

@@ -90,9 +90,9 @@ std::string ratio_text(double ratio) {
 }
 
 nlohmann::json census_job_json(const strategy::JobSpec& spec, const search::CensusJob& job) {
-  nlohmann::json entry = job_json(spec, false);
-  entry.erase("simulated");
-  entry["label"] = job.label;
+  nlohmann::json entry = {{"label", job.label}, {"job", job_settings_json(spec)}};
+  entry["strategy"] = spec.strategy.notation();
+  entry["num_microbatches"] = spec.strategy.num_microbatches();
   entry["world_size"] = job.world_size;
   entry["iteration_time_s"] = job.iteration_time_s;
   entry["unique"] = job.unique;
@@ -141,7 +141,10 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
     if (skipped(program.costs.at(id), skip_profiled)) continue;
     list.push_back(event_json(id, program.events.at(id), program.costs.at(id), program.events.instances(id)));
   }
-  nlohmann::json json = {{"job", job_json(job, program.all_ranks)},
+  nlohmann::json json = {{"job", job_settings_json(job)},
+                         {"strategy", job.strategy.notation()},
+                         {"num_microbatches", job.strategy.num_microbatches()},
+                         {"simulated", simulated_name(program.all_ranks)},
                          {"unique", counts.unique},
                          {"instances", counts.instances},
                          {"dedup_ratio", ratio_of(static_cast<double>(counts.instances),
@@ -158,6 +161,7 @@ std::string events_text(const strategy::JobSpec& job, const program::JobProgram&
   auto out = std::back_inserter(text);
   fmt::format_to(out, "unique events of {} ({}, {}):\n", job.model.name, job.strategy.notation(),
                  job.cluster.gpu.name);
+  fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   // Written out rather than padded by fmt, which counts the bytes of "µ" as columns.
   text += "    id  source           duration µs     instances  key\n";
   for (events::EventId id = 0; id < program.events.size(); ++id) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "io/output/summary_writer.hpp"
+
 namespace distsim::io {
 
 namespace {
@@ -17,6 +19,18 @@ std::string space_description(const search::SearchSpace& space) {
   return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name, job.cluster.num_hosts,
                      job.cluster.gpus_per_host, job.cluster.gpu.name, job.strategy.global_batch_size,
                      job.strategy.precision_name());
+}
+
+std::vector<std::string> recompute_names(const search::SearchSpace& space) {
+  std::vector<std::string> names;
+  for (const auto recompute : space.recompute) names.push_back(strategy::to_string(recompute));
+  return names;
+}
+
+nlohmann::json space_json(const search::SearchSpace& space) {
+  return {{"micro_batch_sizes", space.micro_batch_sizes},
+          {"schedules", space.schedules},
+          {"recompute", recompute_names(space)}};
 }
 
 //! Wide enough for every label in the table, and at least 28 characters.
@@ -104,10 +118,31 @@ std::string csv_quoted(const std::string& text) {
 
 }  // namespace
 
+//! The searched keys, and the gradient bucket size when the default rule sets it: that rule
+//! follows each candidate's data-parallel size, which the base job's value would pin.
+std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
+  std::vector<std::string> keys = search::searched_keys();
+  if (space.base.strategy.dp_bucket_params == 0) keys.emplace_back("gradient_bucket_size");
+  return keys;
+}
+
+nlohmann::json search_job_json(const search::SearchSpace& space) {
+  nlohmann::json job = job_settings_json(space.base);
+  for (const auto& key : left_out_of_echo(space)) job.erase(key);
+  return job;
+}
+
+std::string search_settings_text(const search::SearchSpace& space) {
+  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}", job_settings_text(space.base, left_out_of_echo(space)),
+                     fmt::join(space.micro_batch_sizes, ","), fmt::join(space.schedules, ","),
+                     fmt::join(recompute_names(space), ","));
+}
+
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "strategy search: {}\n", space_description(space));
+  fmt::format_to(out, "settings: {}\n", search_settings_text(space));
   fmt::format_to(out, "{} candidates: {} valid, {} invalid; {} do not fit in memory; {} simulated\n",
                  result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
                  std::count_if(result.candidates.begin(), result.candidates.end(),
@@ -164,6 +199,8 @@ void write_search_csv(std::ostream& out, const search::SearchResult& result) {
 nlohmann::json search_json(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
   nlohmann::json data;
   data["search"] = space_description(space);
+  data["job"] = search_job_json(space);
+  data["space"] = space_json(space);
   data["candidates_total"] = result.candidates.size();
   data["valid"] = result.valid;
   data["invalid"] = result.invalid;

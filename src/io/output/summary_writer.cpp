@@ -2,13 +2,19 @@
 
 #include "io/output/stage_layers_text.hpp"
 
+#include <algorithm>
 #include <iterator>
+#include <optional>
 #include <variant>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_gpus.hpp"
+#include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
+#include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
 #include "strategy/rank_layout.hpp"
 
@@ -110,8 +116,6 @@ std::string grouped(std::int64_t value) {
   return result;
 }
 
-std::string simulated_name(bool all_ranks) { return all_ranks ? "all ranks" : "symmetric: one rank per stage"; }
-
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 void append_stage_table(std::string& text, const api::Simulation& simulation) {
@@ -145,6 +149,8 @@ nlohmann::json stage_memory_json(const memory::StageMemory& stage, std::int64_t 
 }
 
 }  // namespace
+
+std::string simulated_name(bool all_ranks) { return all_ranks ? "all ranks" : "symmetric: one rank per stage"; }
 
 nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
   nlohmann::json stages = nlohmann::json::array();
@@ -187,18 +193,81 @@ std::string memory_text(const memory::MemoryEstimate& estimate, const std::strin
   return text;
 }
 
+namespace {
+
+//! The built-in entry called exactly `name`, or nullptr.
+template <class Spec>
+const Spec* builtin_named(const std::vector<Spec>& catalog, const std::string& name) {
+  for (const auto& entry : catalog) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+//! The model as its mapping, unless it is the built-in entry of its name (with the job's sequence
+//! length, which the job's own setting gives).
+std::optional<nlohmann::ordered_json> model_mapping(const strategy::JobSpec& job) {
+  const model::ModelSpec* builtin = builtin_named(catalog::builtin_models(), job.model.name);
+  nlohmann::ordered_json mapping = model_json(job.model);
+  if (builtin != nullptr) {
+    model::ModelSpec as_run = *builtin;
+    as_run.seq_length = job.model.seq_length;
+    if (model_json(as_run) == mapping) return std::nullopt;
+  }
+  return mapping;
+}
+
+std::optional<nlohmann::ordered_json> gpu_mapping(const strategy::JobSpec& job) {
+  const cluster::GpuSpec* builtin = builtin_named(catalog::builtin_gpus(), job.cluster.gpu.name);
+  nlohmann::ordered_json mapping = gpu_json(job.cluster.gpu);
+  if (builtin != nullptr && gpu_json(*builtin) == mapping) return std::nullopt;
+  return mapping;
+}
+
+//! The cluster as its mapping, unless it is the built-in entry of its name with the job's GPU,
+//! node count and GPUs per node, which the job's own settings give.
+std::optional<nlohmann::ordered_json> cluster_mapping(const strategy::JobSpec& job) {
+  const cluster::ClusterSpec* builtin = builtin_named(catalog::builtin_clusters(), job.cluster.name);
+  nlohmann::ordered_json mapping = cluster_json(job.cluster);
+  if (builtin != nullptr) {
+    cluster::ClusterSpec as_run = *builtin;
+    as_run.gpu = job.cluster.gpu;
+    as_run.num_hosts = job.cluster.num_hosts;
+    as_run.gpus_per_host = job.cluster.gpus_per_host;
+    if (cluster_json(as_run) == mapping) return std::nullopt;
+  }
+  return mapping;
+}
+
+//! A model, GPU or cluster that a name does not reproduce (a file, or a catalog entry of another
+//! version) is echoed as its whole mapping, which a job file and the flags take inline.
+std::optional<nlohmann::ordered_json> spec_mapping(const strategy::JobSpec& job, const std::string& key) {
+  if (key == "model") return model_mapping(job);
+  if (key == "gpu") return gpu_mapping(job);
+  if (key == "cluster") return cluster_mapping(job);
+  return std::nullopt;
+}
+
+}  // namespace
+
 nlohmann::json job_settings_json(const strategy::JobSpec& job) {
   nlohmann::json json = nlohmann::json::object();
   for (const auto& [key, value] : options::describe_job(job)) {
-    std::visit([&json, &key = key](const auto& held) { json[key] = held; }, value);
+    if (const auto mapping = spec_mapping(job, key)) {
+      json[key] = nlohmann::json(*mapping);
+    } else {
+      std::visit([&json, &key = key](const auto& held) { json[key] = held; }, value);
+    }
   }
   return json;
 }
 
-std::string job_settings_text(const strategy::JobSpec& job) {
+std::string job_settings_text(const strategy::JobSpec& job, const std::vector<std::string>& left_out) {
   std::string text;
   for (const auto& [key, value] : options::describe_job(job)) {
-    text += (text.empty() ? "" : " ") + key + "=" + options::value_text(value);
+    if (std::find(left_out.begin(), left_out.end(), key) != left_out.end()) continue;
+    const auto mapping = spec_mapping(job, key);
+    text += (text.empty() ? "" : " ") + key + "=" + (mapping ? flow_yaml(*mapping) : options::value_text(value));
   }
   return text;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,11 +16,19 @@ namespace distsim::io {
 nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
 
 //! The complete job as a job file: every option of the table under its key, as run (what
-//! `distsim simulate --job` reads back to run the same job).
+//! `distsim simulate --job` reads back to run the same job). The model, GPU and cluster are their
+//! built-in names when those entries are what ran; otherwise (a file, an edited entry) each is its
+//! whole mapping as io::model_json, gpu_json and cluster_json write it, which job files and flags
+//! take inline.
 nlohmann::json job_settings_json(const strategy::JobSpec& job);
 
-//! The same settings on one line: "model=gpt2-345m seq_length=1024 ... nodes=4".
-std::string job_settings_text(const strategy::JobSpec& job);
+//! How the ranks were simulated: "all ranks" or "symmetric: one rank per stage".
+std::string simulated_name(bool all_ranks);
+
+//! The same settings on one line: "model=gpt2-345m seq_length=1024 ... nodes=4"; a spec that its
+//! name does not reproduce is its mapping in YAML flow style, "model={name: tiny, ...}". The keys in
+//! `left_out` are not written.
+std::string job_settings_text(const strategy::JobSpec& job, const std::vector<std::string>& left_out = {});
 
 //! "events: 123 unique, 456,789 instances (dedup 3713x): 0 profiled, 0 extrapolated, 123 analytical"
 std::string events_line(const analysis::EventCounts& counts);

@@ -358,6 +358,10 @@ void append_search_header(std::string& html, const SearchReport& report) {
   append_escaped(html, report.title.empty() ? "Strategy search" : report.title);
   html += "</h1><p class=\"subtitle\">";
   append_escaped(html, report.description);
+  if (!report.settings.empty()) {
+    html += "</p><p class=\"subtitle\">settings: ";
+    append_escaped(html, report.settings);
+  }
   html += "</p></header>\n<section id=\"search-summary\"><div class=\"cards\">";
   const auto& rows = report.rows;
   const auto count = [&](auto predicate) { return std::count_if(rows.begin(), rows.end(), predicate); };

@@ -30,6 +30,7 @@ struct SearchReportRow {
 struct SearchReport {
   std::string title;                 //!< e.g. "Strategy search: bert-exlarge on 4 × 4 A10"
   std::string description;           //!< the job and the space searched, one line or a few
+  std::string settings;              //!< the job's settings and the searched flags (search_settings_text)
   double memory_capacity_bytes = 0;  //!< the GPU's memory, drawn as the limit; 0 when unknown
   std::size_t table_rows = 10;       //!< how many of the first rows the table lists
   std::vector<SearchReportRow> rows;

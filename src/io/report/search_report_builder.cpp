@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "io/output/search_writer.hpp"
+
 namespace distsim::io {
 
 namespace {
@@ -23,6 +25,7 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
       "global batch {} · {} · {} candidates: {} valid, {} invalid, {} out of memory · best/worst throughput {:.2f}×",
       job.strategy.global_batch_size, job.strategy.precision_name(), result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
       result.best_worst_ratio());
+  report.settings = search_settings_text(space);
   report.memory_capacity_bytes = job.cluster.gpu.memory_gb * 1024.0 * 1024.0 * 1024.0;
   report.table_rows = table_rows;
   for (const std::size_t index : result.ranking) {

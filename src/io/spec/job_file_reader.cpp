@@ -5,6 +5,7 @@
 #include "io/document/diagnostics.hpp"
 #include "io/document/document.hpp"
 #include "io/document/mapping_reader.hpp"
+#include "io/spec/spec_resolver.hpp"
 
 namespace distsim::io {
 
@@ -18,9 +19,40 @@ std::string relative_to_job_file(const std::string& name, const std::string& job
   return (std::filesystem::path(job_path).parent_path() / name).lexically_normal().string();
 }
 
+bool names_a_spec(const options::JobOption& option) {
+  return option.key == "model" || option.key == "gpu" || option.key == "cluster";
+}
+
+//! A spec written inline under its key, as the one-line mapping the resolvers take. It is resolved
+//! here once, so that a problem in it is reported at the job file's key.
+void read_inline_spec(MappingReader& reader, const options::JobOption& option, const std::string& path,
+                      options::JobSettings& settings) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out << reader.value(option.key);
+  const std::string text = out.c_str();
+  try {
+    if (option.key == "model") {
+      resolve_model(text);
+    } else if (option.key == "gpu") {
+      resolve_gpu(text);
+    } else {
+      resolve_cluster(text);
+    }
+  } catch (const InputError& e) {
+    reader.report(option.key, e.what());
+    return;
+  }
+  settings.set(option.key, text, "job file '" + path + "': key " + option.key);
+}
+
 void read_setting(MappingReader& reader, const options::JobOption& option, const std::string& path,
                   options::JobSettings& settings) {
   const YAML::Node value = reader.value(option.key);
+  if (value.IsMap() && names_a_spec(option)) {
+    read_inline_spec(reader, option, path, settings);
+    return;
+  }
   if (!value.IsScalar()) {
     reader.report(option.key, "expected a single value, got " + describe(value));
     return;
@@ -31,7 +63,7 @@ void read_setting(MappingReader& reader, const options::JobOption& option, const
     return;
   }
   options::Value setting = parsed.value;
-  if (option.key == "model" || option.key == "gpu" || option.key == "cluster") {
+  if (names_a_spec(option)) {
     setting = relative_to_job_file(std::get<std::string>(setting), path);
   }
   settings.set(option.key, setting, "job file '" + path + "': key " + option.key);

@@ -54,66 +54,74 @@ model::ModelSpec model_at(const std::string& name_or_path, const Chain& chain);
 cluster::GpuSpec gpu_at(const std::string& name_or_path, const Chain& chain);
 cluster::ClusterSpec cluster_at(const std::string& name_or_path, const Chain& chain);
 
-model::ModelSpec read_model_file(const std::string& path, const Chain& chain) {
-  const Chain inner = enter(path, chain);
-  const Document document = load_document(path, "model file");
-  Diagnostics diagnostics(path);
+model::ModelSpec read_model_document(const Document& document, const Chain& inner) {
+  Diagnostics diagnostics(document.path);
   MappingReader reader(document.root, "", diagnostics);
   model::ModelSpec model;
   if (is_hf_config(document.root)) {
-    model = read_hf_config(reader, path);
+    model = read_hf_config(reader, document.path);
   } else {
     const auto base =
         read_base<model::ModelSpec>(reader, [&](const std::string& name) { return model_at(name, inner); });
-    model = read_model_mapping(reader, base ? &*base : nullptr, path);
+    model = read_model_mapping(reader, base ? &*base : nullptr, document.path);
   }
   diagnostics.throw_if_any();
   return model;
 }
 
-cluster::GpuSpec read_gpu_file(const std::string& path, const Chain& chain) {
-  const Chain inner = enter(path, chain);
-  const Document document = load_document(path, "GPU file");
-  Diagnostics diagnostics(path);
+cluster::GpuSpec read_gpu_document(const Document& document, const std::string& default_name, const Chain& inner) {
+  Diagnostics diagnostics(document.path);
   MappingReader reader(document.root, "", diagnostics);
   const auto base = read_base<cluster::GpuSpec>(reader, [&](const std::string& name) { return gpu_at(name, inner); });
-  cluster::GpuSpec gpu = read_gpu_mapping(reader, base ? &*base : nullptr, file_stem(path), path);
+  cluster::GpuSpec gpu = read_gpu_mapping(reader, base ? &*base : nullptr, default_name, document.path);
   diagnostics.throw_if_any();
   return gpu;
 }
 
-cluster::ClusterSpec read_cluster_file(const std::string& path, const Chain& chain) {
-  const Chain inner = enter(path, chain);
-  const Document document = load_document(path, "cluster file");
-  Diagnostics diagnostics(path);
+cluster::ClusterSpec read_cluster_document(const Document& document, const Chain& inner) {
+  Diagnostics diagnostics(document.path);
   MappingReader reader(document.root, "", diagnostics);
   const auto base =
       read_base<cluster::ClusterSpec>(reader, [&](const std::string& name) { return cluster_at(name, inner); });
   const GpuResolver gpus = [&](const std::string& name) { return gpu_at(name, inner); };
-  cluster::ClusterSpec cluster = read_cluster_mapping(reader, base ? &*base : nullptr, path, gpus);
+  cluster::ClusterSpec cluster = read_cluster_mapping(reader, base ? &*base : nullptr, document.path, gpus);
   diagnostics.throw_if_any();
   return cluster;
 }
 
+// An inline mapping is read as a file would be; it enters no chain, since it has no path of its own.
+
 model::ModelSpec model_at(const std::string& name_or_path, const Chain& chain) {
+  if (is_inline_mapping(name_or_path)) {
+    return read_model_document(load_inline_document(name_or_path, "inline model"), chain);
+  }
   if (!looks_like_path(name_or_path)) {
     return catalog::find_model(name_or_path);
   }
-  return read_model_file(locate(name_or_path, chain), chain);
+  const std::string path = locate(name_or_path, chain);
+  return read_model_document(load_document(path, "model file"), enter(path, chain));
 }
 
 cluster::GpuSpec gpu_at(const std::string& name_or_path, const Chain& chain) {
+  if (is_inline_mapping(name_or_path)) {
+    return read_gpu_document(load_inline_document(name_or_path, "inline GPU"), "", chain);
+  }
   if (!looks_like_path(name_or_path)) {
     return catalog::find_gpu(name_or_path);
   }
-  return read_gpu_file(locate(name_or_path, chain), chain);
+  const std::string path = locate(name_or_path, chain);
+  return read_gpu_document(load_document(path, "GPU file"), file_stem(path), enter(path, chain));
 }
 
 cluster::ClusterSpec cluster_at(const std::string& name_or_path, const Chain& chain) {
+  if (is_inline_mapping(name_or_path)) {
+    return read_cluster_document(load_inline_document(name_or_path, "inline cluster"), chain);
+  }
   if (!looks_like_path(name_or_path)) {
     return catalog::find_cluster(name_or_path);
   }
-  return read_cluster_file(locate(name_or_path, chain), chain);
+  const std::string path = locate(name_or_path, chain);
+  return read_cluster_document(load_document(path, "cluster file"), enter(path, chain));
 }
 
 }  // namespace

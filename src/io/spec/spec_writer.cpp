@@ -7,10 +7,9 @@ namespace distsim::io {
 
 namespace {
 
-//! Numbers go in as text in their shortest form that reads back to the same double.
-std::string number(double value) { return fmt::format("{}", value); }
+using Mapping = nlohmann::ordered_json;
 
-void add_text(YAML::Node& node, const char* key, const std::string& value) {
+void add_text(Mapping& node, const char* key, const std::string& value) {
   if (!value.empty()) node[key] = value;
 }
 
@@ -32,36 +31,29 @@ const char* position_embedding_name(model::PositionEmbedding embedding) {
   return "learned";
 }
 
-YAML::Node gpu_node(const cluster::GpuSpec& gpu) {
-  YAML::Node node;
-  add_text(node, "name", gpu.name);
-  add_text(node, "description", gpu.description);
-  add_text(node, "source", gpu.source);
-  node["peak_fp16_tflops"] = number(gpu.peak_fp16_tflops);
-  node["peak_bf16_tflops"] = number(gpu.peak_bf16_tflops);
-  node["peak_fp8_tflops"] = number(gpu.peak_fp8_tflops);
-  node["peak_fp32_tflops"] = number(gpu.peak_fp32_tflops);
-  node["memory_gb"] = number(gpu.memory_gb);
-  node["memory_bandwidth_gbps"] = number(gpu.memory_bandwidth_gbps);
-  node["sm_count"] = gpu.sm_count;
-  node["gemm_efficiency"] = number(gpu.gemm_efficiency);
-  node["fp8_gemm_efficiency"] = number(gpu.fp8_gemm_efficiency);
-  node["memory_efficiency"] = number(gpu.memory_efficiency);
-  node["kernel_launch_us"] = number(gpu.kernel_launch_us);
-  add_text(node, "default_cluster", gpu.default_cluster);
-  return node;
+//! Numbers go in as text in their shortest form that reads back to the same double.
+YAML::Node yaml_node(const Mapping& value) {
+  if (value.is_object()) {
+    YAML::Node node(YAML::NodeType::Map);
+    for (const auto& [key, item] : value.items()) node[key] = yaml_node(item);
+    return node;
+  }
+  if (value.is_boolean()) return YAML::Node(value.get<bool>());
+  if (value.is_number_integer()) return YAML::Node(value.get<std::int64_t>());
+  if (value.is_number()) return YAML::Node(fmt::format("{}", value.get<double>()));
+  return YAML::Node(value.get<std::string>());
 }
 
-std::string emitted(const YAML::Node& node) {
+std::string emitted(const Mapping& mapping) {
   YAML::Emitter out;
-  out << node;
+  out << yaml_node(mapping);
   return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace
 
-std::string model_yaml(const model::ModelSpec& model) {
-  YAML::Node node;
+Mapping model_json(const model::ModelSpec& model) {
+  Mapping node = Mapping::object();
   add_text(node, "name", model.name);
   add_text(node, "description", model.description);
   add_text(node, "source", model.source);
@@ -84,34 +76,65 @@ std::string model_yaml(const model::ModelSpec& model) {
     node["decoder_seq_length"] = model.decoder_seq_length;
   }
   node["tie_embeddings"] = model.tie_embeddings;
-  return emitted(node);
+  return node;
 }
 
-std::string gpu_yaml(const cluster::GpuSpec& gpu) { return emitted(gpu_node(gpu)); }
+Mapping gpu_json(const cluster::GpuSpec& gpu) {
+  Mapping node = Mapping::object();
+  add_text(node, "name", gpu.name);
+  add_text(node, "description", gpu.description);
+  add_text(node, "source", gpu.source);
+  node["peak_fp16_tflops"] = gpu.peak_fp16_tflops;
+  node["peak_bf16_tflops"] = gpu.peak_bf16_tflops;
+  node["peak_fp8_tflops"] = gpu.peak_fp8_tflops;
+  node["peak_fp32_tflops"] = gpu.peak_fp32_tflops;
+  node["memory_gb"] = gpu.memory_gb;
+  node["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps;
+  node["sm_count"] = gpu.sm_count;
+  node["gemm_efficiency"] = gpu.gemm_efficiency;
+  node["fp8_gemm_efficiency"] = gpu.fp8_gemm_efficiency;
+  node["memory_efficiency"] = gpu.memory_efficiency;
+  node["kernel_launch_us"] = gpu.kernel_launch_us;
+  add_text(node, "default_cluster", gpu.default_cluster);
+  return node;
+}
 
-std::string cluster_yaml(const cluster::ClusterSpec& cluster) {
-  YAML::Node node;
+Mapping cluster_json(const cluster::ClusterSpec& cluster) {
+  Mapping node = Mapping::object();
   add_text(node, "name", cluster.name);
   add_text(node, "description", cluster.description);
   add_text(node, "source", cluster.source);
-  node["gpu"] = gpu_node(cluster.gpu);
+  node["gpu"] = gpu_json(cluster.gpu);
   node["num_hosts"] = cluster.num_hosts;
   node["gpus_per_host"] = cluster.gpus_per_host;
   node["gpus_per_domain"] = cluster.gpus_per_domain();
-  YAML::Node intra;
+  Mapping intra = Mapping::object();
   add_text(intra, "name", cluster.intra_node.name);
   intra["fabric"] = std::string(cluster::fabric_name(cluster.intra_node.fabric));
-  intra["collective_busbw_gbps"] = number(cluster.intra_node.collective_busbw_gbps);
-  intra["p2p_gbps"] = number(cluster.intra_node.p2p_gbps);
-  intra["latency_us"] = number(cluster.intra_node.latency_us);
+  intra["collective_busbw_gbps"] = cluster.intra_node.collective_busbw_gbps;
+  intra["p2p_gbps"] = cluster.intra_node.p2p_gbps;
+  intra["latency_us"] = cluster.intra_node.latency_us;
   node["intra_node"] = intra;
-  YAML::Node inter;
+  Mapping inter = Mapping::object();
   add_text(inter, "name", cluster.inter_node.name);
   inter["nics_per_host"] = cluster.inter_node.nics_per_host;
-  inter["nic_busbw_gbps"] = number(cluster.inter_node.nic_busbw_gbps);
-  inter["latency_us"] = number(cluster.inter_node.latency_us);
+  inter["nic_busbw_gbps"] = cluster.inter_node.nic_busbw_gbps;
+  inter["latency_us"] = cluster.inter_node.latency_us;
   node["inter_node"] = inter;
-  return emitted(node);
+  return node;
+}
+
+std::string model_yaml(const model::ModelSpec& model) { return emitted(model_json(model)); }
+
+std::string gpu_yaml(const cluster::GpuSpec& gpu) { return emitted(gpu_json(gpu)); }
+
+std::string cluster_yaml(const cluster::ClusterSpec& cluster) { return emitted(cluster_json(cluster)); }
+
+std::string flow_yaml(const Mapping& mapping) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out << yaml_node(mapping);
+  return out.c_str();
 }
 
 }  // namespace distsim::io

@@ -2,19 +2,31 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cluster/cluster_spec.hpp"
 #include "model/model_spec.hpp"
 
 namespace distsim::io {
 
-// Each *_yaml writes a spec as the file its reader takes (model_file_reader, gpu_file_reader,
-// cluster_file_reader): every field under its key, numbers in their shortest exact form, so that
-// reading the text back gives the same spec. `distsim show` prints built-in entries this way for
-// a user to edit and pass back.
+// A spec is written as the mapping its reader takes (model_file_reader, gpu_file_reader,
+// cluster_file_reader): every field under its key, in the reader's order, so that reading it back
+// gives the same spec. The *_json forms hold typed values (numbers as numbers) for JSON outputs and
+// inline specs of a job; the *_yaml forms are the same mapping as a YAML file, numbers in their
+// shortest exact form. `distsim show` prints built-in entries this way for a user to edit and pass
+// back, and `distsim list --json` prints every entry of a catalog this way.
+
+nlohmann::ordered_json model_json(const model::ModelSpec& model);
+nlohmann::ordered_json gpu_json(const cluster::GpuSpec& gpu);
+//! The cluster with its GPU as an inline mapping of GPU fields.
+nlohmann::ordered_json cluster_json(const cluster::ClusterSpec& cluster);
 
 std::string model_yaml(const model::ModelSpec& model);
 std::string gpu_yaml(const cluster::GpuSpec& gpu);
-//! The cluster with its GPU as an inline mapping of GPU fields.
 std::string cluster_yaml(const cluster::ClusterSpec& cluster);
+
+//! A mapping on one line in YAML's flow style, "{name: tiny, num_layers: 2, ...}": the form a
+//! spec takes inline in a job's settings (`--model '{...}'`, resolved by io::resolve_model).
+std::string flow_yaml(const nlohmann::ordered_json& mapping);
 
 }  // namespace distsim::io

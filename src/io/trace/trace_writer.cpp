@@ -188,6 +188,7 @@ class ChromeTraceWriter {
 
   nlohmann::json other_data(TraceRanks ranks) const {
     nlohmann::json data = job_json(simulation_.job, program_.all_ranks);
+    data["job"] = job_settings_json(simulation_.job);
     data["trace_ranks"] = ranks == TraceRanks::all ? "all" : "replica (dp 0)";
     data["iteration_time_ns"] = simulation_.times.makespan;
     return data;

@@ -19,7 +19,11 @@ TEST(EventsJson, ListsEveryUniqueEventById) {
   const auto job = two_stage_job();
   const auto program = api::job_events(job, fixed_costs());
   const auto json = events_json(job, program);
-  EXPECT_EQ(json["job"]["strategy"], "1M2P1D");
+  // The job as a job file (the two-stage fixture: tp 1, pp 2, dp 1), and its notation beside it.
+  EXPECT_EQ(json["strategy"], "1M2P1D");
+  EXPECT_EQ(json["job"]["tp"], 1);
+  EXPECT_EQ(json["job"]["pp"], 2);
+  EXPECT_EQ(json["job"]["dp"], 1);
   EXPECT_EQ(json["unique"], program.events.size());
   EXPECT_EQ(json["instances"], program.events.total_instances());
   EXPECT_DOUBLE_EQ(json["dedup_ratio"].get<double>(),
@@ -76,9 +80,10 @@ TEST(EventsText, HasOneLinePerEventAndTheTotals) {
   while (std::getline(lines, line)) {
     all.push_back(line);
   }
-  // A title, the column header, one row per event, the totals.
-  ASSERT_EQ(all.size(), program.events.size() + 3);
-  EXPECT_EQ(all[1], "    id  source           duration µs     instances  key");
+  // A title, the job's settings, the column header, one row per event, the totals.
+  ASSERT_EQ(all.size(), program.events.size() + 4);
+  EXPECT_EQ(all[1].rfind("settings: model={name: tiny, ", 0), 0U) << all[1];
+  EXPECT_EQ(all[2], "    id  source           duration µs     instances  key");
   EXPECT_EQ(all.back().rfind("events: ", 0), 0U) << all.back();
   EXPECT_NE(text.find("\n     0  profiled               2.000             2  embedding rows=32 cols=64 bf16\n"),
             std::string::npos)
@@ -108,7 +113,7 @@ TEST(CensusJson, MergesTheJobsEvents) {
   const auto json = census_json(jobs, census, search::ProfilingCostOptions{});
   ASSERT_EQ(json["jobs"].size(), 2U);
   EXPECT_EQ(json["jobs"][0]["label"], "two");
-  EXPECT_EQ(json["jobs"][1]["global_batch_size"], 4);
+  EXPECT_EQ(json["jobs"][1]["job"]["global_batch_size"], 4);
   // Same events in both jobs: the union is either job's set, each used by 2 jobs.
   EXPECT_EQ(json["unique"], json["jobs"][0]["unique"]);
   EXPECT_EQ(json["sum_of_job_unique"], 2 * json["jobs"][0]["unique"].get<int>());

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
 #include "tiny_simulation.hpp"
 
 namespace distsim::io {
@@ -49,11 +51,35 @@ TEST(SummaryJson, HasEveryRequiredKey) {
   }
 }
 
+TEST(SummaryJson, EchoesBuiltInEntriesByName) {
+  // gpt2-345m on the A40 nodes as the catalog has them: names reproduce them, so names are echoed.
+  auto job = two_stage_job();
+  job.model = catalog::find_model("gpt2-345m");
+  job.cluster = catalog::find_cluster("pcie-a40");
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 2;
+  const auto echo = job_settings_json(job);
+  EXPECT_EQ(echo["model"], "gpt2-345m");
+  EXPECT_EQ(echo["gpu"], "a40");
+  EXPECT_EQ(echo["cluster"], "pcie-a40");
+  EXPECT_EQ(echo["gpus_per_node"], 2);
+  // One edited field (a longer sequence is the job's own setting, so it is not an edit).
+  job.model.seq_length = 2048;
+  EXPECT_EQ(job_settings_json(job)["model"], "gpt2-345m");
+  job.model.num_layers = 12;
+  EXPECT_EQ(job_settings_json(job)["model"]["num_layers"], 12);
+}
+
 TEST(SummaryJson, DescribesTheJob) {
   const auto json = summary_json(api::simulate(two_stage_job(), fixed_costs()));
   const auto& job = json["job"];
-  EXPECT_EQ(job["model"], "tiny");
-  EXPECT_EQ(job["gpu"], "test-gpu");
+  // The test model and GPU are in no catalog, so their names would not rerun the job: each is
+  // echoed as its whole mapping (the fixture's 2 layers of width 64, the GPU's 40 GB).
+  EXPECT_EQ(job["model"]["name"], "tiny");
+  EXPECT_EQ(job["model"]["num_layers"], 2);
+  EXPECT_EQ(job["model"]["hidden_size"], 64);
+  EXPECT_EQ(job["gpu"]["name"], "test-gpu");
+  EXPECT_EQ(job["gpu"]["memory_gb"], 40.0);
   EXPECT_EQ(job["pp"], 2);
   EXPECT_EQ(job["schedule"], "gpipe");
   EXPECT_EQ(job["dtype"], "bf16");

@@ -289,13 +289,18 @@ class WorkList:
         self.gpu_names = gpu_names
 
 
+def _gpu_name(job):
+    """The GPU of an echoed job: a built-in name, or the mapping of a GPU given as a file."""
+    gpu = job.get("gpu") if isinstance(job, dict) else None
+    return gpu.get("name") if isinstance(gpu, dict) else gpu
+
+
 def _gpu_names(document):
     names = []
     jobs = document.get("jobs")
     if isinstance(jobs, list):
-        names += [job.get("gpu") for job in jobs if isinstance(job, dict)]
-    if isinstance(document.get("job"), dict):
-        names.append(document["job"].get("gpu"))
+        names += [_gpu_name(entry.get("job")) for entry in jobs if isinstance(entry, dict)]
+    names.append(_gpu_name(document.get("job")))
     return [name for name in names if isinstance(name, str)]
 
 
