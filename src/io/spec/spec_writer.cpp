@@ -32,6 +32,36 @@ const char* position_embedding_name(model::PositionEmbedding embedding) {
   return "learned";
 }
 
+//! Only the fields a reader of model files needs to rebuild the experts; a dropless router has
+//! no capacity_factor.
+YAML::Node moe_node(const model::MoeSpec& moe) {
+  YAML::Node node;
+  node["num_experts"] = moe.num_experts;
+  node["top_k"] = moe.top_k;
+  node["expert_ffn_hidden_size"] = moe.expert_ffn_hidden_size;
+  node["shared_experts"] = moe.shared_experts;
+  if (moe.shared_experts > 0) node["shared_expert_ffn_hidden_size"] = moe.shared_expert_ffn_hidden_size;
+  node["first_dense_layers"] = moe.first_dense_layers;
+  node["layer_interval"] = moe.layer_interval;
+  node["router_scoring"] = moe.router_scoring == model::RouterScoring::sigmoid ? "sigmoid" : "softmax";
+  if (moe.router_groups > 0) {
+    node["router_groups"] = moe.router_groups;
+    node["router_group_top_k"] = moe.router_group_top_k;
+  }
+  if (!moe.dropless()) node["capacity_factor"] = number(moe.capacity_factor);
+  return node;
+}
+
+YAML::Node mla_node(const model::MlaSpec& mla) {
+  YAML::Node node;
+  node["q_lora_rank"] = mla.q_lora_rank;
+  node["kv_lora_rank"] = mla.kv_lora_rank;
+  node["qk_nope_head_dim"] = mla.qk_nope_head_dim;
+  node["qk_rope_head_dim"] = mla.qk_rope_head_dim;
+  node["v_head_dim"] = mla.v_head_dim;
+  return node;
+}
+
 YAML::Node gpu_node(const cluster::GpuSpec& gpu) {
   YAML::Node node;
   add_text(node, "name", gpu.name);
@@ -84,6 +114,12 @@ std::string model_yaml(const model::ModelSpec& model) {
     node["decoder_seq_length"] = model.decoder_seq_length;
   }
   node["tie_embeddings"] = model.tie_embeddings;
+  // Dense models with standard attention are written as before these keys existed.
+  if (model.qkv_bias) node["qkv_bias"] = true;
+  if (model.qk_norm) node["qk_norm"] = true;
+  if (model.moe.enabled()) node["moe"] = moe_node(model.moe);
+  if (model.mla.enabled()) node["mla"] = mla_node(model.mla);
+  if (model.mtp_layers > 0) node["mtp_layers"] = model.mtp_layers;
   return emitted(node);
 }
 
