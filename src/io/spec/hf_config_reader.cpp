@@ -33,6 +33,9 @@ const std::vector<ModelType> kModelTypes = {
 constexpr std::string_view kSupported =
     "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5";
 
+//! How a family told apart by its key names is named in messages.
+constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
+
 //! The keys by which Hugging Face configs of other model types declare routed experts. On a
 //! dense model type they mean a mixture-of-experts model read as if it were dense.
 const std::vector<std::string_view> kExpertKeys = {"num_local_experts", "num_experts", "n_routed_experts",
@@ -69,19 +72,19 @@ std::optional<HfFamily> family_of(MappingReader& reader, std::string& model_type
   }
   // Older configs have no model_type; their key names still tell the family apart.
   if (reader.has("n_embd")) {
-    model_type = "gpt2";
+    model_type = "gpt2" + std::string(kInferred);
     return HfFamily::gpt2;
   }
   if (reader.has("d_model")) {
-    model_type = "t5";
+    model_type = "t5" + std::string(kInferred);
     return HfFamily::t5;
   }
   if (reader.has("num_key_value_heads") || reader.has("rms_norm_eps")) {
-    model_type = "llama";
+    model_type = "llama" + std::string(kInferred);
     return HfFamily::llama;
   }
   if (reader.has("num_hidden_layers")) {
-    model_type = "bert";
+    model_type = "bert" + std::string(kInferred);
     return HfFamily::bert;
   }
   reader.report_here("cannot tell which Hugging Face model this is: no model_type key; " + std::string(kSupported));

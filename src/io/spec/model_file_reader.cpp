@@ -1,6 +1,9 @@
 #include "io/spec/model_file_reader.hpp"
 
+#include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "io/document/document.hpp"
@@ -62,19 +65,26 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read_count("mtp_layers", model.mtp_layers);
 }
 
+//! Whether every one of `keys` is in the mapping; reports those that are not.
+bool require_all(MappingReader& reader, std::initializer_list<std::string_view> keys) {
+  reader.require(keys);
+  return std::all_of(keys.begin(), keys.end(), [&](std::string_view key) { return reader.has(key); });
+}
+
 //! The `moe:` mapping. Over a base with experts every key is optional; without one the three
 //! that define the experts are required. Leaving out capacity_factor keeps routing dropless.
-void read_moe(MappingReader& reader, ModelSpec& model) {
+//! False when a required key is missing, so that the rules across fields are not checked on a
+//! half-read spec.
+bool read_moe(MappingReader& reader, ModelSpec& model) {
   std::optional<MappingReader> moe = reader.child("moe");
   if (!moe) {
-    return;
+    return true;
   }
   moe->reject_unknown_keys({"num_experts", "top_k", "expert_ffn_hidden_size", "shared_experts",
                             "shared_expert_ffn_hidden_size", "first_dense_layers", "layer_interval",
                             "router_scoring", "router_groups", "router_group_top_k", "capacity_factor"});
-  if (!model.moe.enabled()) {
-    moe->require({"num_experts", "top_k", "expert_ffn_hidden_size"});
-  }
+  const bool complete =
+      model.moe.enabled() || require_all(*moe, {"num_experts", "top_k", "expert_ffn_hidden_size"});
   moe->read("num_experts", model.moe.num_experts);
   moe->read("top_k", model.moe.top_k);
   moe->read("expert_ffn_hidden_size", model.moe.expert_ffn_hidden_size);
@@ -86,30 +96,34 @@ void read_moe(MappingReader& reader, ModelSpec& model) {
   moe->read_count("router_groups", model.moe.router_groups);
   moe->read_count("router_group_top_k", model.moe.router_group_top_k);
   moe->read("capacity_factor", model.moe.capacity_factor, NumberRule::positive);
+  return complete;
 }
 
 //! The `mla:` mapping; as for `moe:`, the ranks and head sizes are required without a base that has them.
-void read_mla(MappingReader& reader, ModelSpec& model) {
+bool read_mla(MappingReader& reader, ModelSpec& model) {
   std::optional<MappingReader> mla = reader.child("mla");
   if (!mla) {
-    return;
+    return true;
   }
   mla->reject_unknown_keys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  if (!model.mla.enabled()) {
-    mla->require({"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  }
+  const bool complete = model.mla.enabled() ||
+                        require_all(*mla, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
   mla->read_count("q_lora_rank", model.mla.q_lora_rank);
   mla->read("kv_lora_rank", model.mla.kv_lora_rank);
   mla->read("qk_nope_head_dim", model.mla.qk_nope_head_dim);
   mla->read("qk_rope_head_dim", model.mla.qk_rope_head_dim);
   mla->read("v_head_dim", model.mla.v_head_dim);
+  return complete;
 }
 
 //! Rules across the fields of `moe:` and `mla:`, reported at their key once the whole file is read.
-void check_experts_and_latent_attention(MappingReader& reader, const ModelSpec& model) {
+void check_experts(MappingReader& reader, const ModelSpec& model) {
   for (const auto& problem : model::moe_problems(model)) {
     reader.report(reader.has("moe") ? "moe" : "architecture", problem);
   }
+}
+
+void check_latent_attention(MappingReader& reader, const ModelSpec& model) {
   for (const auto& problem : model::mla_problems(model)) {
     reader.report(reader.has("mla") ? "mla" : "architecture", problem);
   }
@@ -162,10 +176,15 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
   reader.read("description", model.description);
   reader.read("source", model.source);
   read_shape(reader, model);
-  read_moe(reader, model);
-  read_mla(reader, model);
+  const bool experts_read = read_moe(reader, model);
+  const bool latent_attention_read = read_mla(reader, model);
   derive_unset_fields(reader, base, model);
-  check_experts_and_latent_attention(reader, model);
+  if (experts_read) {
+    check_experts(reader, model);
+  }
+  if (latent_attention_read) {
+    check_latent_attention(reader, model);
+  }
   return model;
 }
 

@@ -98,17 +98,19 @@ TEST(ResolveModel, ReportsEveryProblemOfTheExpertsAndLatentAttention) {
   const std::string file = fixture("models/broken_moe.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":6: missing required key 'moe.expert_ffn_hidden_size'\n" +
-                file + ":6: moe: top_k 9 must be between 1 and num_experts 8\n" +
-                file + ":6: moe: expert_ffn_hidden_size must be positive, got 0\n" +
                 file + ":9: unknown key 'moe.expert_fnn_hidden_size'; did you mean 'moe.expert_ffn_hidden_size'?\n" +
                 file + ":10: moe.capacity_factor: expected a positive number, got '0'\n" +
                 file + ":11: moe.router_scoring: expected one of softmax, sigmoid, got 'argmax'\n" +
                 file + ":12: missing required key 'mla.qk_nope_head_dim'\n" +
                 file + ":12: missing required key 'mla.qk_rope_head_dim'\n" +
-                file + ":12: missing required key 'mla.v_head_dim'\n" +
-                file + ":12: mla: qk_nope_head_dim must be positive with kv_lora_rank 16, got 0\n" +
-                file + ":12: mla: qk_rope_head_dim must be positive with kv_lora_rank 16, got 0\n" +
-                file + ":12: mla: v_head_dim must be positive with kv_lora_rank 16, got 0");
+                file + ":12: missing required key 'mla.v_head_dim'");
+}
+
+// With every key there, the rules across the fields are checked at the `moe:` key.
+TEST(ResolveModel, ReportsTopKLargerThanTheExperts) {
+  const std::string file = fixture("models/moe_top_k_too_large.yaml");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":2: moe: top_k 9 must be between 1 and num_experts 8");
 }
 
 TEST(ResolveModel, RejectsDecoderKeysOnADecoderAndRepeatedKeys) {
