@@ -8,9 +8,12 @@ namespace {
 
 using model::Architecture;
 using model::FfnType;
+using model::MlaSpec;
 using model::ModelSpec;
+using model::MoeSpec;
 using model::NormType;
 using model::PositionEmbedding;
+using model::RouterScoring;
 
 // Megatron-LM pads the vocabulary to a multiple of 128 (--make-vocab-size-divisible-by, at
 // tensor parallel size 1; docs/reference/formats.md §5.1). The built-in models use the
@@ -146,6 +149,101 @@ ModelSpec llama31(const char* name, const char* description, int layers, int hid
   };
 }
 
+//! Mixtral's attention and experts are Mistral 7B's (arXiv 2401.04088 §2, Table 1): GQA with 8 KV
+//! heads of 128, SwiGLU experts, RMSNorm, RoPE (theta 1e6), no sliding window, untied embeddings;
+//! every layer has 8 experts and a softmax top-2 router.
+ModelSpec mixtral(const char* name, const char* description, const char* source, int layers, int hidden,
+                  int heads, int ffn, int seq_length) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = layers,
+      .hidden_size = hidden,
+      .num_attention_heads = heads,
+      .num_kv_heads = 8,
+      .ffn_hidden_size = ffn,
+      .ffn_type = FfnType::swiglu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 32000,
+      .seq_length = seq_length,
+      .tie_embeddings = false,
+      .moe = {.num_experts = 8, .top_k = 2, .expert_ffn_hidden_size = ffn},
+  };
+}
+
+//! Qwen3-MoE (Qwen3 technical report, arXiv 2505.09388 Table 2): GQA with 4 KV heads of 128,
+//! QK-norm, SwiGLU, RMSNorm, RoPE, 128 experts with a softmax top-8 router and no shared expert in
+//! every layer (decoder_sparse_step 1, mlp_only_layers []), untied embeddings, vocab 151936. The
+//! sequence is 4096, the length of the general and reasoning pre-training stages (report §3.2);
+//! the 32768 of the last stage and the 40960 max_position_embeddings come later.
+ModelSpec qwen3_moe(const char* name, const char* description, const char* source, int layers, int hidden,
+                    int heads, int ffn, int expert_ffn) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = layers,
+      .hidden_size = hidden,
+      .num_attention_heads = heads,
+      .num_kv_heads = 4,
+      .kv_channels = 128,
+      .ffn_hidden_size = ffn,
+      .ffn_type = FfnType::swiglu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 151936,
+      .seq_length = 4096,
+      .tie_embeddings = false,
+      .qk_norm = true,
+      .moe = {.num_experts = 128, .top_k = 8, .expert_ffn_hidden_size = expert_ffn},
+  };
+}
+
+//! kv_channels is the query/key head dimension of the attention scores, qk_nope + qk_rope = 192.
+ModelSpec deepseek_v3() {
+  return {
+      .name = "deepseek-v3",
+      .description = "DeepSeek-V3: 61 layers (3 dense, 58 MoE with 256 routed experts, top-8, 1 shared), "
+                     "7168 hidden, 128-head multi-head latent attention, 1 MTP module (671B total, 37B active)",
+      .source = "DeepSeek-V3 technical report (arXiv 2412.19437) §2 and §4.2; HF deepseek-ai/DeepSeek-V3 "
+                "config.json: hidden_size 7168, num_hidden_layers 61, num_attention_heads 128, intermediate_size "
+                "18432, moe_intermediate_size 2048, n_routed_experts 256, num_experts_per_tok 8, n_shared_experts 1, "
+                "first_k_dense_replace 3, moe_layer_freq 1, scoring_func sigmoid, n_group 8, topk_group 4, "
+                "q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128, "
+                "vocab_size 129280, untied, num_nextn_predict_layers 1; seq 4096 = "
+                "rope_scaling.original_max_position_embeddings, the pre-training length (report §4.2)",
+      .architecture = Architecture::decoder,
+      .num_layers = 61,
+      .hidden_size = 7168,
+      .num_attention_heads = 128,
+      .num_kv_heads = 128,
+      .kv_channels = 192,
+      .ffn_hidden_size = 18432,
+      .ffn_type = FfnType::swiglu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 129280,
+      .seq_length = 4096,
+      .tie_embeddings = false,
+      .moe = {.num_experts = 256,
+              .top_k = 8,
+              .expert_ffn_hidden_size = 2048,
+              .shared_experts = 1,
+              .shared_expert_ffn_hidden_size = 2048,
+              .first_dense_layers = 3,
+              .router_scoring = RouterScoring::sigmoid,
+              .router_groups = 8,
+              .router_group_top_k = 4},
+      .mla = {.q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64,
+              .v_head_dim = 128},
+      .mtp_layers = 1,
+  };
+}
+
 std::vector<ModelSpec> make_models() {
   return {
       bert_large(),
@@ -157,6 +255,29 @@ std::vector<ModelSpec> make_models() {
       llama31("llama-3.1-70b", "Llama 3.1 70B: 80 layers, 8192 hidden, 64 query / 8 KV heads", 80, 8192, 64, 28672),
       llama31("llama-3.1-405b", "Llama 3.1 405B: 126 layers, 16384 hidden, 128 query / 8 KV heads", 126, 16384,
               128, 53248),
+      mixtral("mixtral-8x7b", "Mixtral 8x7B: 32 layers, 4096 hidden, 8 experts top-2 (46.7B total, 12.9B active)",
+              "Jiang et al. 2024 (arXiv 2401.04088) Table 1; HF mistralai/Mixtral-8x7B-v0.1 config.json "
+              "(formats.md §4): hidden 4096, 32 layers, 32/8 heads, intermediate 14336, num_local_experts 8, "
+              "num_experts_per_tok 2, vocab 32000, max_position_embeddings 32768 (the 32k training context, "
+              "paper §2), sliding_window null",
+              32, 4096, 32, 14336, 32768),
+      mixtral("mixtral-8x22b", "Mixtral 8x22B: 56 layers, 6144 hidden, 8 experts top-2 (141B total, 39B active)",
+              "Mistral AI announcement 2024-04-17 (141B total, 39B active, 64K context); HF "
+              "mistralai/Mixtral-8x22B-v0.1 config.json: hidden 6144, 56 layers, 48/8 heads, intermediate 16384, "
+              "num_local_experts 8, num_experts_per_tok 2, vocab 32000, max_position_embeddings 65536",
+              56, 6144, 48, 16384, 65536),
+      qwen3_moe("qwen3-30b-a3b", "Qwen3-30B-A3B: 48 layers, 2048 hidden, 128 experts top-8 (30.5B total, 3.3B active)",
+                "Qwen3 technical report (arXiv 2505.09388) Table 2; HF Qwen/Qwen3-30B-A3B config.json: hidden 2048, "
+                "48 layers, 32/4 heads, head_dim 128, intermediate 6144, moe_intermediate_size 768, num_experts "
+                "128, num_experts_per_tok 8, decoder_sparse_step 1, vocab 151936, untied",
+                48, 2048, 32, 6144, 768),
+      qwen3_moe("qwen3-235b-a22b",
+                "Qwen3-235B-A22B: 94 layers, 4096 hidden, 128 experts top-8 (235B total, 22B active)",
+                "Qwen3 technical report (arXiv 2505.09388) Table 2; HF Qwen/Qwen3-235B-A22B config.json: hidden "
+                "4096, 94 layers, 64/4 heads, head_dim 128, intermediate 12288, moe_intermediate_size 1536, "
+                "num_experts 128, num_experts_per_tok 8, decoder_sparse_step 1, vocab 151936, untied",
+                94, 4096, 64, 12288, 1536),
+      deepseek_v3(),
   };
 }
 

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "core/input_error.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "io/spec/spec_writer.hpp"
+#include "model/parameter_count.hpp"
 
 namespace distsim::cli {
 
@@ -19,9 +21,20 @@ struct ShowOptions {
   std::string name;
 };
 
+//! A model whose tokens use only part of its weights (routed experts) is headed by both counts, in a
+//! YAML comment that the model file reader skips.
+void show_model(const model::ModelSpec& model) {
+  const std::int64_t total = model::total_parameters(model);
+  const std::int64_t active = model::active_parameters(model);
+  if (active != total) {
+    std::cout << "# parameters: " << total << " total, " << active << " active per token\n";
+  }
+  std::cout << io::model_yaml(model);
+}
+
 void run_show(const ShowOptions& options) {
   if (options.what == "model") {
-    std::cout << io::model_yaml(io::resolve_model(options.name));
+    show_model(io::resolve_model(options.name));
   } else if (options.what == "gpu") {
     std::cout << io::gpu_yaml(io::resolve_gpu(options.name));
   } else if (options.what == "cluster") {

@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <string>
 
+#include "model/mla_spec.hpp"
+#include "model/moe_spec.hpp"
+
 namespace distsim::model {
 
 //! Which transformer stack the model is: GPT-like, BERT-like, or T5-like.
@@ -35,6 +38,11 @@ struct ModelSpec {
   int seq_length = 0;
   int decoder_seq_length = 0;  //!< encoder-decoder only; 0 means seq_length
   bool tie_embeddings = true;  //!< input embedding and LM head share one weight
+  bool qkv_bias = false;       //!< biases on the Q, K and V projections without LayerNorm biases (Qwen2)
+  bool qk_norm = false;        //!< RMSNorm over each query and key head before RoPE (Qwen3)
+  MoeSpec moe{};               //!< mixture-of-experts layers; none for a dense model
+  MlaSpec mla{};               //!< multi-head latent attention; none for standard attention
+  int mtp_layers = 0;          //!< multi-token prediction modules after the last layer (DeepSeek-V3: 1)
 
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   int total_layers() const { return num_layers + decoder_num_layers; }

@@ -6,29 +6,103 @@ namespace {
 
 bool has_biases(const ModelSpec& model) { return model.norm == NormType::layernorm; }
 
-std::int64_t norm_parameters(const ModelSpec& model) {
-  return (has_biases(model) ? 2 : 1) * static_cast<std::int64_t>(model.hidden_size);
-}
+//! A norm over `size` elements: a scale, and a shift with LayerNorm.
+std::int64_t norm_of(const ModelSpec& model, std::int64_t size) { return (has_biases(model) ? 2 : 1) * size; }
+
+std::int64_t norm_parameters(const ModelSpec& model) { return norm_of(model, model.hidden_size); }
 
 //! A linear layer in → out, with its bias when the model has biases.
 std::int64_t linear(const ModelSpec& model, std::int64_t in, std::int64_t out) {
   return in * out + (has_biases(model) ? out : 0);
 }
 
+//! An MLP of the model's type with FFN size `ffn`: FC1 (with SwiGLU's gate) and FC2.
+std::int64_t mlp(const ModelSpec& model, std::int64_t ffn) {
+  const std::int64_t up = model.ffn_type == FfnType::swiglu ? 2 * ffn : ffn;
+  return linear(model, model.hidden_size, up) + linear(model, ffn, model.hidden_size);
+}
+
+std::int64_t router(const ModelSpec& model) {
+  return static_cast<std::int64_t>(model.hidden_size) * model.moe.num_experts;
+}
+
+std::int64_t shared_experts(const ModelSpec& model) {
+  return model.moe.shared_experts * mlp(model, model.moe.shared_expert_ffn_hidden_size);
+}
+
+//! DeepSeek-V2 §2.1.2-2.1.3: c_Q = W_DQ·h (q_lora_rank), normed, q = W_UQ·c_Q over heads × (nope +
+//! rope); [c_KV; k_R] = W_DKV·h (kv_lora_rank + one shared RoPE key), c_KV normed, [k_C; v] =
+//! W_UKV·c_KV over heads × (nope + v); output heads × v → h.
+std::int64_t latent_attention_parameters(const ModelSpec& model) {
+  const MlaSpec& mla = model.mla;
+  const std::int64_t h = model.hidden_size;
+  const std::int64_t heads = model.num_attention_heads;
+  const std::int64_t q_out = heads * mla.qk_head_dim();
+  std::int64_t total = 0;
+  if (mla.q_lora_rank > 0) {
+    total += linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank) +
+             linear(model, mla.q_lora_rank, q_out);
+  } else {
+    total += linear(model, h, q_out);
+  }
+  total += linear(model, h, mla.kv_lora_rank + mla.qk_rope_head_dim) + norm_of(model, mla.kv_lora_rank);
+  total += linear(model, mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + mla.v_head_dim));
+  total += linear(model, heads * mla.v_head_dim, h);
+  return total;
+}
+
+//! One transformer layer whose MLP has `mlp_parameters`.
+std::int64_t layer_with_mlp(const ModelSpec& model, std::int64_t mlp_parameters) {
+  return self_attention_parameters(model) + mlp_parameters + 2 * norm_parameters(model);
+}
+
+std::int64_t sum_of_layers(const ModelSpec& model, bool active_only) {
+  std::int64_t total = 0;
+  for (int layer = 0; layer < model.num_layers; ++layer) {
+    if (active_only && model.moe.is_moe_layer(layer)) {
+      total += layer_with_mlp(model, active_moe_mlp_parameters(model));
+    } else {
+      total += layer_parameters_at(model, layer);
+    }
+  }
+  return total + model.decoder_num_layers * layer_parameters(model, true);
+}
+
 }  // namespace
 
-std::int64_t layer_parameters(const ModelSpec& model, bool with_cross_attention) {
+std::int64_t self_attention_parameters(const ModelSpec& model) {
+  if (model.mla.enabled()) {
+    return latent_attention_parameters(model);
+  }
   const std::int64_t h = model.hidden_size;
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
-  const std::int64_t up = model.ffn_type == FfnType::swiglu ? 2 * model.ffn_hidden_size : model.ffn_hidden_size;
   std::int64_t total = linear(model, h, q + 2 * kv) + linear(model, q, h);
-  total += linear(model, h, up) + linear(model, model.ffn_hidden_size, h);
-  total += 2 * norm_parameters(model);
+  if (model.qkv_bias && !has_biases(model)) {
+    total += q + 2 * kv;
+  }
+  if (model.qk_norm) {
+    total += 2 * norm_of(model, model.head_dim());  // one scale for all query heads, one for all key heads
+  }
+  return total;
+}
+
+std::int64_t layer_parameters(const ModelSpec& model, bool with_cross_attention) {
+  std::int64_t total = layer_with_mlp(model, mlp(model, model.ffn_hidden_size));
   if (with_cross_attention) {
+    const std::int64_t h = model.hidden_size;
+    const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
+    const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
     total += linear(model, h, q) + linear(model, h, 2 * kv) + linear(model, q, h) + norm_parameters(model);
   }
   return total;
+}
+
+std::int64_t layer_parameters_at(const ModelSpec& model, int layer) {
+  if (model.moe.is_moe_layer(layer)) {
+    return layer_with_mlp(model, moe_mlp_parameters(model));
+  }
+  return layer_parameters(model, false);
 }
 
 std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attention) {
@@ -41,6 +115,19 @@ std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attentio
     total += h * q + h * 2 * kv + q * h;
   }
   return total;
+}
+
+std::int64_t moe_mlp_parameters(const ModelSpec& model) {
+  return model.moe.num_experts * mlp(model, model.moe.expert_ffn_hidden_size) + shared_experts(model) + router(model);
+}
+
+std::int64_t active_moe_mlp_parameters(const ModelSpec& model) {
+  return model.moe.top_k * mlp(model, model.moe.expert_ffn_hidden_size) + shared_experts(model) + router(model);
+}
+
+std::int64_t mtp_module_parameters(const ModelSpec& model) {
+  const std::int64_t h = model.hidden_size;
+  return 3 * norm_parameters(model) + linear(model, 2 * h, h) + layer_parameters_at(model, model.num_layers);
 }
 
 std::int64_t embedding_parameters(const ModelSpec& model) {
@@ -61,10 +148,20 @@ std::int64_t head_parameters(const ModelSpec& model) {
 }
 
 std::int64_t total_parameters(const ModelSpec& model) {
-  std::int64_t total = embedding_parameters(model) + head_parameters(model);
-  total += model.num_layers * layer_parameters(model, false);
-  total += model.decoder_num_layers * layer_parameters(model, true);
-  return total;
+  return embedding_parameters(model) + head_parameters(model) + sum_of_layers(model, false) +
+         model.mtp_layers * mtp_module_parameters(model);
+}
+
+std::int64_t active_parameters(const ModelSpec& model) {
+  std::int64_t mtp = 0;
+  if (model.mtp_layers > 0) {
+    const std::int64_t full = mtp_module_parameters(model);
+    mtp = model.moe.is_moe_layer(model.num_layers)
+              ? full - moe_mlp_parameters(model) + active_moe_mlp_parameters(model)
+              : full;
+    mtp *= model.mtp_layers;
+  }
+  return embedding_parameters(model) + head_parameters(model) + sum_of_layers(model, true) + mtp;
 }
 
 }  // namespace distsim::model

@@ -2,6 +2,7 @@
 
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/job_spec.hpp"
 
 namespace distsim::search {
 
@@ -42,6 +43,10 @@ void check_search_space(const SearchSpace& space) {
     } catch (const InputError& error) {
       throw InputError(std::string("--schedules: ") + error.what());
     }
+  }
+  // Every candidate would be refused for the same reason: say it once, before enumerating them.
+  if (const auto problems = strategy::unsimulated_features(space.base.model); !problems.empty()) {
+    throw InputError(problems.front());
   }
   if (space.base.cluster.total_gpus() <= 0) {
     throw InputError("the cluster has no GPUs: nodes " + std::to_string(space.base.cluster.num_hosts) +

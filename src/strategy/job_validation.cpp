@@ -1,8 +1,10 @@
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/builtin_gpus.hpp"
 #include "core/input_error.hpp"
+#include "model/moe_rules.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::strategy {
@@ -19,6 +21,15 @@ void require_positive(Problems& problems, const std::string& what, long long val
 
 void check_model(const model::ModelSpec& model, Problems& problems) {
   const std::string where = "model '" + model.name + "': ";
+  for (const auto& problem : model::moe_problems(model)) {
+    problems.push_back(where + "moe." + problem);
+  }
+  for (const auto& problem : model::mla_problems(model)) {
+    problems.push_back(where + "mla." + problem);
+  }
+  for (auto& problem : unsimulated_features(model)) {
+    problems.push_back(std::move(problem));
+  }
   require_positive(problems, where + "num_layers", model.num_layers);
   require_positive(problems, where + "hidden_size", model.hidden_size);
   require_positive(problems, where + "num_attention_heads", model.num_attention_heads);
@@ -219,5 +230,32 @@ std::vector<std::string> precision_problems(const JobSpec& job, const SettingNam
 }
 
 void validate_precision(const JobSpec& job, const SettingNames& names) { throw_if_any(precision_problems(job, names)); }
+
+std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
+  std::vector<std::string> features;
+  if (model.moe.enabled()) {
+    features.push_back("mixture-of-experts layers (" + std::to_string(model.moe.num_experts) + " routed experts, top-" +
+                       std::to_string(model.moe.top_k) + ")");
+  }
+  if (model.mla.enabled()) {
+    features.push_back("multi-head latent attention (kv_lora_rank " + std::to_string(model.mla.kv_lora_rank) + ")");
+  }
+  if (model.mtp_layers > 0) {
+    features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
+  }
+  if (model.qk_norm) {
+    features.push_back("per-head query/key norms (qk_norm)");
+  }
+  if (features.empty()) {
+    return {};
+  }
+  std::string list;
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == features.size() ? " and " : ", ") + features[i];
+  }
+  return {"model '" + model.name + "' has " + list +
+          ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
+          "refuses to simulate the model as if it were dense"};
+}
 
 }  // namespace distsim::strategy

@@ -142,6 +142,21 @@ bool MappingReader::read(std::string_view key, int& out) {
   return true;
 }
 
+bool MappingReader::read_count(std::string_view key, int& out) {
+  constexpr std::string_view expected = "expected a non-negative integer";
+  const std::optional<std::string> text = scalar(key, expected);
+  if (!text) {
+    return false;
+  }
+  const std::optional<int> value = parse_number<int>(*text);
+  if (!value || *value < 0) {
+    report(key, std::string(expected) + ", got '" + *text + "'");
+    return false;
+  }
+  out = *value;
+  return true;
+}
+
 bool MappingReader::read(std::string_view key, double& out, NumberRule rule) {
   const std::string_view expected = rule_expectation(rule);
   const std::optional<std::string> text = scalar(key, expected);

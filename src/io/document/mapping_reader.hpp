@@ -59,6 +59,8 @@ class MappingReader {
 
   //! A positive integer.
   bool read(std::string_view key, int& out);
+  //! A non-negative integer: a count that may be zero.
+  bool read_count(std::string_view key, int& out);
   bool read(std::string_view key, double& out, NumberRule rule);
   bool read(std::string_view key, bool& out);
   //! A non-empty string.

@@ -17,7 +17,7 @@ using model::NormType;
 using model::PositionEmbedding;
 
 //! The transformer layouts the Hugging Face model types share.
-enum class HfFamily { gpt2, bert, llama, t5 };
+enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3 };
 
 struct ModelType {
   std::string_view name;
@@ -25,10 +25,21 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert}, {"gpt2", HfFamily::gpt2}, {"llama", HfFamily::llama},
-    {"mistral", HfFamily::llama}, {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},         {"deepseek_v3", HfFamily::deepseek_v3}, {"gpt2", HfFamily::gpt2},
+    {"llama", HfFamily::llama},       {"mistral", HfFamily::llama},           {"mixtral", HfFamily::mixtral},
+    {"qwen2", HfFamily::qwen2},       {"qwen3", HfFamily::qwen3},             {"qwen3_moe", HfFamily::qwen3_moe},
+    {"t5", HfFamily::t5},
 };
-constexpr std::string_view kSupported = "supported: bert, gpt2, llama, mistral, t5";
+constexpr std::string_view kSupported =
+    "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5";
+
+//! How a family told apart by its key names is named in messages.
+constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
+
+//! The keys by which Hugging Face configs of other model types declare routed experts. On a
+//! dense model type they mean a mixture-of-experts model read as if it were dense.
+const std::vector<std::string_view> kExpertKeys = {"num_local_experts", "num_experts", "n_routed_experts",
+                                                   "moe_intermediate_size"};
 
 // T5's relu and gelu MLPs have one up-projection; the gated ones (T5 v1.1) have two, like SwiGLU.
 const std::vector<Choice<FfnType>> kT5FeedForward = {
@@ -46,9 +57,8 @@ void read_if_set(MappingReader& reader, std::string_view key, Value& out) {
   }
 }
 
-std::optional<HfFamily> family_of(MappingReader& reader) {
+std::optional<HfFamily> family_of(MappingReader& reader, std::string& model_type) {
   if (reader.has("model_type")) {
-    std::string model_type;
     if (!reader.read("model_type", model_type)) {
       return std::nullopt;
     }
@@ -62,15 +72,19 @@ std::optional<HfFamily> family_of(MappingReader& reader) {
   }
   // Older configs have no model_type; their key names still tell the family apart.
   if (reader.has("n_embd")) {
+    model_type = "gpt2" + std::string(kInferred);
     return HfFamily::gpt2;
   }
   if (reader.has("d_model")) {
+    model_type = "t5" + std::string(kInferred);
     return HfFamily::t5;
   }
   if (reader.has("num_key_value_heads") || reader.has("rms_norm_eps")) {
+    model_type = "llama" + std::string(kInferred);
     return HfFamily::llama;
   }
   if (reader.has("num_hidden_layers")) {
+    model_type = "bert" + std::string(kInferred);
     return HfFamily::bert;
   }
   reader.report_here("cannot tell which Hugging Face model this is: no model_type key; " + std::string(kSupported));
@@ -157,6 +171,145 @@ void read_t5(MappingReader& reader, ModelSpec& model) {
   }
 }
 
+//! A key whose value changes the computation in a way distsim does not model: the config is
+//! refused at that key rather than simulated as something else.
+void refuse_if_set(MappingReader& reader, std::string_view key, std::string_view why) {
+  if (reader.has_value(key) && reader.text_of(key) != "false") {
+    reader.report(key, std::string(why));
+  }
+}
+
+//! Experts declared under a dense model type (a Mixtral config relabelled "mistral", say).
+void refuse_expert_keys(MappingReader& reader, const std::string& model_type) {
+  for (const std::string_view key : kExpertKeys) {
+    if (reader.has_value(key)) {
+      reader.report(key, "declares routed experts, but model_type '" + model_type +
+                             "' is a dense model and its experts would be ignored; set the model_type of the "
+                             "mixture-of-experts model (mixtral, qwen3_moe or deepseek_v3)");
+    }
+  }
+}
+
+//! Sliding-window attention is not modelled: a window that reaches back fewer tokens than the
+//! sequence changes the attention's cost, one that covers the whole sequence does not.
+void refuse_sliding_window(MappingReader& reader, const ModelSpec& model) {
+  if (!reader.has_value("sliding_window")) {
+    return;
+  }
+  if (reader.has("use_sliding_window") && reader.text_of("use_sliding_window") == "false") {
+    return;  // Qwen2/Qwen3 keep a window size that is switched off
+  }
+  int window = 0;
+  if (reader.read("sliding_window", window) && window < model.seq_length) {
+    reader.report("sliding_window", "sliding-window attention over " + std::to_string(window) +
+                                        " tokens, shorter than the sequence " + std::to_string(model.seq_length) +
+                                        ", is not modelled (distsim computes full causal attention)");
+  }
+}
+
+//! Biases on the attention or MLP projections of a Llama-like model; Qwen2's QKV bias is its own flag.
+void refuse_projection_biases(MappingReader& reader) {
+  refuse_if_set(reader, "attention_bias", "biases on the Q, K, V and output projections are not modelled");
+  refuse_if_set(reader, "mlp_bias", "biases on the MLP projections are not modelled");
+}
+
+void read_llama_family(MappingReader& reader, ModelSpec& model, const std::string& model_type) {
+  read_llama(reader, model);
+  refuse_expert_keys(reader, model_type);
+  refuse_projection_biases(reader);
+  refuse_sliding_window(reader, model);
+}
+
+//! Mixtral (arXiv 2401.04088): Mistral's layers with a softmax top-k router over
+//! num_local_experts experts of intermediate_size in every layer.
+void read_mixtral(MappingReader& reader, ModelSpec& model) {
+  read_llama(reader, model);
+  refuse_projection_biases(reader);
+  refuse_sliding_window(reader, model);
+  reader.require({"num_local_experts", "num_experts_per_tok"});
+  reader.read("num_local_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
+}
+
+//! Qwen2 and Qwen2.5 are Llama with biases on Q, K and V (Qwen2 technical report, arXiv 2407.10671 §2.1).
+void read_qwen2(MappingReader& reader, ModelSpec& model) {
+  read_llama_family(reader, model, "qwen2");
+  model.qkv_bias = true;
+}
+
+//! Qwen3 drops Qwen2's QKV bias and adds QK-norm (Qwen3 technical report, arXiv 2505.09388 §2).
+void read_qwen3(MappingReader& reader, ModelSpec& model, const std::string& model_type) {
+  read_llama(reader, model);
+  refuse_projection_biases(reader);
+  refuse_sliding_window(reader, model);
+  model.qk_norm = true;
+  if (model_type == "qwen3") {
+    refuse_expert_keys(reader, model_type);
+  }
+}
+
+//! Qwen3-MoE: layer i has experts when (i + 1) % decoder_sparse_step == 0 and i is not in
+//! mlp_only_layers (transformers' Qwen3MoeDecoderLayer); no shared expert.
+void read_qwen3_moe(MappingReader& reader, ModelSpec& model) {
+  read_qwen3(reader, model, "qwen3_moe");
+  reader.require({"num_experts", "num_experts_per_tok", "moe_intermediate_size"});
+  reader.read("num_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  reader.read("moe_intermediate_size", model.moe.expert_ffn_hidden_size);
+  read_if_set(reader, "decoder_sparse_step", model.moe.layer_interval);
+  const YAML::Node dense_layers = reader.value("mlp_only_layers");
+  if (dense_layers.IsDefined() && !dense_layers.IsNull() && dense_layers.size() > 0) {
+    reader.report("mlp_only_layers", "a list of dense layers among the MoE layers is not modelled (distsim takes "
+                                     "the first n layers dense, then every decoder_sparse_step-th layer MoE)");
+  }
+}
+
+//! DeepSeek-V3 (arXiv 2412.19437 §2): multi-head latent attention, the first first_k_dense_replace
+//! layers dense, then every layer with n_routed_experts routed and n_shared_experts shared experts
+//! of moe_intermediate_size, a sigmoid router restricted to topk_group of n_group expert groups,
+//! and num_nextn_predict_layers MTP modules.
+void read_deepseek_v3(MappingReader& reader, ModelSpec& model) {
+  read_llama(reader, model);
+  refuse_projection_biases(reader);
+  reader.require({"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size", "kv_lora_rank",
+                  "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  reader.read("n_routed_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  reader.read("moe_intermediate_size", model.moe.expert_ffn_hidden_size);
+  if (reader.has_value("n_shared_experts")) {
+    reader.read_count("n_shared_experts", model.moe.shared_experts);
+    model.moe.shared_expert_ffn_hidden_size = model.moe.expert_ffn_hidden_size;
+  }
+  if (reader.has_value("first_k_dense_replace")) {
+    reader.read_count("first_k_dense_replace", model.moe.first_dense_layers);
+  }
+  if (reader.has_value("moe_layer_freq") && reader.text_of("moe_layer_freq") != "1") {
+    reader.report("moe_layer_freq", "MoE layers at every moe_layer_freq-th layer counted from layer 0 are not "
+                                    "modelled; expected 1 (every layer after the first_k_dense_replace dense ones)");
+  }
+  if (reader.has_value("scoring_func")) {
+    reader.read_choice("scoring_func", model.moe.router_scoring,
+                       std::vector<Choice<model::RouterScoring>>{{"softmax", model::RouterScoring::softmax},
+                                                                 {"sigmoid", model::RouterScoring::sigmoid}});
+  }
+  if (reader.has_value("n_group") && reader.has_value("topk_group")) {
+    reader.read("n_group", model.moe.router_groups);
+    reader.read("topk_group", model.moe.router_group_top_k);
+  }
+  if (reader.has_value("q_lora_rank")) {
+    reader.read_count("q_lora_rank", model.mla.q_lora_rank);
+  }
+  reader.read("kv_lora_rank", model.mla.kv_lora_rank);
+  reader.read("qk_nope_head_dim", model.mla.qk_nope_head_dim);
+  reader.read("qk_rope_head_dim", model.mla.qk_rope_head_dim);
+  reader.read("v_head_dim", model.mla.v_head_dim);
+  model.kv_channels = model.mla.qk_head_dim();
+  if (reader.has_value("num_nextn_predict_layers")) {
+    reader.read_count("num_nextn_predict_layers", model.mtp_layers);
+  }
+}
+
 //! Hugging Face snapshots keep config.json in a folder named after the model, so a file called
 //! config.json is named by its folder.
 std::string name_from_path(const std::string& file) {
@@ -185,15 +338,21 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
   if (model.name.empty()) {
     model.name = name_from_path(file);
   }
-  const std::optional<HfFamily> family = family_of(reader);
+  std::string model_type;
+  const std::optional<HfFamily> family = family_of(reader, model_type);
   if (!family) {
     return model;
   }
   switch (*family) {
-    case HfFamily::gpt2: read_gpt2(reader, model); break;
-    case HfFamily::bert: read_bert(reader, model); break;
-    case HfFamily::llama: read_llama(reader, model); break;
-    case HfFamily::t5: read_t5(reader, model); break;
+    case HfFamily::gpt2: read_gpt2(reader, model); refuse_expert_keys(reader, model_type); break;
+    case HfFamily::bert: read_bert(reader, model); refuse_expert_keys(reader, model_type); break;
+    case HfFamily::llama: read_llama_family(reader, model, model_type); break;
+    case HfFamily::t5: read_t5(reader, model); refuse_expert_keys(reader, model_type); break;
+    case HfFamily::mixtral: read_mixtral(reader, model); break;
+    case HfFamily::qwen2: read_qwen2(reader, model); break;
+    case HfFamily::qwen3: read_qwen3(reader, model, model_type); break;
+    case HfFamily::qwen3_moe: read_qwen3_moe(reader, model); break;
+    case HfFamily::deepseek_v3: read_deepseek_v3(reader, model); break;
   }
   model.num_kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;
   read_if_set(reader, "tie_word_embeddings", model.tie_embeddings);

@@ -1,8 +1,13 @@
 #include "io/spec/model_file_reader.hpp"
 
+#include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "io/document/document.hpp"
+#include "model/moe_rules.hpp"
 
 namespace distsim::io {
 
@@ -13,6 +18,7 @@ using model::FfnType;
 using model::ModelSpec;
 using model::NormType;
 using model::PositionEmbedding;
+using model::RouterScoring;
 
 const std::vector<Choice<Architecture>> kArchitectures = {
     {"decoder", Architecture::decoder},
@@ -25,6 +31,11 @@ const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
     {"learned", PositionEmbedding::learned},
     {"rope", PositionEmbedding::rope},
     {"relative", PositionEmbedding::relative},
+};
+
+const std::vector<Choice<RouterScoring>> kRouterScorings = {
+    {"softmax", RouterScoring::softmax},
+    {"sigmoid", RouterScoring::sigmoid},
 };
 
 //! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with --swiglu, which keeps
@@ -49,6 +60,73 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read("seq_length", model.seq_length);
   reader.read("decoder_seq_length", model.decoder_seq_length);
   reader.read("tie_embeddings", model.tie_embeddings);
+  reader.read("qkv_bias", model.qkv_bias);
+  reader.read("qk_norm", model.qk_norm);
+  reader.read_count("mtp_layers", model.mtp_layers);
+}
+
+//! Whether every one of `keys` is in the mapping; reports those that are not.
+bool require_all(MappingReader& reader, std::initializer_list<std::string_view> keys) {
+  reader.require(keys);
+  return std::all_of(keys.begin(), keys.end(), [&](std::string_view key) { return reader.has(key); });
+}
+
+//! The `moe:` mapping. Over a base with experts every key is optional; without one the three
+//! that define the experts are required. Leaving out capacity_factor keeps routing dropless.
+//! False when a required key is missing, so that the rules across fields are not checked on a
+//! half-read spec.
+bool read_moe(MappingReader& reader, ModelSpec& model) {
+  std::optional<MappingReader> moe = reader.child("moe");
+  if (!moe) {
+    return true;
+  }
+  moe->reject_unknown_keys({"num_experts", "top_k", "expert_ffn_hidden_size", "shared_experts",
+                            "shared_expert_ffn_hidden_size", "first_dense_layers", "layer_interval",
+                            "router_scoring", "router_groups", "router_group_top_k", "capacity_factor"});
+  const bool complete =
+      model.moe.enabled() || require_all(*moe, {"num_experts", "top_k", "expert_ffn_hidden_size"});
+  moe->read("num_experts", model.moe.num_experts);
+  moe->read("top_k", model.moe.top_k);
+  moe->read("expert_ffn_hidden_size", model.moe.expert_ffn_hidden_size);
+  moe->read_count("shared_experts", model.moe.shared_experts);
+  moe->read("shared_expert_ffn_hidden_size", model.moe.shared_expert_ffn_hidden_size);
+  moe->read_count("first_dense_layers", model.moe.first_dense_layers);
+  moe->read("layer_interval", model.moe.layer_interval);
+  moe->read_choice("router_scoring", model.moe.router_scoring, kRouterScorings);
+  moe->read_count("router_groups", model.moe.router_groups);
+  moe->read_count("router_group_top_k", model.moe.router_group_top_k);
+  moe->read("capacity_factor", model.moe.capacity_factor, NumberRule::positive);
+  return complete;
+}
+
+//! The `mla:` mapping; as for `moe:`, the ranks and head sizes are required without a base that has them.
+bool read_mla(MappingReader& reader, ModelSpec& model) {
+  std::optional<MappingReader> mla = reader.child("mla");
+  if (!mla) {
+    return true;
+  }
+  mla->reject_unknown_keys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  const bool complete = model.mla.enabled() ||
+                        require_all(*mla, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  mla->read_count("q_lora_rank", model.mla.q_lora_rank);
+  mla->read("kv_lora_rank", model.mla.kv_lora_rank);
+  mla->read("qk_nope_head_dim", model.mla.qk_nope_head_dim);
+  mla->read("qk_rope_head_dim", model.mla.qk_rope_head_dim);
+  mla->read("v_head_dim", model.mla.v_head_dim);
+  return complete;
+}
+
+//! Rules across the fields of `moe:` and `mla:`, reported at their key once the whole file is read.
+void check_experts(MappingReader& reader, const ModelSpec& model) {
+  for (const auto& problem : model::moe_problems(model)) {
+    reader.report(reader.has("moe") ? "moe" : "architecture", problem);
+  }
+}
+
+void check_latent_attention(MappingReader& reader, const ModelSpec& model) {
+  for (const auto& problem : model::mla_problems(model)) {
+    reader.report(reader.has("mla") ? "mla" : "architecture", problem);
+  }
 }
 
 //! A field the file leaves out follows the fields it derives from, unless the base set it to
@@ -85,7 +163,8 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
   reader.reject_unknown_keys({"name", "description", "source", "base", "architecture", "num_layers",
                               "decoder_num_layers", "hidden_size", "num_attention_heads", "num_kv_heads",
                               "kv_channels", "ffn_hidden_size", "ffn_type", "norm", "position_embedding",
-                              "vocab_size", "seq_length", "decoder_seq_length", "tie_embeddings"});
+                              "vocab_size", "seq_length", "decoder_seq_length", "tie_embeddings", "qkv_bias",
+                              "qk_norm", "moe", "mla", "mtp_layers"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});
   }
@@ -97,7 +176,15 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
   reader.read("description", model.description);
   reader.read("source", model.source);
   read_shape(reader, model);
+  const bool experts_read = read_moe(reader, model);
+  const bool latent_attention_read = read_mla(reader, model);
   derive_unset_fields(reader, base, model);
+  if (experts_read) {
+    check_experts(reader, model);
+  }
+  if (latent_attention_read) {
+    check_latent_attention(reader, model);
+  }
   return model;
 }
 

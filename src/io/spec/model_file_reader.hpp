@@ -9,7 +9,9 @@ namespace distsim::io {
 
 //! Reads a model in distsim's own schema: the ModelSpec field names, with architecture
 //! decoder | encoder | encoder-decoder, ffn_type gelu | swiglu, norm layernorm | rmsnorm and
-//! position_embedding learned | rope | relative.
+//! position_embedding learned | rope | relative, and for mixture-of-experts and latent-attention
+//! models the `moe:` and `mla:` mappings (docs/moe_models.md), checked by model::moe_problems and
+//! model::mla_problems.
 //!
 //! Starts from `base` (the entry the file's `base:` key named; null when it has none) or, without
 //! one, requires num_layers, hidden_size, num_attention_heads, vocab_size and seq_length and

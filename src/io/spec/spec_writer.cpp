@@ -44,6 +44,36 @@ YAML::Node yaml_node(const Mapping& value) {
   return YAML::Node(value.get<std::string>());
 }
 
+//! Only the fields a reader of model files needs to rebuild the experts; a dropless router has
+//! no capacity_factor.
+Mapping moe_json(const model::MoeSpec& moe) {
+  Mapping node = Mapping::object();
+  node["num_experts"] = moe.num_experts;
+  node["top_k"] = moe.top_k;
+  node["expert_ffn_hidden_size"] = moe.expert_ffn_hidden_size;
+  node["shared_experts"] = moe.shared_experts;
+  if (moe.shared_experts > 0) node["shared_expert_ffn_hidden_size"] = moe.shared_expert_ffn_hidden_size;
+  node["first_dense_layers"] = moe.first_dense_layers;
+  node["layer_interval"] = moe.layer_interval;
+  node["router_scoring"] = moe.router_scoring == model::RouterScoring::sigmoid ? "sigmoid" : "softmax";
+  if (moe.router_groups > 0) {
+    node["router_groups"] = moe.router_groups;
+    node["router_group_top_k"] = moe.router_group_top_k;
+  }
+  if (!moe.dropless()) node["capacity_factor"] = moe.capacity_factor;
+  return node;
+}
+
+Mapping mla_json(const model::MlaSpec& mla) {
+  Mapping node = Mapping::object();
+  node["q_lora_rank"] = mla.q_lora_rank;
+  node["kv_lora_rank"] = mla.kv_lora_rank;
+  node["qk_nope_head_dim"] = mla.qk_nope_head_dim;
+  node["qk_rope_head_dim"] = mla.qk_rope_head_dim;
+  node["v_head_dim"] = mla.v_head_dim;
+  return node;
+}
+
 std::string emitted(const Mapping& mapping) {
   YAML::Emitter out;
   out << yaml_node(mapping);
@@ -76,6 +106,12 @@ Mapping model_json(const model::ModelSpec& model) {
     node["decoder_seq_length"] = model.decoder_seq_length;
   }
   node["tie_embeddings"] = model.tie_embeddings;
+  // Dense models with standard attention are written as before these keys existed.
+  if (model.qkv_bias) node["qkv_bias"] = true;
+  if (model.qk_norm) node["qk_norm"] = true;
+  if (model.moe.enabled()) node["moe"] = moe_json(model.moe);
+  if (model.mla.enabled()) node["mla"] = mla_json(model.mla);
+  if (model.mtp_layers > 0) node["mtp_layers"] = model.mtp_layers;
   return node;
 }
 

@@ -67,6 +67,81 @@ TEST(BuiltinModels, SmallerModelsHaveTheirPublishedParameterCounts) {
   EXPECT_NEAR(parameters_of("t5-large"), 737.67e6, 0.01 * 737.67e6);
 }
 
+double active_of(const char* name) { return static_cast<double>(model::active_parameters(find_model(name))); }
+
+// Mixtral layer (arXiv 2401.04088 Table 1; HF config): attention 4096·4096 + 2·4096·1024 + 4096·4096
+// = 41,943,040; one SwiGLU expert 3·4096·14336 = 176,160,768; router 4096·8 = 32,768; norms 8,192.
+// Layer: 41,943,040 + 8·176,160,768 + 32,768 + 8,192 = 1,451,270,144; per token 2 experts:
+// 394,305,536. Untied 32000·4096 twice + final norm: 262,148,096.
+// Total 32·1,451,270,144 + 262,148,096 = 46,702,792,704 (paper: 46.7B); active
+// 32·394,305,536 + 262,148,096 = 12,879,925,248 (paper: 12.9B, with the embedding and head).
+// 8x22B (6144 hidden, 48/8 heads, 16384 per expert, 56 layers, vocab 32000): attention 88,080,384,
+// expert 301,989,888, router 49,152; total 140,620,634,112, active 39,152,031,744 (Mistral AI: 141B / 39B).
+TEST(BuiltinModels, MixtralHasItsPublishedParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("mixtral-8x7b")), 46'702'792'704);
+  EXPECT_EQ(model::active_parameters(find_model("mixtral-8x7b")), 12'879'925'248);
+  EXPECT_NEAR(parameters_of("mixtral-8x7b"), 46.7e9, 0.005 * 46.7e9);
+  EXPECT_NEAR(active_of("mixtral-8x7b"), 12.9e9, 0.005 * 12.9e9);
+  EXPECT_EQ(model::total_parameters(find_model("mixtral-8x22b")), 140'620'634'112);
+  EXPECT_EQ(model::active_parameters(find_model("mixtral-8x22b")), 39'152'031'744);
+  EXPECT_NEAR(parameters_of("mixtral-8x22b"), 141e9, 0.005 * 141e9);
+  EXPECT_NEAR(active_of("mixtral-8x22b"), 39e9, 0.01 * 39e9);
+}
+
+// Qwen3-30B-A3B (arXiv 2505.09388 Table 2, HF config): attention 2048·4096 + 2·2048·512 + 4096·2048
+// + QK-norm 2·128 = 18,874,624; expert 3·2048·768 = 4,718,592; router 2048·128 = 262,144; norms 4,096.
+// Layer 18,874,624 + 128·4,718,592 + 262,144 + 4,096 = 623,120,640, per token (8 experts)
+// 56,889,600; untied 151936·2048 twice + norm = 622,331,904. Total 48 layers: 30,532,122,624
+// (card: 30.5B); active 3,353,032,704 (card: 3.3B).
+// Qwen3-235B-A22B: attention 4096·8192 + 2·4096·512 + 8192·4096 + 256 = 71,303,424; expert
+// 3·4096·1536 = 18,874,368; router 524,288; layer 2,487,755,008, active 222,830,848; 94 layers and
+// embeddings 2·151936·4096 + 4096: total 235,093,634,560 (card: 235B), active 22,190,763,520 (22B).
+TEST(BuiltinModels, Qwen3MoeModelsHaveTheirPublishedParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("qwen3-30b-a3b")), 30'532'122'624);
+  EXPECT_EQ(model::active_parameters(find_model("qwen3-30b-a3b")), 3'353'032'704);
+  EXPECT_NEAR(parameters_of("qwen3-30b-a3b"), 30.5e9, 0.005 * 30.5e9);
+  EXPECT_NEAR(active_of("qwen3-30b-a3b"), 3.3e9, 0.02 * 3.3e9);
+  EXPECT_EQ(model::total_parameters(find_model("qwen3-235b-a22b")), 235'093'634'560);
+  EXPECT_EQ(model::active_parameters(find_model("qwen3-235b-a22b")), 22'190'763'520);
+  EXPECT_NEAR(parameters_of("qwen3-235b-a22b"), 235e9, 0.005 * 235e9);
+  EXPECT_NEAR(active_of("qwen3-235b-a22b"), 22e9, 0.01 * 22e9);
+}
+
+// DeepSeek-V3 (arXiv 2412.19437 §2 and §4.2; HF config). MLA per layer: W_DQ 7168·1536 = 11,010,048,
+// q norm 1,536, W_UQ 1536·128·192 = 37,748,736, W_DKV 7168·576 = 4,128,768, kv norm 512, W_UKV
+// 512·128·256 = 16,777,216, W_O 16384·7168 = 117,440,512: 187,107,328. Dense MLP 3·7168·18432 =
+// 396,361,728. Expert 3·7168·2048 = 44,040,192; MoE MLP 256 routed + 1 shared + router 7168·256:
+// 11,320,164,352, per token 8 + 1 experts + router: 398,196,736. Norms 14,336.
+// Dense layer 583,483,392; MoE layer 11,507,286,016, active 585,318,400. Embedding and head
+// 2·129280·7168 + 7168 = 1,853,365,248.
+// Main model: 3·583,483,392 + 58·11,507,286,016 + 1,853,365,248 = 671,026,404,352 (report: 671B);
+// active 3·583,483,392 + 58·585,318,400 + 1,853,365,248 = 37,552,282,624 (report: 37B; 36.6B without
+// the input embedding table, which is a lookup).
+// The MTP module (report §2.2) shares the embedding and head: norms 3·7168, projection 2·7168·7168 =
+// 102,760,448 and one MoE layer: 11,610,067,968, so the model as trained has 682,636,472,320. The HF
+// card's 685B = 671B + 14B counts the checkpoint's own copies of the embedding and head in the MTP
+// module: 682,636,472,320 + 1,853,358,080 = 684,489,830,400.
+TEST(BuiltinModels, DeepSeekV3HasItsPublishedParameterCounts) {
+  const auto& deepseek = find_model("deepseek-v3");
+  model::ModelSpec main_model = deepseek;
+  main_model.mtp_layers = 0;
+  EXPECT_EQ(model::total_parameters(main_model), 671'026'404'352);
+  EXPECT_EQ(model::active_parameters(main_model), 37'552'282'624);
+  EXPECT_NEAR(static_cast<double>(model::total_parameters(main_model)), 671e9, 0.001 * 671e9);
+  EXPECT_NEAR(static_cast<double>(model::active_parameters(main_model)), 37e9, 0.02 * 37e9);
+  EXPECT_EQ(model::mtp_module_parameters(deepseek), 11'610'067'968);
+  EXPECT_EQ(model::total_parameters(deepseek), 682'636'472'320);
+  const std::int64_t checkpoint_copies = 2 * model::embedding_parameters(deepseek);
+  EXPECT_NEAR(static_cast<double>(model::total_parameters(deepseek) + checkpoint_copies), 685e9, 0.001 * 685e9);
+}
+
+// Dense models use no part of the MoE description: active equals total.
+TEST(BuiltinModels, DenseModelsAreWhollyActive) {
+  for (const char* name : {"gpt3-175b", "llama-3.1-8b", "t5-large"}) {
+    EXPECT_EQ(model::active_parameters(find_model(name)), model::total_parameters(find_model(name))) << name;
+  }
+}
+
 TEST(BuiltinModels, BertExLargeIsBertLargeWithTwiceTheLayers) {
   const auto& large = find_model("bert-large");
   const auto& exlarge = find_model("bert-exlarge");
@@ -89,7 +164,8 @@ TEST(FindModel, MatchesNamesIgnoringCase) { EXPECT_EQ(find_model("GPT3-175B").na
 TEST(FindModel, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("gpt2-354m"),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
-            "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)");
+            "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
 }
 
 }  // namespace distsim::catalog

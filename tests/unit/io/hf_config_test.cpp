@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "catalog/builtin_models.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "io_test_support.hpp"
@@ -68,10 +71,81 @@ TEST(HfConfig, ReadsABertConfigAsAnEncoder) {
 }
 
 TEST(HfConfig, RejectsAnUnsupportedModelType) {
-  const std::string file = fixture("models/hf/mixtral.json");
+  const std::string file = fixture("models/hf/qwen2_moe.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":2: model_type: unsupported Hugging Face model_type 'mixtral'; supported: bert, gpt2, llama, "
-                   "mistral, t5");
+            file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
+                   "gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5");
+}
+
+// The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3) read
+// as their catalog entries, whose counts are worked by hand in tests/unit/catalog.
+TEST(HfConfig, ReadsMoeConfigsLikeTheCatalogEntries) {
+  for (const auto& [file, name] : {std::pair<const char*, const char*>{"Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+                                   {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
+                                   {"DeepSeek-V3", "deepseek-v3"}}) {
+    SCOPED_TRACE(file);
+    const auto model = resolve_model(fixture("models/hf/" + std::string(file) + "/config.json"));
+    const auto& builtin = catalog::find_model(name);
+    EXPECT_EQ(model.moe.num_experts, builtin.moe.num_experts);
+    EXPECT_EQ(model.moe.top_k, builtin.moe.top_k);
+    EXPECT_EQ(model.moe.first_dense_layers, builtin.moe.first_dense_layers);
+    EXPECT_EQ(model.moe.router_scoring, builtin.moe.router_scoring);
+    EXPECT_EQ(model.qk_norm, builtin.qk_norm);
+    EXPECT_EQ(model.mtp_layers, builtin.mtp_layers);
+    EXPECT_EQ(model::total_parameters(model), model::total_parameters(builtin));
+    EXPECT_EQ(model::active_parameters(model), model::active_parameters(builtin));
+  }
+}
+
+// Qwen2.5-7B (HF card: 7.61B): layer 3584·3584 + 2·3584·512 + 3584·3584 + QKV bias 3584 + 2·512 +
+// MLP 3·3584·18944 + norms 2·3584 = 233,057,792; 28 layers + 2·152064·3584 + 3584 = 7,615,616,512.
+// Its sliding_window is switched off (use_sliding_window false), so it is no refusal.
+TEST(HfConfig, ReadsQwen2WithItsQkvBias) {
+  const auto model = resolve_model(fixture("models/hf/Qwen2.5-7B/config.json"));
+  EXPECT_TRUE(model.qkv_bias);
+  EXPECT_FALSE(model.qk_norm);
+  EXPECT_FALSE(model.moe.enabled());
+  EXPECT_EQ(model::total_parameters(model), 7'615'616'512);
+}
+
+// Qwen3-8B (HF card: 8.2B): layer 4096·4096 + 2·4096·1024 + 4096·4096 + QK-norm 256 + 3·4096·12288
+// + 8192 = 192,946,432; 36 layers + 2·151936·4096 + 4096 = 8,190,735,360.
+TEST(HfConfig, ReadsQwen3WithItsQkNorm) {
+  const auto model = resolve_model(fixture("models/hf/Qwen3-8B/config.json"));
+  EXPECT_TRUE(model.qk_norm);
+  EXPECT_FALSE(model.qkv_bias);
+  EXPECT_EQ(model.head_dim(), 128);
+  EXPECT_EQ(model::total_parameters(model), 8'190'735'360);
+}
+
+TEST(HfConfig, RefusesAMixtralConfigRelabelledMistral) {
+  const std::string file = fixture("models/hf/mixtral_as_mistral.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":9: num_local_experts: declares routed experts, but model_type 'mistral' is a dense model and "
+                   "its experts would be ignored; set the model_type of the mixture-of-experts model (mixtral, "
+                   "qwen3_moe or deepseek_v3)");
+}
+
+TEST(HfConfig, RefusesASlidingWindowShorterThanTheSequence) {
+  const std::string file = fixture("models/hf/mistral_sliding_window.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":9: sliding_window: sliding-window attention over 4096 tokens, shorter than the sequence 32768, "
+                   "is not modelled (distsim computes full causal attention)");
+}
+
+TEST(HfConfig, ReportsMissingMoeKeysAndDenseLayersItCannotPlace) {
+  const std::string file = fixture("models/hf/qwen3_moe_missing_keys.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ": missing required key 'num_experts_per_tok'\n" + file +
+                ": missing required key 'moe_intermediate_size'\n" + file +
+                ":7: mlp_only_layers: a list of dense layers among the MoE layers is not modelled (distsim takes the "
+                "first n layers dense, then every decoder_sparse_step-th layer MoE)");
+}
+
+TEST(HfConfig, ReportsTheMissingKeysOfAMixtralConfig) {
+  const std::string file = fixture("models/hf/mixtral.json");
+  const std::string error = error_of([&] { resolve_model(file); });
+  EXPECT_NE(error.find(file + ": missing required key 'num_experts_per_tok'"), std::string::npos) << error;
 }
 
 TEST(HfConfig, ReportsMissingAndMistypedFields) {

@@ -15,7 +15,8 @@ TEST(ResolveModel, FindsBuiltinNames) { EXPECT_EQ(resolve_model("gpt3-175b").num
 TEST(ResolveModel, ReportsAnUnknownBuiltinName) {
   EXPECT_EQ(error_of([] { resolve_model("gpt2-354m"); }),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
-            "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)");
+            "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
 }
 
 TEST(ResolveModel, ReadsAFileWrittenFromScratchWithDefaults) {
@@ -83,6 +84,35 @@ TEST(ResolveModel, ListsEveryProblemOfAFileInLineOrder) {
                 file + ":8: tie_embeddings: expected true or false, got 'maybe'");
 }
 
+TEST(ResolveModel, OverridesTheExpertsOfAnMoeBase) {
+  const auto model = resolve_model(fixture("models/small_moe.yaml"));
+  EXPECT_EQ(model.moe.num_experts, 16);
+  EXPECT_EQ(model.moe.top_k, 4);
+  EXPECT_EQ(model.moe.expert_ffn_hidden_size, 14336);  // the base's
+  EXPECT_DOUBLE_EQ(model.moe.capacity_factor, 1.25);
+  EXPECT_FALSE(model.moe.dropless());
+  EXPECT_TRUE(model.moe.is_moe_layer(3));
+}
+
+TEST(ResolveModel, ReportsEveryProblemOfTheExpertsAndLatentAttention) {
+  const std::string file = fixture("models/broken_moe.yaml");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":6: missing required key 'moe.expert_ffn_hidden_size'\n" +
+                file + ":9: unknown key 'moe.expert_fnn_hidden_size'; did you mean 'moe.expert_ffn_hidden_size'?\n" +
+                file + ":10: moe.capacity_factor: expected a positive number, got '0'\n" +
+                file + ":11: moe.router_scoring: expected one of softmax, sigmoid, got 'argmax'\n" +
+                file + ":12: missing required key 'mla.qk_nope_head_dim'\n" +
+                file + ":12: missing required key 'mla.qk_rope_head_dim'\n" +
+                file + ":12: missing required key 'mla.v_head_dim'");
+}
+
+// With every key there, the rules across the fields are checked at the `moe:` key.
+TEST(ResolveModel, ReportsTopKLargerThanTheExperts) {
+  const std::string file = fixture("models/moe_top_k_too_large.yaml");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":2: moe: top_k 9 must be between 1 and num_experts 8");
+}
+
 TEST(ResolveModel, RejectsDecoderKeysOnADecoderAndRepeatedKeys) {
   const std::string file = fixture("models/decoder_with_decoder_layers.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
@@ -94,7 +124,8 @@ TEST(ResolveModel, ReportsAnUnknownBaseAtItsKey) {
   const std::string file = fixture("models/unknown_base.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":1: base: unknown model 'gpt3-175'; did you mean 'gpt3-175b'? (known: bert-large, bert-exlarge, "
-                   "gpt2-345m, t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b)");
+                   "gpt2-345m, t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, "
+                   "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
 }
 
 TEST(ResolveModel, ReportsACycleOfBaseFiles) {

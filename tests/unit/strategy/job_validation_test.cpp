@@ -175,3 +175,22 @@ TEST(ValidateJob, AcceptsSequenceParallelismWithoutTensorParallelism) {
 }
 
 }  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+// An MoE model with a rule broken and no events yet: both problems are listed, the model's rule
+// under its moe.* field, and the job is never simulated as a dense one.
+TEST(JobValidation, RefusesAnMoeModelWithItsBrokenRules) {
+  JobSpec job = valid_job();
+  job.model.moe = {.num_experts = 8, .top_k = 9, .expert_ffn_hidden_size = 1024};
+  EXPECT_EQ(error_of(job),
+            "invalid job (2 problems):\n"
+            "  - model 'gpt2-345m': moe.top_k 9 must be between 1 and num_experts 8\n"
+            "  - model 'gpt2-345m' has mixture-of-experts layers (8 routed experts, top-9): described and counted "
+            "(distsim show model, parameter counts) but not yet simulated; distsim refuses to simulate the model "
+            "as if it were dense");
+}
+
+TEST(JobValidation, ADenseModelHasNoUnsimulatedFeatures) { EXPECT_TRUE(unsimulated_features(valid_job().model).empty()); }
+
+}  // namespace distsim::strategy

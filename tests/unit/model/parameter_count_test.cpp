@@ -1,0 +1,110 @@
+#include "model/parameter_count.hpp"
+
+#include <gtest/gtest.h>
+
+namespace distsim::model {
+
+namespace {
+
+//! A toy SwiGLU/RMSNorm decoder small enough to count by hand: h 8, 2 query heads and 1 KV head of
+//! 4, FFN 16, vocabulary 10, untied. Attention: Q 8·8 + K,V 2·8·4 + O 8·8 = 192; dense MLP
+//! 3·8·16 = 384; two norms 16: a dense layer has 592.
+ModelSpec toy_decoder() {
+  ModelSpec model;
+  model.name = "toy";
+  model.num_layers = 3;
+  model.hidden_size = 8;
+  model.num_attention_heads = 2;
+  model.num_kv_heads = 1;
+  model.kv_channels = 4;
+  model.ffn_hidden_size = 16;
+  model.ffn_type = FfnType::swiglu;
+  model.norm = NormType::rmsnorm;
+  model.position_embedding = PositionEmbedding::rope;
+  model.vocab_size = 10;
+  model.seq_length = 32;
+  model.tie_embeddings = false;
+  return model;
+}
+
+//! 4 routed experts of FFN 6 (3·8·6 = 144 each), top-2, one shared expert of 6, router 8·4 = 32,
+//! the first layer dense: an MoE layer's experts have 4·144 + 144 + 32 = 752, of which a token uses
+//! 2·144 + 144 + 32 = 464; the layer has 192 + 752 + 16 = 960, active 192 + 464 + 16 = 672.
+ModelSpec toy_moe() {
+  ModelSpec model = toy_decoder();
+  model.moe = {.num_experts = 4,
+               .top_k = 2,
+               .expert_ffn_hidden_size = 6,
+               .shared_experts = 1,
+               .shared_expert_ffn_hidden_size = 6,
+               .first_dense_layers = 1};
+  return model;
+}
+
+}  // namespace
+
+TEST(ParameterCount, DenseToyLayerByHand) {
+  const ModelSpec model = toy_decoder();
+  EXPECT_EQ(self_attention_parameters(model), 192);
+  EXPECT_EQ(layer_parameters(model, false), 592);
+  // 3 layers + embedding 80 + head 80 + final norm 8
+  EXPECT_EQ(total_parameters(model), 3 * 592 + 80 + 88);
+  EXPECT_EQ(active_parameters(model), total_parameters(model));
+}
+
+TEST(ParameterCount, MoeToyByHand) {
+  const ModelSpec model = toy_moe();
+  EXPECT_EQ(moe_mlp_parameters(model), 752);
+  EXPECT_EQ(active_moe_mlp_parameters(model), 464);
+  EXPECT_EQ(layer_parameters_at(model, 0), 592);
+  EXPECT_EQ(layer_parameters_at(model, 1), 960);
+  EXPECT_EQ(total_parameters(model), 592 + 2 * 960 + 80 + 88);   // 2680
+  EXPECT_EQ(active_parameters(model), 592 + 2 * 672 + 80 + 88);  // 2104
+}
+
+// An MTP module: three norms 3·8, the 2h → h projection 2·8·8 = 128, and one layer of the kind
+// layer 3 would have (MoE here): 24 + 128 + 960 = 1112, active 24 + 128 + 672 = 824.
+TEST(ParameterCount, MultiTokenPredictionModuleByHand) {
+  ModelSpec model = toy_moe();
+  model.mtp_layers = 1;
+  EXPECT_EQ(mtp_module_parameters(model), 1112);
+  EXPECT_EQ(total_parameters(model), 2680 + 1112);
+  EXPECT_EQ(active_parameters(model), 2104 + 824);
+}
+
+// Megatron's --moe-layer-freq with Qwen's phase: every 2nd layer, the 2nd of each pair, is MoE.
+TEST(ParameterCount, EveryKthLayerIsMoe) {
+  ModelSpec model = toy_moe();
+  model.num_layers = 4;
+  model.moe.first_dense_layers = 0;
+  model.moe.layer_interval = 2;
+  EXPECT_FALSE(model.moe.is_moe_layer(0));
+  EXPECT_TRUE(model.moe.is_moe_layer(1));
+  EXPECT_FALSE(model.moe.is_moe_layer(2));
+  EXPECT_TRUE(model.moe.is_moe_layer(3));
+  EXPECT_EQ(total_parameters(model), 2 * 592 + 2 * 960 + 80 + 88);
+}
+
+// MLA with h 8, 2 heads, q_lora 4, kv_lora 3, nope 2, rope 1, v 2: W_DQ 8·4 = 32, q norm 4,
+// W_UQ 4·2·3 = 24, W_DKV 8·(3 + 1) = 32, kv norm 3, W_UKV 3·2·(2 + 2) = 24, W_O 2·2·8 = 32: 151.
+// Without the query latent, W_Q is 8·2·3 = 48 in place of 32 + 4 + 24: 139.
+TEST(ParameterCount, LatentAttentionByHand) {
+  ModelSpec model = toy_decoder();
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  EXPECT_EQ(self_attention_parameters(model), 151);
+  model.mla.q_lora_rank = 0;
+  EXPECT_EQ(self_attention_parameters(model), 139);
+}
+
+// Qwen2's QKV bias adds q + 2·kv = 8 + 2·4 = 16; Qwen3's QK-norm one scale of head_dim 4 for the
+// queries and one for the keys: 8.
+TEST(ParameterCount, QkvBiasAndQkNorm) {
+  ModelSpec model = toy_decoder();
+  model.qkv_bias = true;
+  EXPECT_EQ(self_attention_parameters(model), 192 + 16);
+  model.qkv_bias = false;
+  model.qk_norm = true;
+  EXPECT_EQ(self_attention_parameters(model), 192 + 8);
+}
+
+}  // namespace distsim::model
