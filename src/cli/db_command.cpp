@@ -122,7 +122,7 @@ void run_export(const DbOptions& options) {
     std::cout << text;
     return;
   }
-  write_file_atomically(options.output, [&](std::ostream& out) { out << text; });
+  write_output_file("--output", options.output, [&](std::ostream& out) { out << text; });
   std::cout << "exported " << file.records.size() << " events for hardware '" << file.hardware << "' to '"
             << options.output << "'\n";
 }
