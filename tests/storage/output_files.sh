@@ -42,6 +42,14 @@ ln -s victim.txt planted.json.tmp
 [[ $(cat victim.txt) == victim && -L planted.json.tmp ]] || fail "the link planted at planted.json.tmp was followed"
 cmp -s mine.json plain.json && cmp -s planted.json plain.json || fail "the traces beside the .tmp files are wrong"
 
+# Two runs writing the same file at once: each writes its own temporary file, so the file ends
+# as one whole trace, never a mix of the two.
+"$distsim" "${job[@]}" --trace shared.json >/dev/null &
+other=$!
+"$distsim" "${job[@]}" --trace shared.json >/dev/null || fail "the first of two concurrent writers failed"
+wait "$other" || fail "the second of two concurrent writers failed"
+cmp -s shared.json plain.json || fail "two concurrent writers left a file that is not the trace"
+
 # A read-only file is refused and kept (mode 0444 stops root too).
 echo keep >readonly.json
 chmod 0444 readonly.json
@@ -80,6 +88,9 @@ status=$?
 [[ $status -eq 143 ]] || fail "the trace writer was not stopped by SIGTERM mid-write (exit $status)"
 leftovers=$(compgen -G '*big.json*'; compgen -G '.big.json*')
 [[ -z $leftovers ]] || fail "SIGTERM left: $leftovers"
+
+stray=$(compgen -G '.*.tmp')
+[[ -z $stray ]] || fail "temporary files left behind: $stray"
 
 [[ $failed -eq 0 ]] && echo "output files: links followed, .tmp names untouched, read-only and directories refused, \
 FIFOs written, nothing left after SIGTERM"

@@ -290,4 +290,18 @@ TEST(ProfileDatabase, AReaderWhoCannotRollBackSaysWhatToRun) {
                 "user lacks: run `distsim db stats --profile-db " + path + "` once as a user who can write there");
 }
 
+TEST(ProfileDatabase, SaysWhenAnotherProcessKeepsItLocked) {
+  // Another connection holds the exclusive lock, as an import does while it commits; a reader
+  // waits its five seconds, then says what is wrong.
+  const std::string path = file_with_two_events(scratch_dir().string());
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(open_error(path), "profile database '" + path +
+                                  "' stayed locked by another process (an import, most likely) for longer than distsim "
+                                  "waits; try again when it has finished (SQLite: database is locked)");
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+}
+
 }  // namespace distsim::profile_db
