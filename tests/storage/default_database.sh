@@ -36,6 +36,16 @@ check "a HOME that cannot be resolved" 0 "distsim: note: cannot read the default
 '$scratch/loop/.local/share/distsim/profiles.sqlite' (Too many levels of symbolic links); every event is priced by \
 the analytical model (--profile-db PATH picks another)"
 
+# The same path given with --profile-db is an error, as a flag naming a database always is.
+run "$scratch/loop" "$distsim" "${job[@]}" --profile-db "$scratch/loop/p.sqlite"
+status=$?
+expected="distsim: error: --profile-db: cannot open profile database '$scratch/loop/p.sqlite': Too many levels of \
+symbolic links"
+if [[ $status -ne 2 || $(cat "$scratch/err") != "$expected" ]]; then
+  echo "--profile-db that cannot be resolved: exit $status; stderr: $(cat "$scratch/err")"
+  failed=1
+fi
+
 # A HOME this user may not enter: as root, the check runs as the user nobody, whom mode 0700 keeps out.
 mkdir -p "$scratch/closed/.local/share/distsim" && chmod 0700 "$scratch/closed" && chmod 0755 "$scratch"
 as_user=()
