@@ -57,11 +57,14 @@ std::optional<std::string> chosen_hardware(const DbOptions& options, const Profi
   return options.hardware;
 }
 
+//! A bad file is refused before the database is opened, so it never creates one. A failed
+//! import rolls back and leaves the file in place: another import may be filling it at the same
+//! moment, and an empty file reads as holding no events.
 void run_import(const DbOptions& options) {
   const std::string path = options.profile.database_path();
-  const bool existed = std::filesystem::exists(path);
   try {
     const profile_db::ProfileFile file = profile_db::read_profile_file(options.file);
+    profile_db::check_profile_records(file, options.file);
     if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
       std::filesystem::create_directories(parent);
     }
@@ -74,9 +77,6 @@ void run_import(const DbOptions& options) {
     }
     std::cout << "\n";
   } catch (const InputError& e) {
-    if (!existed) {
-      std::filesystem::remove(path);
-    }
     throw InputError(std::string(e.what()) + "; nothing was imported");
   } catch (const std::filesystem::filesystem_error& e) {
     throw InputError("cannot create the directory of profile database '" + path + "': " + e.code().message());
@@ -122,7 +122,7 @@ void run_export(const DbOptions& options) {
     std::cout << text;
     return;
   }
-  write_file_atomically(options.output, [&](std::ostream& out) { out << text; });
+  write_output_file("--output", options.output, [&](std::ostream& out) { out << text; });
   std::cout << "exported " << file.records.size() << " events for hardware '" << file.hardware << "' to '"
             << options.output << "'\n";
 }

@@ -6,8 +6,16 @@
 
 namespace distsim::cli {
 
-//! Writes through a temporary file renamed into place, so a failed run leaves no partial file.
-//! Throws InputError when the file cannot be written.
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+//! Writes the output file that `flag` names (for example "--trace") so that a failed or stopped
+//! run leaves no partial file and nothing is written where it should not be:
+//! - a new or regular file is written to a unique temporary file beside it, renamed into place
+//!   when complete (a replaced file keeps its permission bits);
+//! - a symbolic link is followed: the file it points to is written, the link stays;
+//! - a FIFO, terminal or other device (`/dev/stdout`, a pipe) is written directly, never replaced.
+//! A directory, a read-only file, a missing or unwritable directory, and a failed write are
+//! InputErrors that name the flag and the path; the temporary file is removed on failure and
+//! on SIGINT, SIGTERM and SIGHUP.
+void write_output_file(const std::string& flag, const std::string& path,
+                       const std::function<void(std::ostream&)>& write);
 
 }  // namespace distsim::cli

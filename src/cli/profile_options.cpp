@@ -1,8 +1,13 @@
 #include "cli/profile_options.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <system_error>
+
+#include <unistd.h>
 
 #include "core/input_error.hpp"
 #include "profile/profile_cost_model.hpp"
@@ -58,16 +63,42 @@ std::string ProfileOptions::database_path() const {
   return path;
 }
 
-std::shared_ptr<const cost::CostModel> ProfileOptions::cost_model(const std::string& hardware) const {
-  if (database.empty()) {
-    const std::string path = default_profile_database_path();
-    if (path.empty() || !std::filesystem::exists(path)) {
-      return nullptr;
-    }
+namespace {
+
+//! The default database when it can serve: a missing one is normal (nothing imported yet), and
+//! one that cannot be examined or read is noted and skipped, since no profile was asked for.
+std::optional<std::string> usable_default_database() {
+  const std::string path = default_profile_database_path();
+  if (path.empty()) {
+    return std::nullopt;
   }
+  std::error_code error;
+  const auto type = std::filesystem::status(path, error).type();
+  if (type == std::filesystem::file_type::not_found) {
+    return std::nullopt;
+  }
+  if (error || ::access(path.c_str(), R_OK) != 0) {
+    const std::string reason = error ? error.message() : std::generic_category().message(errno);
+    std::cerr << "distsim: note: cannot read the default profile database '" << path << "' (" << reason
+              << "); every event is priced by the analytical model (--profile-db PATH picks another)\n";
+    return std::nullopt;
+  }
+  return path;
+}
+
+}  // namespace
+
+std::shared_ptr<const cost::CostModel> ProfileOptions::cost_model(const std::string& hardware) const {
+  const std::optional<std::string> path = database.empty() ? usable_default_database() : database;
+  if (!path) {
+    return nullptr;
+  }
+  // An empty default database is what a first import that failed leaves: it holds no events.
+  const auto access = database.empty() ? profile_db::ProfileDatabase::Access::read_allowing_empty
+                                       : profile_db::ProfileDatabase::Access::read;
   const profile_db::ProfileDatabase db = [&] {
     try {
-      return profile_db::ProfileDatabase(database_path(), profile_db::ProfileDatabase::Access::read);
+      return profile_db::ProfileDatabase(*path, access);
     } catch (const InputError& e) {
       throw InputError((database.empty() ? "" : "--profile-db: ") + std::string(e.what()));
     }

@@ -22,9 +22,10 @@ struct ProfileOptions {
   //! The database the `db` subcommands work on: the flag, else the default location.
   std::string database_path() const;
   //! Measured and extrapolated costs for events on `hardware`, to put before the analytical
-  //! model. Null when no flag was given and the default database does not exist. A flag naming
-  //! a missing file, or a database that cannot be read, is an InputError. Prints a note on
-  //! stderr when the database holds nothing for `hardware`.
+  //! model. Null when no flag was given and the default database does not exist, or cannot be
+  //! read (with a note on stderr). A flag naming a missing file, or a database that cannot be
+  //! read, is an InputError. Prints a note on stderr when the database holds nothing for
+  //! `hardware`.
   std::shared_ptr<const cost::CostModel> cost_model(const std::string& hardware) const;
 };
 

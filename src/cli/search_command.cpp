@@ -135,11 +135,11 @@ void run_search(const SearchCommandOptions& options) {
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
   if (!options.csv.empty()) {
-    write_file_atomically(options.csv, [&](std::ostream& out) { io::write_search_csv(out, result); });
+    write_output_file("--csv", options.csv, [&](std::ostream& out) { io::write_search_csv(out, result); });
   }
   if (!options.report.empty()) {
     const io::SearchReport report = io::make_search_report(space, result, options.top);
-    write_file_atomically(options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
+    write_output_file("--report", options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
   }
   if (options.json) {
     std::cout << io::search_json(space, result, options.top).dump(2) << "\n";

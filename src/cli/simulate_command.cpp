@@ -42,10 +42,10 @@ void run_simulate(const SimulateOptions& options) {
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {
-    write_file_atomically(options.trace, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
+    write_output_file("--trace", options.trace, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
   }
   if (!options.report.empty()) {
-    write_file_atomically(options.report, [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
+    write_output_file("--report", options.report, [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
   }
   if (options.json) {
     std::cout << io::summary_json(simulation).dump(2) << "\n";

@@ -1,7 +1,6 @@
 #include "profile_db/profile_database.hpp"
 
 #include <filesystem>
-#include <set>
 
 #include "core/input_error.hpp"
 #include "profile_db/sqlite_statement.hpp"
@@ -13,7 +12,7 @@ using profile::ProfileRecord;
 namespace {
 
 constexpr const char* kCreateSchema = R"sql(
-CREATE TABLE events (
+CREATE TABLE IF NOT EXISTS events (
   hardware TEXT NOT NULL,
   key TEXT NOT NULL,
   median_us REAL NOT NULL,
@@ -27,7 +26,7 @@ CREATE TABLE events (
   measured_at TEXT NOT NULL,
   PRIMARY KEY (hardware, key)
 ) WITHOUT ROWID;
-CREATE TABLE imports (
+CREATE TABLE IF NOT EXISTS imports (
   hardware TEXT NOT NULL,
   profiler TEXT NOT NULL,
   library TEXT NOT NULL,
@@ -37,6 +36,31 @@ CREATE TABLE imports (
   PRIMARY KEY (hardware, profiler, library, measured_at)
 ) WITHOUT ROWID;
 )sql";
+
+// A reader waits a little for an import's commit; an import waits for the imports before it.
+constexpr int kReadBusyTimeoutMs = 5000;
+constexpr int kWriteBusyTimeoutMs = 120000;
+
+//! Refuses, before SQLite sees it, a path that cannot be a database file: SQLite's own words
+//! for these ("disk I/O error") do not say what is wrong.
+void check_database_path(const std::string& path, ProfileDatabase::Access access) {
+  const std::string place = "profile database '" + path + "'";
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::directory) {
+    throw InputError(place + " is a directory; expected a SQLite file such as '" +
+                     (std::filesystem::path(path) / "profiles.sqlite").string() + "'");
+  }
+  if (status.type() == std::filesystem::file_type::not_found) {
+    if (access != ProfileDatabase::Access::create) {
+      throw InputError(place + " does not exist; create it with `distsim db import FILE --profile-db " + path + "`");
+    }
+    return;
+  }
+  if (error) {
+    throw InputError("cannot open " + place + ": " + error.message());
+  }
+}
 
 std::int64_t pragma_value(const SqliteConnection& connection, const std::string& name) {
   SqliteStatement statement(connection, "PRAGMA " + name);
@@ -95,17 +119,21 @@ ProfileRecord record_from_row(const SqliteStatement& row) {
 
 ProfileDatabase::ProfileDatabase(const std::string& path, Access access)
     : connection_([&] {
-        if (access == Access::read && !std::filesystem::exists(path)) {
-          throw InputError("profile database '" + path + "' does not exist; create it with `distsim db import FILE --profile-db " +
-                         path + "`");
-        }
-        return SqliteConnection(path, access == Access::read ? SqliteConnection::Access::read_only
-                                                             : SqliteConnection::Access::read_write_create);
+        check_database_path(path, access);
+        return access == Access::create
+                   ? SqliteConnection(path, SqliteConnection::Access::create_if_missing, kWriteBusyTimeoutMs)
+                   : SqliteConnection(path, SqliteConnection::Access::existing, kReadBusyTimeoutMs);
       }()) {
-  check_schema(access);
+  has_schema_ = holds_schema();
+  if (has_schema_) {
+    check_integrity();
+  } else if (access == Access::read) {
+    throw InputError("profile database '" + path + "' is empty; fill it with `distsim db import FILE --profile-db " +
+                     path + "`");
+  }
 }
 
-void ProfileDatabase::check_schema(Access access) {
+bool ProfileDatabase::holds_schema() const {
   const std::string place = "profile database '" + path() + "'";
   const std::int64_t application_id = pragma_value(connection_, "application_id");
   const std::int64_t version = pragma_value(connection_, "user_version");
@@ -114,10 +142,7 @@ void ProfileDatabase::check_schema(Access access) {
     return count.step() ? count.integer(0) : 0;
   }();
   if (application_id == 0 && version == 0 && tables == 0) {
-    if (access == Access::read) {
-      throw InputError(place + " is empty; fill it with `distsim db import FILE --profile-db " + path() + "`");
-    }
-    return;
+    return false;
   }
   if (application_id != kApplicationId) {
     throw InputError(place + " is a SQLite database but not a distsim profile database");
@@ -130,11 +155,14 @@ void ProfileDatabase::check_schema(Access access) {
     throw InputError(place + " has unknown schema version " + std::to_string(version) + "; this distsim reads version " +
                      std::to_string(kSchemaVersion));
   }
+  return true;
+}
+
+void ProfileDatabase::check_integrity() const {
   SqliteStatement check(connection_, "PRAGMA quick_check");
   if (check.step() && check.text(0) != "ok") {
-    throw InputError(place + " is corrupt or truncated (SQLite: " + check.text(0) + ")");
+    throw InputError("profile database '" + path() + "' is corrupt or truncated (SQLite: " + check.text(0) + ")");
   }
-  has_schema_ = true;
 }
 
 void ProfileDatabase::create_schema() {
@@ -144,16 +172,13 @@ void ProfileDatabase::create_schema() {
 }
 
 ImportResult ProfileDatabase::import(const ProfileFile& file, const std::string& source) {
-  try {
-    check_hardware_name(file.hardware);
-  } catch (const InputError& e) {
-    throw InputError("profile '" + source + "': " + e.what());
-  }
+  check_profile_records(file, source);
   Transaction transaction(connection_);
-  if (!has_schema_) {
+  // Another process may have created the schema, or filled the file, since it was opened.
+  if (!holds_schema()) {
     create_schema();
   }
-  const ImportResult result = write_records(file, source);
+  const ImportResult result = write_records(file);
   SqliteStatement run(connection_, "INSERT OR REPLACE INTO imports VALUES (?, ?, ?, ?, ?, ?)");
   run.bind(1, file.hardware).bind(2, file.profiler).bind(3, file.library).bind(4, file.measured_at);
   run.bind(5, file.device_seconds).bind(6, result.imported);
@@ -163,22 +188,11 @@ ImportResult ProfileDatabase::import(const ProfileFile& file, const std::string&
   return result;
 }
 
-ImportResult ProfileDatabase::write_records(const ProfileFile& file, const std::string& source) {
+ImportResult ProfileDatabase::write_records(const ProfileFile& file) {
   SqliteStatement exists(connection_, "SELECT 1 FROM events WHERE hardware = ? AND key = ?");
   SqliteStatement insert(connection_, "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  std::set<std::string> seen;
   ImportResult result;
-  for (size_t index = 0; index < file.records.size(); ++index) {
-    const ProfileRecord& record = file.records[index];
-    try {
-      check_hardware_name(record.hardware);
-      profile::check_record(record);
-    } catch (const InputError& e) {
-      throw InputError(record_place(source, index, record.key) + ": " + e.what());
-    }
-    if (!seen.insert(record.key).second) {
-      throw InputError(record_place(source, index, record.key) + ": the same key appears earlier in the file");
-    }
+  for (const ProfileRecord& record : file.records) {
     exists.bind(1, record.hardware).bind(2, record.key);
     result.replaced += exists.step() ? 1 : 0;
     exists.reset();

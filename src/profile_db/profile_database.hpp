@@ -28,15 +28,19 @@ class ProfileDatabase {
   //! Marks the file as a distsim profile database ("dsdb").
   static constexpr int kApplicationId = 0x64736462;
 
-  enum class Access { read, create };
+  //! `read` needs an existing distsim database; `read_allowing_empty` also accepts an empty file,
+  //! which then reads as holding no events; `create` also accepts a missing file (the schema is
+  //! written by the first import).
+  enum class Access { read, read_allowing_empty, create };
 
-  //! Opens `path`. `read` needs an existing distsim database; `create` also accepts a missing or
-  //! empty file (the schema is written by the first import). Throws InputError naming the file.
+  //! Opens `path`. Any access rolls back an import that a killed process left unfinished. Throws
+  //! InputError naming the file.
   ProfileDatabase(const std::string& path, Access access);
 
-  //! Checks every record and writes them all in one transaction: any bad record (profile::check_record,
-  //! a key twice in one file) rolls back everything and throws InputError naming `source`, the
-  //! record's index and its key. A stored (hardware, key) is replaced by the new measurement.
+  //! Checks every record (check_profile_records) before touching the file, then writes them all in
+  //! one transaction that waits for other writers. A stored (hardware, key) is replaced by the new
+  //! measurement. The schema is created inside the transaction when the file has none yet, so
+  //! imports started together into a new file all land.
   ImportResult import(const ProfileFile& file, const std::string& source);
 
   //! Hardware names with stored events, sorted.
@@ -50,9 +54,12 @@ class ProfileDatabase {
   const std::string& path() const { return connection_.path(); }
 
  private:
-  void check_schema(Access access);
+  //! Reads the schema's marks and refuses a file that is not a current distsim database; false
+  //! when the file holds no schema at all yet.
+  bool holds_schema() const;
+  void check_integrity() const;
   void create_schema();
-  ImportResult write_records(const ProfileFile& file, const std::string& source);
+  ImportResult write_records(const ProfileFile& file);
 
   SqliteConnection connection_;
   bool has_schema_ = false;

@@ -143,6 +143,27 @@ void check_hardware_name(const std::string& name) {
   }
 }
 
+void check_profile_records(const ProfileFile& file, const std::string& source) {
+  try {
+    check_hardware_name(file.hardware);
+  } catch (const InputError& e) {
+    throw InputError("profile '" + source + "': " + e.what());
+  }
+  std::set<std::string> seen;
+  for (size_t index = 0; index < file.records.size(); ++index) {
+    const ProfileRecord& record = file.records[index];
+    try {
+      check_hardware_name(record.hardware);
+      profile::check_record(record);
+    } catch (const InputError& e) {
+      throw InputError(record_place(source, index, record.key) + ": " + e.what());
+    }
+    if (!seen.insert(record.key).second) {
+      throw InputError(record_place(source, index, record.key) + ": the same key appears earlier in the file");
+    }
+  }
+}
+
 ProfileFile parse_profile_file(const std::string& text, const std::string& source) {
   const std::string place = "profile '" + source + "'";
   Json root;

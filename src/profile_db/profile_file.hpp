@@ -30,6 +30,10 @@ struct ProfileFile {
 //! the event's index and its key; profile::check_record() checks the values.
 ProfileFile parse_profile_file(const std::string& text, const std::string& source);
 
+//! Checks the values: the hardware names, every record (profile::check_record) and that no key
+//! appears twice. Throws InputError naming `source`, the record's index and its key.
+void check_profile_records(const ProfileFile& file, const std::string& source);
+
 //! Reads and parses the file at `path`; InputError when it cannot be read.
 ProfileFile read_profile_file(const std::string& path);
 

@@ -6,24 +6,18 @@
 
 namespace distsim::profile_db {
 
-namespace {
-
-// Waiting for another writer is better than failing a simulation outright.
-constexpr int kBusyTimeoutMs = 5000;
-
-}  // namespace
-
 void SqliteConnection::Closer::operator()(sqlite3* handle) const { sqlite3_close(handle); }
 
-SqliteConnection::SqliteConnection(std::string path, Access access) : path_(std::move(path)) {
-  const int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+SqliteConnection::SqliteConnection(std::string path, Access access, int busy_timeout_ms) : path_(std::move(path)) {
+  const int flags = access == Access::existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   sqlite3* raw = nullptr;
   const int code = sqlite3_open_v2(path_.c_str(), &raw, flags, nullptr);
   handle_.reset(raw);
   if (code != SQLITE_OK) {
     fail(code, "opening it");
   }
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, busy_timeout_ms);
 }
 
 void SqliteConnection::execute(std::string_view sql) {
@@ -36,6 +30,11 @@ void SqliteConnection::execute(std::string_view sql) {
 void SqliteConnection::fail(int code, std::string_view doing) const {
   const std::string says = handle() ? sqlite3_errmsg(handle()) : sqlite3_errstr(code);
   const std::string place = "profile database '" + path_ + "'";
+  if (code == SQLITE_READONLY_ROLLBACK) {
+    throw InputError(place + " holds an import that was stopped before it finished ('" + path_ +
+                     "-journal' is its undo log); undoing it needs write access to the file and its directory, which "
+                     "this user lacks: run `distsim db stats --profile-db " + path_ + "` once as a user who can write there");
+  }
   switch (code & 0xff) {
     case SQLITE_NOTADB:
       throw InputError(place + " is not a SQLite database (SQLite: " + says + ")");
@@ -43,6 +42,9 @@ void SqliteConnection::fail(int code, std::string_view doing) const {
       throw InputError(place + " is corrupt or truncated (SQLite: " + says + ")");
     case SQLITE_CANTOPEN:
       throw InputError("cannot open " + place + " (SQLite: " + says + ")");
+    case SQLITE_BUSY:
+      throw InputError(place + " stayed locked by another process (an import, most likely) for longer than distsim "
+                       "waits; try again when it has finished (SQLite: " + says + ")");
     case SQLITE_READONLY:
       throw InputError(place + " is read-only (SQLite: " + says + ")");
     default:

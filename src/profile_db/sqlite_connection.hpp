@@ -12,9 +12,13 @@ namespace distsim::profile_db {
 //! so plainly when the file is not a database at all or is corrupt or truncated.
 class SqliteConnection {
  public:
-  enum class Access { read_only, read_write_create };
+  //! Both ask for write access, so that a journal left by a writer that was killed mid-transaction
+  //! can be rolled back by whoever opens the file next; SQLite falls back to reading only when the
+  //! file is write-protected. `existing` never creates the file.
+  enum class Access { existing, create_if_missing };
 
-  SqliteConnection(std::string path, Access access);
+  //! `busy_timeout_ms` is how long a statement waits for another process's lock before failing.
+  SqliteConnection(std::string path, Access access, int busy_timeout_ms);
 
   //! Runs statements that return no rows.
   void execute(std::string_view sql);

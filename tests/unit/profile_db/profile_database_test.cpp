@@ -4,6 +4,11 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <iterator>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/input_error.hpp"
 #include "profile_db_test_support.hpp"
@@ -41,6 +46,64 @@ std::string file_with_two_events(const std::string& dir) {
   return path;
 }
 
+
+std::string file_with_many_events(const std::string& dir, int count) {
+  const std::string path = dir + "/p.sqlite";
+  ProfileDatabase db(path, ProfileDatabase::Access::create);
+  std::vector<ProfileRecord> many;
+  for (int m = 1; m <= count; ++m) {
+    many.push_back(record("gemm m=" + std::to_string(m) + " n=2 k=3 bf16", 1));
+  }
+  db.import(a40_file(many), "many.json");
+  return path;
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+//! What `kill -9` during `distsim db import` leaves behind: a child process changes every row in
+//! one transaction, with a page cache so small that SQLite must write changed pages into the file
+//! before the commit, and is killed before it commits.
+void kill_midway_through_an_import(const std::string& path) {
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "PRAGMA cache_size = 1; BEGIN IMMEDIATE; UPDATE events SET median_us = median_us + 1;", nullptr,
+                 nullptr, nullptr);
+    kill(getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+//! open_error() in a child process that cannot write `path`: as the user nobody when the test runs
+//! as root (root may write any file), else as the test's own user.
+std::string open_error_as_another_user(const std::string& path) {
+  constexpr uid_t kNobody = 65534;
+  int pipe_ends[2];
+  if (pipe(pipe_ends) != 0) return "no pipe";
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_ends[0]);
+    if (geteuid() == 0 && (setgid(kNobody) != 0 || setuid(kNobody) != 0)) _exit(1);
+    const std::string error = open_error(path);
+    const ssize_t written = write(pipe_ends[1], error.data(), error.size());
+    _exit(written == static_cast<ssize_t>(error.size()) ? 0 : 1);
+  }
+  close(pipe_ends[1]);
+  std::string error;
+  char buffer[512];
+  for (ssize_t got; (got = read(pipe_ends[0], buffer, sizeof buffer)) > 0;) error.append(buffer, static_cast<size_t>(got));
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return error;
+}
 }  // namespace
 
 TEST(ProfileDatabase, ReadsBackWhatItImported) {
@@ -168,6 +231,77 @@ TEST(ProfileDatabase, ReadingNeedsAnExistingNonEmptyFile) {
             "profile database '" + dir + "/empty.sqlite' is empty; fill it with `distsim db import FILE --profile-db " +
                 dir + "/empty.sqlite`");
   EXPECT_EQ(open_error(dir + "/empty.sqlite", ProfileDatabase::Access::create), "no error");
+}
+
+TEST(ProfileDatabase, RefusesADirectory) {
+  const std::string dir = scratch_dir().string();
+  const std::string expected =
+      "profile database '" + dir + "' is a directory; expected a SQLite file such as '" + dir + "/profiles.sqlite'";
+  EXPECT_EQ(open_error(dir), expected);
+  EXPECT_EQ(open_error(dir, ProfileDatabase::Access::create), expected);
+}
+
+TEST(ProfileDatabase, TwoImportsIntoTheSameNewFileBothLand) {
+  // Both connections open the file while it is still empty, as two `db import` processes started
+  // together do; the second import must find the schema the first one created, not create it again.
+  const std::string path = scratch_dir().string() + "/p.sqlite";
+  ProfileDatabase first(path, ProfileDatabase::Access::create);
+  ProfileDatabase second(path, ProfileDatabase::Access::create);
+  first.import(a40_file({record("gemm m=1 n=2 k=3 bf16", 10)}), "a.json");
+  ProfileFile h100 = a40_file({record("gemm m=1 n=2 k=3 bf16", 3)});
+  h100.hardware = "h100";
+  h100.records.front().hardware = "h100";
+  EXPECT_EQ(second.import(h100, "h.json").imported, 1);
+  const ProfileDatabase db(path, ProfileDatabase::Access::read);
+  EXPECT_EQ(db.hardware_names(), (std::vector<std::string>{"a40", "h100"}));
+}
+
+TEST(ProfileDatabase, AnEmptyFileCanBeOpenedForReadingWhenAllowed) {
+  const std::string path = scratch_dir().string() + "/empty.sqlite";
+  std::ofstream(path).close();
+  const ProfileDatabase db(path, ProfileDatabase::Access::read_allowing_empty);
+  EXPECT_TRUE(db.hardware_names().empty());
+  EXPECT_TRUE(db.records().empty());
+}
+
+TEST(ProfileDatabase, AReaderRollsBackAnImportThatWasKilled) {
+  const std::string path = file_with_many_events(scratch_dir().string(), 400);
+  const std::string before = file_bytes(path);
+  kill_midway_through_an_import(path);
+  ASSERT_TRUE(std::filesystem::exists(path + "-journal")) << "the killed writer left no journal";
+  ASSERT_NE(file_bytes(path), before) << "the killed writer changed nothing in the file; the test would prove nothing";
+  const ProfileDatabase db(path, ProfileDatabase::Access::read);
+  const auto records = db.records("a40");
+  ASSERT_EQ(records.size(), 400u);  // every row the import deleted is back
+  EXPECT_EQ(records.front().median_us, 1);
+  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+}
+
+TEST(ProfileDatabase, AReaderWhoCannotRollBackSaysWhatToRun) {
+  const std::string dir = scratch_dir().string();
+  const std::string path = file_with_many_events(dir, 400);
+  kill_midway_through_an_import(path);
+  ASSERT_TRUE(std::filesystem::exists(path + "-journal"));
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                         std::filesystem::perms::others_read);
+  EXPECT_EQ(open_error_as_another_user(path),
+            "profile database '" + path + "' holds an import that was stopped before it finished ('" + path +
+                "-journal' is its undo log); undoing it needs write access to the file and its directory, which this "
+                "user lacks: run `distsim db stats --profile-db " + path + "` once as a user who can write there");
+}
+
+TEST(ProfileDatabase, SaysWhenAnotherProcessKeepsItLocked) {
+  // Another connection holds the exclusive lock, as an import does while it commits; a reader
+  // waits its five seconds, then says what is wrong.
+  const std::string path = file_with_two_events(scratch_dir().string());
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(open_error(path), "profile database '" + path +
+                                  "' stayed locked by another process (an import, most likely) for longer than distsim "
+                                  "waits; try again when it has finished (SQLite: database is locked)");
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
 }
 
 }  // namespace distsim::profile_db

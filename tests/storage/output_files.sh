@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Output files (--trace here; every output flag shares the writer) in the awkward places: a
+# symbolic link, a user's own PATH.tmp, a planted link at PATH.tmp, a read-only file, a FIFO made
+# with mkfifo, a directory, and SIGTERM in the middle of a large trace. Expected bytes are the
+# same job's trace written to a plain new file; expected messages are the writer's, word for word.
+# Usage: output_files.sh DISTSIM SCRATCH_DIR
+set -u
+distsim=$(realpath "$1")
+scratch=$2
+rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
+cd "$scratch" || exit 1
+job=(simulate --model gpt2-345m --gpu a40 --nodes 1 --gpus-per-node 2 --strategy 1M2P1D --global-batch-size 8)
+failed=0
+fail() {
+  echo "$*"
+  failed=1
+}
+"$distsim" "${job[@]}" --trace plain.json >/dev/null || exit 1
+
+# Permission bits: a new file's come from the umask (as the shell's `>` makes them), a replaced
+# file keeps its own.
+[[ $(stat -c %a plain.json) == $(printf '%o' $((0666 & ~$(umask)))) ]] || fail "new file mode $(stat -c %a plain.json)"
+echo old >private.json
+chmod 0640 private.json
+"$distsim" "${job[@]}" --trace private.json >/dev/null || fail "replacing a file failed"
+[[ $(stat -c %a private.json) == 640 ]] && cmp -s private.json plain.json || fail "the replaced file lost its mode 0640"
+
+# A symbolic link: the file it points to gets the trace, the link stays a link.
+echo old >real.json
+ln -s real.json link.json
+"$distsim" "${job[@]}" --trace link.json >/dev/null || fail "writing through a link failed"
+[[ -L link.json ]] || fail "the link was replaced by a file"
+cmp -s real.json plain.json || fail "the file the link points to does not hold the trace"
+
+# A user's own PATH.tmp survives, and a link planted there is not followed.
+echo mine >mine.json.tmp
+echo victim >victim.txt
+ln -s victim.txt planted.json.tmp
+"$distsim" "${job[@]}" --trace mine.json >/dev/null || fail "writing next to a user's .tmp failed"
+"$distsim" "${job[@]}" --trace planted.json >/dev/null || fail "writing next to a planted link failed"
+[[ $(cat mine.json.tmp) == mine ]] || fail "the user's mine.json.tmp was overwritten or removed"
+[[ $(cat victim.txt) == victim && -L planted.json.tmp ]] || fail "the link planted at planted.json.tmp was followed"
+cmp -s mine.json plain.json && cmp -s planted.json plain.json || fail "the traces beside the .tmp files are wrong"
+
+# Two runs writing the same file at once: each writes its own temporary file, so the file ends
+# as one whole trace, never a mix of the two.
+"$distsim" "${job[@]}" --trace shared.json >/dev/null &
+other=$!
+"$distsim" "${job[@]}" --trace shared.json >/dev/null || fail "the first of two concurrent writers failed"
+wait "$other" || fail "the second of two concurrent writers failed"
+cmp -s shared.json plain.json || fail "two concurrent writers left a file that is not the trace"
+
+# A read-only file is refused and kept (mode 0444 stops root too).
+echo keep >readonly.json
+chmod 0444 readonly.json
+"$distsim" "${job[@]}" --trace readonly.json >/dev/null 2>err
+status=$?
+[[ $status -eq 2 && $(cat err) == "distsim: error: --trace: 'readonly.json' is read-only; make it writable or choose \
+another path" ]] || fail "read-only target: exit $status, $(cat err)"
+[[ $(cat readonly.json) == keep ]] || fail "the read-only file was changed"
+
+# A FIFO is written into, never replaced.
+mkfifo fifo
+timeout 20 cat fifo >fifo.out &  # gives up when no writer comes
+reader=$!
+timeout 60 "$distsim" "${job[@]}" --trace fifo >/dev/null || fail "writing into a FIFO failed"
+wait "$reader"
+[[ -p fifo ]] || fail "the FIFO was replaced"
+cmp -s fifo.out plain.json || fail "what came through the FIFO is not the trace"
+
+# A directory is refused.
+mkdir folder
+"$distsim" "${job[@]}" --trace folder >/dev/null 2>err
+status=$?
+[[ $status -eq 2 && $(cat err) == "distsim: error: --trace: 'folder' is a directory; expected the path of a file to \
+write" ]] || fail "directory target: exit $status, $(cat err)"
+
+# SIGTERM while a large trace (every rank of 64 GPUs, a few hundred MB) is being written: the
+# process ends by the signal and leaves neither the trace nor a temporary file.
+"$distsim" simulate --model gpt3-175b --gpu a100 --nodes 8 --gpus-per-node 8 --strategy 8M8P1D \
+  --global-batch-size 128 --trace-ranks all --trace big.json >/dev/null 2>&1 &
+writer=$!
+temporaries() { compgen -G '.big.json.*.tmp' || compgen -G 'big.json.tmp'; }  # .big.json.XXXXXX.tmp
+until temporaries >/dev/null || ! kill -0 "$writer" 2>/dev/null; do sleep 0.01; done
+kill -TERM "$writer"
+wait "$writer"
+status=$?
+[[ $status -eq 143 ]] || fail "the trace writer was not stopped by SIGTERM mid-write (exit $status)"
+leftovers=$(compgen -G '*big.json*'; compgen -G '.big.json*')
+[[ -z $leftovers ]] || fail "SIGTERM left: $leftovers"
+
+stray=$(compgen -G '.*.tmp')
+[[ -z $stray ]] || fail "temporary files left behind: $stray"
+
+[[ $failed -eq 0 ]] && echo "output files: links followed, .tmp names untouched, read-only and directories refused, \
+FIFOs written, nothing left after SIGTERM"
+exit "$failed"
