@@ -81,4 +81,48 @@ TEST(ZeroBubbleH1Schedule, RunsOneChunkPerStage) {
   EXPECT_EQ(ZeroBubbleH1Schedule().chunks_per_stage(2), 1);
 }
 
+// p = 4, m = 8. Stage 0 warms up with 2p − 1 = 7 forwards and defers no W. Stage 3 warms up
+// with one forward, then B, F alternate and W of micro-batch k follows B of k + 2·3.
+TEST(ZeroBubbleH2Schedule, WarmsUpLongerAndDefersWByTwiceTheStage) {
+  const ZeroBubbleH2Schedule schedule;
+  const std::vector<Step> stage0{{F, 0}, {F, 1}, {F, 2}, {F, 3}, {F, 4}, {F, 5}, {F, 6}, {B, 0},
+                                 {W, 0}, {F, 7}, {B, 1}, {W, 1}, {B, 2}, {W, 2}, {B, 3}, {W, 3},
+                                 {B, 4}, {W, 4}, {B, 5}, {W, 5}, {B, 6}, {W, 6}, {B, 7}, {W, 7}};
+  const std::vector<Step> stage3{{F, 0}, {B, 0}, {F, 1}, {B, 1}, {F, 2}, {B, 2}, {F, 3}, {B, 3},
+                                 {F, 4}, {B, 4}, {F, 5}, {B, 5}, {F, 6}, {B, 6}, {W, 0}, {F, 7},
+                                 {B, 7}, {W, 1}, {W, 2}, {W, 3}, {W, 4}, {W, 5}, {W, 6}, {W, 7}};
+  EXPECT_EQ(schedule.steps(0, 4, 8), stage0);
+  EXPECT_EQ(schedule.steps(3, 4, 8), stage3);
+}
+
+// The paper (§2.3): worker i holds (2p − 2i + 1)·M_B + (2i − 2)·M_W, so stage s = i − 1 holds
+// 2(p − s) − 1 micro-batches waiting for B and 2s waiting for W, 2p − 1 = 7 in all.
+TEST(ZeroBubbleH2Schedule, HoldsTwicePMinusOneMicrobatchesAsThePaperCounts) {
+  const ZeroBubbleH2Schedule schedule;
+  for (int stage = 0; stage < 4; ++stage) {
+    EXPECT_EQ(held_at_peak(schedule.steps(stage, 4, 8)), std::make_pair(7 - 2 * stage, 2 * stage)) << stage;
+    EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(stage, 4, 8, 1), 7.0);
+  }
+  EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(0, 4, 5, 1), 5.0);
+}
+
+TEST(ZeroBubbleSchedules, RunEachMicrobatchForwardThenBThenW) {
+  const ZeroBubbleH2Schedule h2;
+  for (const PipelineSchedule* schedule : std::vector<const PipelineSchedule*>{&h2}) {
+    for (int m : {1, 3, 7, 12}) {
+      for (int stage = 0; stage < 4; ++stage) {
+        std::map<int, std::vector<const StepKindSpec*>> per_microbatch;
+        for (const auto& step : schedule->steps(stage, 4, m)) {
+          per_microbatch[step.microbatch].push_back(&step.kind.spec());
+        }
+        ASSERT_EQ(per_microbatch.size(), static_cast<size_t>(m));
+        for (const auto& [mb, kinds] : per_microbatch) {
+          const std::vector<const StepKindSpec*> expected{&F.spec(), &B.spec(), &W.spec()};
+          EXPECT_EQ(kinds, expected) << schedule->name() << " stage " << stage << " micro-batch " << mb;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace distsim::schedule
