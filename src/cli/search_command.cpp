@@ -169,7 +169,9 @@ void add_search_command(CLI::App& app) {
   options->micro_batch_size_flag = command->add_option(
       "--micro-batch-size", options->micro_batch_size, "one micro-batch size to try (--micro-batch-sizes with one)");
   options->schedules_flag =
-      command->add_option("--schedules", options->schedules, "pipeline schedules to try, e.g. gpipe,1f1b, or all (every one of `distsim list schedules`)")
+      command
+          ->add_option("--schedules", options->schedules,
+                       "pipeline schedules to try, e.g. gpipe,1f1b, or all (every one of `distsim list schedules`)")
           ->delimiter(',')
           ->capture_default_str();
   options->recompute_flag =

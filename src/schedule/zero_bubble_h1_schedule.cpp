@@ -9,8 +9,7 @@ std::string_view ZeroBubbleH1Schedule::description() const {
          "bubble (p-1)(F+B-W), 1F1B's peak memory (Qi et al. ICLR'24)";
 }
 
-std::vector<Step> ZeroBubbleH1Schedule::steps(int stage, int num_stages, int num_microbatches,
-                                              int num_chunks) const {
+std::vector<Step> ZeroBubbleH1Schedule::steps(int stage, int num_stages, int num_microbatches, int num_chunks) const {
   require_one_chunk(num_chunks);
   const int warmup = std::min(num_stages - stage - 1, num_microbatches);
   std::vector<Step> steps;

@@ -9,8 +9,7 @@ std::string_view ZeroBubbleH2Schedule::description() const {
          "bubble (p-1)(F+B-2W), 2p-1 micro-batches in flight (Qi et al. ICLR'24)";
 }
 
-std::vector<Step> ZeroBubbleH2Schedule::steps(int stage, int num_stages, int num_microbatches,
-                                              int num_chunks) const {
+std::vector<Step> ZeroBubbleH2Schedule::steps(int stage, int num_stages, int num_microbatches, int num_chunks) const {
   require_one_chunk(num_chunks);
   const int warmup = std::min(2 * (num_stages - stage) - 1, num_microbatches);
   const int deferred = 2 * stage;
