@@ -43,6 +43,11 @@ MEMORY_EXAMPLE = ["simulate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--s
 CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strategy", "1M1P4D", "--cp", "2",
              "--seq-length", "8192", "--micro-batch-size", "1", "--global-batch-size", "4", "--json"]
 
+# Zero-bubble schedules against 1F1B on a pipeline-heavy job (README.md, docs/features.md):
+# Llama 3.1 70B on 4 x 8 H100, 4M8P1D, 16 micro-batches of one sequence.
+ZB_JOB = ["simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--strategy", "4M8P1D",
+          "--sequence-parallel", "--micro-batch-size", "1", "--global-batch-size", "16", "--json"]
+
 # Each source is one run: ("distsim", args), parsed as JSON when the args ask for --json, or
 # ("bench", name) for a Google Benchmark binary's JSON. A figure names its source, or a tuple of
 # sources when it combines several runs.
@@ -55,6 +60,7 @@ SOURCES = {
     "llama70b_bf16": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--json"]),
     "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
     "memory_example": ("distsim", MEMORY_EXAMPLE),
+    **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name]) for name in ("1f1b", "zb-h1", "zb-h2")},
     "cp_events": ("distsim", CP_EVENTS),
     "simulate_bench": ("bench", "simulate_bench"),
     "calibration_sweep": ("bench", "calibration_sweep"),
@@ -232,6 +238,14 @@ FIGURES = {
     "fp8.llama70b.fp8_s": ("llama70b_fp8", lambda j: f"{j['iteration_time_s']:.3f}"),
     "fp8.llama70b.speedup": (("llama70b_bf16", "llama70b_fp8"),
                              lambda bf16, fp8: f"{bf16['iteration_time_s'] / fp8['iteration_time_s']:.2f}"),
+    # Zero-bubble schedules against 1F1B (README.md, docs/features.md).
+    **{f"zb.{short}.{what}": (f"zb_{name}", fn)
+       for short, name in {"1f1b": "1f1b", "h1": "zb-h1", "h2": "zb-h2"}.items()
+       for what, fn in {"s": lambda j: f"{j['iteration_time_s']:.3f}",
+                        "bubble_pct": lambda j: f"{100 * j['bubble_fraction']:.1f}"}.items()},
+    **{f"zb.{short}.speedup": (("zb_1f1b", f"zb_{name}"),
+                               lambda base, zb: f"{base['iteration_time_s'] / zb['iteration_time_s']:.2f}")
+       for short, name in {"h1": "zb-h1", "h2": "zb-h2"}.items()},
     # Context parallelism, worked example 2 (docs/features.md).
     "cp.forward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=4096")),
     "cp.backward_step_us": ("cp_events", lambda e: event_us(e, "flash_attention_bwd b=1 heads=32 kv_heads=8 sq=4096")),

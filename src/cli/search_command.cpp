@@ -98,9 +98,12 @@ search::SearchSpace make_space(const SearchCommandOptions& options) {
     space.micro_batch_sizes.push_back(std::get<int>(size));
   }
   space.schedules.clear();
-  for (const auto& name :
-       parse_items(items_of(options.schedules_flag, options.schedules, file, "schedule"), "schedule", "--schedules")) {
-    space.schedules.push_back(std::get<std::string>(name));
+  for (const auto& item : items_of(options.schedules_flag, options.schedules, file, "schedule")) {
+    if (item == search::kAllSchedules) {
+      space.schedules.push_back(item);
+      continue;
+    }
+    space.schedules.push_back(std::get<std::string>(parse_items({item}, "schedule", "--schedules").front()));
   }
   space.recompute.clear();
   for (const auto& text : items_of(options.recompute_flag, options.recompute, file, "recompute")) {
@@ -162,7 +165,9 @@ void add_search_command(CLI::App& app) {
   options->micro_batch_size_flag = command->add_option(
       "--micro-batch-size", options->micro_batch_size, "one micro-batch size to try (--micro-batch-sizes with one)");
   options->schedules_flag =
-      command->add_option("--schedules", options->schedules, "pipeline schedules to try, e.g. gpipe,1f1b")
+      command
+          ->add_option("--schedules", options->schedules,
+                       "pipeline schedules to try, e.g. gpipe,1f1b, or all (every one of `distsim list schedules`)")
           ->delimiter(',')
           ->capture_default_str();
   options->recompute_flag =

@@ -22,7 +22,8 @@ using StageSpans = std::map<StageKey, Span>;
 
 bool is_stage_pass(const Activity& activity) {
   return activity.kind == ActivityKind::compute && activity.microbatch >= 0 &&
-         (activity.phase == events::Phase::forward || activity.phase == events::Phase::backward);
+         (activity.phase == events::Phase::forward || activity.phase == events::Phase::backward ||
+          activity.phase == events::Phase::weight_gradient);
 }
 
 void add_rank(StageSpans& spans, const RankTimeline& rank, SimTime origin) {

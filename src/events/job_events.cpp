@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "events/backward_split.hpp"
 #include "events/event_factory.hpp"
 #include "events/gradient_buckets.hpp"
 #include "events/pass_builder.hpp"
@@ -103,6 +104,7 @@ class ChunkBuilder {
     work.parameters = total / job_.strategy.tensor_parallel;
     add_transfers(work, layout, table);
     work.gradient_buckets = gradient_buckets(job_, layout, coord_, segments_, table);
+    split_backward(work);
     return work;
   }
 

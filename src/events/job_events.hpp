@@ -24,6 +24,9 @@ struct TaskTemplate {
   int layer = -1;              //!< global transformer layer index; -1 for embedding, head, loss
   std::string_view label;      //!< what the step does, e.g. "fc1", "attention", "tp all_reduce"
   int waits_for = -1;          //!< index of an earlier step in the same list
+  //! A weight-gradient GEMM (wgrad): the part of the backward pass that a schedule splitting it
+  //! runs in the weight-gradient step W; everything else belongs to the input-gradient step B.
+  bool weight_gradient = false;
 };
 
 //! A data-parallel gradient bucket of one model chunk. Buckets fill in reverse layer order, as
@@ -36,6 +39,9 @@ struct GradientBucket {
   //! Index into the chunk's backward templates of the step after which every gradient in the
   //! bucket exists: the end of the earliest layer (or embedding) it holds parameters of.
   int ready_after = -1;
+  //! The same point as an index into the chunk's backward_weight templates: the last
+  //! weight-gradient GEMM at or before it (see split_backward).
+  int weight_ready_after = -1;
 };
 
 //! The work of one model chunk of a stage: a contiguous range of layers, plus the embedding on
@@ -47,6 +53,10 @@ struct ChunkWork {
   int num_layers = 0;
   std::vector<TaskTemplate> forward;   //!< one micro-batch's forward pass, in order
   std::vector<TaskTemplate> backward;  //!< one micro-batch's backward pass (with recompute), in order
+  //! The backward pass split in two (split_backward): the input-gradient step B and the
+  //! weight-gradient step W, for schedules that run them apart.
+  std::vector<TaskTemplate> backward_input;
+  std::vector<TaskTemplate> backward_weight;
   std::optional<EventId> send_activation;  //!< to the next chunk in the pipeline, per micro-batch
   std::optional<EventId> send_gradient;    //!< to the previous chunk in the pipeline, per micro-batch
   std::vector<GradientBucket> gradient_buckets;  //!< empty without data parallelism

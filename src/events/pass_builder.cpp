@@ -139,7 +139,13 @@ void PassBuilder::local_linear_backward(std::int64_t token_count, std::int64_t i
                                         std::string_view label, int waits_for) {
   waits_for = quantize_operand(backward_sink(), token_count, out, layer, waits_for);
   add(backward_sink(), linear_gemm(layer, token_count, in, out), layer, label, waits_for);
-  add(backward_sink(), linear_gemm(layer, in, out, token_count), layer, label);
+  weight_gradient_gemm(token_count, in, out, layer, label);
+}
+
+void PassBuilder::weight_gradient_gemm(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                                       std::string_view label, int waits_for) {
+  const int index = add(backward_sink(), linear_gemm(layer, in, out, token_count), layer, label, waits_for);
+  backward[static_cast<size_t>(index)].weight_gradient = true;
 }
 
 int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
@@ -151,7 +157,7 @@ int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t i
   add(sink, linear_gemm(layer, token_count, in, out), layer, label);
   const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
   const int reduction = tensor_collective(sink, collective, token_count * in * element_bytes_, layer);
-  add(sink, linear_gemm(layer, in, out, token_count), layer, label, gathered_input);
+  weight_gradient_gemm(token_count, in, out, layer, label, gathered_input);
   return reduction;
 }
 

@@ -97,6 +97,10 @@ class PassBuilder {
   //! dgrad then wgrad of a row-parallel GEMM, after gathering the output gradient's shards.
   void row_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                            std::string_view label);
+  //! The wgrad GEMM of a linear layer, dW = Xᵀ·dY over `token_count` rows, marked as weight
+  //! gradient (TaskTemplate::weight_gradient).
+  void weight_gradient_gemm(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
+                            std::string_view label, int waits_for = -1);
   //! dgrad then wgrad with no tensor-parallel communication.
   void local_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                              std::string_view label, int waits_for = -1);

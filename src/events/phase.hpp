@@ -6,8 +6,9 @@
 
 namespace distsim::events {
 
-//! Which part of the training iteration a task belongs to.
-enum class Phase { forward, backward, recompute, optimizer };
+//! Which part of the training iteration a task belongs to. A schedule that splits the backward
+//! pass runs its weight-gradient GEMMs as weight_gradient; otherwise they are part of backward.
+enum class Phase { forward, backward, recompute, optimizer, weight_gradient };
 
 constexpr std::string_view phase_name(Phase phase) {
   switch (phase) {
@@ -15,6 +16,7 @@ constexpr std::string_view phase_name(Phase phase) {
     case Phase::backward: return "bwd";
     case Phase::recompute: return "recompute";
     case Phase::optimizer: return "optim";
+    case Phase::weight_gradient: return "wgrad";
   }
   return "?";
 }

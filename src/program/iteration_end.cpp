@@ -21,8 +21,7 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
       const TaskId task = draft.add_task(bucket.reduction, draft.streams_of(members, StreamKind::dp_comm),
                                          {bucket.reduction, Phase::backward, -1, -1, label, chunk});
       for (int device : members) {
-        const auto& produced = passes.last_backward(device, chunk);
-        draft.depend(task, draft.strategy().overlap_grad_reduce ? produced[static_cast<size_t>(bucket.ready_after)]
+        draft.depend(task, draft.strategy().overlap_grad_reduce ? passes.bucket_ready(device, chunk, bucket)
                                                                 : draft.last_task[device]);
         draft.last_reduction[device] = task;
       }

@@ -52,6 +52,15 @@ PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
   passes_.resize(devices);
   pass_index_.assign(devices, std::vector<size_t>(slots, 0));
   last_backward_.assign(devices, std::vector<std::vector<TaskId>>(static_cast<size_t>(draft_.chunks())));
+  for (const StepKind kind : kinds_) {
+    if (kind->completes_gradients) {
+      bucket_ready_ = kind->bucket_ready;
+    }
+  }
+}
+
+TaskId PipelinePasses::bucket_ready(int device, int chunk, const events::GradientBucket& bucket) const {
+  return last_backward(device, chunk).at(static_cast<size_t>(bucket.*bucket_ready_));
 }
 
 void PipelinePasses::add_passes(const std::vector<int>& members) {

@@ -36,6 +36,8 @@ class PipelinePasses {
   const std::vector<engine::TaskId>& last_backward(int device, int chunk) const {
     return last_backward_[static_cast<size_t>(device)][static_cast<size_t>(chunk)];
   }
+  //! The task of last_backward(device, chunk) after which every gradient of `bucket` exists.
+  engine::TaskId bucket_ready(int device, int chunk, const events::GradientBucket& bucket) const;
 
  private:
   std::vector<std::vector<engine::TaskId>> add_pass(const std::vector<int>& members,
@@ -49,6 +51,8 @@ class PipelinePasses {
   ProgramDraft& draft_;
   bool aggregate_;
   std::vector<schedule::StepKind> kinds_;  //!< the schedule's step kinds
+  //! the bucket's index into the templates of the step kind that completes gradients
+  int events::GradientBucket::*bucket_ready_ = &events::GradientBucket::ready_after;
   std::map<const std::vector<events::TaskTemplate>*, SimTime> pass_durations_;
   std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
   std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass

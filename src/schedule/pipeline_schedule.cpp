@@ -9,7 +9,10 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   static const GpipeSchedule gpipe;
   static const OneFOneBSchedule one_f_one_b;
   static const InterleavedSchedule interleaved;
-  static const std::vector<const PipelineSchedule*> schedules{&gpipe, &one_f_one_b, &interleaved};
+  static const ZeroBubbleH1Schedule zero_bubble_h1;
+  static const ZeroBubbleH2Schedule zero_bubble_h2;
+  static const std::vector<const PipelineSchedule*> schedules{&gpipe,          &one_f_one_b,   &interleaved,
+                                                              &zero_bubble_h1, &zero_bubble_h2};
   return schedules;
 }
 

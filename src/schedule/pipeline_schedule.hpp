@@ -8,6 +8,8 @@
 #include "schedule/interleaved_schedule.hpp"
 #include "schedule/one_f_one_b_schedule.hpp"
 #include "schedule/schedule.hpp"
+#include "schedule/zero_bubble_h1_schedule.hpp"
+#include "schedule/zero_bubble_h2_schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::schedule {

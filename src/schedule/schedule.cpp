@@ -1,5 +1,7 @@
 #include "schedule/schedule.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -25,6 +27,19 @@ void PipelineSchedule::check(const strategy::JobSpec& job, std::vector<std::stri
     problems.push_back("virtual_stages " + std::to_string(requested) + " needs schedule " +
                        quoted_names(schedules_with_chunks(requested)) + ", got '" + std::string(name()) + "'");
   }
+}
+
+double PipelineSchedule::peak_in_flight(const std::vector<Step>& steps, int num_chunks) {
+  int held = 0;
+  int peak = 0;
+  for (const Step& step : steps) {
+    if (step.kind == StepKind::forward) {
+      peak = std::max(peak, ++held);
+    } else if (step.kind->completes_gradients) {
+      --held;
+    }
+  }
+  return static_cast<double>(peak) / num_chunks;
 }
 
 void PipelineSchedule::require_one_chunk(int num_chunks) const {

@@ -58,6 +58,10 @@ class PipelineSchedule {
  protected:
   //! Throws InternalError unless `num_chunks` is 1: validation (check) keeps other counts out.
   void require_one_chunk(int num_chunks) const;
+  //! The most micro-batches whose activations a stage running `steps` holds at once: each from
+  //! its forward on a chunk until the step that completes its gradients there (the backward, or
+  //! W when the backward is split), one chunk counting 1/num_chunks of a micro-batch.
+  static double peak_in_flight(const std::vector<Step>& steps, int num_chunks);
 };
 
 }  // namespace distsim::schedule

@@ -37,8 +37,12 @@ struct StepKindSpec {
   const TransferKind* sends;     //!< sent after the step's last template; nullptr for none
   const TransferKind* receives;  //!< waited for before its first compute template; nullptr for none
   //! The last micro-batch's step produces the chunk's weight gradients, which the data-parallel
-  //! gradient buckets wait for.
+  //! gradient buckets wait for. It is also the last step of a micro-batch on a chunk that reads
+  //! its stored activations (peak_in_flight).
   bool completes_gradients;
+  //! Where in this step's templates a gradient bucket's gradients all exist, when
+  //! completes_gradients.
+  int events::GradientBucket::*bucket_ready = &events::GradientBucket::ready_after;
 };
 
 //! A kind of step, compared by identity: each kind is one StepKindSpec constant.
@@ -48,6 +52,11 @@ class StepKind {
 
   static const StepKind forward;
   static const StepKind backward;
+  //! The backward pass split in two (events::split_backward): B computes the input gradient and
+  //! sends it to the previous stage; W computes the weight gradients, sends nothing and may run
+  //! any time after B on the same stage.
+  static const StepKind backward_input;
+  static const StepKind backward_weight;
 
   constexpr const StepKindSpec& spec() const { return *spec_; }
   constexpr const StepKindSpec* operator->() const { return spec_; }
@@ -64,8 +73,26 @@ inline constexpr StepKindSpec kBackwardStep{"backward",          events::Phase::
                                             &events::ChunkWork::backward, &kGradientTransfer, &kGradientTransfer,
                                             true};
 
+inline constexpr StepKindSpec kBackwardInputStep{"backward_input",
+                                                 events::Phase::backward,
+                                                 "backward input pass",
+                                                 &events::ChunkWork::backward_input,
+                                                 &kGradientTransfer,
+                                                 &kGradientTransfer,
+                                                 false};
+inline constexpr StepKindSpec kBackwardWeightStep{"backward_weight",
+                                                  events::Phase::weight_gradient,
+                                                  "weight gradient pass",
+                                                  &events::ChunkWork::backward_weight,
+                                                  nullptr,
+                                                  nullptr,
+                                                  true,
+                                                  &events::GradientBucket::weight_ready_after};
+
 inline constexpr StepKind StepKind::forward{kForwardStep};
 inline constexpr StepKind StepKind::backward{kBackwardStep};
+inline constexpr StepKind StepKind::backward_input{kBackwardInputStep};
+inline constexpr StepKind StepKind::backward_weight{kBackwardWeightStep};
 
 //! One step of one micro-batch through one model chunk of a stage.
 struct Step {

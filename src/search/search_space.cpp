@@ -1,5 +1,7 @@
 #include "search/search_space.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
@@ -23,6 +25,25 @@ const std::vector<std::string>& searched_keys() {
   return keys;
 }
 
+std::vector<std::string> schedules_to_try(const SearchSpace& space) {
+  std::vector<std::string> names;
+  const auto add = [&names](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  };
+  for (const auto& name : space.schedules) {
+    if (name == kAllSchedules) {
+      for (const auto& known : schedule::schedule_names()) {
+        add(known);
+      }
+    } else {
+      add(name);
+    }
+  }
+  return names;
+}
+
 void check_search_space(const SearchSpace& space) {
   require_non_empty(space.micro_batch_sizes, "--micro-batch-sizes");
   require_non_empty(space.schedules, "--schedules");
@@ -37,7 +58,7 @@ void check_search_space(const SearchSpace& space) {
                        std::to_string(global_batch) + "; use divisors of it");
     }
   }
-  for (const auto& name : space.schedules) {
+  for (const auto& name : schedules_to_try(space)) {
     try {
       schedule::find_schedule(name);
     } catch (const InputError& error) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strategy/job_spec.hpp"
@@ -13,12 +14,19 @@ namespace distsim::search {
 struct SearchSpace {
   strategy::JobSpec base;
   std::vector<int> micro_batch_sizes{1};
-  std::vector<std::string> schedules{"1f1b"};
+  std::vector<std::string> schedules{"1f1b"};  //!< by name; kAllSchedules stands for every registered one
   std::vector<strategy::Recompute> recompute{strategy::Recompute::none};
 };
 
 //! The job settings (option-table keys) a search varies itself: a search's job leaves them out.
 const std::vector<std::string>& searched_keys();
+
+//! In SearchSpace::schedules: every schedule distsim knows (schedule::all_schedules), in its order.
+inline constexpr std::string_view kAllSchedules = "all";
+
+//! The schedule names a search tries: SearchSpace::schedules with kAllSchedules replaced by every
+//! registered schedule's name, each name once, in the order first given.
+std::vector<std::string> schedules_to_try(const SearchSpace& space);
 
 //! Checks the lists themselves (not the candidates): none empty, schedules known, micro-batch
 //! sizes positive and dividing the global batch. Throws InputError naming the flag and value.

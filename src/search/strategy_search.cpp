@@ -107,9 +107,10 @@ double SearchResult::best_worst_ratio() const {
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space) {
   check_search_space(space);
   std::vector<Candidate> candidates;
+  const auto schedules = schedules_to_try(space);
   for (const auto& sizes : parallel_size_triples(space.base.cluster.total_gpus())) {
     for (const int micro_batch : space.micro_batch_sizes) {
-      for (const auto& schedule : space.schedules) {
+      for (const auto& schedule : schedules) {
         for (const auto recompute : space.recompute) {
           candidates.push_back(make_candidate(space, sizes, micro_batch, schedule, recompute));
         }

@@ -93,6 +93,26 @@ std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line) {
   return std::make_shared<cost::FixedCostModel>(by_op, compute, communication);
 }
 
+//! One event, named by its key, priced apart from the rest (`event_cost DURATION "KEY"`): what
+//! a case needs when two events of one operator must cost differently.
+class EventKeyCosts : public cost::CostModel {
+ public:
+  EventKeyCosts(std::shared_ptr<const cost::CostModel> rest, std::string key, SimTime duration)
+      : rest_(std::move(rest)), key_(std::move(key)), duration_(duration) {}
+
+  std::optional<cost::Cost> try_cost(const events::Event& event) const override {
+    if (event.key() == key_) {
+      return cost::Cost{duration_, cost::CostSource::profiled};
+    }
+    return rest_ ? rest_->try_cost(event) : std::nullopt;
+  }
+
+ private:
+  std::shared_ptr<const cost::CostModel> rest_;
+  std::string key_;
+  SimTime duration_;
+};
+
 //! Checks the engine's invariants on a simulated timeline: no stream runs two activities at once,
 //! every dependency is respected, and the iteration is at least the critical path.
 void check_invariants(const api::Simulation& sim) {
@@ -174,6 +194,9 @@ class CaseTest : public ::testing::Test {
     else if (line.directive == "cluster") apply_cluster_line(line, job_);
     else if (line.directive == "strategy") apply_strategy_line(line, job_);
     else if (line.directive == "costs") options_.preferred_costs = fixed_costs(line);
+    else if (line.directive == "event_cost")
+      options_.preferred_costs =
+          std::make_shared<EventKeyCosts>(options_.preferred_costs, line.quoted, parse_duration(line.words.at(0)));
     else if (line.directive == "all_ranks") options_.all_ranks = true;
     else if (line.directive == "run") command_ = run_cli(line.quoted, scratch_path());
     else if (line.directive == "save") save_output(line);

@@ -73,6 +73,7 @@ std::string_view category_label(ActivityCategory category) {
     case ActivityCategory::dp_comm: return "DP comm";
     case ActivityCategory::optimizer: return "optimizer";
     case ActivityCategory::cp_comm: return "CP comm";
+    case ActivityCategory::weight_gradient: return "weight gradient";
   }
   return "?";
 }
@@ -87,6 +88,7 @@ std::string_view category_css_class(ActivityCategory category) {
     case ActivityCategory::dp_comm: return "dp";
     case ActivityCategory::optimizer: return "opt";
     case ActivityCategory::cp_comm: return "cp";
+    case ActivityCategory::weight_gradient: return "wgrad";
   }
   return "?";
 }
@@ -107,6 +109,7 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case events::Phase::backward: return ActivityCategory::backward;
     case events::Phase::recompute: return ActivityCategory::recompute;
     case events::Phase::optimizer: return ActivityCategory::optimizer;
+    case events::Phase::weight_gradient: return ActivityCategory::weight_gradient;
   }
   return ActivityCategory::forward;
 }

@@ -12,12 +12,22 @@
 namespace distsim::io {
 
 //! What a block of the report's timeline is coloured by.
-enum class ActivityCategory { forward, backward, recompute, tp_comm, pipeline_p2p, dp_comm, optimizer, cp_comm };
+enum class ActivityCategory {
+  forward,
+  backward,
+  recompute,
+  tp_comm,
+  pipeline_p2p,
+  dp_comm,
+  optimizer,
+  cp_comm,
+  weight_gradient
+};
 
-inline constexpr int kActivityCategories = 8;
+inline constexpr int kActivityCategories = 9;
 
 //! "forward", "backward", "recomputation", "TP comm", "pipeline p2p", "DP comm", "optimizer",
-//! "CP comm".
+//! "CP comm", "weight gradient".
 std::string_view category_label(ActivityCategory category);
 
 //! The style sheet class that colours the category ("fwd", "bwd", ...).

@@ -32,7 +32,7 @@ json parse_json(const std::string& path, const std::string& text) {
 }
 
 const std::vector<std::string>& phase_names() {
-  static const std::vector<std::string> names{"fwd", "bwd", "recompute", "optim"};
+  static const std::vector<std::string> names{"fwd", "bwd", "recompute", "optim", "wgrad"};
   return names;
 }
 

@@ -210,7 +210,7 @@ TEST(MeasuredTraces, BadEventsAreNamed) {
   EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_phase.json"}); }),
             trace("errors/kineto_bad_phase.json") +
                 ": traceEvents[0] ('distsim:fw:mb=0'): unknown phase 'fw'; did you mean 'fwd'? (known: fwd, bwd, "
-                "recompute, optim)");
+                "recompute, optim, wgrad)");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_microbatch.json"}); }),
             trace("errors/kineto_bad_microbatch.json") +
                 ": traceEvents[0] ('distsim:fwd:mb=x'): expected an annotation named distsim:<phase>:mb=<micro-batch>, "

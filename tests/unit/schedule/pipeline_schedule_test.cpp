@@ -118,7 +118,8 @@ TEST(ScheduleRegistry, FindsByNameAndSuggests) {
     find_schedule("1f1d");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved)");
+    EXPECT_STREQ(e.what(),
+                 "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved, zb-h1, zb-h2)");
   }
 }
 

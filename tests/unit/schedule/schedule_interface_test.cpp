@@ -11,13 +11,15 @@ namespace distsim::schedule {
 
 namespace {
 
-//! The most chunk passes whose forward has run and whose backward has not, divided by the chunks
+//! The most chunk passes whose forward has run and whose last backward step has not, divided by the chunks
 //! per stage: the micro-batches in flight that a schedule's own steps imply.
 double peak_of_steps(const std::vector<Step>& steps, int num_chunks) {
   int in_flight = 0;
   int worst = 0;
   for (const auto& step : steps) {
-    in_flight += step.kind == StepKind::forward ? 1 : -1;
+    // A micro-batch's activations are released by its last step: the backward, or W when split.
+    if (step.kind == StepKind::forward) ++in_flight;
+    if (step.kind == StepKind::backward || step.kind == StepKind::backward_weight) --in_flight;
     worst = std::max(worst, in_flight);
   }
   return static_cast<double>(worst) / num_chunks;

@@ -69,6 +69,16 @@ TEST(SearchSpaceCheck, UnknownScheduleSuggestsTheClosest) {
       << message;
 }
 
+// "all" is every registered schedule in `distsim list schedules` order; a name given before it
+// keeps its place and is tried once.
+TEST(SearchSpaceSchedules, AllIsEveryRegisteredSchedule) {
+  SearchSpace space = bert_on_16_a10();
+  space.schedules = {"zb-h1", "all"};
+  const std::vector<std::string> expected{"zb-h1", "gpipe", "1f1b", "interleaved", "zb-h2"};
+  EXPECT_EQ(schedules_to_try(space), expected);
+  EXPECT_EQ(error_of(space), "");
+}
+
 }  // namespace
 
 }  // namespace distsim::search
