@@ -33,7 +33,7 @@ std::string joined(const std::vector<std::string>& names) {
 }  // namespace
 
 std::string default_profile_database_path() {
-  if (const std::string chosen = environment("DISTSIM_PROFILE_DB"); !chosen.empty()) {
+  if (std::string chosen = environment("DISTSIM_PROFILE_DB"); !chosen.empty()) {
     return chosen;
   }
   // The XDG Base Directory spec says to ignore a relative XDG_DATA_HOME.

@@ -40,6 +40,7 @@ inline std::optional<Fabric> fabric_named(std::string_view name) {
 
 inline std::vector<std::string> fabric_names() {
   std::vector<std::string> names;
+  names.reserve(kFabrics.size());
   for (const Fabric fabric : kFabrics) {
     names.emplace_back(fabric_name(fabric));
   }

@@ -16,6 +16,8 @@ struct PassKey {
   std::optional<events::Phase> phase;
   int microbatch = -1;
   int ordinal = 0;
+  // clang-tidy 14 reports the 0 that the synthesized comparisons compare with (llvm-project#53961).
+  // NOLINTNEXTLINE(modernize-use-nullptr)
   auto operator<=>(const PassKey&) const = default;
 };
 

@@ -127,7 +127,7 @@ double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
-AnalyticalCostModel::AnalyticalCostModel(const cluster::ClusterSpec& cluster) : cluster_(cluster) {
+AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster) : cluster_(std::move(cluster)) {
   check_gpu(cluster_);
 }
 

@@ -38,7 +38,7 @@ class AnalyticalCostModel : public CostModel {
  public:
   //! Throws InputError when a GPU figure every compute event needs (peak, bandwidth, SMs,
   //! efficiencies) is not positive.
-  explicit AnalyticalCostModel(const cluster::ClusterSpec& cluster);
+  explicit AnalyticalCostModel(cluster::ClusterSpec cluster);
 
   //! Always answers, with source analytical.
   std::optional<Cost> try_cost(const events::Event& event) const override;

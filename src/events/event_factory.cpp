@@ -42,7 +42,7 @@ Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
 Event EventFactory::fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
   Event event = gemm(m, n, k);
   event.dtype = Dtype::fp8;
-  const double inputs = static_cast<double>(m * k + k * n);
+  const auto inputs = static_cast<double>(m * k + k * n);
   event.bytes_moved = dtype_bytes(Dtype::fp8) * inputs + static_cast<double>(element_) * static_cast<double>(m * n);
   return event;
 }
@@ -63,8 +63,8 @@ Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t he
                                static_cast<double>(seq_kv) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
   event.flops = backward ? 2.5 * forward_flops : forward_flops;
   // Forward reads q, k, v and writes o; backward also reads o and do and writes dq, dk, dv.
-  const double q_and_o = static_cast<double>(batch * seq_q * heads * head_dim);
-  const double k_and_v = static_cast<double>(batch * seq_kv * kv_heads * head_dim);
+  const auto q_and_o = static_cast<double>(batch * seq_q * heads * head_dim);
+  const auto k_and_v = static_cast<double>(batch * seq_kv * kv_heads * head_dim);
   const double forward_bytes = element_ * (2 * q_and_o + 2 * k_and_v);
   event.bytes_moved = backward ? 2 * forward_bytes + element_ * 2 * q_and_o : forward_bytes;
   return event;

@@ -169,7 +169,7 @@ void PassBuilder::row_linear_backward(std::int64_t token_count, std::int64_t in,
 
 void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for) {
   const std::int64_t rows = sharded(token_count);
-  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
   add(sink, factory_.elementwise(Operator::bias_dropout_add, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add", waits_for);
 }
@@ -196,7 +196,7 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   // Megatron-LM's FusedScaleMaskSoftmax reads and writes the fp16 scores once.
   add(sink, factory_.elementwise(Operator::scale_mask_softmax, score_rows, seq_kv, 1, 1), layer, label.softmax);
   // torch dropout reads the probabilities, writes them and a 1-byte keep mask.
-  const double mask_bytes = static_cast<double>(score_rows * seq_kv);
+  const auto mask_bytes = static_cast<double>(score_rows * seq_kv);
   add(sink, factory_.elementwise(Operator::attention_dropout, score_rows, seq_kv, 1, 1, mask_bytes), layer,
       label.dropout);
   add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.context);
@@ -224,7 +224,7 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   const CoreLabels& label = cross ? kCrossCore : kSelfCore;
   const std::int64_t batches = batch_ * heads;
   const std::int64_t score_rows = batches * seq_q;
-  const double mask_bytes = static_cast<double>(score_rows * seq_kv);
+  const auto mask_bytes = static_cast<double>(score_rows * seq_kv);
   add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.context);   // dP = dO·Vᵀ
   add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.context);   // dV = Pᵀ·dO
   // Reads the gradient and the mask, writes the gradient.
@@ -238,7 +238,7 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
 
 std::int64_t PassBuilder::kv_block_bytes() const {
   const std::int64_t local_seq = model_.seq_length / cp_;
-  return 2 * batch_ * local_seq * (model_.num_kv_heads / tp_) * model_.head_dim() * element_bytes_;
+  return std::int64_t{2} * batch_ * local_seq * (model_.num_kv_heads / tp_) * model_.head_dim() * element_bytes_;
 }
 
 int PassBuilder::context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label) {
@@ -310,7 +310,7 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
   add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add");
   row_linear_backward(t, query_width(), hidden(), layer, "attention out");
@@ -349,7 +349,7 @@ void PassBuilder::mlp_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const double mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
   add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add");
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");

@@ -14,7 +14,7 @@ namespace {
 //! (core/dtype.hpp: only GEMM inputs run in fp8).
 std::int64_t element_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
 
-constexpr std::int64_t mask_bytes = 1;
+constexpr std::int64_t kMaskBytes = 1;
 
 //! A saved GEMM input: TransformerEngine keeps an fp8 GEMM's input in fp8, transposed for the
 //! weight-gradient GEMM (docs/memory_model.md "FP8 GEMMs").
@@ -56,7 +56,7 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim() / tp;
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim() / tp;
   const std::int64_t g = gemm_input_bytes(strategy);
-  parts.sequence_sharded += (e + g + mask_bytes) * tokens * h;
+  parts.sequence_sharded += (e + g + kMaskBytes) * tokens * h;
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
   if (strategy.fp8_gemms) {
     parts.tensor_split += g * tokens * q;
@@ -64,7 +64,7 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   if (keep_scores) {
     const std::int64_t heads = model.num_attention_heads / tp;
     const std::int64_t score_elements = heads * tokens * (kv_tokens / strategy.micro_batch_size);
-    parts.tensor_split += (2 * e + mask_bytes) * score_elements;
+    parts.tensor_split += (2 * e + kMaskBytes) * score_elements;
   }
 }
 
@@ -77,7 +77,7 @@ void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strat
   const std::int64_t f = model.ffn_hidden_size / strategy.tensor_parallel;
   const std::int64_t activation_input = model.ffn_type == model::FfnType::swiglu ? 2 * f : f;
   const std::int64_t g = gemm_input_bytes(strategy);
-  parts.sequence_sharded += (e + g + mask_bytes) * tokens * model.hidden_size;
+  parts.sequence_sharded += (e + g + kMaskBytes) * tokens * model.hidden_size;
   parts.tensor_split += e * tokens * activation_input + g * tokens * f;
 }
 
@@ -115,22 +115,22 @@ std::int64_t layer_activation_bytes(const model::ModelSpec& model, const strateg
 }
 
 std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
-  constexpr std::int64_t token_id_bytes = 8;
+  constexpr std::int64_t kTokenIdBytes = 8;
   std::int64_t tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
   if (model.architecture == model::Architecture::encoder_decoder) {
     tokens += static_cast<std::int64_t>(model.target_seq_length()) * strategy.micro_batch_size;
   }
   tokens /= strategy.context_parallel;
-  return shard_over_sequence(tokens * (token_id_bytes + mask_bytes * model.hidden_size), strategy);
+  return shard_over_sequence(tokens * (kTokenIdBytes + kMaskBytes * model.hidden_size), strategy);
 }
 
 std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
-  constexpr std::int64_t softmax_bytes = 4;
+  constexpr std::int64_t kSoftmaxBytes = 4;
   const std::int64_t tokens = tokens_of_layer(model, strategy, model.total_layers() - 1);
   const std::int64_t norm_tensors = 2 * element_bytes(strategy.dtype) * tokens * model.hidden_size;
   const std::int64_t vocab_shard = events::padded_vocab(model.vocab_size, strategy.tensor_parallel) /
                                    strategy.tensor_parallel;
-  return shard_over_sequence(norm_tensors, strategy) + softmax_bytes * tokens * vocab_shard;
+  return shard_over_sequence(norm_tensors, strategy) + kSoftmaxBytes * tokens * vocab_shard;
 }
 
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,

@@ -35,13 +35,13 @@ std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy
   }
   const bool wraps = strategy.virtual_stages > 1;
   const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
-  constexpr int directions = 2;
+  constexpr std::int64_t kDirections = 2;
   std::int64_t total = 0;
   if (stage > 0 || wraps) {
-    total += directions * buffers_per_direction * boundary_tensor_bytes(model, strategy, layers.first - 1);
+    total += kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, layers.first - 1);
   }
   if (stage < stages - 1 || wraps) {
-    total += directions * buffers_per_direction *
+    total += kDirections * kBuffersPerDirection *
              boundary_tensor_bytes(model, strategy, layers.first + layers.count - 1);
   }
   return total;
@@ -62,8 +62,8 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
                                                                   strategy.num_microbatches(), strategy.virtual_stages);
   memory.activations = stage_activation_bytes(model, strategy, stage, schedule);
   memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, stage);
-  const double churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
-  memory.overhead = framework_reserve_bytes + std::llround(fragmentation_fraction * churning);
+  const auto churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
+  memory.overhead = kFrameworkReserveBytes + std::llround(kFragmentationFraction * churning);
   return memory;
 }
 

@@ -11,13 +11,13 @@ namespace distsim::memory {
 //! Framework memory that no tensor of the model accounts for: the CUDA context and loaded kernels,
 //! NCCL communicator buffers and cuBLAS workspaces. PyTorch's first CUDA use takes between 300 MiB
 //! and 2 GiB (vram.asmirnov.xyz); 1 GiB sits inside that range. See docs/memory_model.md.
-constexpr std::int64_t framework_reserve_bytes = std::int64_t{1} << 30;
+constexpr std::int64_t kFrameworkReserveBytes = std::int64_t{1} << 30;
 //! Caching-allocator fragmentation and short-lived temporaries, as a fraction of the memory that
 //! is allocated and freed every micro-batch (activations and pipeline buffers). Megatron-LM's
 //! theoretical_memory_usage.py adds the same 5 % to activations.
-constexpr double fragmentation_fraction = 0.05;
+constexpr double kFragmentationFraction = 0.05;
 //! Double buffering: one buffer in transfer while the next is filled or drained.
-constexpr int buffers_per_direction = 2;
+constexpr int kBuffersPerDirection = 2;
 
 //! Peak bytes on one device (one tensor-parallel rank) of a pipeline stage. Every device of a
 //! stage holds the same amounts.

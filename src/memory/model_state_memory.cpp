@@ -49,8 +49,8 @@ std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy
         model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
     weights += model::layer_gemm_weights(model, cross_attention);
   }
-  constexpr std::int64_t copies = 2;  // the fp8 weight and its transpose
-  return copies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+  constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
+  return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {

@@ -26,17 +26,17 @@ void check_order(std::string_view low_field, double low, std::string_view high_f
 }  // namespace
 
 bool is_utc_timestamp(const std::string& text) {
-  constexpr std::string_view pattern = "dddd-dd-ddTdd:dd:dd";
-  if (text.size() < pattern.size() + 1 || text.back() != 'Z') {
+  constexpr std::string_view kPattern = "dddd-dd-ddTdd:dd:dd";
+  if (text.size() < kPattern.size() + 1 || text.back() != 'Z') {
     return false;
   }
-  for (size_t i = 0; i < pattern.size(); ++i) {
+  for (size_t i = 0; i < kPattern.size(); ++i) {
     const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
-    if (pattern[i] == 'd' ? !digit : text[i] != pattern[i]) {
+    if (kPattern[i] == 'd' ? !digit : text[i] != kPattern[i]) {
       return false;
     }
   }
-  const std::string fraction = text.substr(pattern.size(), text.size() - pattern.size() - 1);
+  const std::string fraction = text.substr(kPattern.size(), text.size() - kPattern.size() - 1);
   if (fraction.empty()) {
     return true;
   }

@@ -29,7 +29,7 @@ SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& template
   std::vector<TaskId> created;
   TaskId previous_compute = kNoTask;
   for (const auto& step : templates) {
-    const StreamId stream = static_cast<StreamId>(step.stream);
+    const auto stream = static_cast<StreamId>(step.stream);
     const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
     if (step.stream == StreamKind::compute) {
       if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
@@ -115,6 +115,7 @@ std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>
     }
     for (const auto& group : draft_.groups().step_groups(members, step.stream)) {
       std::vector<int> joined;
+      joined.reserve(group.size());
       for (size_t m : group) {
         joined.push_back(members[m]);
       }

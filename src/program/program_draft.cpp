@@ -39,6 +39,7 @@ void ProgramDraft::price_events(const cost::CostModel& costs) {
 
 std::vector<StreamId> ProgramDraft::streams_of(const std::vector<int>& members, events::StreamKind kind) const {
   std::vector<StreamId> streams;
+  streams.reserve(members.size());
   for (int device : members) {
     streams.push_back(stream(device, kind));
   }

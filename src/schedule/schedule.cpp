@@ -15,6 +15,7 @@ events::LayerRange PipelineSchedule::chunk_layers(int total_layers, int num_stag
 std::vector<events::LayerRange> PipelineSchedule::stage_chunk_layers(const strategy::JobSpec& job, int stage) const {
   const int chunks = chunks_per_stage(job.strategy.virtual_stages);
   std::vector<events::LayerRange> layers;
+  layers.reserve(static_cast<size_t>(chunks));
   for (int chunk = 0; chunk < chunks; ++chunk) {
     layers.push_back(chunk_layers(job.model.total_layers(), job.strategy.pipeline_parallel, chunks, stage, chunk));
   }

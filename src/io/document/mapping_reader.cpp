@@ -53,8 +53,8 @@ std::optional<Number> parse_number(const std::string& text) {
 
 }  // namespace
 
-MappingReader::MappingReader(YAML::Node mapping, std::string path, Diagnostics& diagnostics, int line)
-    : mapping_(std::move(mapping)), path_(std::move(path)), diagnostics_(&diagnostics), line_(line) {}
+MappingReader::MappingReader(const YAML::Node& mapping, std::string path, Diagnostics& diagnostics, int line)
+    : mapping_(mapping), path_(std::move(path)), diagnostics_(&diagnostics), line_(line) {}
 
 void MappingReader::reject_unknown_keys(std::initializer_list<std::string_view> known) {
   reject_unknown_keys(std::vector<std::string>(known.begin(), known.end()));
@@ -128,7 +128,7 @@ std::optional<MappingReader> MappingReader::child(std::string_view key) {
 }
 
 bool MappingReader::read(std::string_view key, int& out) {
-  constexpr std::string_view expected = "expected a positive integer";
+  const std::string_view expected = "expected a positive integer";
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
     return false;
@@ -173,7 +173,7 @@ bool MappingReader::read(std::string_view key, double& out, NumberRule rule) {
 }
 
 bool MappingReader::read(std::string_view key, bool& out) {
-  constexpr std::string_view expected = "expected true or false";
+  const std::string_view expected = "expected true or false";
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
     return false;

@@ -34,7 +34,7 @@ class MappingReader {
  public:
   //! `path` is where `mapping` sits in the file: "" for the top level, "intra_node" below it;
   //! `line` is the line of its key (0 for the top level), where problems with it are reported.
-  MappingReader(YAML::Node mapping, std::string path, Diagnostics& diagnostics, int line = 0);
+  MappingReader(const YAML::Node& mapping, std::string path, Diagnostics& diagnostics, int line = 0);
 
   //! Records each key that is not in `known` (suggesting the closest) and each repeated key.
   void reject_unknown_keys(std::initializer_list<std::string_view> known);

@@ -84,7 +84,7 @@ void append_summary(std::string& html, const api::Simulation& simulation) {
   append_card(html, "pipeline bubble", fmt::format("{:.1f}", summary.bubble_fraction * 100), "%");
   const auto& memory = simulation.memory;
   if (!memory.stages.empty()) {
-    const double gib = static_cast<double>(std::int64_t{1} << 30);
+    const auto gib = static_cast<double>(std::int64_t{1} << 30);
     append_card(html, memory.fits() ? "peak memory / GPU" : "peak memory (OOM)",
                 fmt::format("{:.1f}", static_cast<double>(memory.peak().total()) / gib),
                 fmt::format("of {:.0f} GiB", static_cast<double>(memory.capacity) / gib), memory.fits() ? "" : "oom");

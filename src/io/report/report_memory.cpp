@@ -84,7 +84,7 @@ void append_memory_section(std::string& html, const memory::MemoryEstimate& esti
     fmt::format_to(out, "<th>{}</th>", component.name);
   }
   html += "<th>total</th><th class=\"text\">of capacity</th></tr></thead><tbody>\n";
-  double scale = static_cast<double>(estimate.capacity);
+  auto scale = static_cast<double>(estimate.capacity);
   for (const auto& stage : estimate.stages) {
     scale = std::max(scale, static_cast<double>(stage.total()));
   }

@@ -28,7 +28,7 @@ std::string_view status_class(const SearchReportRow& row) {
 bool simulated(const SearchReportRow& row) { return row.iteration_time_s > 0; }
 
 std::string format_iteration_time(double seconds) {
-  return seconds > 0 ? format_duration(static_cast<SimTime>(seconds * 1e9 + 0.5)) : "–";
+  return seconds > 0 ? format_duration(seconds_to_time(seconds)) : "–";
 }
 
 std::string format_memory(double bytes) { return bytes > 0 ? format_gib(bytes) : "–"; }

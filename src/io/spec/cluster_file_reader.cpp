@@ -19,6 +19,7 @@ void only_one_of(MappingReader& reader, std::string_view key, std::string_view o
 
 std::vector<Choice<cluster::Fabric>> fabric_choices() {
   std::vector<Choice<cluster::Fabric>> choices;
+  choices.reserve(cluster::kFabrics.size());
   for (const cluster::Fabric fabric : cluster::kFabrics) {
     choices.push_back({cluster::fabric_name(fabric), fabric});
   }

@@ -93,6 +93,7 @@ const Annotation* enclosing(const std::vector<Annotation>& annotations, SimTime 
 //! of the range they start in; without, every kernel is an unlabelled activity.
 std::vector<Activity> activities_of(const KinetoEvents& events, const std::vector<Annotation>& annotations) {
   std::vector<Activity> activities;
+  activities.reserve(annotations.size() + events.kernels.size());
   for (const auto& annotation : annotations) {
     activities.push_back(
         {ActivityKind::compute, annotation.phase, annotation.microbatch, annotation.start, annotation.end});
