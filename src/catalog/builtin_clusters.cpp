@@ -120,8 +120,8 @@ ClusterSpec dgx_b200() {
       .num_hosts = 1,
       .gpus_per_host = 8,
       .hosts_per_domain = 1,
-      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", 682.2,
-                     kNvlink4P2pGbps * 682.2 / 367.2, kNvlinkHopUs, Fabric::nvlink_switch},
+      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", 682.2, kNvlink4P2pGbps * 682.2 / 367.2,
+                     kNvlinkHopUs, Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
   };
 }

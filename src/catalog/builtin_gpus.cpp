@@ -147,8 +147,9 @@ GpuSpec a100_80gb() {
   return {
       .name = "a100-80gb",
       .description = "NVIDIA A100 SXM4 80GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 80 GB HBM2e at 2039 GB/s",
-      .source = "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
-                "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
+      .source =
+          "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
+          "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -193,7 +194,8 @@ GpuSpec h200() {
       .description = "NVIDIA H200 SXM 141GB (Hopper): 989.4 TFLOPS bf16 / 1978.9 fp8 dense, 141 GB HBM3e at 4800 GB/s",
       .source = "data/hardware.csv row h200_sxm_141gb (hardware.md §1); gemm_efficiency = BF16 MAMF "
                 "794.5/989.4 (listed as the same as H100), fp8_gemm_efficiency = FP8 MAMF "
-                "1453.4/1978.9 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency = BabelStream Triad 4.15/4.8 TB/s (§6)",
+                "1453.4/1978.9 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency = BabelStream Triad "
+                "4.15/4.8 TB/s (§6)",
       .peak_fp16_tflops = 989.4,
       .peak_bf16_tflops = 989.4,
       .peak_fp8_tflops = 1978.9,
@@ -215,7 +217,8 @@ GpuSpec b200() {
       .description = "NVIDIA B200 (Blackwell, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 dense, 180 GB HBM3e at 8000 GB/s",
       .source = "data/hardware.csv row b200_sxm_180gb (hardware.md §1; SM count 148 is a community "
                 "value, §7 item 4); gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
-                "MAMF 3432.5/4500 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency 0.85 default, no STREAM data (§6)",
+                "MAMF 3432.5/4500 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency 0.85 default, no "
+                "STREAM data (§6)",
       .peak_fp16_tflops = 2250,
       .peak_bf16_tflops = 2250,
       .peak_fp8_tflops = 4500,

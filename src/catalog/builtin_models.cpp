@@ -152,8 +152,8 @@ ModelSpec llama31(const char* name, const char* description, int layers, int hid
 //! Mixtral's attention and experts are Mistral 7B's (arXiv 2401.04088 §2, Table 1): GQA with 8 KV
 //! heads of 128, SwiGLU experts, RMSNorm, RoPE (theta 1e6), no sliding window, untied embeddings;
 //! every layer has 8 experts and a softmax top-2 router.
-ModelSpec mixtral(const char* name, const char* description, const char* source, int layers, int hidden,
-                  int heads, int ffn, int seq_length) {
+ModelSpec mixtral(const char* name, const char* description, const char* source, int layers, int hidden, int heads,
+                  int ffn, int seq_length) {
   return {
       .name = name,
       .description = description,
@@ -179,8 +179,8 @@ ModelSpec mixtral(const char* name, const char* description, const char* source,
 //! every layer (decoder_sparse_step 1, mlp_only_layers []), untied embeddings, vocab 151936. The
 //! sequence is 4096, the length of the general and reasoning pre-training stages (report §3.2);
 //! the 32768 of the last stage and the 40960 max_position_embeddings come later.
-ModelSpec qwen3_moe(const char* name, const char* description, const char* source, int layers, int hidden,
-                    int heads, int ffn, int expert_ffn) {
+ModelSpec qwen3_moe(const char* name, const char* description, const char* source, int layers, int hidden, int heads,
+                    int ffn, int expert_ffn) {
   return {
       .name = name,
       .description = description,
@@ -238,7 +238,10 @@ ModelSpec deepseek_v3() {
               .router_scoring = RouterScoring::sigmoid,
               .router_groups = 8,
               .router_group_top_k = 4},
-      .mla = {.q_lora_rank = 1536, .kv_lora_rank = 512, .qk_nope_head_dim = 128, .qk_rope_head_dim = 64,
+      .mla = {.q_lora_rank = 1536,
+              .kv_lora_rank = 512,
+              .qk_nope_head_dim = 128,
+              .qk_rope_head_dim = 64,
               .v_head_dim = 128},
       .mtp_layers = 1,
   };
@@ -253,8 +256,8 @@ std::vector<ModelSpec> make_models() {
       gpt3_175b(),
       llama31("llama-3.1-8b", "Llama 3.1 8B: 32 layers, 4096 hidden, 32 query / 8 KV heads", 32, 4096, 32, 14336),
       llama31("llama-3.1-70b", "Llama 3.1 70B: 80 layers, 8192 hidden, 64 query / 8 KV heads", 80, 8192, 64, 28672),
-      llama31("llama-3.1-405b", "Llama 3.1 405B: 126 layers, 16384 hidden, 128 query / 8 KV heads", 126, 16384,
-              128, 53248),
+      llama31("llama-3.1-405b", "Llama 3.1 405B: 126 layers, 16384 hidden, 128 query / 8 KV heads", 126, 16384, 128,
+              53248),
       mixtral("mixtral-8x7b", "Mixtral 8x7B: 32 layers, 4096 hidden, 8 experts top-2 (46.7B total, 12.9B active)",
               "Jiang et al. 2024 (arXiv 2401.04088) Table 1; HF mistralai/Mixtral-8x7B-v0.1 config.json "
               "(formats.md §4): hidden 4096, 32 layers, 32/8 heads, intermediate 14336, num_local_experts 8, "

@@ -51,8 +51,8 @@ std::optional<std::string> chosen_hardware(const DbOptions& options, const Profi
   }
   const auto names = db.hardware_names();
   if (std::find(names.begin(), names.end(), options.hardware) == names.end()) {
-    throw InputError("--hardware: " + unknown_name_message("hardware", options.hardware, names) + " in profile database '" +
-                     db.path() + "'");
+    throw InputError("--hardware: " + unknown_name_message("hardware", options.hardware, names) +
+                     " in profile database '" + db.path() + "'");
   }
   return options.hardware;
 }
@@ -70,8 +70,8 @@ void run_import(const DbOptions& options) {
     }
     ProfileDatabase db(path, ProfileDatabase::Access::create);
     const profile_db::ImportResult result = db.import(file, options.file);
-    std::cout << "imported " << result.imported << (result.imported == 1 ? " event" : " events") << " for hardware '" << file.hardware << "' into '" << path
-              << "'";
+    std::cout << "imported " << result.imported << (result.imported == 1 ? " event" : " events") << " for hardware '"
+              << file.hardware << "' into '" << path << "'";
     if (result.replaced > 0) {
       std::cout << " (" << result.replaced << " replaced earlier measurements)";
     }
@@ -105,9 +105,8 @@ profile_db::ProfileFile exported_file(const ProfileDatabase& db, const std::stri
   file.records = db.records(hardware);
   file.device_seconds = db.device_seconds(hardware);
   // The newest measurement names the top level; older ones keep their own fields per event.
-  const auto newest = std::max_element(file.records.begin(), file.records.end(), [](const auto& a, const auto& b) {
-    return a.measured_at < b.measured_at;
-  });
+  const auto newest = std::max_element(file.records.begin(), file.records.end(),
+                                       [](const auto& a, const auto& b) { return a.measured_at < b.measured_at; });
   file.profiler = newest->profiler;
   file.library = newest->library;
   file.measured_at = newest->measured_at;

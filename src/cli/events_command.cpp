@@ -10,8 +10,8 @@
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/spec/job_file_reader.hpp"
 #include "io/output/events_writer.hpp"
+#include "io/spec/job_file_reader.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 #include "search/job_census.hpp"
@@ -185,8 +185,9 @@ void run_events(const EventsOptions& options) {
 }
 
 void add_census_flags(CLI::App& command, EventsOptions& options) {
-  command.add_option("--jobs", options.job_files,
-                     "job files (YAML/JSON, keys as the job flags with underscores); merges their events")
+  command
+      .add_option("--jobs", options.job_files,
+                  "job files (YAML/JSON, keys as the job flags with underscores); merges their events")
       ->expected(1, -1);
   command.add_flag("--search", options.search,
                    "merge the events of every valid strategy of the cluster that fits in memory");
@@ -199,14 +200,18 @@ void add_census_flags(CLI::App& command, EventsOptions& options) {
   auto& cost = options.cost;
   options.given.cost = {
       command.add_option("--warmup", cost.warmup, "profiler warm-up runs per event")
-          ->check(CLI::NonNegativeNumber)->capture_default_str(),
+          ->check(CLI::NonNegativeNumber)
+          ->capture_default_str(),
       command.add_option("--repeats", cost.repeats, "profiler timed runs per event")
-          ->check(CLI::PositiveNumber)->capture_default_str(),
-      command.add_option("--direct-iterations", cost.direct_iterations,
-                         "iterations of each job run directly (default: warm-up + repeats)")
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str(),
+      command
+          .add_option("--direct-iterations", cost.direct_iterations,
+                      "iterations of each job run directly (default: warm-up + repeats)")
           ->check(CLI::PositiveNumber),
       command.add_option("--profile-nodes", cost.max_nodes, "nodes the profiler has; bigger groups are extrapolated")
-          ->check(CLI::PositiveNumber)->capture_default_str()};
+          ->check(CLI::PositiveNumber)
+          ->capture_default_str()};
   options.threads.add_to(command, "simulation threads for --jobs/--search");
 }
 

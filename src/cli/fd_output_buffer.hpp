@@ -10,7 +10,9 @@ namespace distsim::cli {
 //! O_NOFOLLOW). After a failed write it discards everything and keeps the errno in error().
 class FdOutputBuffer : public std::streambuf {
  public:
-  explicit FdOutputBuffer(int descriptor) : descriptor_(descriptor) { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+  explicit FdOutputBuffer(int descriptor) : descriptor_(descriptor) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
   FdOutputBuffer(const FdOutputBuffer&) = delete;
   FdOutputBuffer& operator=(const FdOutputBuffer&) = delete;
 

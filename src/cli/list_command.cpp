@@ -108,8 +108,8 @@ void run_list(const ListOptions& options) {
   } else if (what == "operators") {
     print_operators(options.json);
   } else {
-    throw InputError("distsim list: " + unknown_name_message("catalog", what,
-                                                             {"models", "gpus", "clusters", "schedules", "operators"}));
+    throw InputError("distsim list: " +
+                     unknown_name_message("catalog", what, {"models", "gpus", "clusters", "schedules", "operators"}));
   }
 }
 

@@ -13,9 +13,9 @@
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/output/search_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/report/search_report_builder.hpp"
-#include "io/output/search_writer.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
 #include "search/strategy_search.hpp"
@@ -89,12 +89,12 @@ search::SearchSpace make_space(const SearchCommandOptions& options) {
   space.base = distsim::options::assemble_job(settings, io::spec_resolvers());
   strategy::validate_precision(space.base, settings.names());
   const bool one_size = options.micro_batch_size_flag->count() > 0;
-  const auto sizes = one_size ? std::vector<std::string>{options.micro_batch_size}
-                              : items_of(options.micro_batch_sizes_flag, options.micro_batch_sizes, file,
-                                         "micro_batch_size");
+  const auto sizes =
+      one_size ? std::vector<std::string>{options.micro_batch_size}
+               : items_of(options.micro_batch_sizes_flag, options.micro_batch_sizes, file, "micro_batch_size");
   space.micro_batch_sizes.clear();
-  for (const auto& size : parse_items(sizes, "micro_batch_size",
-                                      one_size ? "--micro-batch-size" : "--micro-batch-sizes")) {
+  for (const auto& size :
+       parse_items(sizes, "micro_batch_size", one_size ? "--micro-batch-size" : "--micro-batch-sizes")) {
     space.micro_batch_sizes.push_back(std::get<int>(size));
   }
   space.schedules.clear();
@@ -162,8 +162,8 @@ void add_search_command(CLI::App& app) {
       command->add_option("--micro-batch-sizes", options->micro_batch_sizes, "micro-batch sizes to try, e.g. 1,2,4")
           ->delimiter(',')
           ->capture_default_str();
-  options->micro_batch_size_flag = command->add_option(
-      "--micro-batch-size", options->micro_batch_size, "one micro-batch size to try (--micro-batch-sizes with one)");
+  options->micro_batch_size_flag = command->add_option("--micro-batch-size", options->micro_batch_size,
+                                                       "one micro-batch size to try (--micro-batch-sizes with one)");
   options->schedules_flag =
       command
           ->add_option("--schedules", options->schedules,

@@ -51,8 +51,7 @@ void add_show_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "show", "print a built-in model, GPU or cluster (or a file of one) as a YAML file to edit and pass back");
   command->add_option("what", options->what, "model | gpu | cluster")->required();
-  command->add_option("name", options->name, "a name from `distsim list models|gpus|clusters`, or a file")
-      ->required();
+  command->add_option("name", options->name, "a name from `distsim list models|gpus|clusters`, or a file")->required();
   command->callback([options] { run_show(*options); });
 }
 

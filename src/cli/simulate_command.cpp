@@ -8,10 +8,10 @@
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
-#include "io/report/html_report.hpp"
 #include "io/output/summary_writer.hpp"
-#include "io/trace/trace_writer.hpp"
+#include "io/report/html_report.hpp"
 #include "io/spec/spec_resolver.hpp"
+#include "io/trace/trace_writer.hpp"
 #include "options/job_assembly.hpp"
 
 namespace distsim::cli {
@@ -42,10 +42,12 @@ void run_simulate(const SimulateOptions& options) {
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {
-    write_output_file("--trace", options.trace, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
+    write_output_file("--trace", options.trace,
+                      [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
   }
   if (!options.report.empty()) {
-    write_output_file("--report", options.report, [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
+    write_output_file("--report", options.report,
+                      [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
   }
   if (options.json) {
     std::cout << io::summary_json(simulation).dump(2) << "\n";
@@ -63,7 +65,9 @@ void add_simulate_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print one JSON object instead of the text summary");
   command->add_option("--trace", options->trace, "write a Chrome/Perfetto trace JSON to this file");
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
-  command->add_option("--trace-ranks", options->trace_ranks, "ranks in the trace: replica (data-parallel replica 0) or all")
+  command
+      ->add_option("--trace-ranks", options->trace_ranks,
+                   "ranks in the trace: replica (data-parallel replica 0) or all")
       ->capture_default_str();
   command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
   options->profile.add_to(*command);

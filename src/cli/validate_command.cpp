@@ -52,7 +52,8 @@ void run_validate(const ValidateOptions& options) {
 void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   auto* command = app.add_subcommand("validate", "simulate published training runs and report the prediction error");
-  command->add_option("--csv", options->csv, "runs in the columns of data/published_calibration.csv (default: that set)");
+  command->add_option("--csv", options->csv,
+                      "runs in the columns of data/published_calibration.csv (default: that set)");
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--per-row", options->per_row, "list every row's measured and predicted time");
   options->threads.add_to(*command, "simulation threads");

@@ -20,11 +20,11 @@ struct GpuSpec {
   double memory_gb = 0;
   double memory_bandwidth_gbps = 0;  //!< GB/s, 1e9 bytes
   int sm_count = 0;
-  double gemm_efficiency = 0;    //!< achievable fraction of tensor peak on large GEMMs
+  double gemm_efficiency = 0;      //!< achievable fraction of tensor peak on large GEMMs
   double fp8_gemm_efficiency = 0;  //!< the same for fp8 GEMMs (Hopper and later)
-  double memory_efficiency = 0;  //!< achievable fraction of memory bandwidth
-  double kernel_launch_us = 0;   //!< fixed per-kernel overhead
-  std::string default_cluster;   //!< node design used when only the GPU is named
+  double memory_efficiency = 0;    //!< achievable fraction of memory bandwidth
+  double kernel_launch_us = 0;     //!< fixed per-kernel overhead
+  std::string default_cluster;     //!< node design used when only the GPU is named
 
   //! Dense tensor peak for a GEMM input format, in FLOP/s; 0 when unsupported.
   double peak_flops(Dtype dtype) const {

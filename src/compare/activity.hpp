@@ -58,7 +58,7 @@ constexpr bool is_communication(ActivityKind kind) { return kind != ActivityKind
 struct Activity {
   ActivityKind kind = ActivityKind::compute;
   std::optional<events::Phase> phase;  //!< empty when the trace does not label it
-  int microbatch = -1;                  //!< -1 when the activity belongs to no micro-batch
+  int microbatch = -1;                 //!< -1 when the activity belongs to no micro-batch
   SimTime start = 0;
   SimTime end = 0;
 };

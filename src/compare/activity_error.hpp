@@ -32,7 +32,7 @@ struct RankActivityError {
 struct ActivityErrors {
   ActivityGranularity granularity = ActivityGranularity::passes;
   std::vector<RankActivityError> ranks;  //!< one per measured rank
-  int ranks_with_matches = 0;  //!< ranks in the means below (those with at least one match)
+  int ranks_with_matches = 0;            //!< ranks in the means below (those with at least one match)
   double mean_start_error = 0;
   double mean_end_error = 0;
   double mean_error = 0;

@@ -32,7 +32,8 @@ void append_runs(std::vector<Pass>& passes, const std::vector<const Activity*>& 
   for (std::size_t i = 0; i < ordered.size();) {
     const Activity& first = *ordered[i];
     Pass pass{{kind, first.phase, first.microbatch, seen[{first.phase, first.microbatch}]++},
-              first.start - origin, first.end - origin};
+              first.start - origin,
+              first.end - origin};
     for (; i < ordered.size() && ordered[i]->phase == first.phase && ordered[i]->microbatch == first.microbatch; ++i) {
       pass.end = std::max(pass.end, ordered[i]->end - origin);
     }

@@ -26,10 +26,10 @@ struct StagePassRow {
 //! The DistSim paper's per-stage forward/backward start and end errors per micro-batch.
 struct StageErrors {
   bool available = false;
-  std::string unavailable_reason;  //!< why not, when not available
-  std::vector<StagePassRow> rows;  //!< ordered by stage, micro-batch, phase (forward first)
-  int predicted_only = 0;  //!< (stage, micro-batch, phase) found only in the predicted trace
-  int measured_only = 0;   //!< found only in the measured traces
+  std::string unavailable_reason;   //!< why not, when not available
+  std::vector<StagePassRow> rows;   //!< ordered by stage, micro-batch, phase (forward first)
+  int predicted_only = 0;           //!< (stage, micro-batch, phase) found only in the predicted trace
+  int measured_only = 0;            //!< found only in the measured traces
   double mean_abs_start_error = 0;  //!< mean over rows of |start error| / measured iteration
   double mean_abs_end_error = 0;
   double max_abs_error = 0;  //!< the largest |start error| or |end error| / measured iteration

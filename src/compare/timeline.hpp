@@ -12,17 +12,17 @@ namespace distsim::compare {
 //! The activities of one rank, read from one trace file.
 struct RankTimeline {
   int rank = 0;
-  strategy::RankCoord coord;  //!< tensor, data and pipeline position of the rank
-  std::string file;           //!< the trace it came from, for messages
+  strategy::RankCoord coord;         //!< tensor, data and pipeline position of the rank
+  std::string file;                  //!< the trace it came from, for messages
   std::vector<Activity> activities;  //!< ordered by (start, end)
 };
 
 //! One side of a comparison: the ranks of one job over one training iteration. `begin` and
 //! `end` bound the iteration on the traces' clock; every comparison measures times from `begin`.
 struct Timeline {
-  std::string format;  //!< "distsim trace", "distsim runner" or "PyTorch profiler (Kineto)"
+  std::string format;              //!< "distsim trace", "distsim runner" or "PyTorch profiler (Kineto)"
   std::vector<std::string> files;  //!< the trace files it was read from, as given
-  strategy::Strategy job;  //!< tp, pp, dp (and schedule, batches when the trace says them)
+  strategy::Strategy job;          //!< tp, pp, dp (and schedule, batches when the trace says them)
   SimTime begin = 0;
   SimTime end = 0;
   //! Whether every activity that belongs to a pass carries its phase and micro-batch; without

@@ -75,8 +75,7 @@ PerProtocol network_hops(const cluster::ClusterSpec& cluster) {
   return hops;
 }
 
-double require_positive(double value, const cluster::ClusterSpec& cluster, std::string_view field,
-                        const Event& event) {
+double require_positive(double value, const cluster::ClusterSpec& cluster, std::string_view field, const Event& event) {
   if (value <= 0) {
     throw InputError("cluster '" + cluster.name + "': " + std::string(field) + " must be positive to price event '" +
                      event.key() + "'");
@@ -116,8 +115,8 @@ std::string_view nccl_protocol_name(NcclProtocol protocol) {
 }
 
 double tile_efficiency(std::int64_t m, std::int64_t n) {
-  const double padded = static_cast<double>(ceil_div(m, kGemmTile) * kGemmTile) *
-                        static_cast<double>(ceil_div(n, kGemmTile) * kGemmTile);
+  const double padded =
+      static_cast<double>(ceil_div(m, kGemmTile) * kGemmTile) * static_cast<double>(ceil_div(n, kGemmTile) * kGemmTile);
   return static_cast<double>(m) * static_cast<double>(n) / padded;
 }
 
@@ -146,8 +145,7 @@ CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& e
   if (event.group_size <= 1 || event.bytes <= 0) {
     return {};
   }
-  const bool send_recv =
-      event.event_class == EventClass::point_to_point || event.collective == Collective::send_recv;
+  const bool send_recv = event.event_class == EventClass::point_to_point || event.collective == Collective::send_recv;
   return send_recv ? point_to_point(event) : ring_collective(event);
 }
 
@@ -211,8 +209,8 @@ double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
 CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) const {
   const int ranks = event.group_size;
   const bool all_reduce = event.collective == Collective::all_reduce;
-  const int ranks_per_node = std::clamp(event.ranks_per_node, 1, ranks);
-  const int nodes = event.intra_node ? 1 : std::max<int>(2, static_cast<int>(ceil_div(ranks, ranks_per_node)));
+  const int ranks_per_host = std::clamp(event.ranks_per_host, 1, ranks);
+  const int nodes = event.within_domain ? 1 : std::max<int>(2, static_cast<int>(ceil_div(ranks, ranks_per_host)));
   // A ring all-reduce is a reduce-scatter then an all-gather: 2(n−1) steps, 2(nodes−1) of them
   // across the network; all-gather and reduce-scatter alone take n−1 and nodes−1 (tuning.cc).
   const int steps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
@@ -220,7 +218,7 @@ CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) c
   // nccl-tests doc/PERFORMANCE.md: busbw = algbw·2(n−1)/n for all-reduce and algbw·(n−1)/n for
   // all-gather and reduce-scatter, S being the whole buffer; so time = factor·S / busbw.
   const double wire_factor = ring_volume(event.collective, ranks);
-  const double bus_gbps = event.intra_node ? intra_node_bus_gbps(event) : inter_node_bus_gbps(event);
+  const double bus_gbps = event.within_domain ? intra_node_bus_gbps(event) : inter_node_bus_gbps(event);
   const PerProtocol intra_hops = intra_node_hops(cluster_);
   const PerProtocol net_hops = network_hops(cluster_);
 
@@ -230,8 +228,7 @@ CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) c
       continue;
     }
     const std::size_t p = slot(protocol);
-    const double latency_us =
-        kRingBaseLatencyUs[p] + (steps - inter_steps) * intra_hops[p] + inter_steps * net_hops[p];
+    const double latency_us = kRingBaseLatencyUs[p] + (steps - inter_steps) * intra_hops[p] + inter_steps * net_hops[p];
     const double wire_s =
         wire_factor * static_cast<double>(event.bytes) / (bus_gbps * kGiga * kProtocolBandwidthFactor[p]);
     const double seconds = latency_us * kMicro + wire_s;
@@ -246,10 +243,10 @@ CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) c
 // with LL up to a size threshold and Simple above it, never LL128 (src/enqueue.cc addP2pToPlan),
 // so the faster of those two stands for its choice.
 CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) const {
-  const PerProtocol hops = event.intra_node ? intra_node_hops(cluster_) : network_hops(cluster_);
+  const PerProtocol hops = event.within_domain ? intra_node_hops(cluster_) : network_hops(cluster_);
   const double bandwidth_gbps =
-      event.intra_node ? require_positive(cluster_.intra_node.p2p_gbps, cluster_, "intra_node.p2p_gbps", event)
-                       : nic_share_gbps(event);
+      event.within_domain ? require_positive(cluster_.intra_node.p2p_gbps, cluster_, "intra_node.p2p_gbps", event)
+                          : nic_share_gbps(event);
 
   CommunicationEstimate best{std::numeric_limits<double>::infinity(), NcclProtocol::simple};
   for (const NcclProtocol protocol : {NcclProtocol::ll, NcclProtocol::simple}) {
@@ -269,7 +266,7 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
 // nccl#812). With one rank per host every ring step crosses the network and the intra-domain
 // fabric carries nothing.
 double AnalyticalCostModel::inter_node_bus_gbps(const Event& event) const {
-  const int ranks_per_host = std::max(1, std::min(event.ranks_per_node, cluster_.gpus_per_host));
+  const int ranks_per_host = std::max(1, std::min(event.ranks_per_host, cluster_.gpus_per_host));
   const double nic_gbps = ranks_per_host * nic_share_gbps(event);
   if (ranks_per_host == 1) {
     return nic_gbps;

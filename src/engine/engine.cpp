@@ -70,8 +70,7 @@ Layout build_layout(const Program& program) {
 template <bool kSharing>
 class Simulation {
  public:
-  explicit Simulation(const Program& program)
-      : program_(program), layout_(build_layout(program)), sharing_(program) {
+  explicit Simulation(const Program& program) : program_(program), layout_(build_layout(program)), sharing_(program) {
     const std::size_t tasks = program.num_tasks();
     times_.start.assign(tasks, 0);
     times_.end.assign(tasks, 0);
@@ -103,8 +102,8 @@ class Simulation {
       complete(entry.task, entry.time);
     }
     if (finished != program_.num_tasks()) {
-      throw InternalError("the task program deadlocked: " + std::to_string(program_.num_tasks() - finished) +
-                          " of " + std::to_string(program_.num_tasks()) + " tasks never started");
+      throw InternalError("the task program deadlocked: " + std::to_string(program_.num_tasks() - finished) + " of " +
+                          std::to_string(program_.num_tasks()) + " tasks never started");
     }
     return std::move(times_);
   }

@@ -63,7 +63,7 @@ class ResourceSharing {
   std::vector<std::uint32_t> slot_;
   std::vector<std::uint32_t> offsets_;  //!< per slot, into resources_
   std::vector<ResourceId> resources_;
-  std::vector<TaskState> state_;        //!< per slot
+  std::vector<TaskState> state_;              //!< per slot
   std::vector<std::vector<TaskId>> running_;  //!< per resource, its running tasks in start order
   std::vector<TaskId> neighbours_;
   std::vector<Prediction> predictions_;

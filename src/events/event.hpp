@@ -32,8 +32,8 @@ struct Event {
   Collective collective = Collective::all_reduce;
   std::int64_t bytes = 0;  //!< message size: the whole buffer, as nccl-tests counts it
   int group_size = 1;
-  bool intra_node = true;  //!< the whole group is in one scale-up domain ("intra" in the key)
-  int ranks_per_node = 1;  //!< group members on its busiest host (how many of the host's NICs it drives)
+  bool within_domain = true;  //!< the whole group is in one scale-up domain ("intra" in the key)
+  int ranks_per_host = 1;     //!< group members on its busiest host (how many of the host's NICs it drives)
 
   bool is_communication() const {
     return event_class == EventClass::collective || event_class == EventClass::point_to_point;

@@ -111,8 +111,8 @@ Event EventFactory::collective(Collective collective, std::int64_t bytes, const 
   event.collective = collective;
   event.bytes = bytes;
   event.group_size = group_size;
-  event.intra_node = group.within_domain();
-  event.ranks_per_node = group.ranks_per_host;
+  event.within_domain = group.within_domain();
+  event.ranks_per_host = group.ranks_per_host;
   return event;
 }
 

@@ -26,8 +26,8 @@ class EventFactory {
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
   //! halved when causal since the masked half is skipped. Backward does 2.5× the forward's
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
-  Event attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
-                  std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;
+  Event attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t seq_q,
+                  std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;
   //! An elementwise or normalization kernel over `elements` values that reads `reads` and writes
   //! `writes` tensors of that size (plus `extra_bytes`, e.g. a 1-byte dropout mask).
   Event elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,

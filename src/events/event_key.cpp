@@ -33,7 +33,7 @@ void append_field(std::string& text, const Event& event, const KeyField& field, 
     case KeyFieldType::bytes: text += std::string(field.name) + "=" + std::to_string(event.bytes); return;
     case KeyFieldType::group: text += std::string(field.name) + "=" + std::to_string(event.group_size); return;
     case KeyFieldType::placement:
-      text += event.intra_node ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_node);
+      text += event.within_domain ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_host);
       return;
   }
 }
@@ -148,17 +148,14 @@ class KeyReader {
       case KeyFieldType::flag: {
         const std::int64_t value = read_number(field.name, 0);
         if (value > 1) {
-          throw InputError("'" + std::string(words_[next_ - 1]) + "': " + std::string(field.name) +
-                           " must be 0 or 1");
+          throw InputError("'" + std::string(words_[next_ - 1]) + "': " + std::string(field.name) + " must be 0 or 1");
         }
         event.dims.push_back({std::string(field.name), value});
         return;
       }
       case KeyFieldType::dtype: event.dtype = read_dtype(next_word()); return;
       case KeyFieldType::bytes: event.bytes = read_number(field.name, field.minimum); return;
-      case KeyFieldType::group:
-        event.group_size = static_cast<int>(read_number(field.name, field.minimum));
-        return;
+      case KeyFieldType::group: event.group_size = static_cast<int>(read_number(field.name, field.minimum)); return;
       case KeyFieldType::placement: read_placement(field, event); return;
     }
   }
@@ -168,9 +165,9 @@ class KeyReader {
     if (word != "intra" && word != "inter") {
       throw_fields_do_not_match();
     }
-    event.intra_node = word == "intra";
-    event.ranks_per_node =
-        event.intra_node ? event.group_size : static_cast<int>(read_number("per_node", field.minimum));
+    event.within_domain = word == "intra";
+    event.ranks_per_host =
+        event.within_domain ? event.group_size : static_cast<int>(read_number("per_node", field.minimum));
   }
 
   static Dtype read_dtype(std::string_view word) {

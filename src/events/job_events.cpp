@@ -85,8 +85,12 @@ class ChunkBuilder {
   //! gives every chunk at least one layer).
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
                LayerRange layers, EventTable& table)
-      : job_(job), coord_(coord), builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
-        first_(layers.first == 0), last_(layers.first + layers.count == job.model.total_layers()), layers_(layers) {}
+      : job_(job),
+        coord_(coord),
+        builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
+        first_(layers.first == 0),
+        last_(layers.first + layers.count == job.model.total_layers()),
+        layers_(layers) {}
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
     add_forward();
@@ -216,8 +220,8 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   const EventFactory factory(strategy.dtype);
   const int stages = strategy.pipeline_parallel;
   if (job.model.tie_embeddings && stages > 1 && (coord[ParallelDim::pp] == 0 || coord[ParallelDim::pp] == stages - 1)) {
-    const std::int64_t bytes =
-        padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel * job.model.hidden_size * 4;
+    const std::int64_t bytes = padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel *
+                               job.model.hidden_size * 4;
     work.embedding_reduction =
         table.intern(factory.collective(Collective::all_reduce, bytes, layout.embedding_group(coord), 2));
   }

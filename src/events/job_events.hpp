@@ -21,9 +21,9 @@ struct TaskTemplate {
   StreamKind stream = StreamKind::compute;
   //! forward or backward; recompute for a layer's forward rerun inside the backward pass
   Phase phase = Phase::forward;
-  int layer = -1;              //!< global transformer layer index; -1 for embedding, head, loss
-  std::string_view label;      //!< what the step does, e.g. "fc1", "attention", "tp all_reduce"
-  int waits_for = -1;          //!< index of an earlier step in the same list
+  int layer = -1;          //!< global transformer layer index; -1 for embedding, head, loss
+  std::string_view label;  //!< what the step does, e.g. "fc1", "attention", "tp all_reduce"
+  int waits_for = -1;      //!< index of an earlier step in the same list
   //! A weight-gradient GEMM (wgrad): the part of the backward pass that a schedule splitting it
   //! runs in the weight-gradient step W; everything else belongs to the input-gradient step B.
   bool weight_gradient = false;
@@ -48,7 +48,7 @@ struct GradientBucket {
 //! the pipeline's first chunk and the LM head and loss on its last. Without interleaving a stage
 //! holds a single chunk.
 struct ChunkWork {
-  int chunk = 0;        //!< index on the stage: stage s's chunk c is the pipeline's chunk c·p + s
+  int chunk = 0;  //!< index on the stage: stage s's chunk c is the pipeline's chunk c·p + s
   int first_layer = 0;
   int num_layers = 0;
   std::vector<TaskTemplate> forward;   //!< one micro-batch's forward pass, in order
@@ -57,10 +57,10 @@ struct ChunkWork {
   //! weight-gradient step W, for schedules that run them apart.
   std::vector<TaskTemplate> backward_input;
   std::vector<TaskTemplate> backward_weight;
-  std::optional<EventId> send_activation;  //!< to the next chunk in the pipeline, per micro-batch
-  std::optional<EventId> send_gradient;    //!< to the previous chunk in the pipeline, per micro-batch
+  std::optional<EventId> send_activation;        //!< to the next chunk in the pipeline, per micro-batch
+  std::optional<EventId> send_gradient;          //!< to the previous chunk in the pipeline, per micro-batch
   std::vector<GradientBucket> gradient_buckets;  //!< empty without data parallelism
-  std::int64_t parameters = 0;  //!< parameters of this chunk held by this rank
+  std::int64_t parameters = 0;                   //!< parameters of this chunk held by this rank
 };
 
 //! The work of one rank, as templates instantiated per micro-batch by the program builder.
@@ -96,7 +96,7 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 //! the optimizer step. `chunks` are the layers of each model chunk the rank's stage holds, as
 //! its pipeline schedule places them (schedule::PipelineSchedule::stage_chunk_layers). Events
 //! are interned into `table`.
-RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout,
-                         strategy::RankCoord coord, const std::vector<LayerRange>& chunks, EventTable& table);
+RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
+                         const std::vector<LayerRange>& chunks, EventTable& table);
 
 }  // namespace distsim::events

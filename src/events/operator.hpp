@@ -62,7 +62,7 @@ enum class KeyFieldType {
   dtype,      //!< the dtype's name alone, e.g. "bf16" (Event::dtype)
   bytes,      //!< "bytes=N": the message size (Event::bytes)
   group,      //!< "group=N": the ranks taking part (Event::group_size)
-  placement,  //!< "intra", or "inter per_node=N" (Event::intra_node, Event::ranks_per_node)
+  placement,  //!< "intra", or "inter per_node=N" (Event::within_domain, Event::ranks_per_host)
 };
 
 //! One field of an event key after the operator's name.

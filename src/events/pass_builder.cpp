@@ -55,9 +55,7 @@ std::int64_t PassBuilder::tokens(int layer) const {
   return static_cast<std::int64_t>(seq) * batch_ / cp_;
 }
 
-std::int64_t PassBuilder::encoder_tokens() const {
-  return static_cast<std::int64_t>(model_.seq_length) * batch_ / cp_;
-}
+std::int64_t PassBuilder::encoder_tokens() const { return static_cast<std::int64_t>(model_.seq_length) * batch_ / cp_; }
 
 std::int64_t PassBuilder::query_width() const {
   return std::int64_t{model_.num_attention_heads} * model_.head_dim() / tp_;
@@ -225,15 +223,15 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   const std::int64_t batches = batch_ * heads;
   const std::int64_t score_rows = batches * seq_q;
   const auto mask_bytes = static_cast<double>(score_rows * seq_kv);
-  add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.context);   // dP = dO·Vᵀ
-  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.context);   // dV = Pᵀ·dO
+  add(sink, factory_.batched_gemm(batches, seq_q, seq_kv, d), layer, label.context);  // dP = dO·Vᵀ
+  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.context);  // dV = Pᵀ·dO
   // Reads the gradient and the mask, writes the gradient.
   add(sink, factory_.elementwise(Operator::attention_dropout_bwd, score_rows, seq_kv, 1, 1, mask_bytes), layer,
       label.dropout);
   // Reads the softmax output and its gradient, writes the scores' gradient.
   add(sink, factory_.elementwise(Operator::scale_mask_softmax_bwd, score_rows, seq_kv, 2, 1), layer, label.softmax);
-  add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.scores);    // dQ = dS·K
-  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);    // dK = dSᵀ·Q
+  add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.scores);  // dQ = dS·K
+  add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);  // dK = dSᵀ·Q
 }
 
 std::int64_t PassBuilder::kv_block_bytes() const {

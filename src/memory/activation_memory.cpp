@@ -128,8 +128,8 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
   constexpr std::int64_t kSoftmaxBytes = 4;
   const std::int64_t tokens = tokens_of_layer(model, strategy, model.total_layers() - 1);
   const std::int64_t norm_tensors = 2 * element_bytes(strategy.dtype) * tokens * model.hidden_size;
-  const std::int64_t vocab_shard = events::padded_vocab(model.vocab_size, strategy.tensor_parallel) /
-                                   strategy.tensor_parallel;
+  const std::int64_t vocab_shard =
+      events::padded_vocab(model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel;
   return shard_over_sequence(norm_tensors, strategy) + kSoftmaxBytes * tokens * vocab_shard;
 }
 

@@ -16,8 +16,7 @@ namespace {
 //! the job's dtype, [s/t, b, h] with sequence parallelism (docs/reference/formats.md §6.2), s/cp tokens of each
 //! sequence with context parallelism. Boundaries inside
 //! the decoder of an encoder-decoder model also carry the encoder's output.
-std::int64_t boundary_tensor_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
-                                   int last_layer) {
+std::int64_t boundary_tensor_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int last_layer) {
   const bool in_decoder = model.architecture == model::Architecture::encoder_decoder && last_layer >= model.num_layers;
   std::int64_t tokens = in_decoder ? model.target_seq_length() + model.seq_length : model.seq_length;
   tokens = tokens * strategy.micro_batch_size / strategy.context_parallel;
@@ -41,8 +40,8 @@ std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy
     total += kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, layers.first - 1);
   }
   if (stage < stages - 1 || wraps) {
-    total += kDirections * kBuffersPerDirection *
-             boundary_tensor_bytes(model, strategy, layers.first + layers.count - 1);
+    total +=
+        kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, layers.first + layers.count - 1);
   }
   return total;
 }

@@ -25,7 +25,7 @@ struct StageMemory {
   int stage = 0;
   std::int64_t parameters = 0;        //!< parameters on the device
   double microbatches_in_flight = 0;  //!< whose activations are held at the peak
-  std::int64_t weights = 0;  //!< working weights, plus TransformerEngine's fp8 copies with fp8 GEMMs
+  std::int64_t weights = 0;           //!< working weights, plus TransformerEngine's fp8 copies with fp8 GEMMs
   std::int64_t gradients = 0;
   std::int64_t optimizer_states = 0;
   std::int64_t activations = 0;

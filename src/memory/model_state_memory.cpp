@@ -30,8 +30,7 @@ std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
 
 }  // namespace
 
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer,
-                                  int data_parallel) {
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel) {
   const PerParameter bytes = per_parameter(dtype);
   const std::int64_t shards = distributed_optimizer ? data_parallel : 1;
   return {parameters * bytes.weights, parameters * bytes.gradients,

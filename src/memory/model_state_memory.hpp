@@ -27,8 +27,7 @@ struct ModelStateBytes {
 //! With the distributed optimizer (ZeRO-1) only the optimizer states are sharded over the d
 //! data-parallel ranks (with context parallelism, the dp·cp ranks that share the weights: pass
 //! Strategy::gradient_group_size); a shard that does not divide evenly is rounded up.
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer,
-                                  int data_parallel);
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel);
 
 //! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
 //! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN

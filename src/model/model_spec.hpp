@@ -47,8 +47,7 @@ struct ModelSpec {
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   int total_layers() const { return num_layers + decoder_num_layers; }
   int target_seq_length() const {
-    return architecture == Architecture::encoder_decoder && decoder_seq_length > 0 ? decoder_seq_length
-                                                                                    : seq_length;
+    return architecture == Architecture::encoder_decoder && decoder_seq_length > 0 ? decoder_seq_length : seq_length;
   }
   //! Decoder self-attention is causal; encoder attention sees the whole sequence.
   bool causal_self_attention() const { return architecture != Architecture::encoder; }

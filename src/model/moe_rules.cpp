@@ -35,7 +35,7 @@ std::vector<std::string> moe_problems(const ModelSpec& model) {
                        " layers; expected first_dense_layers + layer_interval <= num_layers");
   }
   if (moe.router_groups > 0 && (moe.num_experts % moe.router_groups != 0 || moe.router_group_top_k <= 0 ||
-                                 moe.router_group_top_k > moe.router_groups)) {
+                                moe.router_group_top_k > moe.router_groups)) {
     problems.push_back("router_groups " + text(moe.router_groups) + " must divide num_experts " +
                        text(moe.num_experts) + ", with router_group_top_k " + text(moe.router_group_top_k) +
                        " between 1 and router_groups");

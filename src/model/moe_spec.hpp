@@ -11,17 +11,17 @@ enum class RouterScoring { softmax, sigmoid };
 //! --moe-layer-freq, --moe-router-score-function, --moe-expert-capacity-factor). Every expert is an
 //! MLP of the model's ffn_type. A model without routed experts is dense.
 struct MoeSpec {
-  int num_experts = 0;              //!< routed experts per MoE layer; 0: a dense model
-  int top_k = 0;                    //!< routed experts each token goes to
-  int expert_ffn_hidden_size = 0;   //!< FFN size of one routed expert
-  int shared_experts = 0;           //!< experts every token goes to, besides its top k
+  int num_experts = 0;                    //!< routed experts per MoE layer; 0: a dense model
+  int top_k = 0;                          //!< routed experts each token goes to
+  int expert_ffn_hidden_size = 0;         //!< FFN size of one routed expert
+  int shared_experts = 0;                 //!< experts every token goes to, besides its top k
   int shared_expert_ffn_hidden_size = 0;  //!< FFN size of one shared expert
-  int first_dense_layers = 0;       //!< leading layers with a dense MLP (DeepSeek's first_k_dense_replace)
-  int layer_interval = 1;           //!< after those, every layer_interval-th layer is MoE, the last of each run
+  int first_dense_layers = 0;             //!< leading layers with a dense MLP (DeepSeek's first_k_dense_replace)
+  int layer_interval = 1;                 //!< after those, every layer_interval-th layer is MoE, the last of each run
   RouterScoring router_scoring = RouterScoring::softmax;
-  int router_groups = 0;            //!< expert groups a token's top k are drawn from; 0: no grouping
-  int router_group_top_k = 0;       //!< groups a token may use (DeepSeek-V3: 4 of 8, at most 4 nodes)
-  double capacity_factor = 0.0;     //!< tokens an expert takes over its even share; 0: dropless
+  int router_groups = 0;         //!< expert groups a token's top k are drawn from; 0: no grouping
+  int router_group_top_k = 0;    //!< groups a token may use (DeepSeek-V3: 4 of 8, at most 4 nodes)
+  double capacity_factor = 0.0;  //!< tokens an expert takes over its even share; 0: dropless
 
   bool enabled() const { return num_experts > 0; }
   bool dropless() const { return capacity_factor <= 0.0; }

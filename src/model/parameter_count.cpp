@@ -40,8 +40,8 @@ std::int64_t latent_attention_parameters(const ModelSpec& model) {
   const std::int64_t q_out = heads * mla.qk_head_dim();
   std::int64_t total = 0;
   if (mla.q_lora_rank > 0) {
-    total += linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank) +
-             linear(model, mla.q_lora_rank, q_out);
+    total +=
+        linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank) + linear(model, mla.q_lora_rank, q_out);
   } else {
     total += linear(model, h, q_out);
   }
@@ -156,9 +156,8 @@ std::int64_t active_parameters(const ModelSpec& model) {
   std::int64_t mtp = 0;
   if (model.mtp_layers > 0) {
     const std::int64_t full = mtp_module_parameters(model);
-    mtp = model.moe.is_moe_layer(model.num_layers)
-              ? full - moe_mlp_parameters(model) + active_moe_mlp_parameters(model)
-              : full;
+    mtp = model.moe.is_moe_layer(model.num_layers) ? full - moe_mlp_parameters(model) + active_moe_mlp_parameters(model)
+                                                   : full;
     mtp *= model.mtp_layers;
   }
   return embedding_parameters(model) + head_parameters(model) + sum_of_layers(model, true) + mtp;

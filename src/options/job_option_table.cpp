@@ -10,15 +10,9 @@ namespace {
 using strategy::JobSpec;
 using strategy::Strategy;
 
-int as_int(const Value& value) {
-  return std::get<int>(value);
-}
-bool as_bool(const Value& value) {
-  return std::get<bool>(value);
-}
-const std::string& as_text(const Value& value) {
-  return std::get<std::string>(value);
-}
+int as_int(const Value& value) { return std::get<int>(value); }
+bool as_bool(const Value& value) { return std::get<bool>(value); }
+const std::string& as_text(const Value& value) { return std::get<std::string>(value); }
 
 //! An option's name, flag, type, default and help; the caller adds the rest.
 JobOption basic(std::string key, std::string flag, ValueType type, std::string default_value, std::string help) {
@@ -75,9 +69,10 @@ JobOption strategy_choice(std::string key, std::string flag, std::string noun, E
 }
 
 std::vector<JobOption> spec_options() {
-  JobOption model = basic("model", "--model", ValueType::text, "gpt2-345m",
-                          "built-in model name, a YAML/JSON model file, a Hugging Face config.json, or an inline mapping "
-                          "'{name: tiny, num_layers: 4, ...}' (as the job echo writes one)");
+  JobOption model =
+      basic("model", "--model", ValueType::text, "gpt2-345m",
+            "built-in model name, a YAML/JSON model file, a Hugging Face config.json, or an inline mapping "
+            "'{name: tiny, num_layers: 4, ...}' (as the job echo writes one)");
   model.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
     job.model = resolve.model(as_text(value));
   };
@@ -97,8 +92,9 @@ std::vector<JobOption> spec_options() {
   };
   cluster.read = [](const JobSpec& job) -> Value { return job.cluster.name; };
 
-  JobOption gpu = basic("gpu", "--gpu", ValueType::text, "",
-                        "built-in GPU name, a YAML/JSON GPU file or an inline mapping (default: the cluster's GPU, or a40)");
+  JobOption gpu =
+      basic("gpu", "--gpu", ValueType::text, "",
+            "built-in GPU name, a YAML/JSON GPU file or an inline mapping (default: the cluster's GPU, or a40)");
   gpu.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
     job.cluster.gpu = resolve.gpu(as_text(value));
   };

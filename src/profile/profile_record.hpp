@@ -8,8 +8,8 @@ namespace distsim::profile {
 //! One measured event on one piece of hardware: the summary statistics of its timed runs in
 //! microseconds, and who measured it when.
 struct ProfileRecord {
-  std::string hardware;     //!< GPU name the event ran on, as in a cluster's `gpu.name`
-  std::string key;          //!< event key exactly as `distsim events` prints it
+  std::string hardware;  //!< GPU name the event ran on, as in a cluster's `gpu.name`
+  std::string key;       //!< event key exactly as `distsim events` prints it
   double median_us = 0;
   double mean_us = 0;
   double min_us = 0;

@@ -152,8 +152,8 @@ bool ProfileDatabase::holds_schema() const {
                      std::to_string(kSchemaVersion) + " that this distsim reads; use a newer distsim");
   }
   if (version != kSchemaVersion) {
-    throw InputError(place + " has unknown schema version " + std::to_string(version) + "; this distsim reads version " +
-                     std::to_string(kSchemaVersion));
+    throw InputError(place + " has unknown schema version " + std::to_string(version) +
+                     "; this distsim reads version " + std::to_string(kSchemaVersion));
   }
   return true;
 }

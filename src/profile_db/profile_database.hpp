@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "profile_db/profile_file.hpp"
 #include "profile/profile_record.hpp"
+#include "profile_db/profile_file.hpp"
 #include "profile_db/sqlite_connection.hpp"
 
 namespace distsim::profile_db {

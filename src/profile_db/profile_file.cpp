@@ -19,9 +19,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-const std::vector<std::string> kTopFields = {"format",      "version",        "hardware", "profiler", "library",
-                                             "measured_at", "device_seconds", "events"};
-const std::vector<std::string> kEventFields = {"key",      "median_us", "mean_us",  "min_us",     "max_us",
+const std::vector<std::string> kTopFields = {"format",  "version",     "hardware",       "profiler",
+                                             "library", "measured_at", "device_seconds", "events"};
+const std::vector<std::string> kEventFields = {"key",      "median_us", "mean_us",  "min_us",  "max_us",
                                                "stdev_us", "samples",   "profiler", "library", "measured_at"};
 const std::set<std::string> kOptionalEventFields = {"profiler", "library", "measured_at"};
 
@@ -97,9 +97,8 @@ std::string optional_text(const FieldReader& reader, const std::string& name, co
 
 ProfileRecord read_record(const Json& entry, size_t index, const ProfileFile& file, const std::string& source) {
   const bool has_key = entry.is_object() && entry.contains("key") && entry.at("key").is_string();
-  const std::string place =
-      has_key ? record_place(source, index, entry.at("key").get<std::string>())
-              : "profile '" + source + "': events[" + std::to_string(index) + "]";
+  const std::string place = has_key ? record_place(source, index, entry.at("key").get<std::string>())
+                                    : "profile '" + source + "': events[" + std::to_string(index) + "]";
   if (!entry.is_object()) {
     throw InputError(place + ": expected an object, got " + json_type(entry));
   }
@@ -215,9 +214,9 @@ nlohmann::ordered_json profile_file_json(const ProfileFile& file) {
   using Ordered = nlohmann::ordered_json;
   Ordered events = Ordered::array();
   for (const auto& record : file.records) {
-    Ordered entry = {{"key", record.key},           {"median_us", record.median_us}, {"mean_us", record.mean_us},
-                  {"min_us", record.min_us},     {"max_us", record.max_us},       {"stdev_us", record.stdev_us},
-                  {"samples", record.samples}};
+    Ordered entry = {{"key", record.key},        {"median_us", record.median_us}, {"mean_us", record.mean_us},
+                     {"min_us", record.min_us},  {"max_us", record.max_us},       {"stdev_us", record.stdev_us},
+                     {"samples", record.samples}};
     if (record.profiler != file.profiler) entry["profiler"] = record.profiler;
     if (record.library != file.library) entry["library"] = record.library;
     if (record.measured_at != file.measured_at) entry["measured_at"] = record.measured_at;

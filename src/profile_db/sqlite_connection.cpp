@@ -33,22 +33,20 @@ void SqliteConnection::fail(int code, std::string_view doing) const {
   if (code == SQLITE_READONLY_ROLLBACK) {
     throw InputError(place + " holds an import that was stopped before it finished ('" + path_ +
                      "-journal' is its undo log); undoing it needs write access to the file and its directory, which "
-                     "this user lacks: run `distsim db stats --profile-db " + path_ + "` once as a user who can write there");
+                     "this user lacks: run `distsim db stats --profile-db " +
+                     path_ + "` once as a user who can write there");
   }
   switch (code & 0xff) {
-    case SQLITE_NOTADB:
-      throw InputError(place + " is not a SQLite database (SQLite: " + says + ")");
-    case SQLITE_CORRUPT:
-      throw InputError(place + " is corrupt or truncated (SQLite: " + says + ")");
-    case SQLITE_CANTOPEN:
-      throw InputError("cannot open " + place + " (SQLite: " + says + ")");
+    case SQLITE_NOTADB: throw InputError(place + " is not a SQLite database (SQLite: " + says + ")");
+    case SQLITE_CORRUPT: throw InputError(place + " is corrupt or truncated (SQLite: " + says + ")");
+    case SQLITE_CANTOPEN: throw InputError("cannot open " + place + " (SQLite: " + says + ")");
     case SQLITE_BUSY:
-      throw InputError(place + " stayed locked by another process (an import, most likely) for longer than distsim "
-                       "waits; try again when it has finished (SQLite: " + says + ")");
-    case SQLITE_READONLY:
-      throw InputError(place + " is read-only (SQLite: " + says + ")");
-    default:
-      throw InputError(place + ": " + std::string(doing) + " failed (SQLite: " + says + ")");
+      throw InputError(place +
+                       " stayed locked by another process (an import, most likely) for longer than distsim "
+                       "waits; try again when it has finished (SQLite: " +
+                       says + ")");
+    case SQLITE_READONLY: throw InputError(place + " is read-only (SQLite: " + says + ")");
+    default: throw InputError(place + ": " + std::string(doing) + " failed (SQLite: " + says + ")");
   }
 }
 

@@ -34,9 +34,7 @@ struct DeviceInfo {
   engine::StreamId first_stream = 0;
   engine::ResourceId nic_send = 0;
   engine::ResourceId nic_receive = 0;
-  engine::StreamId stream(events::StreamKind kind) const {
-    return first_stream + static_cast<engine::StreamId>(kind);
-  }
+  engine::StreamId stream(events::StreamKind kind) const { return first_stream + static_cast<engine::StreamId>(kind); }
 };
 
 //! Which simulated device an engine stream belongs to, and what kind of stream it is.

@@ -12,8 +12,8 @@ namespace distsim::program {
 using engine::StreamId;
 using engine::TaskId;
 using events::StreamKind;
-using strategy::ParallelDim;
 using schedule::StepKind;
+using strategy::ParallelDim;
 
 namespace {
 
@@ -71,8 +71,7 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
       pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = passes_[device].size();
     }
     const auto& chunk = draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)];
-    const bool completes_gradients =
-        step.kind->completes_gradients && step.microbatch + 1 == draft_.microbatches();
+    const bool completes_gradients = step.kind->completes_gradients && step.microbatch + 1 == draft_.microbatches();
     const auto& templates = chunk.*(step.kind->templates);
     if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
       add_aggregated_pass(members.front(), templates, step);
@@ -149,8 +148,8 @@ void PipelinePasses::add_aggregated_pass(int device, const std::vector<events::T
   for (const auto& step : templates) {
     draft_.count_instances(step.event);
   }
-  const TaskInfo info{templates.front().event, pass.kind->phase, pass.microbatch, -1, pass.kind->pass_label,
-                      pass.chunk};
+  const TaskInfo info{templates.front().event, pass.kind->phase, pass.microbatch, -1,
+                      pass.kind->pass_label,   pass.chunk};
   const TaskId task = draft_.add_untracked_task(found->second, draft_.stream(device, StreamKind::compute), info);
   draft_.depend(task, last_task);
   passes_[device].push_back({last_task, task, task});
@@ -167,8 +166,8 @@ size_t PipelinePasses::kind_index(StepKind kind) const {
 }
 
 size_t PipelinePasses::pass_slot(StepKind kind, int chunk, int microbatch) const {
-  const auto index = static_cast<size_t>(chunk) * static_cast<size_t>(draft_.microbatches()) +
-                     static_cast<size_t>(microbatch);
+  const auto index =
+      static_cast<size_t>(chunk) * static_cast<size_t>(draft_.microbatches()) + static_cast<size_t>(microbatch);
   return index * kinds_.size() + kind_index(kind);
 }
 

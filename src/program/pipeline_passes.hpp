@@ -43,8 +43,7 @@ class PipelinePasses {
   std::vector<std::vector<engine::TaskId>> add_pass(const std::vector<int>& members,
                                                     const std::vector<events::TaskTemplate>& templates,
                                                     const schedule::Step& pass);
-  void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
-                           const schedule::Step& pass);
+  void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates, const schedule::Step& pass);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
   size_t kind_index(schedule::StepKind kind) const;
 

@@ -9,9 +9,9 @@
 namespace distsim::program {
 
 using engine::TaskId;
-using strategy::ParallelDim;
 using schedule::StepKind;
 using schedule::TransferKind;
+using strategy::ParallelDim;
 
 namespace {
 
@@ -70,15 +70,16 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, int 
   const int receiver = draft.groups().on_stage(sender, peer_stage);
   const auto kinds = draft.schedule().step_kinds();
   std::vector<Transfer> transfers;
-  for (const auto& step : draft.schedule().steps(coord[ParallelDim::pp], stages, draft.microbatches(), draft.chunks())) {
+  for (const auto& step :
+       draft.schedule().steps(coord[ParallelDim::pp], stages, draft.microbatches(), draft.chunks())) {
     const TransferKind* kind = step.kind->sends;
     const auto& chunk = draft.work(sender).chunks[static_cast<size_t>(step.chunk)];
     if (kind == nullptr || kind->direction != direction || !(chunk.*(kind->event))) {
       continue;
     }
     const int receiver_chunk = wraps ? step.chunk + direction : step.chunk;
-    transfers.push_back(
-        {kind, step.kind, receiving_kind(draft, kinds, kind), sender, receiver, step.chunk, receiver_chunk, step.microbatch});
+    transfers.push_back({kind, step.kind, receiving_kind(draft, kinds, kind), sender, receiver, step.chunk,
+                         receiver_chunk, step.microbatch});
   }
   return transfers;
 }

@@ -23,8 +23,8 @@ class ProgramDraft {
  public:
   //! The job's devices with their streams, NICs and work, every event priced by `costs`, and no
   //! task yet.
-  ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-               const cost::CostModel& costs, bool all_ranks);
+  ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, const cost::CostModel& costs,
+               bool all_ranks);
   ProgramDraft(const ProgramDraft&) = delete;
   ProgramDraft& operator=(const ProgramDraft&) = delete;
 

@@ -97,11 +97,10 @@ void InterleavedSchedule::check(const strategy::JobSpec& job, std::vector<std::s
   }
   const int chunks = s.pipeline_parallel * s.virtual_stages;
   if (m.total_layers() > 0 && m.total_layers() % chunks != 0) {
-    problems.push_back(where + "splits the " + std::to_string(m.total_layers()) + " layers of model " +
-                       quoted(m.name) + " into pipeline x virtual stages = " + std::to_string(s.pipeline_parallel) +
-                       " x " + std::to_string(s.virtual_stages) + " = " + std::to_string(chunks) +
-                       " equal chunks, but " + std::to_string(chunks) + " does not divide " +
-                       std::to_string(m.total_layers()));
+    problems.push_back(where + "splits the " + std::to_string(m.total_layers()) + " layers of model " + quoted(m.name) +
+                       " into pipeline x virtual stages = " + std::to_string(s.pipeline_parallel) + " x " +
+                       std::to_string(s.virtual_stages) + " = " + std::to_string(chunks) + " equal chunks, but " +
+                       std::to_string(chunks) + " does not divide " + std::to_string(m.total_layers()));
   }
   if (m.architecture == model::Architecture::encoder_decoder) {
     problems.push_back(where + "does not support the encoder-decoder model " + quoted(m.name) +

@@ -11,8 +11,8 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   static const InterleavedSchedule interleaved;
   static const ZeroBubbleH1Schedule zero_bubble_h1;
   static const ZeroBubbleH2Schedule zero_bubble_h2;
-  static const std::vector<const PipelineSchedule*> schedules{&gpipe,          &one_f_one_b,   &interleaved,
-                                                              &zero_bubble_h1, &zero_bubble_h2};
+  static const std::vector<const PipelineSchedule*> schedules{&gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1,
+                                                              &zero_bubble_h2};
   return schedules;
 }
 

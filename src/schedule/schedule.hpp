@@ -38,8 +38,7 @@ class PipelineSchedule {
   virtual int chunks_per_stage(int /*requested*/) const { return 1; }
   //! The layers that chunk `chunk` of `stage` holds when each of the `num_stages` stages holds
   //! `num_chunks` chunks; with one chunk, the stage's layers (events::stage_layers).
-  virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage,
-                                          int chunk) const;
+  virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk) const;
   //! The layers of every chunk that `stage` holds in `job`, by chunk index on the stage.
   std::vector<events::LayerRange> stage_chunk_layers(const strategy::JobSpec& job, int stage) const;
 

@@ -66,11 +66,19 @@ class StepKind {
   const StepKindSpec* spec_;
 };
 
-inline constexpr StepKindSpec kForwardStep{"forward",          events::Phase::forward, "forward pass",
-                                           &events::ChunkWork::forward, &kActivationTransfer, &kActivationTransfer,
+inline constexpr StepKindSpec kForwardStep{"forward",
+                                           events::Phase::forward,
+                                           "forward pass",
+                                           &events::ChunkWork::forward,
+                                           &kActivationTransfer,
+                                           &kActivationTransfer,
                                            false};
-inline constexpr StepKindSpec kBackwardStep{"backward",          events::Phase::backward, "backward pass",
-                                            &events::ChunkWork::backward, &kGradientTransfer, &kGradientTransfer,
+inline constexpr StepKindSpec kBackwardStep{"backward",
+                                            events::Phase::backward,
+                                            "backward pass",
+                                            &events::ChunkWork::backward,
+                                            &kGradientTransfer,
+                                            &kGradientTransfer,
                                             true};
 
 inline constexpr StepKindSpec kBackwardInputStep{"backward_input",

@@ -66,10 +66,10 @@ double EventCensus::dedup_ratio() const {
 }
 
 events::Event measured_form(const events::Event& event, const ProfilingCostOptions& options) {
-  if (!is_extrapolated_collective(event) || event.intra_node) {
+  if (!is_extrapolated_collective(event) || event.within_domain) {
     return event;
   }
-  const int per_node = std::max(event.ranks_per_node, 1);
+  const int per_node = std::max(event.ranks_per_host, 1);
   if (ceil_div(event.group_size, per_node) <= options.max_nodes) {
     return event;
   }

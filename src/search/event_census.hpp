@@ -18,9 +18,7 @@ struct CensusJob {
   std::int64_t unique = 0;      //!< the job's own unique events
   std::int64_t instances = 0;   //!< its tasks, counted on every rank
 
-  double dedup_ratio() const {
-    return unique > 0 ? static_cast<double>(instances) / static_cast<double>(unique) : 0.0;
-  }
+  double dedup_ratio() const { return unique > 0 ? static_cast<double>(instances) / static_cast<double>(unique) : 0.0; }
 };
 
 //! A unique event of a set of jobs: its price (from the first job that has it), its tasks summed

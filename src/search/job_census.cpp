@@ -45,14 +45,13 @@ std::vector<Candidate> census_candidates(const SearchSpace& space) {
 EventCensus take_census(const std::vector<strategy::JobSpec>& jobs, const std::vector<std::string>& labels,
                         const CensusOptions& options) {
   if (labels.size() != jobs.size()) {
-    throw InternalError("take_census: " + std::to_string(labels.size()) + " labels for " +
-                        std::to_string(jobs.size()) + " jobs");
+    throw InternalError("take_census: " + std::to_string(labels.size()) + " labels for " + std::to_string(jobs.size()) +
+                        " jobs");
   }
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
   std::vector<JobEvents> results(jobs.size());
-  parallel_for(jobs.size(), options.threads,
-                  [&](std::size_t i) { results[i] = simulate_job(jobs[i], simulation); });
+  parallel_for(jobs.size(), options.threads, [&](std::size_t i) { results[i] = simulate_job(jobs[i], simulation); });
   EventCensus census;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     CensusJob job{labels[i], jobs[i].strategy.world_size(), results[i].iteration_time_s};

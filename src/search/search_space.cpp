@@ -20,8 +20,8 @@ void require_non_empty(const std::vector<T>& values, const std::string& flag) {
 }  // namespace
 
 const std::vector<std::string>& searched_keys() {
-  static const std::vector<std::string> keys{"strategy", "tp", "pp", "dp", "cp", "micro_batch_size", "schedule",
-                                             "recompute"};
+  static const std::vector<std::string> keys{"strategy",         "tp",       "pp",       "dp", "cp",
+                                             "micro_batch_size", "schedule", "recompute"};
   return keys;
 }
 

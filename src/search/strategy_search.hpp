@@ -21,8 +21,8 @@ struct SearchOptions {
 };
 
 struct SearchResult {
-  std::vector<Candidate> candidates;  //!< in enumeration order
-  std::vector<std::size_t> ranking;   //!< simulated, fitting candidates, fastest first
+  std::vector<Candidate> candidates;      //!< in enumeration order
+  std::vector<std::size_t> ranking;       //!< simulated, fitting candidates, fastest first
   std::vector<std::size_t> pareto_front;  //!< indices, by increasing peak memory
   std::size_t valid = 0;
   std::size_t invalid = 0;

@@ -46,8 +46,7 @@ void check_model(const model::ModelSpec& model, Problems& problems) {
   }
   if (model.kv_channels == 0 && model.num_attention_heads > 0 && model.hidden_size % model.num_attention_heads != 0) {
     problems.push_back(where + "num_attention_heads " + std::to_string(model.num_attention_heads) +
-                       " must divide hidden_size " + std::to_string(model.hidden_size) +
-                       " (or set kv_channels)");
+                       " must divide hidden_size " + std::to_string(model.hidden_size) + " (or set kv_channels)");
   }
 }
 
@@ -77,9 +76,8 @@ void check_strategy(const JobSpec& job, Problems& problems) {
     problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " + context +
                        std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) + " = " +
                        std::to_string(s.world_size()) + " GPUs, but the cluster has " +
-                       std::to_string(job.cluster.num_hosts) + " nodes x " +
-                       std::to_string(job.cluster.gpus_per_host) + " GPUs = " +
-                       std::to_string(job.cluster.total_gpus()));
+                       std::to_string(job.cluster.num_hosts) + " nodes x " + std::to_string(job.cluster.gpus_per_host) +
+                       " GPUs = " + std::to_string(job.cluster.total_gpus()));
   }
   const auto& m = job.model;
   check_divides(problems, s.tensor_parallel, "num_attention_heads", m.num_attention_heads, m.name);
@@ -91,10 +89,10 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   }
   const long long per_step = static_cast<long long>(s.micro_batch_size) * s.data_parallel;
   if (s.global_batch_size % per_step != 0) {
-    problems.push_back("global batch size " + std::to_string(s.global_batch_size) +
-                       " is not divisible by micro-batch size x data parallel size = " +
-                       std::to_string(s.micro_batch_size) + " x " + std::to_string(s.data_parallel) + " = " +
-                       std::to_string(per_step));
+    problems.push_back(
+        "global batch size " + std::to_string(s.global_batch_size) +
+        " is not divisible by micro-batch size x data parallel size = " + std::to_string(s.micro_batch_size) + " x " +
+        std::to_string(s.data_parallel) + " = " + std::to_string(per_step));
   }
 }
 
@@ -184,8 +182,10 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
                        "(TransformerEngine), got 'unfused'");
   }
   if (m.architecture == model::Architecture::encoder_decoder) {
-    problems.push_back("context parallelism (cp " + std::to_string(cp) + ") is modelled for decoder-only and "
-                       "encoder-only models, not for the encoder-decoder model " + quoted(m.name));
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") is modelled for decoder-only and "
+                       "encoder-only models, not for the encoder-decoder model " +
+                       quoted(m.name));
   }
 }
 
@@ -206,7 +206,8 @@ void throw_if_any(const Problems& problems) {
   if (problems.empty()) {
     return;
   }
-  std::string message = problems.size() == 1 ? "invalid job: " : "invalid job (" + std::to_string(problems.size()) + " problems):";
+  std::string message =
+      problems.size() == 1 ? "invalid job: " : "invalid job (" + std::to_string(problems.size()) + " problems):";
   for (size_t i = 0; i < problems.size(); ++i) {
     message += (problems.size() == 1 ? "" : "\n  - ") + problems[i];
   }

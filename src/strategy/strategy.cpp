@@ -17,17 +17,18 @@ struct NotationResult {
 };
 
 NotationResult reject(const std::string& text, const std::string& why) {
-  return {Strategy{}, why + " in '" + text + "'; expected the form xMyPzD, for example 2M2P4D (tensor 2, pipeline 2, "
-                      "data 4)"};
+  return {Strategy{}, why + " in '" + text +
+                          "'; expected the form xMyPzD, for example 2M2P4D (tensor 2, pipeline 2, "
+                          "data 4)"};
 }
 
 NotationResult read_notation(const std::string& text) {
   Strategy strategy;
   // The letters and the sizes they set: M tensor (model), C context, P pipeline, D data.
   const std::pair<char, int Strategy::*> parts[] = {{'M', &Strategy::tensor_parallel},
-                                                     {'C', &Strategy::context_parallel},
-                                                     {'P', &Strategy::pipeline_parallel},
-                                                     {'D', &Strategy::data_parallel}};
+                                                    {'C', &Strategy::context_parallel},
+                                                    {'P', &Strategy::pipeline_parallel},
+                                                    {'D', &Strategy::data_parallel}};
   bool seen[4] = {false, false, false, false};
   size_t pos = 0;
   if (text.empty()) {

@@ -28,9 +28,7 @@ inline const char* to_string(Recompute recompute) {
 //! dropout and a batched GEMM P·V, each through device memory (Korthikanti et al. 2022 §4.1).
 enum class Attention { flash, unfused };
 
-inline const char* to_string(Attention attention) {
-  return attention == Attention::unfused ? "unfused" : "flash";
-}
+inline const char* to_string(Attention attention) { return attention == Attention::unfused ? "unfused" : "flash"; }
 
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
@@ -65,9 +63,7 @@ struct Strategy {
   //! activations and communication stay bf16 (docs/features.md "FP8 GEMMs").
   bool fp8_gemms = false;
   //! "bf16", or "bf16, fp8 GEMMs" when the linear GEMMs run in fp8.
-  std::string precision_name() const {
-    return std::string(dtype_name(dtype)) + (fp8_gemms ? ", fp8 GEMMs" : "");
-  }
+  std::string precision_name() const { return std::string(dtype_name(dtype)) + (fp8_gemms ? ", fp8 GEMMs" : ""); }
   //! Megatron-LM's scatter/gather of pipeline tensors (Narayanan et al. SC'21 §4.1): each
   //! tensor-parallel rank sends 1/t of the boundary tensor and the receiving stage all-gathers it
   //! over NVLink. Only without sequence parallelism, whose tensors are already 1/t shards.

@@ -24,11 +24,14 @@ struct Unsupported {
 };
 
 std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
-bool contains(const std::string& text, std::string_view needle) { return lowercase(text).find(needle) != std::string::npos; }
+bool contains(const std::string& text, std::string_view needle) {
+  return lowercase(text).find(needle) != std::string::npos;
+}
 
 //! Reads the number a field starts with ("40 (inferred: ...)" gives 40).
 class RowReader {
@@ -233,7 +236,8 @@ void read_strategy(const RowReader& row, strategy::JobSpec& job) {
   }
   const std::string sharding = lowercase(row.text("optimizer_sharding"));
   s.distributed_optimizer = sharding.find("distributed") != std::string::npos;
-  s.overlap_grad_reduce = (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
+  s.overlap_grad_reduce =
+      (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
   s.attention = read_attention(row);
   s.p2p_scatter_gather = read_p2p_scatter_gather(row);
 }
@@ -264,9 +268,9 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
 
 const std::vector<std::string>& required_calibration_columns() {
   static const std::vector<std::string> columns{
-      "id",        "source",   "model",       "num_layers", "hidden_size",  "num_attention_heads", "seq_len",
-      "vocab_size", "gpu",     "gpus_per_node", "num_gpus", "tp",           "pp",                  "dp",
-      "micro_batch", "global_batch", "iter_time_s"};
+      "id",      "source",     "model",       "num_layers",    "hidden_size", "num_attention_heads",
+      "seq_len", "vocab_size", "gpu",         "gpus_per_node", "num_gpus",    "tp",
+      "pp",      "dp",         "micro_batch", "global_batch",  "iter_time_s"};
   return columns;
 }
 

@@ -70,8 +70,8 @@ void MappingReader::reject_unknown_keys(const std::vector<std::string>& known_ke
     }
     const std::string key = entry.first.Scalar();
     if (const auto [it, inserted] = first_line.emplace(key, line); !inserted) {
-      diagnostics_->add(line, "", "duplicate key '" + path_of(key) + "' (first given on line " +
-                                      std::to_string(it->second) + ")");
+      diagnostics_->add(
+          line, "", "duplicate key '" + path_of(key) + "' (first given on line " + std::to_string(it->second) + ")");
       continue;
     }
     if (std::find(known_keys.begin(), known_keys.end(), key) != known_keys.end()) {
@@ -203,9 +203,7 @@ void MappingReader::report(std::string_view key, std::string_view message) {
   diagnostics_->add(line_of(key), path_of(key), message);
 }
 
-void MappingReader::report_here(std::string_view message) {
-  diagnostics_->add(line_, "", message);
-}
+void MappingReader::report_here(std::string_view message) { diagnostics_->add(line_, "", message); }
 
 std::string MappingReader::path_of(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);

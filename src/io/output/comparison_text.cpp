@@ -70,9 +70,9 @@ void write_activity(Out out, const ActivityErrors& activity) {
 }
 
 void write_stage_rows(Out out, const StageErrors& stages, SimTime iteration) {
-  fmt::format_to(out, "  {:>5}  {:>4}  {:>5}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}  {:>7}  {:>7}\n",
-                 "stage", "mb", "phase", "pred start", "pred end", "meas start", "meas end", "start err", "end err",
-                 "start %", "end %");
+  fmt::format_to(out, "  {:>5}  {:>4}  {:>5}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}  {:>7}  {:>7}\n", "stage",
+                 "mb", "phase", "pred start", "pred end", "meas start", "meas end", "start err", "end err", "start %",
+                 "end %");
   for (const auto& row : stages.rows) {
     fmt::format_to(out, "  {:>5}  {:>4}  {:>5}  {:>12}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}  {:>7}  {:>7}\n",
                    row.stage, row.microbatch, events::phase_name(row.phase), microseconds(row.predicted_start),
@@ -81,8 +81,8 @@ void write_stage_rows(Out out, const StageErrors& stages, SimTime iteration) {
                    percent_of(row.start_error(), iteration), percent_of(row.end_error(), iteration));
   }
   if (stages.predicted_only > 0 || stages.measured_only > 0) {
-    fmt::format_to(out, "  passes without a counterpart: {} predicted only, {} measured only\n",
-                   stages.predicted_only, stages.measured_only);
+    fmt::format_to(out, "  passes without a counterpart: {} predicted only, {} measured only\n", stages.predicted_only,
+                   stages.measured_only);
   }
 }
 
@@ -91,9 +91,8 @@ void write_stages(Out out, const StageErrors& stages, SimTime iteration) {
     fmt::format_to(out, "forward/backward per stage and micro-batch: unavailable: {}\n\n", stages.unavailable_reason);
     return;
   }
-  fmt::format_to(out,
-                 "forward/backward per stage and micro-batch (us from the iteration's begin; error = predicted - "
-                 "measured, % of the measured iteration):\n");
+  fmt::format_to(out, "forward/backward per stage and micro-batch (us from the iteration's begin; error = predicted - "
+                      "measured, % of the measured iteration):\n");
   write_stage_rows(out, stages, iteration);
   out = '\n';
 }

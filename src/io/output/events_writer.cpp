@@ -52,8 +52,8 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
     entry["collective"] = std::string(events::collective_name(event.collective));
     entry["bytes"] = event.bytes;
     entry["group_size"] = event.group_size;
-    entry["scope"] = event.intra_node ? "intra" : "inter";
-    entry["ranks_per_node"] = event.ranks_per_node;
+    entry["scope"] = event.within_domain ? "intra" : "inter";
+    entry["ranks_per_host"] = event.ranks_per_host;
   } else {
     nlohmann::json dims = nlohmann::json::object();
     for (const auto& dim : event.dims) {
@@ -141,14 +141,14 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
     if (skipped(program.costs.at(id), skip_profiled)) continue;
     list.push_back(event_json(id, program.events.at(id), program.costs.at(id), program.events.instances(id)));
   }
-  nlohmann::json json = {{"job", job_settings_json(job)},
-                         {"strategy", job.strategy.notation()},
-                         {"num_microbatches", job.strategy.num_microbatches()},
-                         {"simulated", simulated_name(program.all_ranks)},
-                         {"unique", counts.unique},
-                         {"instances", counts.instances},
-                         {"dedup_ratio", ratio_of(static_cast<double>(counts.instances),
-                                                  static_cast<double>(counts.unique))}};
+  nlohmann::json json = {
+      {"job", job_settings_json(job)},
+      {"strategy", job.strategy.notation()},
+      {"num_microbatches", job.strategy.num_microbatches()},
+      {"simulated", simulated_name(program.all_ranks)},
+      {"unique", counts.unique},
+      {"instances", counts.instances},
+      {"dedup_ratio", ratio_of(static_cast<double>(counts.instances), static_cast<double>(counts.unique))}};
   if (skip_profiled) {
     json["skipped_profiled"] = counts.profiled;
   }
@@ -159,8 +159,7 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
 std::string events_text(const strategy::JobSpec& job, const program::JobProgram& program, bool skip_profiled) {
   std::string text;
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "unique events of {} ({}, {}):\n", job.model.name, job.strategy.notation(),
-                 job.cluster.gpu.name);
+  fmt::format_to(out, "unique events of {} ({}, {}):\n", job.model.name, job.strategy.notation(), job.cluster.gpu.name);
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   // Written out rather than padded by fmt, which counts the bytes of "µ" as columns.
   text += "    id  source           duration µs     instances  key\n";
@@ -168,8 +167,7 @@ std::string events_text(const strategy::JobSpec& job, const program::JobProgram&
     const auto& cost = program.costs.at(id);
     if (skipped(cost, skip_profiled)) continue;
     fmt::format_to(out, "{:>6}  {:<12}  {:>14.3f}  {:>12}  {}\n", id, cost::cost_source_name(cost.source),
-                   static_cast<double>(cost.duration) / 1e3, program.events.instances(id),
-                   program.events.at(id).key());
+                   static_cast<double>(cost.duration) / 1e3, program.events.instances(id), program.events.at(id).key());
   }
   const auto counts = count_events(program);
   if (skip_profiled) {
@@ -214,8 +212,7 @@ std::string census_text(const search::EventCensus& census, const search::Profili
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "event census of {} jobs:\n", census.jobs().size());
-  fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12}\n", "job", "unique", "instances", "dedup",
-                 "iteration s");
+  fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12}\n", "job", "unique", "instances", "dedup", "iteration s");
   for (const auto& job : census.jobs()) {
     fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12.6f}\n", job.label, grouped(job.unique),
                    grouped(job.instances), ratio_text(job.dedup_ratio()), job.iteration_time_s);
@@ -223,8 +220,9 @@ std::string census_text(const search::EventCensus& census, const search::Profili
   const auto unique = static_cast<std::int64_t>(census.events().size());
   std::int64_t shared = 0;
   for (const auto& entry : census.events()) shared += entry.jobs > 1 ? 1 : 0;
-  fmt::format_to(out, "unique events: {} over the set, {} summed over the jobs (dedup across jobs {}); {} used by "
-                      "more than one job\n",
+  fmt::format_to(out,
+                 "unique events: {} over the set, {} summed over the jobs (dedup across jobs {}); {} used by "
+                 "more than one job\n",
                  grouped(unique), grouped(census.sum_of_job_unique()),
                  ratio_text(ratio_of(static_cast<double>(census.sum_of_job_unique()), static_cast<double>(unique))),
                  grouped(shared));

@@ -19,8 +19,7 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
                            bool skip_profiled = false);
 
 //! The same as a table, one line per unique event, ending with the totals line.
-std::string events_text(const strategy::JobSpec& job, const program::JobProgram& program,
-                        bool skip_profiled = false);
+std::string events_text(const strategy::JobSpec& job, const program::JobProgram& program, bool skip_profiled = false);
 
 //! The merged events of several jobs (`jobs[i]` is the census's job i) as the profiler's work
 //! list: per job its spec, label, unique and instance counts, dedup ratio and iteration time;

@@ -43,8 +43,9 @@ std::size_t label_width(const search::SearchResult& result) {
 }
 
 void append_row(std::string& text, std::size_t position, const search::Candidate& c, std::size_t width) {
-  fmt::format_to(std::back_inserter(text), "{:>4}  {:<{}} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n",
-                 position, c.label(), width, c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
+  fmt::format_to(std::back_inserter(text),
+                 "{:>4}  {:<{}} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n", position, c.label(),
+                 width, c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
                  100.0 * c.bubble_fraction, c.peak_memory_bytes / kGiB, c.pareto ? "  *" : "");
 }
 
@@ -133,9 +134,9 @@ nlohmann::json search_job_json(const search::SearchSpace& space) {
 }
 
 std::string search_settings_text(const search::SearchSpace& space) {
-  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}", job_settings_text(space.base, left_out_of_echo(space)),
-                     fmt::join(space.micro_batch_sizes, ","), fmt::join(space.schedules, ","),
-                     fmt::join(recompute_names(space), ","));
+  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}",
+                     job_settings_text(space.base, left_out_of_echo(space)), fmt::join(space.micro_batch_sizes, ","),
+                     fmt::join(space.schedules, ","), fmt::join(recompute_names(space), ","));
 }
 
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
@@ -183,9 +184,8 @@ void write_search_csv(std::ostream& out, const search::SearchResult& result) {
          "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,reason\n";
   for (const auto& c : result.candidates) {
     const auto& s = c.job.strategy;
-    out << fmt::format("{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel,
-                       s.data_parallel, s.micro_batch_size, s.schedule, strategy::to_string(s.recompute),
-                       search::to_string(c.status));
+    out << fmt::format("{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
+                       s.micro_batch_size, s.schedule, strategy::to_string(s.recompute), search::to_string(c.status));
     if (c.simulated) {
       out << fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
                          c.samples_per_s, c.mfu, c.bubble_fraction);

@@ -121,8 +121,7 @@ double percent(double part, double whole) { return whole > 0 ? 100.0 * part / wh
 void append_stage_table(std::string& text, const api::Simulation& simulation) {
   const double iteration_s = time_to_seconds(simulation.summary.iteration_time);
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "{:>5}  {:>9}  {:>20}  {:>20}  {:>20}\n", "stage", "layers", "compute ms", "comm ms",
-                 "idle ms");
+  fmt::format_to(out, "{:>5}  {:>9}  {:>20}  {:>20}  {:>20}\n", "stage", "layers", "compute ms", "comm ms", "idle ms");
   int stage = 0;
   for (const auto& s : stage_stats(simulation)) {
     const std::string layers = stage_layers_text(simulation.job, stage);
@@ -168,8 +167,7 @@ std::string memory_text(const memory::MemoryEstimate& estimate, const std::strin
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "memory per GPU (GiB):\n{:>5}  {:>9}  {:>8}  {:>8}  {:>9}  {:>11}  {:>8}  {:>8}  {:>8}\n",
-                 "stage", "in flight", "weights", "grads", "optimizer", "activations", "buffers", "overhead",
-                 "total");
+                 "stage", "in flight", "weights", "grads", "optimizer", "activations", "buffers", "overhead", "total");
   for (const auto& s : estimate.stages) {
     fmt::format_to(out, "{:>5}  {:>9.2f}  {:>8.2f}  {:>8.2f}  {:>9.2f}  {:>11.2f}  {:>8.2f}  {:>8.2f}  {:>8.2f}\n",
                    s.stage, s.microbatches_in_flight, gibibytes(s.weights), gibibytes(s.gradients),

@@ -17,8 +17,8 @@ void append_rows_of(std::string& text, const validation::ValidationReport& repor
   for (const auto& error : report.errors) {
     const auto& run = report.runs[error.run];
     if (run.source != source) continue;
-    fmt::format_to(out, "  {:<6} {:<44} {:>11.3f} {:>11.3f} {:>+8.1f}%\n", run.id, run.label,
-                   run.measured_iteration_s, error.predicted_iteration_s, error.error_pct);
+    fmt::format_to(out, "  {:<6} {:<44} {:>11.3f} {:>11.3f} {:>+8.1f}%\n", run.id, run.label, run.measured_iteration_s,
+                   error.predicted_iteration_s, error.error_pct);
   }
 }
 
@@ -66,7 +66,9 @@ nlohmann::json validation_json(const validation::ValidationReport& report, const
     excluded.push_back({{"id", run.id}, {"line", run.line}, {"run", run.label}, {"reason", run.excluded_because}});
   }
   auto stats_json = [](const validation::ErrorStats& stats) {
-    return nlohmann::json{{"source", stats.source}, {"rows", stats.rows}, {"mape_pct", stats.mape_pct},
+    return nlohmann::json{{"source", stats.source},
+                          {"rows", stats.rows},
+                          {"mape_pct", stats.mape_pct},
                           {"max_abs_pct", stats.max_abs_pct}};
   };
   nlohmann::json by_source = nlohmann::json::array();

@@ -8,12 +8,12 @@
 #include <string>
 
 #include "events/job_events.hpp"
+#include "io/output/summary_writer.hpp"
 #include "io/report/report_html.hpp"
 #include "io/report/report_memory.hpp"
 #include "io/report/report_search_charts.hpp"
 #include "io/report/report_timeline.hpp"
 #include "io/report/report_timeline_svg.hpp"
-#include "io/output/summary_writer.hpp"
 
 namespace distsim::io {
 
@@ -114,14 +114,13 @@ void append_time_cell(std::string& html, SimTime time, double iteration_ns) {
 void append_device_table(std::string& html, const api::Simulation& simulation, const std::vector<TimelineBand>& bands) {
   const double iteration_ns = static_cast<double>(std::max<SimTime>(simulation.summary.iteration_time, 1));
   const auto& job = simulation.job;
-  html +=
-      "<section id=\"devices\"><h2>How each device spent the iteration</h2>"
-      "<div class=\"legend\"><span><span class=\"swatch busy\"></span>compute</span>"
-      "<span><span class=\"swatch comm\"></span>exposed communication (nothing computes)</span>"
-      "<span><span class=\"swatch idle\"></span>idle</span></div>"
-      "<div class=\"scroll\"><table><thead><tr><th class=\"text\">stage</th><th class=\"text\">ranks</th>"
-      "<th>layers</th><th>compute</th><th>exposed comm</th><th>idle</th><th class=\"text\">share</th></tr></thead>"
-      "<tbody>\n";
+  html += "<section id=\"devices\"><h2>How each device spent the iteration</h2>"
+          "<div class=\"legend\"><span><span class=\"swatch busy\"></span>compute</span>"
+          "<span><span class=\"swatch comm\"></span>exposed communication (nothing computes)</span>"
+          "<span><span class=\"swatch idle\"></span>idle</span></div>"
+          "<div class=\"scroll\"><table><thead><tr><th class=\"text\">stage</th><th class=\"text\">ranks</th>"
+          "<th>layers</th><th>compute</th><th>exposed comm</th><th>idle</th><th class=\"text\">share</th></tr></thead>"
+          "<tbody>\n";
   for (const auto& band : bands) {
     const auto& stats = simulation.summary.devices.at(band.device);
     fmt::format_to(std::back_inserter(html), "<tr><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td>",

@@ -168,9 +168,8 @@ std::string format_tick(double value, double step) {
 }
 
 void append_page_start(std::string& html, std::string_view title) {
-  html +=
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+  html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
   append_escaped(html, title);
   html += "</title>\n<style>";
   html += kStyle;
@@ -178,11 +177,10 @@ void append_page_start(std::string& html, std::string_view title) {
 }
 
 void append_page_end(std::string& html) {
-  html +=
-      "<footer>Written by distsim. The file is self-contained: it loads no scripts, fonts or "
-      "images from anywhere.</footer>\n</main>\n"
-      "<script>document.documentElement.setAttribute(\"data-report-ready\", \"yes\");</script>\n"
-      "</body>\n</html>\n";
+  html += "<footer>Written by distsim. The file is self-contained: it loads no scripts, fonts or "
+          "images from anywhere.</footer>\n</main>\n"
+          "<script>document.documentElement.setAttribute(\"data-report-ready\", \"yes\");</script>\n"
+          "</body>\n</html>\n";
 }
 
 }  // namespace distsim::io

@@ -77,9 +77,8 @@ void append_memory_section(std::string& html, const memory::MemoryEstimate& esti
   for (const auto& component : kComponents) {
     fmt::format_to(out, "<span><span class=\"swatch {}\"></span>{}</span>", component.css_class, component.name);
   }
-  html +=
-      "<span><span class=\"swatch limit-swatch\"></span>GPU memory</span></div>"
-      "<div class=\"scroll\"><table><thead><tr><th class=\"text\">stage</th><th>micro-batches in flight</th>";
+  html += "<span><span class=\"swatch limit-swatch\"></span>GPU memory</span></div>"
+          "<div class=\"scroll\"><table><thead><tr><th class=\"text\">stage</th><th>micro-batches in flight</th>";
   for (const auto& component : kComponents) {
     fmt::format_to(out, "<th>{}</th>", component.name);
   }

@@ -82,15 +82,14 @@ std::vector<double> axis_ticks(double max, int target, Scale& scale) {
 double tick_step(const std::vector<double>& ticks) { return ticks.size() > 1 ? ticks[1] - ticks[0] : 1; }
 
 void append_hatch_patterns(std::string& html) {
-  html +=
-      "<defs>"
-      "<pattern id=\"hatch-oom\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fdecea\"/>"
-      "<rect width=\"2.5\" height=\"6\" fill=\"#c0392b\"/></pattern>"
-      "<pattern id=\"hatch-invalid\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-      "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f1f3f5\"/>"
-      "<rect width=\"2\" height=\"6\" fill=\"#9aa5b1\"/></pattern>"
-      "</defs>\n";
+  html += "<defs>"
+          "<pattern id=\"hatch-oom\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fdecea\"/>"
+          "<rect width=\"2.5\" height=\"6\" fill=\"#c0392b\"/></pattern>"
+          "<pattern id=\"hatch-invalid\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#f1f3f5\"/>"
+          "<rect width=\"2\" height=\"6\" fill=\"#9aa5b1\"/></pattern>"
+          "</defs>\n";
 }
 
 class BarChart {
@@ -389,15 +388,14 @@ void append_search_header(std::string& html, const SearchReport& report) {
 }
 
 void append_search_bar_chart(std::string& html, const SearchReport& report) {
-  html +=
-      "<section id=\"throughput\"><h2>Throughput of every candidate</h2><div class=\"legend\">"
-      "<span><span class=\"swatch busy\"></span>simulated</span>"
-      "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#c0392b 0 2px,#fdecea 2px "
-      "5px)\">"
-      "</span>out of memory (not run)</span>"
-      "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#9aa5b1 0 2px,#f1f3f5 2px "
-      "5px)\">"
-      "</span>invalid</span></div><div class=\"scroll\">";
+  html += "<section id=\"throughput\"><h2>Throughput of every candidate</h2><div class=\"legend\">"
+          "<span><span class=\"swatch busy\"></span>simulated</span>"
+          "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#c0392b 0 2px,#fdecea 2px "
+          "5px)\">"
+          "</span>out of memory (not run)</span>"
+          "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#9aa5b1 0 2px,#f1f3f5 2px "
+          "5px)\">"
+          "</span>invalid</span></div><div class=\"scroll\">";
   BarChart(html, report).append();
   html += "</div></section>\n";
 }
@@ -407,10 +405,9 @@ void append_search_table(std::string& html, const SearchReport& report) {
   html += "<section id=\"ranking\"><h2>";
   html += shown < report.rows.size() ? fmt::format("First {} of {} candidates", shown, report.rows.size())
                                      : std::string("All candidates");
-  html +=
-      "</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th class=\"text\">strategy</th>"
-      "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>"
-      "<th>peak memory</th><th class=\"text\">Pareto</th><th class=\"text\">note</th></tr></thead><tbody>\n";
+  html += "</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th class=\"text\">strategy</th>"
+          "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>"
+          "<th>peak memory</th><th class=\"text\">Pareto</th><th class=\"text\">note</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < shown; ++i) {
     append_table_row(html, i, report.rows[i]);
   }
@@ -418,17 +415,15 @@ void append_search_table(std::string& html, const SearchReport& report) {
 }
 
 void append_pareto_chart(std::string& html, const SearchReport& report) {
-  html +=
-      "<section id=\"pareto\"><h2>Iteration time versus peak memory</h2><div class=\"legend\">"
-      "<span><span class=\"swatch\" style=\"background:#f28e2b;border-radius:6px\"></span>Pareto front "
-      "(no other candidate is both faster and smaller)</span>"
-      "<span><span class=\"swatch\" style=\"background:#9fb3c8;border-radius:6px\"></span>other simulated</span>"
-      "<span><span class=\"swatch\" style=\"background:#fff;color:#c0392b;border-color:#c0392b\"></span>"
-      "simulated but out of memory</span></div><div class=\"pareto-layout\"><div class=\"scroll\">";
+  html += "<section id=\"pareto\"><h2>Iteration time versus peak memory</h2><div class=\"legend\">"
+          "<span><span class=\"swatch\" style=\"background:#f28e2b;border-radius:6px\"></span>Pareto front "
+          "(no other candidate is both faster and smaller)</span>"
+          "<span><span class=\"swatch\" style=\"background:#9fb3c8;border-radius:6px\"></span>other simulated</span>"
+          "<span><span class=\"swatch\" style=\"background:#fff;color:#c0392b;border-color:#c0392b\"></span>"
+          "simulated but out of memory</span></div><div class=\"pareto-layout\"><div class=\"scroll\">";
   ParetoChart(html, report).append();
-  html +=
-      "</div><table class=\"front-table\"><thead><tr><th>#</th><th class=\"text\">on the front</th>"
-      "<th>peak memory</th><th>iteration time</th></tr></thead><tbody>\n";
+  html += "</div><table class=\"front-table\"><thead><tr><th>#</th><th class=\"text\">on the front</th>"
+          "<th>peak memory</th><th>iteration time</th></tr></thead><tbody>\n";
   int number = 0;
   for (const auto* row : front_rows(report)) {
     fmt::format_to(std::back_inserter(html), "<tr><td><span class=\"front-badge\">{}</span></td><td class=\"text\">",

@@ -9,8 +9,8 @@ namespace distsim::io {
 namespace {
 
 SearchReportRow row_of(const search::Candidate& c) {
-  return {c.label(), search::to_string(c.status), c.reason, c.iteration_time_s, c.samples_per_s,
-          c.mfu,     c.bubble_fraction,          c.peak_memory_bytes, c.pareto};
+  return {c.label(),         search::to_string(c.status), c.reason, c.iteration_time_s, c.samples_per_s, c.mfu,
+          c.bubble_fraction, c.peak_memory_bytes,         c.pareto};
 }
 
 }  // namespace
@@ -23,8 +23,8 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
                              job.cluster.gpus_per_host, job.cluster.gpu.name);
   report.description = fmt::format(
       "global batch {} · {} · {} candidates: {} valid, {} invalid, {} out of memory · best/worst throughput {:.2f}×",
-      job.strategy.global_batch_size, job.strategy.precision_name(), result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
-      result.best_worst_ratio());
+      job.strategy.global_batch_size, job.strategy.precision_name(), result.candidates.size(), result.valid,
+      result.invalid, result.out_of_memory, result.best_worst_ratio());
   report.settings = search_settings_text(space);
   report.memory_capacity_bytes = job.cluster.gpu.memory_gb * 1024.0 * 1024.0 * 1024.0;
   report.table_rows = table_rows;

@@ -72,9 +72,8 @@ void read_topology(MappingReader& reader, ClusterSpec& cluster) {
   if (reader.read("gpus_per_node", cluster.gpus_per_host)) {
     cluster.hosts_per_domain = 1;
     if (reader.has("gpus_per_domain")) {
-      reader.report("gpus_per_domain",
-                    "gpus_per_node means a host that is one whole domain; give gpus_per_host "
-                    "with gpus_per_domain");
+      reader.report("gpus_per_domain", "gpus_per_node means a host that is one whole domain; give gpus_per_host "
+                                       "with gpus_per_domain");
     }
     return;
   }

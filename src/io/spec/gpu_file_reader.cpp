@@ -61,9 +61,9 @@ void read_default_cluster(MappingReader& reader, GpuSpec& gpu) {
 GpuSpec read_gpu_mapping(MappingReader& reader, const GpuSpec* base, const std::string& default_name,
                          const std::string& file) {
   reader.reject_unknown_keys({"name", "description", "source", "base", "peak_fp16_tflops", "peak_bf16_tflops",
-                              "peak_fp8_tflops", "peak_fp32_tflops", "memory_gb", "memory_bandwidth_gbps",
-                              "sm_count", "gemm_efficiency", "fp8_gemm_efficiency", "memory_efficiency",
-                              "kernel_launch_us", "default_cluster"});
+                              "peak_fp8_tflops", "peak_fp32_tflops", "memory_gb", "memory_bandwidth_gbps", "sm_count",
+                              "gemm_efficiency", "fp8_gemm_efficiency", "memory_efficiency", "kernel_launch_us",
+                              "default_cluster"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"peak_fp16_tflops", "peak_fp32_tflops", "memory_gb", "memory_bandwidth_gbps", "sm_count"});
   }

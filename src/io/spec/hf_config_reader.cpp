@@ -25,10 +25,11 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},         {"deepseek_v3", HfFamily::deepseek_v3}, {"gpt2", HfFamily::gpt2},
-    {"llama", HfFamily::llama},       {"mistral", HfFamily::llama},           {"mixtral", HfFamily::mixtral},
-    {"qwen2", HfFamily::qwen2},       {"qwen3", HfFamily::qwen3},             {"qwen3_moe", HfFamily::qwen3_moe},
-    {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
+    {"gpt2", HfFamily::gpt2},           {"llama", HfFamily::llama},
+    {"mistral", HfFamily::llama},       {"mixtral", HfFamily::mixtral},
+    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
+    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
     "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5";
@@ -344,10 +345,19 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
     return model;
   }
   switch (*family) {
-    case HfFamily::gpt2: read_gpt2(reader, model); refuse_expert_keys(reader, model_type); break;
-    case HfFamily::bert: read_bert(reader, model); refuse_expert_keys(reader, model_type); break;
+    case HfFamily::gpt2:
+      read_gpt2(reader, model);
+      refuse_expert_keys(reader, model_type);
+      break;
+    case HfFamily::bert:
+      read_bert(reader, model);
+      refuse_expert_keys(reader, model_type);
+      break;
     case HfFamily::llama: read_llama_family(reader, model, model_type); break;
-    case HfFamily::t5: read_t5(reader, model); refuse_expert_keys(reader, model_type); break;
+    case HfFamily::t5:
+      read_t5(reader, model);
+      refuse_expert_keys(reader, model_type);
+      break;
     case HfFamily::mixtral: read_mixtral(reader, model); break;
     case HfFamily::qwen2: read_qwen2(reader, model); break;
     case HfFamily::qwen3: read_qwen3(reader, model, model_type); break;

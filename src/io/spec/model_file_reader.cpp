@@ -81,10 +81,9 @@ bool read_moe(MappingReader& reader, ModelSpec& model) {
     return true;
   }
   moe->reject_unknown_keys({"num_experts", "top_k", "expert_ffn_hidden_size", "shared_experts",
-                            "shared_expert_ffn_hidden_size", "first_dense_layers", "layer_interval",
-                            "router_scoring", "router_groups", "router_group_top_k", "capacity_factor"});
-  const bool complete =
-      model.moe.enabled() || require_all(*moe, {"num_experts", "top_k", "expert_ffn_hidden_size"});
+                            "shared_expert_ffn_hidden_size", "first_dense_layers", "layer_interval", "router_scoring",
+                            "router_groups", "router_group_top_k", "capacity_factor"});
+  const bool complete = model.moe.enabled() || require_all(*moe, {"num_experts", "top_k", "expert_ffn_hidden_size"});
   moe->read("num_experts", model.moe.num_experts);
   moe->read("top_k", model.moe.top_k);
   moe->read("expert_ffn_hidden_size", model.moe.expert_ffn_hidden_size);
@@ -106,8 +105,8 @@ bool read_mla(MappingReader& reader, ModelSpec& model) {
     return true;
   }
   mla->reject_unknown_keys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  const bool complete = model.mla.enabled() ||
-                        require_all(*mla, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  const bool complete =
+      model.mla.enabled() || require_all(*mla, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
   mla->read_count("q_lora_rank", model.mla.q_lora_rank);
   mla->read("kv_lora_rank", model.mla.kv_lora_rank);
   mla->read("qk_nope_head_dim", model.mla.qk_nope_head_dim);
@@ -136,8 +135,7 @@ void derive_unset_fields(MappingReader& reader, const ModelSpec* base, ModelSpec
   if (!reader.has("num_kv_heads") && (base == nullptr || base->num_kv_heads == base->num_attention_heads)) {
     model.num_kv_heads = model.num_attention_heads;
   }
-  if (!reader.has("ffn_hidden_size") &&
-      (base == nullptr || base->ffn_hidden_size == default_ffn_hidden_size(*base))) {
+  if (!reader.has("ffn_hidden_size") && (base == nullptr || base->ffn_hidden_size == default_ffn_hidden_size(*base))) {
     model.ffn_hidden_size = default_ffn_hidden_size(model);
   }
   if (model.architecture != Architecture::encoder_decoder) {
@@ -160,11 +158,30 @@ void derive_unset_fields(MappingReader& reader, const ModelSpec* base, ModelSpec
 }  // namespace
 
 ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const std::string& file) {
-  reader.reject_unknown_keys({"name", "description", "source", "base", "architecture", "num_layers",
-                              "decoder_num_layers", "hidden_size", "num_attention_heads", "num_kv_heads",
-                              "kv_channels", "ffn_hidden_size", "ffn_type", "norm", "position_embedding",
-                              "vocab_size", "seq_length", "decoder_seq_length", "tie_embeddings", "qkv_bias",
-                              "qk_norm", "moe", "mla", "mtp_layers"});
+  reader.reject_unknown_keys({"name",
+                              "description",
+                              "source",
+                              "base",
+                              "architecture",
+                              "num_layers",
+                              "decoder_num_layers",
+                              "hidden_size",
+                              "num_attention_heads",
+                              "num_kv_heads",
+                              "kv_channels",
+                              "ffn_hidden_size",
+                              "ffn_type",
+                              "norm",
+                              "position_embedding",
+                              "vocab_size",
+                              "seq_length",
+                              "decoder_seq_length",
+                              "tie_embeddings",
+                              "qkv_bias",
+                              "qk_norm",
+                              "moe",
+                              "mla",
+                              "mtp_layers"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});
   }

@@ -77,8 +77,8 @@ void check_rank_set(const compare::Timeline& measured, int world_size) {
   std::map<int, std::string> seen;
   for (const auto& rank : measured.ranks) {
     if (rank.rank < 0 || rank.rank >= world_size) {
-      throw InputError(fmt::format("{}: rank {} is not a rank of the predicted job's {} ranks", rank.file, rank.rank,
-                                   world_size));
+      throw InputError(
+          fmt::format("{}: rank {} is not a rank of the predicted job's {} ranks", rank.file, rank.rank, world_size));
     }
     const auto [it, inserted] = seen.emplace(rank.rank, rank.file);
     if (!inserted) {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "io/trace/device_timelines.hpp"
 #include "io/output/summary_writer.hpp"
+#include "io/trace/device_timelines.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::io {
@@ -110,8 +110,8 @@ class ChromeTraceWriter {
                    rank, rank, layout_.host_of(rank), coord[ParallelDim::pp], coord[ParallelDim::tp], context,
                    coord[ParallelDim::dp]);
     emit();
-    fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})",
-                   rank, rank);
+    fmt::format_to(out, R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})", rank,
+                   rank);
     emit();
     for (const auto& stream : events::kStreamKindTable) {
       if (!timelines_.uses(device, stream.kind)) {
@@ -168,12 +168,12 @@ class ChromeTraceWriter {
   void write_flow_end(int rank, strategy::RankCoord coord, TaskId task, bool sending) {
     const auto streams = program_.program.streams(task);
     const int sender = sending ? rank : peer_rank(coord, static_cast<size_t>(program_.streams[streams[0]].device));
-    const std::uint64_t id = std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) +
-                             static_cast<std::uint64_t>(sender);
+    const std::uint64_t id =
+        std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) + static_cast<std::uint64_t>(sender);
     const auto tid = static_cast<int>(program_.streams[sending ? streams[0] : streams[1]].kind);
     auto out = std::back_inserter(buffer_);
-    fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)",
-                   sending ? "s" : "f", id, rank, tid);
+    fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)", sending ? "s" : "f",
+                   id, rank, tid);
     append_microseconds(buffer_, simulation_.times.start[task]);
     append(buffer_, sending ? "}" : R"(,"bp":"e"})");
     emit();

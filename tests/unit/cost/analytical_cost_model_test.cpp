@@ -60,20 +60,20 @@ Event compute(EventClass event_class, double flops, double bytes_moved) {
   return event;
 }
 
-Event collective(Collective kind, std::int64_t bytes, int group_size, bool intra_node = true, int ranks_per_node = 1) {
+Event collective(Collective kind, std::int64_t bytes, int group_size, bool within_domain = true, int ranks_per_host = 1) {
   Event event;
   event.event_class = EventClass::collective;
   event.op = events::operator_of(kind);
   event.collective = kind;
   event.bytes = bytes;
   event.group_size = group_size;
-  event.intra_node = intra_node;
-  event.ranks_per_node = intra_node ? group_size : ranks_per_node;
+  event.within_domain = within_domain;
+  event.ranks_per_host = within_domain ? group_size : ranks_per_host;
   return event;
 }
 
-Event send_recv(std::int64_t bytes, bool intra_node) {
-  Event event = collective(Collective::send_recv, bytes, 2, intra_node, 1);
+Event send_recv(std::int64_t bytes, bool within_domain) {
+  Event event = collective(Collective::send_recv, bytes, 2, within_domain, 1);
   event.event_class = EventClass::point_to_point;
   return event;
 }

@@ -37,8 +37,8 @@ Event all_reduce_in_domain(std::int64_t bytes, int ranks) {
   event.op = Operator::all_reduce;
   event.bytes = bytes;
   event.group_size = ranks;
-  event.intra_node = true;
-  event.ranks_per_node = ranks;
+  event.within_domain = true;
+  event.ranks_per_host = ranks;
   return event;
 }
 
@@ -49,8 +49,8 @@ Event send_across_network(std::int64_t bytes) {
   event.op = Operator::send_recv;
   event.bytes = bytes;
   event.group_size = 2;
-  event.intra_node = false;
-  event.ranks_per_node = 1;
+  event.within_domain = false;
+  event.ranks_per_host = 1;
   return event;
 }
 

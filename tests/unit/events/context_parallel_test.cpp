@@ -186,7 +186,7 @@ TEST(ContextParallelEvents, ReducesGradientsOverDataAndContextRanks) {
   const Event& reduction = built.table.at(buckets.front().reduction);
   EXPECT_EQ(reduction.op, Operator::reduce_scatter);
   EXPECT_EQ(reduction.group_size, 4);
-  EXPECT_TRUE(reduction.intra_node);
+  EXPECT_TRUE(reduction.within_domain);
   const std::int64_t per_rank = built.work.parameters;
   EXPECT_EQ(built.table.at(built.work.optimizer_step).dim("params"), (per_rank + 3) / 4);
   // dp 1, cp 2 still reduces: over the 2 context ranks.

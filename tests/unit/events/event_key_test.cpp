@@ -51,15 +51,15 @@ TEST(ParseEventKey, ReadsAnInterNodeCollective) {
   EXPECT_EQ(event.collective, Collective::all_reduce);
   EXPECT_EQ(event.bytes, 8388608);
   EXPECT_EQ(event.group_size, 16);
-  EXPECT_FALSE(event.intra_node);
-  EXPECT_EQ(event.ranks_per_node, 8);
+  EXPECT_FALSE(event.within_domain);
+  EXPECT_EQ(event.ranks_per_host, 8);
 }
 
 TEST(ParseEventKey, ReadsAPointToPointTransfer) {
   const Event event = parse_event_key("send_recv bytes=1024 group=2 intra");
   EXPECT_EQ(event.event_class, EventClass::point_to_point);
   EXPECT_EQ(event.collective, Collective::send_recv);
-  EXPECT_TRUE(event.intra_node);
+  EXPECT_TRUE(event.within_domain);
 }
 
 // Context parallelism's ring step: 4 ranks, 2 per node over 2 nodes.
@@ -68,8 +68,8 @@ TEST(ParseEventKey, ReadsARingExchange) {
   EXPECT_EQ(event.event_class, EventClass::point_to_point);
   EXPECT_EQ(event.collective, Collective::ring_exchange);
   EXPECT_EQ(event.group_size, 4);
-  EXPECT_FALSE(event.intra_node);
-  EXPECT_EQ(event.ranks_per_node, 2);
+  EXPECT_FALSE(event.within_domain);
+  EXPECT_EQ(event.ranks_per_host, 2);
 }
 
 TEST(ParseEventKey, SuggestsTheClosestOperator) {

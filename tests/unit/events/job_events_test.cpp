@@ -82,7 +82,7 @@ TEST(RankWork, HasTwoTensorAllReducesPerLayerEachWay) {
   EXPECT_EQ(count(built.chunk().backward, "tp all_reduce"), 2 * 24 + 1);
   const Event& reduce = first_with_label(built, built.chunk().forward, "tp all_reduce");
   EXPECT_EQ(reduce.bytes, 4096 * 1024 * 2);  // [s, b, h] in bf16
-  EXPECT_TRUE(reduce.intra_node);
+  EXPECT_TRUE(reduce.within_domain);
 }
 
 TEST(RankWork, HasNoTensorCollectivesWithoutTensorParallelism) {
@@ -407,7 +407,7 @@ TEST(InterleavedWork, PutsEmbeddingOnTheFirstChunkAndHeadOnTheLast) {
   EXPECT_FALSE(last.work.chunks[2].send_activation);
   ASSERT_TRUE(last.work.chunks[0].send_activation);  // on to stage 0's chunk 1
   // 4 stages of 1 GPU on one 8-GPU node: the wrap-around link stays inside the node.
-  EXPECT_TRUE(last.table.at(*last.work.chunks[0].send_activation).intra_node);
+  EXPECT_TRUE(last.table.at(*last.work.chunks[0].send_activation).within_domain);
 }
 
 }  // namespace distsim::events

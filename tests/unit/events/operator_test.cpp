@@ -15,7 +15,7 @@ namespace {
 //! An event of `spec` with a different value in every field, so that a field read into the wrong
 //! place would show: dims 3, 10, 17, ... by position, flags 1, dtype fp16, bytes 4096, group 4 and,
 //! across nodes, 2 ranks per node.
-Event sample_event(const OperatorSpec& spec, bool intra_node) {
+Event sample_event(const OperatorSpec& spec, bool within_domain) {
   Event event;
   event.op = spec.op;
   event.event_class = spec.event_class;
@@ -32,8 +32,8 @@ Event sample_event(const OperatorSpec& spec, bool intra_node) {
     event.collective = collective_of(spec.op);
     event.bytes = 4096;
     event.group_size = 4;
-    event.intra_node = intra_node;
-    event.ranks_per_node = intra_node ? 4 : 2;
+    event.within_domain = within_domain;
+    event.ranks_per_host = within_domain ? 4 : 2;
   }
   return event;
 }
@@ -81,8 +81,8 @@ TEST(OperatorTable, KeysEndWithADtypeOrThePlacement) {
 
 TEST(OperatorTable, KeyOfEveryOperatorReadsBackToTheSameEvent) {
   for (const auto& spec : operator_table()) {
-    for (bool intra_node : {true, false}) {
-      const Event event = sample_event(spec, intra_node);
+    for (bool within_domain : {true, false}) {
+      const Event event = sample_event(spec, within_domain);
       const std::string key = format_event_key(event);
       SCOPED_TRACE(key);
       const Event back = parse_event_key(key);
@@ -94,8 +94,8 @@ TEST(OperatorTable, KeyOfEveryOperatorReadsBackToTheSameEvent) {
         EXPECT_EQ(back.collective, event.collective);
         EXPECT_EQ(back.bytes, 4096);
         EXPECT_EQ(back.group_size, 4);
-        EXPECT_EQ(back.intra_node, intra_node);
-        EXPECT_EQ(back.ranks_per_node, event.ranks_per_node);
+        EXPECT_EQ(back.within_domain, within_domain);
+        EXPECT_EQ(back.ranks_per_host, event.ranks_per_host);
       } else {
         EXPECT_EQ(back.dtype, Dtype::fp16);
       }

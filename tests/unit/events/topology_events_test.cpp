@@ -65,8 +65,8 @@ TEST(TopologyEvents, PricesAPipelineLinkByItsDomain) {
   const Built two_hosts = build(job, RankCoord{});
   job.cluster.hosts_per_domain = 18;
   const Built rack = build(job, RankCoord{});
-  EXPECT_FALSE(two_hosts.table.at(*two_hosts.work.chunks.front().send_activation).intra_node);
-  EXPECT_TRUE(rack.table.at(*rack.work.chunks.front().send_activation).intra_node);
+  EXPECT_FALSE(two_hosts.table.at(*two_hosts.work.chunks.front().send_activation).within_domain);
+  EXPECT_TRUE(rack.table.at(*rack.work.chunks.front().send_activation).within_domain);
 }
 
 }  // namespace distsim::events

@@ -26,8 +26,8 @@ events::Event collective(int group, bool intra, int per_node) {
   event.collective = events::Collective::all_reduce;
   event.bytes = 1024;
   event.group_size = group;
-  event.intra_node = intra;
-  event.ranks_per_node = per_node;
+  event.within_domain = intra;
+  event.ranks_per_host = per_node;
   return event;
 }
 
