@@ -143,7 +143,7 @@ bool MappingReader::read(std::string_view key, int& out) {
 }
 
 bool MappingReader::read_count(std::string_view key, int& out) {
-  constexpr std::string_view expected = "expected a non-negative integer";
+  const std::string_view expected = "expected a non-negative integer";
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
     return false;

@@ -23,7 +23,7 @@ std::string space_description(const search::SearchSpace& space) {
 
 std::vector<std::string> recompute_names(const search::SearchSpace& space) {
   std::vector<std::string> names;
-  for (const auto recompute : space.recompute) names.push_back(strategy::to_string(recompute));
+  for (const auto recompute : space.recompute) names.emplace_back(strategy::to_string(recompute));
   return names;
 }
 
