@@ -109,7 +109,7 @@ strategy::JobSpec assemble_valid_job(const JobSettings& settings, const SpecReso
 std::vector<std::pair<std::string, Value>> describe_job(const strategy::JobSpec& job) {
   std::vector<std::pair<std::string, Value>> settings;
   for (const auto& option : job_options()) {
-    if (option.key != "strategy") {
+    if (option.key != "strategy" && (!option.applies || option.applies(job))) {
       settings.emplace_back(option.key, option.read(job));
     }
   }

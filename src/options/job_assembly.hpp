@@ -21,9 +21,9 @@ strategy::JobSpec assemble_job(const JobSettings& settings, const SpecResolvers&
 //! the flag or key the user gave.
 strategy::JobSpec assemble_valid_job(const JobSettings& settings, const SpecResolvers& resolve);
 
-//! The job as settings, in table order: every option's value read back from the job, the parallel
-//! sizes one by one instead of the strategy notation. Assembling them gives the same job when its
-//! model, GPU and cluster are the built-in entries they name.
+//! The job as settings, in table order: the value of every option that applies to the job, read
+//! back from it, the parallel sizes one by one instead of the strategy notation. Assembling them
+//! gives the same job when its model, GPU and cluster are the built-in entries they name.
 std::vector<std::pair<std::string, Value>> describe_job(const strategy::JobSpec& job);
 
 }  // namespace distsim::options

@@ -49,6 +49,10 @@ struct JobOption {
   std::function<void(const Value&, strategy::JobSpec&, const SpecResolvers&)> apply;
   //! The value as the job holds it, so that a job can be echoed as a job file.
   std::function<Value(const strategy::JobSpec&)> read;
+  //! Whether the setting means anything for this job (expert-parallel sizes only for a
+  //! mixture-of-experts model); the echo leaves out a setting that does not, so that a job's echo
+  //! names only what shapes it. Empty: the setting always applies.
+  std::function<bool(const strategy::JobSpec&)> applies;
 };
 
 //! The option table in the order job assembly applies it: the model before its sequence length,
