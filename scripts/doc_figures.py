@@ -109,6 +109,36 @@ def source_stats(validation, prefix):
     raise KeyError(prefix)
 
 
+CALIBRATION_CSV = pathlib.Path(__file__).resolve().parent.parent / "data" / "published_calibration.csv"
+
+# The README's accuracy categories, in its table's order.
+CATEGORIES = ("hopper_bf16", "hopper_fp8", "blackwell", "fsdp", "moe", "ampere_volta")
+
+
+def calibration_category(entry):
+    """A calibration row's category: mixture of experts, FSDP, Blackwell, Hopper by precision, or Ampere/Volta."""
+    gpu = entry["gpu"].split("(")[0].strip().upper()
+    if entry.get("moe", "").strip():
+        return "moe"
+    if "FSDP" in entry["optimizer_sharding"].upper():
+        return "fsdp"
+    if gpu.startswith(("B200", "B300", "GB200", "GB300")):
+        return "blackwell"
+    if gpu.startswith(("H100", "H200")):
+        return "hopper_fp8" if entry["precision"].upper().startswith("FP8") else "hopper_bf16"
+    return "ampere_volta"
+
+
+def category_stats(validation, category):
+    """Rows given, rows simulated and the MAPE over them ("–" when none simulated) for one category."""
+    import csv
+    with open(CALIBRATION_CSV, newline="", encoding="utf-8") as table:
+        ids = {entry["id"] for entry in csv.DictReader(table) if calibration_category(entry) == category}
+    errors = [abs(r["error_pct"]) for r in validation["rows"] if r["id"] in ids]
+    return {"rows": len(ids), "simulated": len(errors),
+            "mape": f"{sum(errors) / len(errors):.1f}" if errors else "–"}
+
+
 def row(validation, row_id):
     return next(r for r in validation["rows"] if r["id"] == row_id)
 
@@ -170,6 +200,8 @@ SOURCES_BY_PREFIX = {
     "README": "NVIDIA Megatron-LM README",
     "Korthikanti": "Korthikanti et al.",
     "DGXC": "NVIDIA DGX Cloud",
+    "NeMoLong": "NVIDIA NeMo Framework performance summary, long",
+    "Bridge": "NVIDIA Megatron-Bridge",
 }
 
 FIGURES = {
@@ -196,6 +228,12 @@ FIGURES = {
     "validate.rows": ("validate", lambda v: str(v["overall"]["rows"])),
     "validate.mape": ("validate", lambda v: f"{v['overall']['mape_pct']:.1f}"),
     "validate.max": ("validate", lambda v: f"{v['overall']['max_abs_pct']:.1f}"),
+    "validate.clean.rows": ("validate", lambda v: str(v["overall_without_assumptions"]["rows"])),
+    "validate.clean.mape": ("validate", lambda v: f"{v['overall_without_assumptions']['mape_pct']:.1f}"),
+    "validate.clean.max": ("validate", lambda v: f"{v['overall_without_assumptions']['max_abs_pct']:.1f}"),
+    "validate.given": ("validate", lambda v: str(len(v["rows"]) + len(v["excluded"]))),
+    **{f"validate.cat.{category}.{field}": ("validate", lambda v, c=category, f=field: str(category_stats(v, c)[f]))
+       for category in CATEGORIES for field in ("rows", "simulated", "mape")},
     **{f"validate.{key}.rows": ("validate", lambda v, p=prefix: str(source_stats(v, p)["rows"]))
        for key, prefix in SOURCES_BY_PREFIX.items()},
     **{f"validate.{key}.mape": ("validate", lambda v, p=prefix: f"{source_stats(v, p)['mape_pct']:.1f}")

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "strategy/job_spec.hpp"
 
@@ -17,6 +18,9 @@ struct CalibrationRun {
   double measured_iteration_s = 0;
   std::optional<strategy::JobSpec> job;
   std::string excluded_because;
+  //! What the reader assumed where the source is silent or a value is priced as something close
+  //! to it, each as "setting=value (why)"; empty for a run read exactly as published.
+  std::vector<std::string> assumptions;
 };
 
 }  // namespace distsim::validation

@@ -12,12 +12,13 @@ namespace distsim::validation {
 namespace {
 
 ErrorStats stats_of(const std::vector<RunError>& errors, const std::string& source,
-                    const std::vector<CalibrationRun>& runs) {
+                    const std::vector<CalibrationRun>& runs, bool only_without_assumptions = false) {
   ErrorStats stats;
   stats.source = source;
   double sum = 0;
   for (const auto& error : errors) {
     if (!source.empty() && runs[error.run].source != source) continue;
+    if (only_without_assumptions && !runs[error.run].assumptions.empty()) continue;
     ++stats.rows;
     sum += std::abs(error.error_pct);
     stats.max_abs_pct = std::max(stats.max_abs_pct, std::abs(error.error_pct));
@@ -67,6 +68,7 @@ ValidationReport validate(std::vector<CalibrationRun> runs, int threads) {
     if (!seen) report.by_source.push_back(stats_of(report.errors, source, report.runs));
   }
   report.overall = stats_of(report.errors, "", report.runs);
+  report.without_assumptions = stats_of(report.errors, "", report.runs, true);
   return report;
 }
 

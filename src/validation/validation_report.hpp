@@ -29,6 +29,8 @@ struct ValidationReport {
   std::vector<std::size_t> excluded;  //!< runs that could not be simulated, in input order
   std::vector<ErrorStats> by_source;  //!< in order of first appearance
   ErrorStats overall;
+  //! Over the simulated runs read exactly as published: none of their settings was assumed.
+  ErrorStats without_assumptions;
 };
 
 //! Simulates every run that has a job on `threads` threads and compares. Runs whose simulation

@@ -10,7 +10,9 @@
 #include "catalog/builtin_gpus.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/calibration/calibration_vocabulary.hpp"
 #include "io/calibration/csv_table.hpp"
+#include "io/calibration/published_field.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -29,10 +31,6 @@ std::string lowercase(std::string text) {
   return text;
 }
 
-bool contains(const std::string& text, std::string_view needle) {
-  return lowercase(text).find(needle) != std::string::npos;
-}
-
 //! Reads the number a field starts with ("40 (inferred: ...)" gives 40).
 class RowReader {
  public:
@@ -42,7 +40,7 @@ class RowReader {
 
   std::optional<double> optional_number(std::string_view column) const {
     const std::string value = text(column);
-    if (value.empty() || lowercase(value).rfind("n/a", 0) == 0) return std::nullopt;
+    if (read_published_field(value).missing) return std::nullopt;
     std::size_t used = 0;
     try {
       const double number = std::stod(value, &used);
@@ -75,7 +73,42 @@ class RowReader {
   std::size_t row_;
 };
 
-model::ModelSpec read_model(const RowReader& row) {
+//! Model layouts by the architecture family a row names; anything else is refused by name.
+struct ArchitectureFamily {
+  std::string_view spelling;
+  bool llama_layout;  //!< RMSNorm, rotary positions and an untied output layer
+};
+
+constexpr ArchitectureFamily kArchitectures[] = {{"gpt", false},    {"gpt-2", false},  {"llama", true},
+                                                 {"llama 2", true}, {"llama 3", true}, {"llama 3.1", true}};
+
+void read_architecture(const RowReader& row, model::ModelSpec& model, std::vector<std::string>& assumptions) {
+  const PublishedField arch = read_published_field(row.text("arch"));
+  if (arch.missing) {
+    assumptions.emplace_back("arch not given: the GPT layout (LayerNorm, learned positions, tied embeddings)");
+    return;
+  }
+  std::vector<std::string> known;
+  for (const auto& family : kArchitectures) {
+    if (arch.value == family.spelling) {
+      if (family.llama_layout) {
+        model.norm = model::NormType::rmsnorm;
+        model.position_embedding = model::PositionEmbedding::rope;
+        model.tie_embeddings = false;
+      }
+      return;
+    }
+    known.emplace_back(family.spelling);
+  }
+  throw Unsupported{"arch '" + arch.text + "' is not a layout the calibration reader knows; did you mean '" +
+                    closest_name(arch.value, known) + "'?"};
+}
+
+model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions) {
+  const PublishedField moe = read_published_field(row.text("moe"));
+  if (!moe.missing && moe.value != "no") {
+    throw Unsupported{"mixture of experts (moe '" + row.text("moe") + "') is not modelled"};
+  }
   model::ModelSpec model;
   model.name = row.text("model");
   model.num_layers = row.integer("num_layers");
@@ -85,29 +118,22 @@ model::ModelSpec read_model(const RowReader& row) {
   model.ffn_hidden_size = row.integer_or("ffn_hidden_size", 4 * model.hidden_size);
   model.vocab_size = row.integer("vocab_size");
   model.seq_length = row.integer("seq_len");
-  const std::string activation = lowercase(row.text("ffn_activation"));
-  if (activation == "swiglu") {
+  const PublishedField activation = read_published_field(row.text("ffn_activation"));
+  if (activation.value == "swiglu") {
     model.ffn_type = model::FfnType::swiglu;
-  } else if (!activation.empty() && activation != "gelu") {
+  } else if (!activation.missing && activation.value != "gelu") {
     throw Unsupported{"ffn_activation '" + row.text("ffn_activation") + "' is not modelled (gelu or swiglu)"};
   }
-  if (contains(row.text("arch"), "llama")) {
-    model.norm = model::NormType::rmsnorm;
-    model.position_embedding = model::PositionEmbedding::rope;
-    model.tie_embeddings = false;
-  }
-  const std::string moe = lowercase(row.text("moe"));
-  if (!moe.empty() && moe != "no" && moe != "none") {
-    throw Unsupported{"mixture of experts (moe '" + row.text("moe") + "') is not modelled"};
-  }
+  read_architecture(row, model, assumptions);
   return model;
 }
 
-// Rows name parts as NVIDIA does ("A100-SXM4", "H100-SXM5") with the memory in a column of its
-// own; the part with its memory ("a100-sxm4-40gb") is looked up before the part alone, each by
-// its exact catalog name or alias.
+// Rows name parts as NVIDIA does ("A100-SXM4", "H100-SXM5", "GB200 (Blackwell)") with the memory
+// in a column of its own; the part with its memory ("a100-sxm4-40gb") is looked up before the
+// part alone, each by its exact catalog name or alias, and a part whose memory differs from the
+// catalog's (an H100 with 96 GB) is another part.
 cluster::GpuSpec read_gpu(const RowReader& row) {
-  const std::string gpu = lowercase(row.text("gpu"));
+  const std::string gpu = read_published_field(row.text("gpu")).value;
   const auto memory = row.optional_number("gpu_mem_gb");
   std::vector<std::string> names;
   if (memory) {
@@ -116,7 +142,13 @@ cluster::GpuSpec read_gpu(const RowReader& row) {
   names.push_back(gpu);
   for (const auto& name : names) {
     try {
-      return catalog::find_gpu(name);
+      const cluster::GpuSpec& found = catalog::find_gpu(name);
+      if (memory && std::lround(*memory) != std::lround(found.memory_gb)) {
+        throw Unsupported{"GPU '" + row.text("gpu") + "' with " + row.text("gpu_mem_gb") +
+                          " GB is not in the catalog: " + found.name + " has " +
+                          std::to_string(std::lround(found.memory_gb)) + " GB (distsim list gpus)"};
+      }
+      return found;
     } catch (const InputError&) {
       // the next spelling may be the catalog's
     }
@@ -124,9 +156,67 @@ cluster::GpuSpec read_gpu(const RowReader& row) {
   throw Unsupported{"GPU '" + row.text("gpu") + "' is not in the catalog (distsim list gpus)"};
 }
 
-cluster::ClusterSpec read_cluster(const RowReader& row) {
+//! The parts of a field separated by ';' outside parentheses.
+std::vector<std::string> field_parts(const std::string& text) {
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (const char c : text) {
+    depth += c == '(' ? 1 : (c == ')' && depth > 0 ? -1 : 0);
+    if (c == ';' && depth == 0) {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  for (auto& part : parts) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+  }
+  return parts;
+}
+
+std::string assumption_text(const ColumnReading& reading) {
+  std::string settings;
+  for (const auto& [key, value] : reading.settings) {
+    settings += (settings.empty() ? "" : ", ") + key + "=" + value;
+  }
+  return settings.empty() ? reading.assumed_because : settings + " (" + reading.assumed_because + ")";
+}
+
+//! Every vocabulary column's settings, in the option table's terms; the node design by name.
+struct ColumnSettings {
+  std::vector<std::pair<std::string, std::string>> settings;
+  std::string cluster;
+  std::vector<std::string> assumptions;
+};
+
+ColumnSettings read_vocabulary_columns(const RowReader& row) {
+  ColumnSettings read;
+  for (const auto& vocabulary : calibration_vocabularies()) {
+    for (const auto& part : field_parts(row.text(vocabulary.column))) {
+      const PublishedField field = read_published_field(part);
+      ColumnReading reading = read_column_value(vocabulary, field);
+      if (!reading.refused_because.empty()) throw Unsupported{reading.refused_because};
+      if (reading.assumed_because.empty() && field.not_stated) {
+        reading.assumed_because =
+            "the table's " + vocabulary.column + " '" + field.text + "', not stated in its source";
+      }
+      if (!reading.assumed_because.empty()) read.assumptions.push_back(assumption_text(reading));
+      for (const auto& setting : reading.settings) {
+        if (setting.first == "cluster") {
+          read.cluster = setting.second;
+        } else {
+          read.settings.push_back(setting);
+        }
+      }
+    }
+  }
+  return read;
+}
+
+cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design) {
   const cluster::GpuSpec gpu = read_gpu(row);
-  cluster::ClusterSpec cluster = catalog::find_cluster(gpu.default_cluster);
+  cluster::ClusterSpec cluster = catalog::find_cluster(node_design.empty() ? gpu.default_cluster : node_design);
   cluster.gpu = gpu;
   const int gpus = row.integer("num_gpus");
   const int per_node = row.integer("gpus_per_node");
@@ -137,17 +227,6 @@ cluster::ClusterSpec read_cluster(const RowReader& row) {
   }
   cluster.num_hosts = gpus / cluster.gpus_per_host;
   return cluster;
-}
-
-bool is_fp8_run(const RowReader& row) { return contains(row.text("precision"), "fp8"); }
-
-//! FP8 runs (TransformerEngine, Megatron-Core --fp8-format) train in bf16 with fp8 GEMMs.
-Dtype read_dtype(const RowReader& row) {
-  const std::string precision = lowercase(row.text("precision"));
-  if (is_fp8_run(row)) return Dtype::bf16;
-  if (precision.find("fp16") != std::string::npos) return Dtype::fp16;
-  if (precision.find("fp32") != std::string::npos && precision.find("bf16") == std::string::npos) return Dtype::fp32;
-  return Dtype::bf16;
 }
 
 //! The latest year the framework text names, as "Megatron-LM (2021)" or an NGC container tag
@@ -176,24 +255,7 @@ bool is_megatron_before_2023(const RowReader& row) {
   constexpr int kFirstCoreYear = 2023;
   const std::string framework = row.text("framework");
   const auto year = framework_year(framework);
-  return contains(framework, "megatron") && year && *year < kFirstCoreYear;
-}
-
-//! Runs of Megatron-LM before 2023 ran the unfused attention core; anything else keeps the flash
-//! default.
-strategy::Attention read_attention(const RowReader& row) {
-  return is_megatron_before_2023(row) ? strategy::Attention::unfused : strategy::Attention::flash;
-}
-
-bool read_p2p_scatter_gather(const RowReader& row) {
-  return is_megatron_before_2023(row) || contains(lowercase(row.text("comm_overlap")), "scatter/gather");
-}
-
-//! FP8 runs are refused by validation's fp8 rule, named by the row's precision column.
-void read_fp8_gemms(const RowReader& row, strategy::JobSpec& job) {
-  options::option("fp8").apply(is_fp8_run(row), job, options::SpecResolvers{});
-  const auto problems = strategy::precision_problems(job, {{"fp8", "precision '" + row.text("precision") + "'"}});
-  if (!problems.empty()) throw Unsupported{problems.front()};
+  return lowercase(framework).find("megatron") != std::string::npos && year && *year < kFirstCoreYear;
 }
 
 //! The columns that hold a job setting as a whole number, with the option-table key each one sets.
@@ -211,35 +273,29 @@ constexpr SettingColumn kSettingColumns[] = {{"tp", "tp", true},
                                              {"cp", "cp", false},
                                              {"vpp", "virtual_stages", false}};
 
-void read_setting_columns(const RowReader& row, strategy::JobSpec& job) {
-  for (const auto& [column, key, required] : kSettingColumns) {
-    if (required || row.optional_number(column)) {
-      options::option(key).apply(row.integer(column), job, options::SpecResolvers{});
-    }
-  }
+void apply_setting(std::string_view key, const std::string& text, strategy::JobSpec& job) {
+  const options::JobOption& option = options::option(key);
+  option.apply(options::parse_value(option, text).value, job, options::SpecResolvers{});
 }
 
-void read_strategy(const RowReader& row, strategy::JobSpec& job) {
-  read_setting_columns(row, job);
-  strategy::Strategy& s = job.strategy;
-  s.dtype = read_dtype(row);
+void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy::JobSpec& job) {
+  for (const auto& [column, key, required] : kSettingColumns) {
+    if (required || row.optional_number(column)) {
+      apply_setting(key, std::to_string(row.integer(column)), job);
+    }
+  }
   if (const int ep = row.integer_or("ep", 1); ep > 1) {
     throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") is not modelled"};
   }
-  s.sequence_parallel = lowercase(row.text("sequence_parallel")).rfind("yes", 0) == 0;
+  for (const auto& [key, value] : columns.settings) apply_setting(key, value, job);
+  strategy::Strategy& s = job.strategy;
   s.schedule = std::string(schedule::megatron_schedule(s.virtual_stages).name());
-  const std::string recompute = lowercase(row.text("recompute"));
-  if (recompute.find("selective") != std::string::npos) {
-    s.recompute = strategy::Recompute::selective;
-  } else if (recompute.find("full") != std::string::npos) {
-    s.recompute = strategy::Recompute::full;
+  if (is_megatron_before_2023(row)) {
+    s.attention = strategy::Attention::unfused;
+    s.p2p_scatter_gather = true;
   }
-  const std::string sharding = lowercase(row.text("optimizer_sharding"));
-  s.distributed_optimizer = sharding.find("distributed") != std::string::npos;
-  s.overlap_grad_reduce =
-      (sharding + " " + lowercase(row.text("comm_overlap"))).find("overlap_grad") != std::string::npos;
-  s.attention = read_attention(row);
-  s.p2p_scatter_gather = read_p2p_scatter_gather(row);
+  const auto problems = strategy::precision_problems(job, {{"fp8", "precision '" + row.text("precision") + "'"}});
+  if (!problems.empty()) throw Unsupported{problems.front()};
 }
 
 validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
@@ -253,10 +309,11 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     run.measured_iteration_s = row.number("iter_time_s");
     if (run.measured_iteration_s <= 0) throw Unsupported{"iter_time_s must be positive"};
     strategy::JobSpec job;
-    job.model = read_model(row);
-    job.cluster = read_cluster(row);
-    read_strategy(row, job);
-    read_fp8_gemms(row, job);
+    job.model = read_model(row, run.assumptions);
+    const ColumnSettings columns = read_vocabulary_columns(row);
+    job.cluster = read_cluster(row, columns.cluster);
+    read_strategy(row, columns, job);
+    run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());
     run.job = job;
   } catch (const Unsupported& unsupported) {
     run.excluded_because = unsupported.reason;

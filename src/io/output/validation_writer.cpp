@@ -19,6 +19,9 @@ void append_rows_of(std::string& text, const validation::ValidationReport& repor
     if (run.source != source) continue;
     fmt::format_to(out, "  {:<6} {:<44} {:>11.3f} {:>11.3f} {:>+8.1f}%\n", run.id, run.label, run.measured_iteration_s,
                    error.predicted_iteration_s, error.error_pct);
+    for (const auto& assumption : run.assumptions) {
+      fmt::format_to(out, "         assumed: {}\n", assumption);
+    }
   }
 }
 
@@ -44,6 +47,7 @@ std::string validation_text(const validation::ValidationReport& report, const st
     }
     text += "\n";
   }
+  fmt::format_to(out, "rows read without assumptions: {}\n", stats_line(report.without_assumptions));
   text += stats_line(report.overall);
   text += "\n";
   return text;
@@ -58,7 +62,8 @@ nlohmann::json validation_json(const validation::ValidationReport& report, const
                     {"run", run.label},
                     {"measured_iteration_s", run.measured_iteration_s},
                     {"predicted_iteration_s", error.predicted_iteration_s},
-                    {"error_pct", error.error_pct}});
+                    {"error_pct", error.error_pct},
+                    {"assumed", run.assumptions}});
   }
   nlohmann::json excluded = nlohmann::json::array();
   for (const std::size_t index : report.excluded) {
@@ -75,7 +80,10 @@ nlohmann::json validation_json(const validation::ValidationReport& report, const
   for (const auto& stats : report.by_source) by_source.push_back(stats_json(stats));
   nlohmann::json overall = stats_json(report.overall);
   overall.erase("source");
-  return {{"file", file_name}, {"rows", rows}, {"excluded", excluded}, {"by_source", by_source}, {"overall", overall}};
+  nlohmann::json without_assumptions = stats_json(report.without_assumptions);
+  without_assumptions.erase("source");
+  return {{"file", file_name},      {"rows", rows},       {"excluded", excluded},
+          {"by_source", by_source}, {"overall", overall}, {"overall_without_assumptions", without_assumptions}};
 }
 
 }  // namespace distsim::io

@@ -211,6 +211,97 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
   EXPECT_EQ(exclusion_of("num_gpus", "12"), "num_gpus 12 is not a whole number of 8-GPU nodes");
 }
 
+// No intra_node_link column: every run of kRuns uses its GPU's own node design and says so.
+TEST(CalibrationReader, ARunListsWhatItAssumes) {
+  const auto runs = read(kRuns);
+  EXPECT_EQ(runs[1].assumptions,
+            (std::vector<std::string>{"intra_node_link not given: the GPU's own node design"}));
+  const std::string text = kRuns;
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  const auto stated =
+      read(header + "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,\"fp16/bf16 mixed "
+                    "(not stated)\",H100-SXM5,80,8,4,4,1,1,1,1,not stated,n/a,1,16,likely full,\"distributed "
+                    "optimizer (recipe default; not stated)\",,2.25\n");
+  ASSERT_TRUE(stated[0].job.has_value()) << stated[0].excluded_because;
+  EXPECT_EQ(stated[0].assumptions,
+            (std::vector<std::string>{
+                "intra_node_link not given: the GPU's own node design",
+                "dtype=fp16 (the source does not say which of fp16 and bf16; they have the same tensor-core peak "
+                "on A100 and later GPUs)",
+                "distributed_optimizer=true (the table's optimizer_sharding 'distributed optimizer (recipe default; "
+                "not stated)', not stated in its source)",
+                "recompute=full (not stated; the source's FLOP count (96 B s l h^2, the forward counted twice) "
+                "implies full recomputation)",
+                "sequence_parallel=true (not stated; Megatron-Core and NeMo recipes turn it on with tensor "
+                "parallelism)"}));
+  EXPECT_TRUE(stated[0].job->strategy.sequence_parallel);
+  EXPECT_TRUE(stated[0].job->strategy.distributed_optimizer);
+  EXPECT_EQ(stated[0].job->strategy.recompute, strategy::Recompute::full);
+  EXPECT_EQ(stated[0].job->strategy.dtype, Dtype::fp16);
+}
+
+// Values are matched whole: a value that merely contains a known one is not read as it.
+TEST(CalibrationReader, ExcludesValuesItDoesNotKnowAndSuggestsTheClosest) {
+  EXPECT_EQ(exclusion_of("precision", "bf16 mixed"),
+            "precision 'bf16 mixed' is not a value the calibration reader knows; the closest it knows is 'fp16 "
+            "mixed'");
+  EXPECT_EQ(exclusion_of("precision", "mostly fp8"),
+            "precision 'mostly fp8' is not a value the calibration reader knows; the closest it knows is 'fp8'");
+  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-2"),
+            "optimizer_sharding 'ZeRO-2' is not a value the calibration reader knows; the closest it knows is "
+            "'megatron-fsdp'");
+  EXPECT_EQ(exclusion_of("sequence_parallel", "sometimes"),
+            "sequence_parallel 'sometimes' is not a value the calibration reader knows; the closest it knows is "
+            "'yes'");
+  EXPECT_EQ(exclusion_of("arch", "Mamba (SSM)"),
+            "arch 'Mamba (SSM)' is not a layout the calibration reader knows; did you mean 'llama'?");
+}
+
+TEST(CalibrationReader, ExcludesFormatsAndShardingItDoesNotModel) {
+  EXPECT_EQ(exclusion_of("precision", "FP8-MX (footnote; 32x32)"),
+            "MXFP8 (fp8 with one scale per 32 elements) is not modelled");
+  EXPECT_EQ(exclusion_of("precision", "FP8 rowwise (torchao) + BF16"),
+            "fp8 with row-wise scaling (torchao float8 rowwise) is not modelled");
+  EXPECT_EQ(exclusion_of("optimizer_sharding", "FSDP2 (fully_shard) over 8 ranks (ZeRO-3-like)"),
+            "fully sharded data parallelism (FSDP, ZeRO-3) is not modelled");
+  EXPECT_EQ(exclusion_of("recompute", "per-op selective activation checkpointing"),
+            "torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
+            "modelled");
+}
+
+// An H100 with 96 GB (Meta's Grand Teton parts) is not the catalog's 80 GB h100-sxm.
+TEST(CalibrationReader, AGpuWhoseMemoryDiffersFromTheCatalogsIsAnotherPart) {
+  EXPECT_EQ(exclusion_of({{"gpu", "H100 (Grand Teton; 500 W)"}, {"gpu_mem_gb", "96"}}),
+            "GPU 'H100 (Grand Teton; 500 W)' with 96 GB is not in the catalog: h100-sxm has 80 GB (distsim list "
+            "gpus)");
+}
+
+// "-" and "NA" are missing like "n/a": no sequence parallelism, one virtual stage, cp 1.
+TEST(CalibrationReader, EveryMissingMarkerMeansTheDefault) {
+  const std::string text = kRuns;
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  const auto runs = read(header +
+                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,-,BF16,H100-SXM5,"
+                         "80,8,4,4,1,1,NA,-,-,NA,1,16,-,NA,-,2.25\n");
+  ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
+  const auto& s = runs[0].job->strategy;
+  EXPECT_FALSE(s.sequence_parallel);
+  EXPECT_EQ(s.virtual_stages, 1);
+  EXPECT_EQ(s.context_parallel, 1);
+  EXPECT_EQ(s.recompute, strategy::Recompute::none);
+  EXPECT_FALSE(s.distributed_optimizer);
+}
+
+// Parts of a field separated by ';' are read one by one (SC'21 rows: "DDP-impl local; ...").
+TEST(CalibrationReader, ReadsEachPartOfACommunicationField) {
+  const auto job = *read(std::string(kRuns).replace(std::string(kRuns).find("overlap_grad_reduce,1.5"), 23,
+                                                    "\"DDP-impl local; scatter/gather p2p optimization on "
+                                                    "(default)\",1.5"))[0]
+                        .job;
+  EXPECT_TRUE(job.strategy.p2p_scatter_gather);
+  EXPECT_FALSE(job.strategy.overlap_grad_reduce);
+}
+
 TEST(CalibrationReader, AMissingColumnIsAnErrorThatSuggestsTheClosestHeader) {
   std::string text = kRuns;
   text.replace(text.find(",num_gpus,"), 10, ",num_gpu,");

@@ -91,6 +91,18 @@ TEST(Validate, ErrorsAreSignedAndMeanAndMaximumUseTheirMagnitudes) {
   EXPECT_NEAR(report.overall.max_abs_pct, 30.0, 1e-9);
 }
 
+// B1 (+30 %) with an assumed setting leaves A1 (+10 %) and A2 (−20 %) read as published: MAPE
+// (10 + 20) / 2 = 15, max 20, while the overall figure keeps all three.
+TEST(Validate, TheMeanWithoutAssumptionsLeavesOutRunsWithAnAssumedSetting) {
+  auto runs = mixed_runs();
+  runs[1].assumptions = {"recompute=none (not stated)"};
+  const auto report = validate(runs, 2);
+  EXPECT_EQ(report.overall.rows, 3U);
+  EXPECT_EQ(report.without_assumptions.rows, 2U);
+  EXPECT_NEAR(report.without_assumptions.mape_pct, 15.0, 1e-9);
+  EXPECT_NEAR(report.without_assumptions.max_abs_pct, 20.0, 1e-9);
+}
+
 TEST(Validate, GroupsBySourceInOrderOfFirstAppearance) {
   const auto report = validate(mixed_runs(), 3);
   ASSERT_EQ(report.by_source.size(), 2U);  // C has no simulated run

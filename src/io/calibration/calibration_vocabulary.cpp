@@ -1,0 +1,171 @@
+#include "io/calibration/calibration_vocabulary.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/closest_name.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+ColumnReading sets(Settings settings) { return ColumnReading{std::move(settings), "", ""}; }
+
+ColumnReading assumes(Settings settings, std::string because) {
+  return ColumnReading{std::move(settings), std::move(because), ""};
+}
+
+ColumnReading refuses(std::string because) { return ColumnReading{{}, "", std::move(because)}; }
+
+bool glob_matches(std::string_view pattern, std::string_view text) {
+  if (pattern.empty()) return text.empty();
+  if (pattern.front() == '*') {
+    for (std::size_t skip = 0; skip <= text.size(); ++skip) {
+      if (glob_matches(pattern.substr(1), text.substr(skip))) return true;
+    }
+    return false;
+  }
+  return !text.empty() && pattern.front() == text.front() && glob_matches(pattern.substr(1), text.substr(1));
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// Mixed-precision training keeps master weights in fp32 and computes in the named 16-bit type;
+// an fp8 run computes the transformer layers' linear GEMMs in fp8 (TransformerEngine, torchao
+// float8) and everything else in bf16.
+ColumnVocabulary precision() {
+  const Settings fp8{{"dtype", "bf16"}, {"fp8", "true"}};
+  return {"precision",
+          false,
+          {{"bf16", sets({{"dtype", "bf16"}})},
+           {"fp16", sets({{"dtype", "fp16"}})},
+           {"fp16 mixed", sets({{"dtype", "fp16"}})},
+           {"fp32", sets({{"dtype", "fp32"}})},
+           {"fp16/bf16 mixed", assumes({{"dtype", "fp16"}}, "the source does not say which of fp16 and bf16; they "
+                                                            "have the same tensor-core peak on A100 and later GPUs")},
+           {"fp8", sets(fp8)},
+           {"fp8 + bf16", sets(fp8)},
+           {"fp8-cs", sets(fp8)},
+           {"fp8 tensorwise + bf16", assumes(fp8, "torchao float8 with tensor-wise scaling, priced as "
+                                                  "TransformerEngine's per-tensor-scaled fp8 GEMMs")},
+           {"fp8 rowwise + bf16", refuses("fp8 with row-wise scaling (torchao float8 rowwise) is not modelled")},
+           {"fp8-mx", refuses("MXFP8 (fp8 with one scale per 32 elements) is not modelled")}},
+          assumes({{"dtype", "bf16"}}, "precision not given"),
+          assumes({{"dtype", "bf16"}}, "precision not stated")};
+}
+
+ColumnVocabulary sequence_parallel() {
+  return {"sequence_parallel",
+          false,
+          {{"yes", sets({{"sequence_parallel", "true"}})}, {"no", sets({{"sequence_parallel", "false"}})}},
+          sets({{"sequence_parallel", "false"}}),
+          assumes({{"sequence_parallel", "true"}},
+                  "not stated; Megatron-Core and NeMo recipes turn it on with tensor parallelism")};
+}
+
+ColumnVocabulary recompute() {
+  return {"recompute",
+          false,
+          {{"full", sets({{"recompute", "full"}})},
+           {"full activation checkpointing", sets({{"recompute", "full"}})},
+           {"selective", sets({{"recompute", "selective"}})},
+           {"likely full", assumes({{"recompute", "full"}}, "not stated; the source's FLOP count (96 B s l h^2, the "
+                                                            "forward counted twice) implies full recomputation")},
+           {"none/selective default", assumes({{"recompute", "none"}}, "Megatron-Core recomputes nothing unless "
+                                                                       "recompute modules are set")},
+           {"per-op selective activation checkpointing",
+            refuses("torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
+                    "modelled")}},
+          sets({{"recompute", "none"}}),
+          assumes({{"recompute", "none"}}, "not stated; Megatron-Core's default is no recomputation")};
+}
+
+ColumnVocabulary optimizer_sharding() {
+  const ColumnReading fsdp = refuses("fully sharded data parallelism (FSDP, ZeRO-3) is not modelled");
+  return {"optimizer_sharding",
+          false,
+          {{"distributed optimizer", sets({{"distributed_optimizer", "true"}})},
+           {"ddp + distributed optimizer", sets({{"distributed_optimizer", "true"}})},
+           // NeMo's distributed_fused_adam shards the optimizer over data parallelism and overlaps
+           // the gradient reduce-scatter with the backward pass (overlap_grad_sync, on by default).
+           {"distributed_fused_adam", sets({{"distributed_optimizer", "true"}, {"overlap_grad_reduce", "true"}})},
+           {"fsdp2 over * ranks", fsdp},
+           {"megatron-fsdp", fsdp}},
+          sets({{"distributed_optimizer", "false"}}),
+          assumes({{"distributed_optimizer", "false"}}, "not stated; Megatron-Core's default replicates the "
+                                                        "optimizer")};
+}
+
+ColumnVocabulary comm_overlap() {
+  const ColumnReading same_all_reduce = sets({});
+  const ColumnReading torch_compile = refuses("torch.compile's kernel fusion is not modelled");
+  return {"comm_overlap",
+          true,
+          {{"ddp-impl local", same_all_reduce},
+           {"ddp-impl torch", same_all_reduce},
+           {"scatter/gather p2p optimization on*", sets({{"p2p_scatter_gather", "true"}})},
+           {"overlap_grad_reduce", sets({{"overlap_grad_reduce", "true"}})},
+           {"tp comm overlap (userbuffers) + p2p overlap per yaml",
+            assumes({}, "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
+                        "priced without overlap")},
+           {"fsdp * + tp * (vanilla tp) + torch.compile", torch_compile},
+           {"fsdp * + tp * (async tp) + torch.compile", torch_compile},
+           {"per recipe (not stated)", assumes({{"overlap_grad_reduce", "true"}}, "not stated; Megatron-Core "
+                                                                                  "recipes overlap the gradient "
+                                                                                  "reduction with the backward "
+                                                                                  "pass")}},
+          sets({}),
+          assumes({{"overlap_grad_reduce", "true"}},
+                  "not stated; Megatron-Core recipes overlap the gradient reduction with the backward pass")};
+}
+
+// The node design each spelling of the link inside a node names (distsim list clusters).
+ColumnVocabulary intra_node_link() {
+  return {"intra_node_link",
+          false,
+          {{"nvswitch, 300 gb/s per gpu", sets({{"cluster", "dgx-2h"}})},
+           {"nvlink3 + nvswitch", sets({{"cluster", "dgx-a100"}})},
+           {"nvlink4 + nvswitch", sets({{"cluster", "dgx-h100"}})},
+           {"nvlink5 + nvswitch", sets({{"cluster", "dgx-b200"}})},
+           {"nvlink", assumes({{"cluster", "dgx-h100"}}, "Grand Teton's 8 H100 on NVLink 4 with 400 Gb/s per GPU "
+                                                         "priced as a DGX H100")},
+           {"nvlink5, nvl72 rack-scale nvswitch domain",
+            refuses("rack-scale NVLink domains (NVL72) are not in the catalog")}},
+          assumes({}, "intra_node_link not given: the GPU's own node design"),
+          assumes({}, "intra_node_link not stated: the GPU's own node design")};
+}
+
+std::vector<std::string> known_spellings(const ColumnVocabulary& vocabulary) {
+  std::vector<std::string> known;
+  for (const auto& spelling : vocabulary.spellings) known.push_back(spelling.first);
+  return known;
+}
+
+}  // namespace
+
+const std::vector<ColumnVocabulary>& calibration_vocabularies() {
+  static const std::vector<ColumnVocabulary> vocabularies{intra_node_link(), precision(), optimizer_sharding(),
+                                                          comm_overlap(),    recompute(), sequence_parallel()};
+  return vocabularies;
+}
+
+ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field) {
+  if (field.missing) return vocabulary.when_missing;
+  const std::string value = vocabulary.remarks_matter ? lowercase(field.text) : field.value;
+  for (const auto& [spelling, reading] : vocabulary.spellings) {
+    if (glob_matches(spelling, value)) return reading;
+  }
+  if (value.rfind("not stated", 0) == 0) return vocabulary.when_not_stated;
+  return refuses(vocabulary.column + " '" + field.text +
+                 "' is not a value the calibration reader knows; the closest "
+                 "it knows is '" +
+                 closest_name(value, known_spellings(vocabulary)) + "'");
+}
+
+}  // namespace distsim::io
