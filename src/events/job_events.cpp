@@ -68,13 +68,12 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 
 //! Parameters whose gradients each tensor-parallel rank computes from its sequence shard only
 //! and that sequence parallelism therefore all-reduces over the tensor group: the norms and the
-//! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`). Biases exist
-//! when the model uses LayerNorm, as model::layer_parameters counts them.
+//! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
+//! model::layer_parameters counts them.
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
-  const bool biases = model.norm == model::NormType::layernorm;
-  const std::int64_t norm = (biases ? 2 : 1) * static_cast<std::int64_t>(model.hidden_size);
+  const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (biases ? model.hidden_size : 0));
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0));
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each

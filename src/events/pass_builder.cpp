@@ -7,6 +7,27 @@ namespace distsim::events {
 
 namespace {
 
+//! The activation kernels of an MLP type; `inputs` rows x ffn columns are read by the forward
+//! (gate and up for a gated MLP), and the backward reads them and the output gradient and writes
+//! a gradient for each.
+struct Activation {
+  Operator forward;
+  Operator backward;
+  int inputs;
+};
+
+Activation activation_of(model::FfnType type) {
+  const int inputs = model::is_gated(type) ? 2 : 1;
+  switch (type) {
+    case model::FfnType::gelu: return {Operator::gelu, Operator::gelu_bwd, inputs};
+    case model::FfnType::swiglu: return {Operator::swiglu, Operator::swiglu_bwd, inputs};
+    case model::FfnType::geglu: return {Operator::geglu, Operator::geglu_bwd, inputs};
+    case model::FfnType::relu: return {Operator::relu, Operator::relu_bwd, inputs};
+    case model::FfnType::squared_relu: return {Operator::squared_relu, Operator::squared_relu_bwd, inputs};
+  }
+  return {Operator::gelu, Operator::gelu_bwd, inputs};
+}
+
 //! Timeline labels of the unfused attention core's kernels, for self- and cross-attention.
 struct CoreLabels {
   std::string_view scores;
@@ -63,9 +84,7 @@ std::int64_t PassBuilder::query_width() const {
 
 std::int64_t PassBuilder::kv_width() const { return std::int64_t{model_.num_kv_heads} * model_.head_dim() / tp_; }
 
-std::int64_t PassBuilder::ffn_up_width() const {
-  return (model_.ffn_type == model::FfnType::swiglu ? 2 : 1) * ffn_width();
-}
+std::int64_t PassBuilder::ffn_up_width() const { return (model::is_gated(model_.ffn_type) ? 2 : 1) * ffn_width(); }
 
 std::int64_t PassBuilder::vocab_width() const { return padded_vocab(model_.vocab_size, tp_) / tp_; }
 
@@ -334,11 +353,9 @@ void PassBuilder::mlp_forward(Sink sink, int layer) {
   const std::int64_t t = tokens(layer);
   add(sink, norm_forward(sharded(t), layer), layer, "norm");
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
-  if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise(Operator::swiglu, t, ffn_width(), 2, 1), layer, "swiglu");
-  } else {
-    add(sink, factory_.elementwise(Operator::gelu, t, ffn_width(), 1, 1), layer, "gelu");
-  }
+  const Activation activation = activation_of(model_.ffn_type);
+  add(sink, factory_.elementwise(activation.forward, t, ffn_width(), activation.inputs, 1), layer,
+      model::ffn_type_name(model_.ffn_type));
   linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
@@ -351,11 +368,9 @@ void PassBuilder::mlp_backward(int layer) {
   add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add");
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
-  if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise(Operator::swiglu_bwd, t, ffn_width(), 3, 2), layer, "swiglu");
-  } else {
-    add(sink, factory_.elementwise(Operator::gelu_bwd, t, ffn_width(), 2, 1), layer, "gelu");
-  }
+  const Activation activation = activation_of(model_.ffn_type);
+  add(sink, factory_.elementwise(activation.backward, t, ffn_width(), activation.inputs + 1, activation.inputs), layer,
+      model::ffn_type_name(model_.ffn_type));
   const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");
   add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
 }

@@ -75,7 +75,7 @@ void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strat
                    std::int64_t tokens) {
   const std::int64_t e = element_bytes(strategy.dtype);
   const std::int64_t f = model.ffn_hidden_size / strategy.tensor_parallel;
-  const std::int64_t activation_input = model.ffn_type == model::FfnType::swiglu ? 2 * f : f;
+  const std::int64_t activation_input = model::is_gated(model.ffn_type) ? 2 * f : f;
   const std::int64_t g = gemm_input_bytes(strategy);
   parts.sequence_sharded += (e + g + kMaskBytes) * tokens * model.hidden_size;
   parts.tensor_split += e * tokens * activation_input + g * tokens * f;

@@ -25,7 +25,13 @@ const std::vector<Choice<Architecture>> kArchitectures = {
     {"encoder", Architecture::encoder},
     {"encoder-decoder", Architecture::encoder_decoder},
 };
-const std::vector<Choice<FfnType>> kFfnTypes = {{"gelu", FfnType::gelu}, {"swiglu", FfnType::swiglu}};
+std::vector<Choice<FfnType>> ffn_type_choices() {
+  std::vector<Choice<FfnType>> choices;
+  for (const auto& info : model::kFfnTypes) {
+    choices.push_back({info.name, info.type});
+  }
+  return choices;
+}
 const std::vector<Choice<NormType>> kNorms = {{"layernorm", NormType::layernorm}, {"rmsnorm", NormType::rmsnorm}};
 const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
     {"learned", PositionEmbedding::learned},
@@ -38,10 +44,10 @@ const std::vector<Choice<RouterScoring>> kRouterScorings = {
     {"sigmoid", RouterScoring::sigmoid},
 };
 
-//! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with --swiglu, which keeps
+//! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with a gated MLP (--swiglu), which keeps
 //! the MLP's parameter count close to the 4h GeLU one (docs/reference/formats.md §5.1).
 int default_ffn_hidden_size(const ModelSpec& model) {
-  return model.ffn_type == FfnType::swiglu ? 8 * model.hidden_size / 3 / 64 * 64 : 4 * model.hidden_size;
+  return model::is_gated(model.ffn_type) ? 8 * model.hidden_size / 3 / 64 * 64 : 4 * model.hidden_size;
 }
 
 void read_shape(MappingReader& reader, ModelSpec& model) {
@@ -53,13 +59,17 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read("num_kv_heads", model.num_kv_heads);
   reader.read("kv_channels", model.kv_channels);
   reader.read("ffn_hidden_size", model.ffn_hidden_size);
-  reader.read_choice("ffn_type", model.ffn_type, kFfnTypes);
+  reader.read_choice("ffn_type", model.ffn_type, ffn_type_choices());
   reader.read_choice("norm", model.norm, kNorms);
   reader.read_choice("position_embedding", model.position_embedding, kPositionEmbeddings);
   reader.read("vocab_size", model.vocab_size);
   reader.read("seq_length", model.seq_length);
   reader.read("decoder_seq_length", model.decoder_seq_length);
   reader.read("tie_embeddings", model.tie_embeddings);
+  if (reader.has("linear_biases")) {
+    bool biases = false;
+    if (reader.read("linear_biases", biases)) model.linear_biases = biases;
+  }
   reader.read("qkv_bias", model.qkv_bias);
   reader.read("qk_norm", model.qk_norm);
   reader.read_count("mtp_layers", model.mtp_layers);
@@ -177,6 +187,7 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "seq_length",
                               "decoder_seq_length",
                               "tie_embeddings",
+                              "linear_biases",
                               "qkv_bias",
                               "qk_norm",
                               "moe",

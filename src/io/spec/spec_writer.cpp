@@ -97,7 +97,7 @@ Mapping model_json(const model::ModelSpec& model) {
   node["num_kv_heads"] = model.num_kv_heads;
   if (model.kv_channels > 0) node["kv_channels"] = model.kv_channels;  // 0: hidden_size / heads
   node["ffn_hidden_size"] = model.ffn_hidden_size;
-  node["ffn_type"] = model.ffn_type == model::FfnType::swiglu ? "swiglu" : "gelu";
+  node["ffn_type"] = std::string(model::ffn_type_name(model.ffn_type));
   node["norm"] = model.norm == model::NormType::rmsnorm ? "rmsnorm" : "layernorm";
   node["position_embedding"] = position_embedding_name(model.position_embedding);
   node["vocab_size"] = model.vocab_size;
@@ -107,6 +107,7 @@ Mapping model_json(const model::ModelSpec& model) {
   }
   node["tie_embeddings"] = model.tie_embeddings;
   // Dense models with standard attention are written as before these keys existed.
+  if (model.linear_biases) node["linear_biases"] = *model.linear_biases;
   if (model.qkv_bias) node["qkv_bias"] = true;
   if (model.qk_norm) node["qk_norm"] = true;
   if (model.moe.enabled()) node["moe"] = moe_json(model.moe);
