@@ -10,6 +10,8 @@
 #include "schedule/schedule.hpp"
 #include "schedule/zero_bubble_h1_schedule.hpp"
 #include "schedule/zero_bubble_h2_schedule.hpp"
+#include "schedule/zero_bubble_v_schedule.hpp"
+#include "schedule/dual_pipe_v_schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::schedule {
