@@ -54,10 +54,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   StageMemory memory;
   memory.stage = stage;
   const auto chunks = schedule.stage_chunk_placements(job, stage);
-  std::vector<events::LayerRange> layers;
-  for (const auto& chunk : chunks) {
-    layers.push_back(chunk.layers);
-  }
+  const auto layers = schedule.stage_chunk_layers(job, stage);
   memory.parameters = stage_parameters(model, strategy, layers);
   const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
                                                   strategy.gradient_group_size());

@@ -27,8 +27,8 @@ struct Transfer {
   int sender_chunk = 0;
   int receiver_chunk = 0;
   int microbatch = 0;
-  bool downstream = true;   //!< travels from stage s to stage s + 1 (mod p)
-  size_t consumed_at = 0;   //!< index of the receiving step in the receiver's step order
+  bool downstream = true;  //!< travels from stage s to stage s + 1 (mod p)
+  size_t consumed_at = 0;  //!< index of the receiving step in the receiver's step order
 };
 
 //! The step kind of the schedule that waits for transfers of `kind`.
@@ -95,8 +95,8 @@ void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& t
   info.chunk = transfer.sender_chunk;
   const auto send = transfer.downstream ? events::StreamKind::pp_send_next : events::StreamKind::pp_send_prev;
   const auto receive = transfer.downstream ? events::StreamKind::pp_recv_prev : events::StreamKind::pp_recv_next;
-  const TaskId task = draft.add_task(
-      event, {draft.stream(transfer.sender, send), draft.stream(transfer.receiver, receive)}, info);
+  const TaskId task =
+      draft.add_task(event, {draft.stream(transfer.sender, send), draft.stream(transfer.receiver, receive)}, info);
   draft.depend(task,
                passes.pass_of(transfer.sender, transfer.sender_step, transfer.sender_chunk, transfer.microbatch).last);
   PassTasks& target =
@@ -130,9 +130,8 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool
       receiver_order.emplace(draft, receiver);
     }
     const StepKind receiver_step = receiving_kind(draft, kinds, kind);
-    transfers.push_back({kind, step.kind, receiver_step, sender, receiver, step.chunk, hop->peer.chunk,
-                         step.microbatch, downstream,
-                         receiver_order->index_of(receiver_step, hop->peer.chunk, step.microbatch)});
+    transfers.push_back({kind, step.kind, receiver_step, sender, receiver, step.chunk, hop->peer.chunk, step.microbatch,
+                         downstream, receiver_order->index_of(receiver_step, hop->peer.chunk, step.microbatch)});
   }
   std::stable_sort(transfers.begin(), transfers.end(),
                    [](const Transfer& a, const Transfer& b) { return a.consumed_at < b.consumed_at; });

@@ -43,7 +43,8 @@ void VShapeSchedule::check(const strategy::JobSpec& job, std::vector<std::string
   const auto& m = job.model;
   const std::string where = "schedule " + quoted(name()) + " ";
   if (s.virtual_stages != 2) {
-    problems.push_back(where + "places two model chunks on each pipeline stage in a V and needs virtual_stages 2, got " +
+    problems.push_back(where +
+                       "places two model chunks on each pipeline stage in a V and needs virtual_stages 2, got " +
                        std::to_string(s.virtual_stages));
   }
   if (s.pipeline_parallel < 2) {

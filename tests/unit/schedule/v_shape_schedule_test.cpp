@@ -60,8 +60,8 @@ void expect_each_step_once_in_order(const std::vector<Step>& steps, int microbat
 TEST(VShapeSchedule, PlacesTwoChunksPerStageInAV) {
   const ZeroBubbleVSchedule schedule;
   EXPECT_EQ(schedule.chunks_per_stage(1), 2);
-  const std::vector<std::tuple<int, int, int>> expected{
-      {0, 0, 0}, {0, 1, 14}, {1, 0, 2}, {1, 1, 12}, {3, 0, 6}, {3, 1, 8}};
+  const std::vector<std::tuple<int, int, int>> expected{{0, 0, 0},  {0, 1, 14}, {1, 0, 2},
+                                                        {1, 1, 12}, {3, 0, 6},  {3, 1, 8}};
   for (const auto& [stage, chunk, first] : expected) {
     const auto layers = schedule.chunk_layers(16, 4, 2, stage, chunk);
     EXPECT_EQ(layers.first, first) << "stage " << stage << " chunk " << chunk;
@@ -152,14 +152,12 @@ TEST(ZeroBubbleVSchedule, RunsTwoChunksPerStage) {
 // both W (rank odd: B1 of the second half defers too); the two W.
 TEST(DualPipeVSchedule, FollowsDualPipeVsPhasesOnTwoRanks) {
   const DualPipeVSchedule schedule;
-  const std::vector<Step> rank0{{F, 0, 0}, {F, 1, 0}, {F, 2, 0}, {F, 0, 1}, {B, 0, 1}, {W, 0, 1},
-                                {F, 1, 1}, {F, 3, 0}, {B, 1, 1}, {W, 1, 1}, {F, 2, 1}, {B, 0, 0},
-                                {W, 0, 0}, {B, 2, 1}, {W, 2, 1}, {F, 3, 1}, {B, 1, 0}, {W, 1, 0},
-                                {B, 3, 1}, {W, 3, 1}, {B, 2, 0}, {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
-  const std::vector<Step> rank1{{F, 0, 0}, {F, 0, 1}, {F, 1, 0}, {F, 1, 1}, {F, 2, 0}, {B, 0, 1},
-                                {W, 0, 1}, {F, 2, 1}, {B, 0, 0}, {W, 0, 0}, {F, 3, 0}, {B, 1, 1},
-                                {W, 1, 1}, {F, 3, 1}, {B, 1, 0}, {W, 1, 0}, {B, 2, 1}, {W, 2, 1},
-                                {B, 2, 0}, {W, 2, 0}, {B, 3, 1}, {B, 3, 0}, {W, 3, 1}, {W, 3, 0}};
+  const std::vector<Step> rank0{{F, 0, 0}, {F, 1, 0}, {F, 2, 0}, {F, 0, 1}, {B, 0, 1}, {W, 0, 1}, {F, 1, 1}, {F, 3, 0},
+                                {B, 1, 1}, {W, 1, 1}, {F, 2, 1}, {B, 0, 0}, {W, 0, 0}, {B, 2, 1}, {W, 2, 1}, {F, 3, 1},
+                                {B, 1, 0}, {W, 1, 0}, {B, 3, 1}, {W, 3, 1}, {B, 2, 0}, {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
+  const std::vector<Step> rank1{{F, 0, 0}, {F, 0, 1}, {F, 1, 0}, {F, 1, 1}, {F, 2, 0}, {B, 0, 1}, {W, 0, 1}, {F, 2, 1},
+                                {B, 0, 0}, {W, 0, 0}, {F, 3, 0}, {B, 1, 1}, {W, 1, 1}, {F, 3, 1}, {B, 1, 0}, {W, 1, 0},
+                                {B, 2, 1}, {W, 2, 1}, {B, 2, 0}, {W, 2, 0}, {B, 3, 1}, {B, 3, 0}, {W, 3, 1}, {W, 3, 0}};
   EXPECT_EQ(schedule.steps(0, 2, 4, 2), rank0);
   EXPECT_EQ(schedule.steps(1, 2, 4, 2), rank1);
 }
