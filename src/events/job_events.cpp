@@ -82,14 +82,18 @@ class ChunkBuilder {
  public:
   //! The pipeline's first chunk holds layer 0 and its last chunk the last layer (validation
   //! gives every chunk at least one layer).
+  //! `rank_holds_embedding`: whether one of the rank's chunks holds the embedding, whose table a
+  //! tied LM head then uses instead of a copy of its own.
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-               LayerRange layers, EventTable& table)
+               const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table)
       : job_(job),
         coord_(coord),
         builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
-        first_(layers.first == 0),
-        last_(layers.first + layers.count == job.model.total_layers()),
-        layers_(layers) {}
+        first_(placement.layers.first == 0),
+        last_(placement.layers.first + placement.layers.count == job.model.total_layers()),
+        rank_holds_embedding_(rank_holds_embedding),
+        layers_(placement.layers),
+        placement_(placement) {}
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
     add_forward();
@@ -124,7 +128,7 @@ class ChunkBuilder {
   void add_forward() {
     if (first_) {
       builder_.embedding_forward();
-    } else if (scatters_transfers(job_.strategy)) {
+    } else if (placement_.receives_from && scatters_transfers(job_.strategy)) {
       builder_.gather_received_activation(boundary_tensor_bytes(job_, layers_.first - 1));
     }
     for (int layer = layers_.first; layer < layers_.first + layers_.count; ++layer) {
@@ -137,13 +141,13 @@ class ChunkBuilder {
 
   void add_backward() {
     const ModelSpec& model = job_.model;
-    if (!last_ && scatters_transfers(job_.strategy)) {
+    if (placement_.sends_to && scatters_transfers(job_.strategy)) {
       builder_.gather_received_gradient(boundary_tensor_bytes(job_, layers_.first + layers_.count - 1));
     }
     if (last_) {
       builder_.head_backward();
       std::int64_t head = model::head_parameters(model);
-      if (model.tie_embeddings && !first_) {
+      if (model.tie_embeddings && !rank_holds_embedding_) {
         head += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;  // the output copy of the table
       }
       end_segment(head);
@@ -165,19 +169,17 @@ class ChunkBuilder {
     segments_.push_back({parameters, static_cast<int>(builder_.backward.size()) - 1});
   }
 
+  //! Activations go to the stage of the next chunk and gradients to the stage of the previous one,
+  //! as the schedule places them; a hand-off to a chunk on the same stage sends nothing.
   void add_transfers(ChunkWork& work, const strategy::RankLayout& layout, EventTable& table) const {
-    const int stages = job_.strategy.pipeline_parallel;
     const EventFactory factory(job_.strategy.dtype);
-    // The next chunk of the pipeline is on the next stage, or back on stage 0 one chunk later.
-    if (!last_) {
+    if (placement_.sends_to) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first + layers_.count - 1);
-      work.send_activation =
-          table.intern(factory.send_recv(bytes, layout.stage_link(coord_, (coord_[ParallelDim::pp] + 1) % stages)));
+      work.send_activation = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, *placement_.sends_to)));
     }
-    if (!first_) {
+    if (placement_.receives_from) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first - 1);
-      const int previous = (coord_[ParallelDim::pp] + stages - 1) % stages;
-      work.send_gradient = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, previous)));
+      work.send_gradient = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, *placement_.receives_from)));
     }
   }
 
@@ -186,7 +188,9 @@ class ChunkBuilder {
   PassBuilder builder_;
   bool first_ = false;
   bool last_ = false;
+  bool rank_holds_embedding_ = false;
   LayerRange layers_;
+  ChunkPlacement placement_;
   std::vector<ParameterSegment> segments_;
 };
 
@@ -205,20 +209,26 @@ std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job,
 }  // namespace
 
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<LayerRange>& chunks, EventTable& table) {
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
+  const int total_layers = job.model.total_layers();
+  const bool holds_embedding =
+      std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.layers.first == 0; });
+  const bool holds_head = std::any_of(chunks.begin(), chunks.end(), [total_layers](const ChunkPlacement& c) {
+    return c.layers.first + c.layers.count == total_layers;
+  });
   RankWork work;
   std::int64_t sequence_sharded = 0;
   for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {
-    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], table);
+    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], holds_embedding, table);
     work.chunks.push_back(builder.build(layout, chunk, table));
     work.parameters += work.chunks.back().parameters;
     sequence_sharded += builder.sequence_sharded();
   }
   work.sequence_parallel_reduction = sequence_parallel_reduction(job, layout, coord, sequence_sharded, table);
   const EventFactory factory(strategy.dtype);
-  const int stages = strategy.pipeline_parallel;
-  if (job.model.tie_embeddings && stages > 1 && (coord[ParallelDim::pp] == 0 || coord[ParallelDim::pp] == stages - 1)) {
+  // Megatron-LM's embedding group: the stage with the table and the stage with the head's copy.
+  if (job.model.tie_embeddings && holds_embedding != holds_head) {
     const std::int64_t bytes = padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel *
                                job.model.hidden_size * 4;
     work.embedding_reduction =

@@ -83,6 +83,16 @@ struct LayerRange {
 };
 LayerRange stage_layers(int total_layers, int num_stages, int stage);
 
+//! A model chunk of a stage as its pipeline schedule places it: its layers and the stages that its
+//! activations come from and go to (gradients travel back the same way). Neither at the ends of
+//! the pipeline, nor where the neighbouring chunk is on the same stage (a local hand-off, no
+//! transfer).
+struct ChunkPlacement {
+  LayerRange layers;
+  std::optional<int> receives_from;
+  std::optional<int> sends_to;
+};
+
 //! Megatron pads the vocabulary to a multiple of 128·tp (docs/reference/formats.md §5.1).
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 
@@ -93,10 +103,11 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 //! layer's backward under full recomputation; embedding on the first chunk, LM head and loss on
 //! the last; activation and gradient transfers between chunks; bucketed data-parallel gradient
 //! all-reduce, or reduce-scatter and parameter all-gather with the distributed optimizer; and
-//! the optimizer step. `chunks` are the layers of each model chunk the rank's stage holds, as
-//! its pipeline schedule places them (schedule::PipelineSchedule::stage_chunk_layers). Events
-//! are interned into `table`.
+//! the optimizer step. `chunks` are the model chunks the rank's stage holds, as its pipeline
+//! schedule places them (schedule::PipelineSchedule::stage_chunk_placements). Tied embeddings
+//! need a reduction between the stage with the embedding and the stage with the LM head only
+//! when they are different stages. Events are interned into `table`.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<LayerRange>& chunks, EventTable& table);
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table);
 
 }  // namespace distsim::events

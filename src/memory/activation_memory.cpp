@@ -136,23 +136,27 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
                                     const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
-  // With interleaving the stage's v chunks hold l/(p·v) layers each, l/p in all, as here:
-  // validation makes p·v divide l and keeps encoder-decoder models out.
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
+  const int chunks = schedule.chunks_per_stage(strategy.virtual_stages);
+  // One micro-batch through every chunk of the stage; microbatches_in_flight counts a chunk as
+  // 1/chunks of it. Interleaving gives each of the v chunks l/(p·v) layers (validation makes p·v
+  // divide l and keeps encoder-decoder models out).
   std::int64_t per_microbatch = 0;
   std::int64_t rebuilt_layer = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    per_microbatch += layer_activation_bytes(model, strategy, layer);
-    if (strategy.recompute == strategy::Recompute::full) {
-      rebuilt_layer = std::max(
-          rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused, strategy::Recompute::none));
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    const events::LayerRange layers = schedule.chunk_layers(model.total_layers(), stages, chunks, stage, chunk);
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      per_microbatch += layer_activation_bytes(model, strategy, layer);
+      if (strategy.recompute == strategy::Recompute::full) {
+        rebuilt_layer = std::max(rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused,
+                                                                   strategy::Recompute::none));
+      }
     }
-  }
-  if (stage == 0) {
-    per_microbatch += embedding_activation_bytes(model, strategy);
-  }
-  if (stage == stages - 1) {
-    per_microbatch += head_activation_bytes(model, strategy);
+    if (layers.first == 0) {
+      per_microbatch += embedding_activation_bytes(model, strategy);
+    }
+    if (layers.first + layers.count == model.total_layers()) {
+      per_microbatch += head_activation_bytes(model, strategy);
+    }
   }
   const double in_flight =
       schedule.microbatches_in_flight(stage, stages, strategy.num_microbatches(), strategy.virtual_stages);

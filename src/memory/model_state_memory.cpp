@@ -38,35 +38,50 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
 }
 
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  return fp8_weight_copy_bytes(model, strategy,
+                               {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)});
+}
+
+std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                   const std::vector<events::LayerRange>& chunks) {
   if (!strategy.fp8_gemms) {
     return 0;
   }
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
   std::int64_t weights = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    const bool cross_attention =
-        model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    weights += model::layer_gemm_weights(model, cross_attention);
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      const bool cross_attention =
+          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+      weights += model::layer_gemm_weights(model, cross_attention);
+    }
   }
   constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
   return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  const int stages = strategy.pipeline_parallel;
+  return stage_parameters(model, strategy,
+                          {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)});
+}
+
+std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                              const std::vector<events::LayerRange>& chunks) {
   const int tp = strategy.tensor_parallel;
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
   std::int64_t total = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    const bool cross_attention =
-        model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    total += model::layer_parameters(model, cross_attention);
+  bool first = false;
+  bool last = false;
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      const bool cross_attention =
+          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+      total += model::layer_parameters(model, cross_attention);
+    }
+    first = first || layers.first == 0;
+    last = last || layers.first + layers.count == model.total_layers();
   }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;
   const std::int64_t unpadded_table = static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
-  const bool first = stage == 0;
-  const bool last = stage == stages - 1;
   if (first) {
     total += model::embedding_parameters(model) - unpadded_table + table;
   }

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/dtype.hpp"
+#include "events/job_events.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 
@@ -34,6 +36,9 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
 //! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
 //! of stage `stage`, per tensor-parallel rank (docs/memory_model.md "FP8 GEMMs"); 0 without.
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! The same for a stage that holds the transformer layers of `chunks`.
+std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                   const std::vector<events::LayerRange>& chunks);
 
 //! Parameters held by one tensor-parallel rank of pipeline stage `stage`: its transformer layers
 //! (split as events::stage_layers does), the token embedding (padded vocabulary) and learned
@@ -41,5 +46,11 @@ std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy
 //! head is a second copy of the embedding when tied and the stages differ. Everything is divided
 //! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %).
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! The same for a stage whose model chunks hold the layers `chunks`, as its schedule places them:
+//! the embedding goes with the chunk that holds layer 0, the head with the one that holds the last
+//! layer, and a tied head has its own copy of the table only on a stage without the embedding.
+//! A schedule that places one layer on two stages (two copies of the model) counts it on both.
+std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                              const std::vector<events::LayerRange>& chunks);
 
 }  // namespace distsim::memory

@@ -175,7 +175,7 @@ std::vector<JobOption> feature_options() {
                                       "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
   bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
   return {strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
-                           "model chunks per pipeline stage for schedule interleaved"),
+                           "model chunks per pipeline stage: V >= 2 for schedule interleaved, 2 for zbv and dualpipev"),
           strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
                            "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
                            "instead of all-reduce (no effect with tp 1)"),

@@ -19,7 +19,7 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
       all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   groups_.add_devices(result_);
   for (int device = 0; device < num_devices(); ++device) {
-    const auto chunks = schedule_.stage_chunk_layers(job_, coord(device)[strategy::ParallelDim::pp]);
+    const auto chunks = schedule_.stage_chunk_placements(job_, coord(device)[strategy::ParallelDim::pp]);
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));
   }
   last_task.assign(static_cast<size_t>(num_devices()), kNoTask);

@@ -11,8 +11,10 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   static const InterleavedSchedule interleaved;
   static const ZeroBubbleH1Schedule zero_bubble_h1;
   static const ZeroBubbleH2Schedule zero_bubble_h2;
-  static const std::vector<const PipelineSchedule*> schedules{&gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1,
-                                                              &zero_bubble_h2};
+  static const ZeroBubbleVSchedule zero_bubble_v;
+  static const DualPipeVSchedule dual_pipe_v;
+  static const std::vector<const PipelineSchedule*> schedules{
+      &gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1, &zero_bubble_h2, &zero_bubble_v, &dual_pipe_v};
   return schedules;
 }
 
@@ -46,7 +48,8 @@ std::vector<std::string> schedules_with_chunks(int num_chunks) {
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string text;
   for (size_t i = 0; i < names.size(); ++i) {
-    text += (i == 0 ? "'" : " or '") + names[i] + "'";
+    const char* separator = i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ");
+    text += separator + ("'" + names[i] + "'");
   }
   return text;
 }
