@@ -37,19 +37,43 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
           ceil_div(parameters * bytes.optimizer_states, shards)};
 }
 
+//! The dense MLP's GEMM weights (FC1 with SwiGLU's gate, FC2) of FFN size `ffn`.
+std::int64_t mlp_gemm_weights(const model::ModelSpec& model, std::int64_t ffn) {
+  return (model.ffn_type == model::FfnType::swiglu ? 3 : 2) * ffn * model.hidden_size;
+}
+
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
   if (!strategy.fp8_gemms) {
     return 0;
   }
   const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
   std::int64_t weights = 0;
+  std::int64_t expert_weights = 0;
   for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
     const bool cross_attention =
         model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
     weights += model::layer_gemm_weights(model, cross_attention);
+    if (model.moe.is_moe_layer(layer)) {  // the experts in place of the dense MLP; the router stays bf16
+      const auto& moe = model.moe;
+      weights += mlp_gemm_weights(model, std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size) -
+                 mlp_gemm_weights(model, model.ffn_hidden_size);
+      expert_weights += moe.num_experts * mlp_gemm_weights(model, moe.expert_ffn_hidden_size);
+    }
   }
   constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
-  return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+  const std::int64_t expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
+  return kCopies * dtype_bytes(Dtype::fp8) * (weights / strategy.tensor_parallel + expert_weights / expert_model);
+}
+
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
+  std::int64_t total = 0;
+  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    if (model.moe.is_moe_layer(layer)) {
+      total += model::routed_expert_parameters(model);
+    }
+  }
+  return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
@@ -60,7 +84,10 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
   for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
     const bool cross_attention =
         model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    total += model::layer_parameters(model, cross_attention);
+    total += cross_attention ? model::layer_parameters(model, true) : model::layer_parameters_at(model, layer);
+    if (model.moe.is_moe_layer(layer)) {
+      total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
+    }
   }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;
@@ -78,7 +105,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       total += table;  // the last stage's own copy of the tied table
     }
   }
-  return total / tp;
+  return total / tp + stage_expert_parameters(model, strategy, stage);
 }
 
 }  // namespace distsim::memory
