@@ -301,6 +301,9 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
                    quantize_operand(sink, encoder_tokens(), hidden(), layer, encoder_output));
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_op(), qk_norm_rows(t), model_.head_dim(), 1, 1), layer, "qk norm");
+    }
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
@@ -331,6 +334,9 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
   } else {
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope_bwd, t, query_width() + kv_width(), 1, 1), layer, "rope");
+    }
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_backward_op(), qk_norm_rows(t), model_.head_dim(), 2, 1), layer, "qk norm");
     }
     reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
   }

@@ -63,6 +63,11 @@ class PassBuilder {
   std::int64_t hidden() const { return model_.hidden_size; }
   std::int64_t query_width() const;
   std::int64_t kv_width() const;
+  //! Qwen3's per-head query/key norm (qk_norm) normalizes each of this rank's query and key heads
+  //! over the head dimension: token_count x (heads + kv_heads) / t rows.
+  std::int64_t qk_norm_rows(std::int64_t token_count) const {
+    return token_count * (model_.num_attention_heads + model_.num_kv_heads) / tp_;
+  }
   std::int64_t ffn_width() const { return model_.ffn_hidden_size / tp_; }
   std::int64_t ffn_up_width() const;
   std::int64_t vocab_width() const;

@@ -59,6 +59,9 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const std::int64_t g = gemm_input_bytes(strategy);
   parts.sequence_sharded += (e + g + kMaskBytes) * tokens * h;
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
+  if (model.qk_norm) {  // the per-head norms keep their inputs, the query and key before the norm
+    parts.tensor_split += e * tokens * (q + kv);
+  }
   if (strategy.fp8_gemms) {
     parts.tensor_split += g * tokens * q;
   }

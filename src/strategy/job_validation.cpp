@@ -320,9 +320,6 @@ std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   if (model.mtp_layers > 0) {
     features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
   }
-  if (model.qk_norm) {
-    features.emplace_back("per-head query/key norms (qk_norm)");
-  }
   if (features.empty()) {
     return {};
   }
