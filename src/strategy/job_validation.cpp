@@ -219,6 +219,11 @@ void check_dense_model_settings(const JobSpec& job, const SettingNames& names, P
     problems.push_back(name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": a token dispatcher" +
                        dense);
   }
+  if (s.moe_imbalance != 1.0) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
+  }
 }
 
 //! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
@@ -329,7 +334,7 @@ std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   }
   return {"model '" + model.name + "' has " + list +
           ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
-          "refuses to simulate the model as if it were dense"};
+          "refuses to simulate a different model in their place"};
 }
 
 }  // namespace distsim::strategy
