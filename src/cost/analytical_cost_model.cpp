@@ -274,7 +274,7 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
 // over the host fabric at the same time; the slower of the two sets the time.
 CommunicationEstimate AnalyticalCostModel::all_to_all(const Event& event) const {
   const double n = event.group_size;
-  const double bytes = static_cast<double>(event.bytes);
+  const auto bytes = static_cast<double>(event.bytes);
   const std::size_t simple = slot(NcclProtocol::simple);
   if (event.within_domain) {
     const double wire_s = bytes * (n - 1) / n / (intra_node_bus_gbps(event) * kGiga);

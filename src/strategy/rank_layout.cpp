@@ -146,7 +146,8 @@ std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, Expert
   std::vector<int> members;
   for (int i = 0; i < sizes[axis]; ++i) {
     index[axis] = i;
-    members.push_back(stage[static_cast<std::size_t>(index[0] + etp * (index[1] + ep * index[2]))]);
+    const int member = index[0] + etp * (index[1] + ep * index[2]);
+    members.push_back(stage[static_cast<std::size_t>(member)]);
   }
   std::sort(members.begin(), members.end());
   return members;

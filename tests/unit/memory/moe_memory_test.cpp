@@ -70,3 +70,16 @@ TEST(MoeMemory, MoeLayerActivationsByHand) {
 }
 
 }  // namespace distsim::memory
+
+namespace distsim::memory {
+
+// Qwen3-style per-head query/key norms keep their inputs, the query (8 heads x 32 = 256 wide) and
+// the key (4 x 32 = 128) of each of the 128 tokens at 2 bytes: 2·128·(256 + 128) = 98304 bytes on
+// top of the 1577984 of MoeLayerActivationsByHand, 1676288.
+TEST(MoeMemory, QkNormKeepsTheQueryAndKeyBeforeTheNorm) {
+  auto job = moe_job();
+  job.model.qk_norm = true;
+  EXPECT_EQ(layer_activation_bytes(job.model, job.strategy, 0), 1676288);
+}
+
+}  // namespace distsim::memory
