@@ -403,6 +403,9 @@ std::int64_t PassBuilder::tokens_per_expert(int layer) const {
 }
 
 int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch) {
+  if (expert_parallel_ == 1) {
+    return -1;  // every expert is local: the tokens are only permuted, nothing is exchanged
+  }
   const std::int64_t token_bytes = hidden() * element_bytes_;
   Event event;
   if (dispatcher_ == strategy::MoeDispatcher::alltoall) {

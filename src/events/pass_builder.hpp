@@ -155,7 +155,8 @@ class PassBuilder {
   //! moe_tokens_per_expert of this layer's router tokens.
   std::int64_t tokens_per_expert(int layer) const;
   int local_experts() const { return model_.moe.num_experts / expert_parallel_; }
-  //! Dispatch or combine over the expert-parallel group on the EP stream; returns its index.
+  //! Dispatch or combine over the expert-parallel group on the EP stream; returns its index, or -1
+  //! with ep 1, where every expert is local and nothing is exchanged.
   int expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch);
   //! The local experts' grouped GEMMs; the first waits for `dispatched` (the tokens' arrival).
   void experts_forward(Sink sink, int layer, int dispatched);
