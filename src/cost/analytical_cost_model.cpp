@@ -146,6 +146,9 @@ CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& e
     return {};
   }
   const bool send_recv = event.event_class == EventClass::point_to_point || event.collective == Collective::send_recv;
+  if (event.collective == Collective::all_to_all) {
+    return all_to_all(event);
+  }
   return send_recv ? point_to_point(event) : ring_collective(event);
 }
 
@@ -166,7 +169,8 @@ double AnalyticalCostModel::compute_seconds(const Event& event) const {
 // (cuBLAS strided batched, one grid over every matrix's tiles) pads each matrix to whole tiles and
 // fills its waves with the tiles of all of them.
 double AnalyticalCostModel::gemm_seconds(const Event& event) const {
-  const std::int64_t batch = event.dim_or("batch", 1);
+  // A grouped GEMM launches every local expert's tiles in one grid, as a batched one does.
+  const std::int64_t batch = event.dim_or("batch", event.dim_or("groups", 1));
   const std::int64_t m = event.dim("m");
   const std::int64_t n = event.dim("n");
   const std::int64_t k = event.dim("k");
@@ -258,6 +262,29 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
     }
   }
   return best;
+}
+
+// NCCL runs an all-to-all as one grouped send/recv to every peer (nccl-tests src/alltoall.cu), all
+// at once, so it pays one call's latency and one hop. Each rank sends bytes/n to each of the n
+// ranks. Inside one domain the (n−1)/n of the buffer that leaves the rank moves at the domain's
+// bus bandwidth (nccl-tests doc/PERFORMANCE.md: all-to-all busbw = algbw·(n−1)/n). Across hosts
+// the share bound for other hosts, (n − r)/n with r members on the busiest host, goes through the
+// rank's own share of its host's NICs, since "alltoall cannot aggregate the bandwidth of multiple
+// NICs" (nccl-tests#267; docs/reference/hardware.md §3, §4.2), while the host-local share moves
+// over the host fabric at the same time; the slower of the two sets the time.
+CommunicationEstimate AnalyticalCostModel::all_to_all(const Event& event) const {
+  const double n = event.group_size;
+  const auto bytes = static_cast<double>(event.bytes);
+  const std::size_t simple = slot(NcclProtocol::simple);
+  if (event.within_domain) {
+    const double wire_s = bytes * (n - 1) / n / (intra_node_bus_gbps(event) * kGiga);
+    return {(kRingBaseLatencyUs[simple] + intra_node_hops(cluster_)[simple]) * kMicro + wire_s, NcclProtocol::simple};
+  }
+  const double local = std::clamp<double>(event.ranks_per_host, 1, n);
+  const double host_s = bytes * (local - 1) / n / (intra_node_bus_gbps(event) * kGiga);
+  const double network_s = bytes * (n - local) / n / (nic_share_gbps(event) * kGiga);
+  return {(kRingBaseLatencyUs[simple] + network_hops(cluster_)[simple]) * kMicro + std::max(host_s, network_s),
+          NcclProtocol::simple};
 }
 
 // A ring that leaves its scale-up domain is as fast as the NICs its ranks on one host drive, and

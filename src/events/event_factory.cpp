@@ -55,6 +55,14 @@ Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_
   return event;
 }
 
+Event EventFactory::grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) const {
+  const Event product = fp8 ? fp8_gemm(m, n, k) : gemm(m, n, k);
+  Event event = compute_event(Operator::grouped_gemm, product.dtype, {groups, m, n, k});
+  event.flops = product.flops * static_cast<double>(groups);
+  event.bytes_moved = product.bytes_moved * static_cast<double>(groups);
+  return event;
+}
+
 Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
                               std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const {
   Event event = compute_event(backward ? Operator::flash_attention_bwd : Operator::flash_attention_fwd, dtype_,

@@ -88,7 +88,8 @@ class ChunkBuilder {
                const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table)
       : job_(job),
         coord_(coord),
-        builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
+        builder_(job, layout.tensor_group(coord), layout.context_group(coord),
+                 layout.expert_group(coord, strategy::ExpertDim::ep), table),
         first_(placement.layers.first == 0),
         last_(placement.layers.first + placement.layers.count == job.model.total_layers()),
         rank_holds_embedding_(rank_holds_embedding),
@@ -108,7 +109,8 @@ class ChunkBuilder {
     for (const auto& segment : segments_) {
       total += segment.parameters;
     }
-    work.parameters = total / job_.strategy.tensor_parallel;
+    work.expert_parameters = expert_parameters_;
+    work.parameters = total / job_.strategy.tensor_parallel + expert_parameters_;
     add_transfers(work, layout, table);
     work.gradient_buckets = gradient_buckets(job_, layout, coord_, segments_, table);
     split_backward(work);
@@ -157,7 +159,15 @@ class ChunkBuilder {
         builder_.layer_recompute(layer);
       }
       builder_.layer_backward(layer);
-      end_segment(model::layer_parameters(model, in_decoder(model, layer)));
+      std::int64_t parameters = model::layer_parameters(model, in_decoder(model, layer));
+      if (model.moe.is_moe_layer(layer)) {
+        // The shared experts and router are replicated and reduced with the dense parameters.
+        const std::int64_t routed = model::routed_expert_parameters(model);
+        parameters = model::layer_parameters_at(model, layer) - routed;
+        const strategy::Strategy& s = job_.strategy;
+        expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
+      }
+      end_segment(parameters);
     }
     if (first_) {
       builder_.embedding_backward();
@@ -192,6 +202,7 @@ class ChunkBuilder {
   LayerRange layers_;
   ChunkPlacement placement_;
   std::vector<ParameterSegment> segments_;
+  std::int64_t expert_parameters_ = 0;
 };
 
 std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job, const strategy::RankLayout& layout,
@@ -204,6 +215,27 @@ std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job,
   const std::int64_t bytes = parameters * gradient_element_bytes(job.strategy.dtype);
   return table.intern(
       factory.collective(Collective::all_reduce, bytes, layout.tensor_group(coord), job.strategy.tensor_parallel));
+}
+
+void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
+                           RankWork& work, EventTable& table) {
+  const strategy::Strategy& strategy = job.strategy;
+  for (const auto& chunk : work.chunks) {
+    work.expert_parameters += chunk.expert_parameters;
+  }
+  const int group_size = strategy.expert_data_parallel();
+  if (work.expert_parameters == 0 || group_size <= 1) {
+    return;
+  }
+  const EventFactory factory(strategy.dtype);
+  const strategy::GroupPlacement group = layout.expert_group(coord, strategy::ExpertDim::edp);
+  const Collective reduction = strategy.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
+  work.expert_gradient_reduction = table.intern(factory.collective(
+      reduction, work.expert_parameters * gradient_element_bytes(strategy.dtype), group, group_size));
+  if (strategy.distributed_optimizer) {
+    work.expert_parameter_gather = table.intern(factory.collective(
+        Collective::all_gather, work.expert_parameters * dtype_bytes(strategy.dtype), group, group_size));
+  }
 }
 
 }  // namespace
@@ -234,10 +266,16 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
     work.embedding_reduction =
         table.intern(factory.collective(Collective::all_reduce, bytes, layout.embedding_group(coord), 2));
   }
-  // The distributed optimizer updates a 1/(dp·cp) shard of the parameters on each rank.
+  add_expert_reductions(job, layout, coord, work, table);
+  // The distributed optimizer updates a 1/(dp·cp) shard of the dense parameters and a 1/edp
+  // shard of the experts on each rank.
+  const std::int64_t dense = work.parameters - work.expert_parameters;
   const int shards = strategy.gradient_group_size();
+  const int expert_shards = strategy.expert_data_parallel();
   const std::int64_t updated =
-      strategy.distributed_optimizer ? (work.parameters + shards - 1) / shards : work.parameters;
+      strategy.distributed_optimizer
+          ? (dense + shards - 1) / shards + (work.expert_parameters + expert_shards - 1) / expert_shards
+          : work.parameters;
   work.optimizer_step = table.intern(factory.adam_step(updated));
   return work;
 }

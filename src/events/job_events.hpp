@@ -61,6 +61,9 @@ struct ChunkWork {
   std::optional<EventId> send_gradient;          //!< to the previous chunk in the pipeline, per micro-batch
   std::vector<GradientBucket> gradient_buckets;  //!< empty without data parallelism
   std::int64_t parameters = 0;                   //!< parameters of this chunk held by this rank
+  //! Of those, the routed experts' (E/EP experts of each MoE layer, split over ETP), which are
+  //! reduced over the expert data-parallel group instead of the gradient group.
+  std::int64_t expert_parameters = 0;
 };
 
 //! The work of one rank, as templates instantiated per micro-batch by the program builder.
@@ -71,6 +74,14 @@ struct RankWork {
   //! reduction (Megatron-LM's allreduce_layernorm_grads).
   std::optional<EventId> sequence_parallel_reduction;
   std::optional<EventId> embedding_reduction;  //!< tied embeddings split over first and last stage
+  //! The routed experts' gradients, reduced over the expert data-parallel group (the ranks that
+  //! hold the same experts; Megatron-Core's expert_data_parallel_group) after the dense buckets:
+  //! an all-reduce, or a reduce-scatter with the distributed optimizer, which then all-gathers
+  //! the updated experts (expert_parameter_gather). Empty without experts or with one expert
+  //! data-parallel rank.
+  std::optional<EventId> expert_gradient_reduction;
+  std::optional<EventId> expert_parameter_gather;
+  std::int64_t expert_parameters = 0;  //!< routed-expert parameters held by this rank
   EventId optimizer_step = 0;
   std::int64_t parameters = 0;  //!< parameters held by this rank, over all its chunks
 };

@@ -24,6 +24,14 @@ std::vector<KeyField> gemm_fields(bool batched) {
   return fields;
 }
 
+//! One GEMM per local expert in one grouped kernel, every expert given the same token count m.
+std::vector<KeyField> grouped_gemm_fields() {
+  return {dim("groups", "experts on this rank: one product per expert in the one grouped kernel"),
+          dim("m", "tokens each expert computes (rows of A and C)"), dim("n", "columns of B and C"),
+          dim("k", "columns of A and rows of B, the dimension summed over"),
+          dtype("type of A and B; fp8 means e4m3 inputs and a bf16 C, as TransformerEngine runs them")};
+}
+
 std::vector<KeyField> attention_fields() {
   return {dim("b", "sequences in the micro-batch"),
           dim("heads", "query heads on this rank"),
@@ -111,6 +119,23 @@ std::vector<OperatorSpec> build_table() {
                    "LayerNorm writing an fp8 output and its transpose (TransformerEngine's LayerNormLinear)"),
       memory_bound(O::rmsnorm_fp8, "rmsnorm_fp8",
                    "RMSNorm writing an fp8 output and its transpose (TransformerEngine's LayerNormLinear)"),
+      compute(O::grouped_gemm, "grouped_gemm", C::gemm, grouped_gemm_fields(),
+              "groups products C[m x n] = A[m x k] . B[k x n], one per local expert, in one grouped GEMM "
+              "(TransformerEngine GroupedLinear): 2 groups mnk FLOPs"),
+      memory_bound(O::moe_router, "moe_router",
+                   "MoE router after its gating GEMM: softmax or sigmoid scores over cols expert logits of rows "
+                   "tokens, top-k selection and the routing map"),
+      memory_bound(O::moe_router_bwd, "moe_router_bwd", "MoE router scoring backward: the logits' gradient"),
+      memory_bound(O::moe_permute, "moe_permute",
+                   "MoE token permutation: rows routed token copies (tokens x top-k) of cols elements gathered "
+                   "into expert order before dispatch"),
+      memory_bound(O::moe_permute_bwd, "moe_permute_bwd",
+                   "MoE permutation backward: the copies' gradients summed back into token order"),
+      memory_bound(O::moe_unpermute, "moe_unpermute",
+                   "MoE unpermutation after combine: rows expert outputs scaled by their router probabilities and "
+                   "summed back into token order"),
+      memory_bound(O::moe_unpermute_bwd, "moe_unpermute_bwd",
+                   "MoE unpermutation backward: the output gradient scattered to the routed copies"),
       communication(O::all_reduce, "all_reduce", C::collective, "NCCL all-reduce of the buffer over the group"),
       communication(O::all_gather, "all_gather", C::collective,
                     "NCCL all-gather: each rank gives bytes / group, every rank receives the whole buffer"),
@@ -121,6 +146,9 @@ std::vector<OperatorSpec> build_table() {
       communication(O::ring_exchange, "ring_exchange", C::point_to_point,
                     "one ring step: every rank sends bytes to its successor and receives as many from its "
                     "predecessor at once (context parallelism's K/V rotation)"),
+      communication(O::all_to_all, "all_to_all", C::collective,
+                    "NCCL all-to-all: each rank sends bytes / group to every rank of the group (MoE token dispatch "
+                    "and combine)"),
   };
 }
 
@@ -177,13 +205,14 @@ Operator operator_of(Collective collective) {
     case Collective::reduce_scatter: return Operator::reduce_scatter;
     case Collective::send_recv: return Operator::send_recv;
     case Collective::ring_exchange: return Operator::ring_exchange;
+    case Collective::all_to_all: return Operator::all_to_all;
   }
   throw InternalError("unknown collective");
 }
 
 Collective collective_of(Operator op) {
   for (Collective collective : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
-                                Collective::send_recv, Collective::ring_exchange}) {
+                                Collective::send_recv, Collective::ring_exchange, Collective::all_to_all}) {
     if (operator_of(collective) == op) {
       return collective;
     }

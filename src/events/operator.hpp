@@ -15,7 +15,9 @@ enum class EventClass { gemm, attention, memory_bound, collective, point_to_poin
 
 //! ring_exchange: each of the group's ranks sends `bytes` to the next rank of the ring and
 //! receives as many from the previous one, all at once (context parallelism's K/V rotation).
-enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange };
+//! all_to_all: each of the group's ranks sends bytes / group to every rank (itself included), as
+//! nccl-tests counts an all-to-all's buffer (the token dispatch of mixture-of-experts layers).
+enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange, all_to_all };
 
 //! Every operator an event can name. The operator table (operator_table) says, for each, the
 //! first word of its keys, its event class and the fields its keys carry.
@@ -54,11 +56,19 @@ enum class Operator {
   fp8_cast_transpose,
   layernorm_fp8,
   rmsnorm_fp8,
+  grouped_gemm,
+  moe_router,
+  moe_router_bwd,
+  moe_permute,
+  moe_permute_bwd,
+  moe_unpermute,
+  moe_unpermute_bwd,
   all_reduce,
   all_gather,
   reduce_scatter,
   send_recv,
   ring_exchange,
+  all_to_all,
 };
 
 //! How one field of an event key is written, and which part of an Event it holds.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "events/moe_routing.hpp"
+
 namespace distsim::events {
 
 namespace {
@@ -51,7 +53,8 @@ std::string_view tensor_label(Collective collective) {
 }  // namespace
 
 PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-                         const strategy::GroupPlacement& context_group, EventTable& table)
+                         const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
+                         EventTable& table)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -65,7 +68,11 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       fp8_gemms_(job.strategy.fp8_gemms),
       tensor_group_(tensor_group),
       cp_(job.strategy.context_parallel),
-      context_group_(context_group) {}
+      context_group_(context_group),
+      expert_group_(expert_group),
+      expert_parallel_(job.strategy.expert_parallel),
+      dispatcher_(job.strategy.moe_dispatcher),
+      strategy_(job.strategy) {}
 
 bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
   return model_.architecture == model::Architecture::encoder_decoder && layer >= model_.num_layers;
@@ -313,6 +320,9 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
                    quantize_operand(sink, encoder_tokens(), hidden(), layer, encoder_output));
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_op(), qk_norm_rows(t), model_.head_dim(), 1, 1), layer, "qk norm");
+    }
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
@@ -344,23 +354,32 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope_bwd, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_backward_op(), qk_norm_rows(t), model_.head_dim(), 2, 1), layer, "qk norm");
+    }
     reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
   }
   add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
 }
 
 void PassBuilder::mlp_forward(Sink sink, int layer) {
+  if (model_.moe.is_moe_layer(layer)) {
+    moe_forward(sink, layer);
+    return;
+  }
   const std::int64_t t = tokens(layer);
   add(sink, norm_forward(sharded(t), layer), layer, "norm");
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
-  const Activation activation = activation_of(model_.ffn_type);
-  add(sink, factory_.elementwise(activation.forward, t, ffn_width(), activation.inputs, 1), layer,
-      model::ffn_type_name(model_.ffn_type));
+  activation_forward(sink, t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
 
 void PassBuilder::mlp_backward(int layer) {
+  if (model_.moe.is_moe_layer(layer)) {
+    moe_backward(layer);
+    return;
+  }
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
@@ -368,11 +387,136 @@ void PassBuilder::mlp_backward(int layer) {
   add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add");
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
-  const Activation activation = activation_of(model_.ffn_type);
-  add(sink, factory_.elementwise(activation.backward, t, ffn_width(), activation.inputs + 1, activation.inputs), layer,
-      model::ffn_type_name(model_.ffn_type));
+  activation_backward(t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");
   add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
+}
+
+void PassBuilder::activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer,
+                                     std::string_view label) {
+  const Activation activation = activation_of(model_.ffn_type);
+  add(sink, factory_.elementwise(activation.forward, rows, width, activation.inputs, 1), layer, label);
+}
+
+void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label) {
+  const Activation activation = activation_of(model_.ffn_type);
+  add(backward_sink(), factory_.elementwise(activation.backward, rows, width, activation.inputs + 1, activation.inputs),
+      layer, label);
+}
+
+std::int64_t PassBuilder::tokens_per_expert(int layer) const {
+  return moe_tokens_per_expert(model_, strategy_, router_tokens(layer));
+}
+
+int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch) {
+  if (expert_parallel_ == 1) {
+    return -1;  // every expert is local: the tokens are only permuted, nothing is exchanged
+  }
+  const std::int64_t token_bytes = hidden() * element_bytes_;
+  Event event;
+  if (dispatcher_ == strategy::MoeDispatcher::alltoall) {
+    // Every rank sends its routed copies, router_tokens·top_k rows of h; the busiest rank's share
+    // (the imbalance) sets when the exchange ends for all.
+    const std::int64_t rows = moe_dispatched_copies(model_, strategy_, router_tokens(layer));
+    event = factory_.collective(Collective::all_to_all, rows * token_bytes, expert_group_, expert_parallel_);
+  } else {
+    // The whole group's tokens are gathered, and the outputs reduce-scattered back.
+    const std::int64_t bytes = router_tokens(layer) * expert_parallel_ * token_bytes;
+    event = factory_.collective(dispatch ? Collective::all_gather : Collective::reduce_scatter, bytes, expert_group_,
+                                expert_parallel_);
+  }
+  sink.list->push_back({table_.intern(event), StreamKind::ep_comm, sink.phase, layer, label, -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
+  const std::int64_t m = tokens_per_expert(layer);
+  const std::int64_t groups = local_experts();
+  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t rows = m * groups;
+  dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
+  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_fp8(layer)), layer, "expert fc1",
+      dispatched);
+  activation_forward(sink, rows, width, layer, "expert activation");
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_fp8(layer)), layer, "expert fc2",
+      quantize_operand(sink, rows, width, layer));
+}
+
+void PassBuilder::experts_backward(int layer, int combined) {
+  const Sink sink = backward_sink();
+  const std::int64_t m = tokens_per_expert(layer);
+  const std::int64_t groups = local_experts();
+  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t rows = m * groups;
+  const bool fp8 = in_fp8(layer);
+  // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
+  combined = quantize_operand(sink, rows, hidden(), layer, combined);
+  add(sink, factory_.grouped_gemm(groups, m, width, hidden(), fp8), layer, "expert fc2", combined);
+  int index = add(sink, factory_.grouped_gemm(groups, width, hidden(), m, fp8), layer, "expert fc2");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+  activation_backward(rows, width, layer, "expert activation");
+  quantize_operand(sink, rows, up_width(width), layer);
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), up_width(width), fp8), layer, "expert fc1");
+  index = add(sink, factory_.grouped_gemm(groups, hidden(), up_width(width), m, fp8), layer, "expert fc1");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+}
+
+int PassBuilder::shared_experts_forward(Sink sink, int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return -1;
+  }
+  const std::int64_t t = tokens(layer);
+  linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1", gather_sequence(sink, t, layer));
+  activation_forward(sink, t, shared_width(), layer, "shared activation");
+  linear_forward(sink, t, shared_width(), hidden(), layer, "shared fc2",
+                 quantize_operand(sink, t, shared_width(), layer));
+  return reduce_partial_sums(sink, t, layer);
+}
+
+int PassBuilder::shared_experts_backward(int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return -1;
+  }
+  const std::int64_t t = tokens(layer);
+  row_linear_backward(t, shared_width(), hidden(), layer, "shared fc2");
+  activation_backward(t, shared_width(), layer, "shared activation");
+  return column_linear_backward(t, hidden(), up_width(shared_width()), layer, "shared fc1");
+}
+
+// Megatron-Core's router is a plain linear layer (no fp8) over the experts, then the scores and
+// top-k; the permutation copies each token once per routed expert.
+void PassBuilder::moe_forward(Sink sink, int layer) {
+  const std::int64_t t = router_tokens(layer);
+  const std::int64_t experts = model_.moe.num_experts;
+  const std::int64_t copies = t * model_.moe.top_k;
+  add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
+  add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
+  add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
+  add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
+  experts_forward(sink, layer, expert_exchange(sink, layer, "ep dispatch", true));
+  const int combined = expert_exchange(sink, layer, "ep combine", false);
+  add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute", combined);
+  dropout_add_forward(sink, tokens(layer), layer, shared_experts_forward(sink, layer));
+}
+
+void PassBuilder::moe_backward(int layer) {
+  const Sink sink = backward_sink();
+  const std::int64_t t = router_tokens(layer);
+  const std::int64_t experts = model_.moe.num_experts;
+  const std::int64_t copies = t * model_.moe.top_k;
+  const auto mask_bytes = static_cast<double>(t * hidden());  // the 1-byte dropout mask
+  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, t, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add");
+  const int shared_reduction = shared_experts_backward(layer);
+  add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
+  experts_backward(layer, expert_exchange(sink, layer, "ep combine", true));
+  const int dispatched = expert_exchange(sink, layer, "ep dispatch", false);
+  add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
+  add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");
+  add(sink, factory_.gemm(t, hidden(), experts), layer, "router");
+  const int index = add(sink, factory_.gemm(hidden(), experts, t), layer, "router");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+  add(sink, factory_.elementwise(norm_backward_op(), t, hidden(), 2, 1), layer, "norm", shared_reduction);
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {

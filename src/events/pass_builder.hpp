@@ -24,7 +24,8 @@ namespace distsim::events {
 class PassBuilder {
  public:
   PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-              const strategy::GroupPlacement& context_group, EventTable& table);
+              const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
+              EventTable& table);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -62,6 +63,11 @@ class PassBuilder {
   std::int64_t hidden() const { return model_.hidden_size; }
   std::int64_t query_width() const;
   std::int64_t kv_width() const;
+  //! Qwen3's per-head query/key norm (qk_norm) normalizes each of this rank's query and key heads
+  //! over the head dimension: token_count x (heads + kv_heads) / t rows.
+  std::int64_t qk_norm_rows(std::int64_t token_count) const {
+    return token_count * (model_.num_attention_heads + model_.num_kv_heads) / tp_;
+  }
   std::int64_t ffn_width() const { return model_.ffn_hidden_size / tp_; }
   std::int64_t ffn_up_width() const;
   std::int64_t vocab_width() const;
@@ -135,6 +141,40 @@ class PassBuilder {
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
   void mlp_backward(int layer);
+
+  //! A mixture-of-experts MLP in place of the dense one (Megatron-Core MoELayer with the
+  //! alltoall or allgather token dispatcher): the router's gating GEMM, scoring and top-k; the
+  //! tokens permuted into expert order and dispatched over the expert-parallel group on the EP
+  //! stream; the local experts as grouped GEMMs; the outputs combined back and unpermuted; then
+  //! the shared experts, tensor-parallel like a dense MLP. The compute stream waits for each
+  //! dispatch and combine. Backward runs the same in reverse, with two more exchanges.
+  void moe_forward(Sink sink, int layer);
+  void moe_backward(int layer);
+  //! The router's input: this rank's tokens, a 1/t shard of them under sequence parallelism.
+  std::int64_t router_tokens(int layer) const { return sharded(tokens(layer)); }
+  //! moe_tokens_per_expert of this layer's router tokens.
+  std::int64_t tokens_per_expert(int layer) const;
+  int local_experts() const { return model_.moe.num_experts / expert_parallel_; }
+  //! Dispatch or combine over the expert-parallel group on the EP stream; returns its index, or -1
+  //! with ep 1, where every expert is local and nothing is exchanged.
+  int expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch);
+  //! The local experts' grouped GEMMs; the first waits for `dispatched` (the tokens' arrival).
+  void experts_forward(Sink sink, int layer, int dispatched);
+  //! The same backward; the first waits for `combined` (the output gradients' arrival).
+  void experts_backward(int layer, int combined);
+  //! Shared experts: one dense MLP of shared_experts x shared_expert_ffn_hidden_size, split over
+  //! the tensor group. Returns the index of its output reduction, or -1.
+  int shared_experts_forward(Sink sink, int layer);
+  //! Returns the index of its input-gradient reduction, or -1.
+  int shared_experts_backward(int layer);
+  std::int64_t shared_width() const {
+    return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
+  }
+  std::int64_t up_width(std::int64_t width) const {
+    return (model_.ffn_type == model::FfnType::swiglu ? 2 : 1) * width;
+  }
+  void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
+  void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
   void dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for);
 
@@ -151,6 +191,10 @@ class PassBuilder {
   strategy::GroupPlacement tensor_group_;
   int cp_;
   strategy::GroupPlacement context_group_;
+  strategy::GroupPlacement expert_group_;
+  int expert_parallel_;
+  strategy::MoeDispatcher dispatcher_;
+  const strategy::Strategy& strategy_;
   //! A forward collective whose output is the next forward compute step's input and which
   //! nothing else waits for (the embedding's reduction): that step waits for it.
   int forward_input_ = -1;

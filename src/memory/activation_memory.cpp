@@ -5,6 +5,7 @@
 
 #include "core/dtype.hpp"
 #include "events/job_events.hpp"
+#include "events/moe_routing.hpp"
 
 namespace distsim::memory {
 
@@ -58,6 +59,9 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const std::int64_t g = gemm_input_bytes(strategy);
   parts.sequence_sharded += (e + g + kMaskBytes) * tokens * h;
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
+  if (model.qk_norm) {  // the per-head norms keep their inputs, the query and key before the norm
+    parts.tensor_split += e * tokens * (q + kv);
+  }
   if (strategy.fp8_gemms) {
     parts.tensor_split += g * tokens * q;
   }
@@ -79,6 +83,35 @@ void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strat
   const std::int64_t g = gemm_input_bytes(strategy);
   parts.sequence_sharded += (e + g + kMaskBytes) * tokens * model.hidden_size;
   parts.tensor_split += e * tokens * activation_input + g * tokens * f;
+}
+
+//! An MoE block in place of the MLP, per rank. Replicated (sharded by sequence parallelism): the
+//! norm input, the router's input and the output dropout mask. Routing buffers of the router's
+//! T tokens (a 1/t shard under sequence parallelism): fp32 probabilities and the 1-byte routing
+//! map over the E experts. The busiest expert rank's R routed copies (events'
+//! moe_tokens_per_expert x local experts): FC1's input, the activation's input, FC2's input and
+//! the expert outputs that unpermutation weighs by the probabilities. Shared experts as an MLP.
+void add_moe_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                   std::int64_t tokens) {
+  const auto& moe = model.moe;
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const std::int64_t g = gemm_input_bytes(strategy);
+  const std::int64_t h = model.hidden_size;
+  const bool gated = model::is_gated(model.ffn_type);
+  parts.sequence_sharded += (2 * e + kMaskBytes) * tokens * h;
+  const std::int64_t router_tokens = strategy.sequence_parallel ? tokens / strategy.tensor_parallel : tokens;
+  constexpr std::int64_t kProbabilityBytes = 4;
+  parts.tensor_split += (kProbabilityBytes + kMaskBytes) * router_tokens * moe.num_experts;
+  const std::int64_t local_experts = moe.num_experts / strategy.expert_parallel;
+  const std::int64_t copies = events::moe_tokens_per_expert(model, strategy, router_tokens) * local_experts;
+  const std::int64_t f = moe.expert_ffn_hidden_size;
+  parts.tensor_split += copies * (g * h + e * (gated ? 2 * f : f) + g * f + e * h);
+  if (moe.shared_experts > 0) {
+    const std::int64_t shared =
+        std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size / strategy.tensor_parallel;
+    parts.sequence_sharded += g * tokens * h;
+    parts.tensor_split += e * tokens * (gated ? 2 * shared : shared) + g * tokens * shared;
+  }
 }
 
 std::int64_t shard_over_sequence(std::int64_t bytes, const strategy::Strategy& strategy) {
@@ -103,7 +136,11 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
       parts.sequence_sharded += gemm_input_bytes(strategy) * encoder_tokens * model.hidden_size;
     }
   }
-  add_mlp_block(parts, model, strategy, tokens);
+  if (model.moe.is_moe_layer(layer)) {
+    add_moe_block(parts, model, strategy, tokens);
+  } else {
+    add_mlp_block(parts, model, strategy, tokens);
+  }
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
 }
 

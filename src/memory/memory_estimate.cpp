@@ -56,11 +56,16 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   const auto chunks = schedule.stage_chunk_placements(job, stage);
   const auto layers = schedule.stage_chunk_layers(job, stage);
   memory.parameters = stage_parameters(model, strategy, layers);
-  const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
-                                                  strategy.gradient_group_size());
-  memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, layers);
-  memory.gradients = state.gradients;
-  memory.optimizer_states = state.optimizer_states;
+  // The distributed optimizer shards dense states over dp x cp and the routed experts' over the
+  // expert data-parallel ranks that hold the same experts.
+  const std::int64_t experts = stage_expert_parameters(model, strategy, layers);
+  const ModelStateBytes dense = model_state_bytes(memory.parameters - experts, strategy.dtype,
+                                                  strategy.distributed_optimizer, strategy.gradient_group_size());
+  const ModelStateBytes expert =
+      model_state_bytes(experts, strategy.dtype, strategy.distributed_optimizer, strategy.expert_data_parallel());
+  memory.weights = dense.weights + expert.weights + fp8_weight_copy_bytes(model, strategy, layers);
+  memory.gradients = dense.gradients + expert.gradients;
+  memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
                                                                   strategy.num_microbatches(), strategy.virtual_stages);
   memory.activations = stage_activation_bytes(model, strategy, stage, schedule);

@@ -37,9 +37,22 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
           ceil_div(parameters * bytes.optimizer_states, shards)};
 }
 
+namespace {
+
+//! The dense MLP's GEMM weights (FC1 with a gated MLP's gate, FC2) of FFN size `ffn`.
+std::int64_t mlp_gemm_weights(const model::ModelSpec& model, std::int64_t ffn) {
+  return (model::is_gated(model.ffn_type) ? 3 : 2) * ffn * model.hidden_size;
+}
+
+std::vector<events::LayerRange> even_stage_layers(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                                  int stage) {
+  return {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)};
+}
+
+}  // namespace
+
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  return fp8_weight_copy_bytes(model, strategy,
-                               {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)});
+  return fp8_weight_copy_bytes(model, strategy, even_stage_layers(model, strategy, stage));
 }
 
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
@@ -48,20 +61,44 @@ std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy
     return 0;
   }
   std::int64_t weights = 0;
+  std::int64_t expert_weights = 0;
   for (const auto& layers : chunks) {
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
       weights += model::layer_gemm_weights(model, cross_attention);
+      if (model.moe.is_moe_layer(layer)) {  // the experts in place of the dense MLP; the router stays bf16
+        const auto& moe = model.moe;
+        weights += mlp_gemm_weights(model, std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size) -
+                   mlp_gemm_weights(model, model.ffn_hidden_size);
+        expert_weights += moe.num_experts * mlp_gemm_weights(model, moe.expert_ffn_hidden_size);
+      }
     }
   }
   constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
-  return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+  const std::int64_t expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
+  return kCopies * dtype_bytes(Dtype::fp8) * (weights / strategy.tensor_parallel + expert_weights / expert_model);
+}
+
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  return stage_expert_parameters(model, strategy, even_stage_layers(model, strategy, stage));
+}
+
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                     const std::vector<events::LayerRange>& chunks) {
+  std::int64_t total = 0;
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      if (model.moe.is_moe_layer(layer)) {
+        total += model::routed_expert_parameters(model);
+      }
+    }
+  }
+  return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  return stage_parameters(model, strategy,
-                          {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)});
+  return stage_parameters(model, strategy, even_stage_layers(model, strategy, stage));
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
@@ -74,7 +111,10 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-      total += model::layer_parameters(model, cross_attention);
+      total += cross_attention ? model::layer_parameters(model, true) : model::layer_parameters_at(model, layer);
+      if (model.moe.is_moe_layer(layer)) {
+        total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
+      }
     }
     first = first || layers.first == 0;
     last = last || layers.first + layers.count == model.total_layers();
@@ -93,7 +133,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       total += table;  // the last stage's own copy of the tied table
     }
   }
-  return total / tp;
+  return total / tp + stage_expert_parameters(model, strategy, chunks);
 }
 
 }  // namespace distsim::memory

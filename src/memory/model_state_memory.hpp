@@ -34,17 +34,26 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
 //! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
 //! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN
 //! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
-//! of stage `stage`, per tensor-parallel rank (docs/memory_model.md "FP8 GEMMs"); 0 without.
+//! of stage `stage` (an MoE layer's experts, not its router), per tensor-parallel rank (routed
+//! experts: per EP x ETP share) (docs/memory_model.md "FP8 GEMMs"); 0 without.
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
 //! The same for a stage that holds the transformer layers of `chunks`.
 std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    const std::vector<events::LayerRange>& chunks);
 
+//! The routed-expert parameters one rank of pipeline stage `stage` holds: E/EP experts of each of
+//! its MoE layers, split over ETP (Megatron-Core MoE parallel folding).
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! The same for a stage that holds the layers of `chunks`.
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                     const std::vector<events::LayerRange>& chunks);
+
 //! Parameters held by one tensor-parallel rank of pipeline stage `stage`: its transformer layers
 //! (split as events::stage_layers does), the token embedding (padded vocabulary) and learned
 //! position table on the first stage, the final norm and the LM head on the last stage — the
 //! head is a second copy of the embedding when tied and the stages differ. Everything is divided
-//! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %).
+//! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %),
+//! but the routed experts, which are stage_expert_parameters.
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
 //! The same for a stage whose model chunks hold the layers `chunks`, as its schedule places them:
 //! the embedding goes with the chunk that holds layer 0, the head with the one that holds the last

@@ -123,6 +123,10 @@ std::int64_t moe_mlp_parameters(const ModelSpec& model) {
   return model.moe.num_experts * mlp(model, model.moe.expert_ffn_hidden_size) + shared_experts(model) + router(model);
 }
 
+std::int64_t routed_expert_parameters(const ModelSpec& model) {
+  return model.moe.num_experts * mlp(model, model.moe.expert_ffn_hidden_size);
+}
+
 std::int64_t active_moe_mlp_parameters(const ModelSpec& model) {
   return model.moe.top_k * mlp(model, model.moe.expert_ffn_hidden_size) + shared_experts(model) + router(model);
 }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <sstream>
 
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -196,6 +197,51 @@ std::vector<JobOption> feature_options() {
           bucket};
 }
 
+bool has_experts(const JobSpec& job) { return job.model.moe.enabled(); }
+
+//! The busiest expert rank's tokens over the mean: a number, at least 1.0 (checked with the job).
+std::string imbalance_problem(const std::string& text) {
+  std::istringstream in(text);
+  double value = 0;
+  in >> value;
+  if (in.fail() || !in.eof()) {
+    return "expected a number such as 1.0 or 1.25, got '" + text + "'";
+  }
+  return "";
+}
+
+std::vector<JobOption> expert_options() {
+  JobOption ep = strategy_integer("ep", "--ep", &Strategy::expert_parallel, "1",
+                                  "expert parallel size: the routed experts of each MoE layer are spread over ep ranks "
+                                  "of a pipeline stage (Megatron-Core MoE parallel folding); must divide the experts");
+  JobOption etp = strategy_integer("etp", "--etp", &Strategy::expert_tensor_parallel, "1",
+                                   "expert tensor parallel size: ranks each expert's FFN is split over (default 1; "
+                                   "Megatron-Core's default is tp)");
+  JobOption dispatcher = strategy_choice<strategy::MoeDispatcher>(
+      "moe_dispatcher", "--moe-dispatcher", "token dispatcher", &Strategy::moe_dispatcher,
+      {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},
+      "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group) or allgather (gather "
+      "every token of the group, reduce-scatter the outputs)");
+  JobOption imbalance = basic("moe_imbalance", "--moe-imbalance", ValueType::text, "1.0",
+                              "tokens of the busiest expert rank over the mean (1.0: balanced, as in force-balanced "
+                              "benchmark runs); the slowest expert rank sets the MoE layer's pace");
+  imbalance.check = imbalance_problem;
+  imbalance.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.moe_imbalance = std::stod(as_text(value));
+  };
+  imbalance.read = [](const JobSpec& job) -> Value {
+    std::ostringstream out;
+    out << job.strategy.moe_imbalance;
+    const std::string text = out.str();
+    return text.find_first_of(".e") == std::string::npos ? text + ".0" : text;
+  };
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance};
+  for (auto& option : options) {
+    option.applies = has_experts;
+  }
+  return options;
+}
+
 JobOption nodes_option() {
   JobOption nodes = basic("nodes", "--nodes", ValueType::positive_integer, "",
                           "number of nodes (default: as many as the parallel sizes need)");
@@ -207,7 +253,7 @@ JobOption nodes_option() {
 std::vector<JobOption> build_table() {
   std::vector<JobOption> table = spec_options();
   for (const auto& part : {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(),
-                           feature_options(), std::vector<JobOption>{nodes_option()}}) {
+                           feature_options(), expert_options(), std::vector<JobOption>{nodes_option()}}) {
     table.insert(table.end(), part.begin(), part.end());
   }
   return table;

@@ -1,6 +1,7 @@
 #include "program/device_groups.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace distsim::program {
 
@@ -72,14 +73,46 @@ std::vector<std::vector<int>> DeviceGroups::groups_along(std::initializer_list<P
   return groups;
 }
 
-// Members that differ only along the step's dimension join one step; groups come in the order of
-// their first member.
+std::vector<std::vector<int>> DeviceGroups::pass_groups() const {
+  if (layout_.folding().expert_parallel > 1) {
+    return groups_along({ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
+  }
+  return groups_along({ParallelDim::tp, ParallelDim::cp});
+}
+
+std::vector<int> DeviceGroups::expert_group_of(const RankCoord& coord, strategy::ExpertDim dim) const {
+  std::vector<int> devices;
+  for (const int rank : layout_.expert_group_members(coord, dim)) {
+    const int device = device_of(layout_.coord_of(rank));
+    if (device >= 0) {
+      devices.push_back(device);
+    }
+  }
+  return devices;
+}
+
+std::vector<std::vector<int>> DeviceGroups::expert_data_groups() const {
+  std::vector<std::vector<int>> groups;
+  for (int device = 0; device < num_devices(); ++device) {
+    std::vector<int> group = expert_group_of(coord(device), strategy::ExpertDim::edp);
+    if (!group.empty() && group.front() == device) {
+      groups.push_back(std::move(group));
+    }
+  }
+  return groups;
+}
+
+// Members that differ only along the step's dimension join one step (for an EP exchange: that
+// share an expert-parallel group); groups come in the order of their first member.
 std::vector<std::vector<size_t>> DeviceGroups::step_groups(const std::vector<int>& members, StreamKind stream) const {
   const ParallelDim along = stream == StreamKind::cp_comm ? ParallelDim::cp : ParallelDim::tp;
   std::vector<RankCoord> leaders;
   std::vector<std::vector<size_t>> groups;
   for (size_t m = 0; m < members.size(); ++m) {
-    const RankCoord leader = coord(members[m]).with(along, 0);
+    const RankCoord leader =
+        stream == StreamKind::ep_comm
+            ? layout_.coord_of(layout_.expert_group_members(coord(members[m]), strategy::ExpertDim::ep).front())
+            : coord(members[m]).with(along, 0);
     const auto found = std::find(leaders.begin(), leaders.end(), leader);
     if (found == leaders.end()) {
       leaders.push_back(leader);

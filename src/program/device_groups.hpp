@@ -38,21 +38,27 @@ class DeviceGroups {
   //! Devices that share a tensor-parallel group, i.e. the same (cp, dp, pp); one in symmetric mode.
   std::vector<std::vector<int>> tensor_groups() const { return groups_along({strategy::ParallelDim::tp}); }
   //! Devices whose passes are built together because their collectives couple them: the tensor
-  //! and context ranks of one (dp, pp), in rank order, so context-major (member c·t + tp); one in
+  //! and context ranks of one (dp, pp), in rank order, so context-major (member c·t + tp); with
+  //! expert parallelism, whose groups cross data-parallel ranks, every rank of a stage; one in
   //! symmetric mode.
-  std::vector<std::vector<int>> pass_groups() const {
-    return groups_along({strategy::ParallelDim::tp, strategy::ParallelDim::cp});
-  }
+  std::vector<std::vector<int>> pass_groups() const;
   //! The members of a pass group (by index) that one communication step on `stream` joins: each
-  //! context ring for a CP exchange, each tensor group for a TP collective.
+  //! context ring for a CP exchange, each expert-parallel group for an EP exchange, each tensor
+  //! group for a TP collective.
   std::vector<std::vector<size_t>> step_groups(const std::vector<int>& members, events::StreamKind stream) const;
   //! The simulated devices that reduce gradients together (same tp and pp, every cp and dp, in rank
   //! order), each group led by its member with cp = dp = 0; one device each in symmetric mode.
   std::vector<std::vector<int>> gradient_groups() const {
     return groups_along({strategy::ParallelDim::cp, strategy::ParallelDim::dp});
   }
+  //! The simulated devices that hold the same experts (the expert data-parallel groups), each
+  //! once, in the order of their first member.
+  std::vector<std::vector<int>> expert_data_groups() const;
 
  private:
+  //! The simulated members of `coord`'s expert group along `dim`, in rank order.
+  std::vector<int> expert_group_of(const strategy::RankCoord& coord, strategy::ExpertDim dim) const;
+
   const strategy::RankLayout& layout_;
   bool all_ranks_;
   std::vector<strategy::RankCoord> coords_;  //!< per device

@@ -28,7 +28,8 @@ struct Candidate {
   bool pareto = false;  //!< on the front of iteration time versus peak memory
 
   double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
-  //! "2M8P1D mbs 1 1f1b", plus the recomputation when there is any.
+  //! "2M8P1D mbs 1 1f1b" ("2M8P1D ep 2 mbs 1 1f1b" for an MoE model), plus the recomputation
+  //! when there is any.
   std::string label() const;
 };
 

@@ -20,8 +20,8 @@ void require_non_empty(const std::vector<T>& values, const std::string& flag) {
 }  // namespace
 
 const std::vector<std::string>& searched_keys() {
-  static const std::vector<std::string> keys{"strategy",         "tp",       "pp",       "dp", "cp",
-                                             "micro_batch_size", "schedule", "recompute"};
+  static const std::vector<std::string> keys{"strategy",         "tp",       "pp",        "dp", "cp",
+                                             "micro_batch_size", "schedule", "recompute", "ep"};
   return keys;
 }
 
@@ -89,6 +89,21 @@ std::vector<strategy::Strategy> parallel_size_triples(int gpus) {
     }
   }
   return triples;
+}
+
+std::vector<int> expert_parallel_sizes(const strategy::JobSpec& base, const strategy::Strategy& sizes) {
+  const auto& moe = base.model.moe;
+  if (!moe.enabled()) {
+    return {base.strategy.expert_parallel};
+  }
+  const int stage_ranks = sizes.tensor_parallel * base.strategy.context_parallel * sizes.data_parallel;
+  std::vector<int> valid;
+  for (int ep = 1; ep <= moe.num_experts; ++ep) {
+    if (moe.num_experts % ep == 0 && stage_ranks % (ep * base.strategy.expert_tensor_parallel) == 0) {
+      valid.push_back(ep);
+    }
+  }
+  return valid;
 }
 
 }  // namespace distsim::search

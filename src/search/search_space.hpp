@@ -36,4 +36,10 @@ void check_search_space(const SearchSpace& space);
 //! ascending lexicographic order.
 std::vector<strategy::Strategy> parallel_size_triples(int gpus);
 
+//! The expert parallel sizes a search tries for `base`'s model on the tensor x data parallel split
+//! `sizes`: for an MoE model every size that divides the routed experts and, times the expert
+//! tensor parallel size, the ranks of a pipeline stage (tp x cp x dp), ascending; for a dense model
+//! only the base job's own size.
+std::vector<int> expert_parallel_sizes(const strategy::JobSpec& base, const strategy::Strategy& sizes);
+
 }  // namespace distsim::search

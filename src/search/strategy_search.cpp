@@ -40,6 +40,7 @@ Candidate make_candidate(const SearchSpace& space, const strategy::Strategy& siz
   s.tensor_parallel = sizes.tensor_parallel;
   s.pipeline_parallel = sizes.pipeline_parallel;
   s.data_parallel = sizes.data_parallel;
+  s.expert_parallel = sizes.expert_parallel;
   s.micro_batch_size = micro_batch;
   s.schedule = schedule;
   s.recompute = recompute;
@@ -108,11 +109,14 @@ std::vector<Candidate> enumerate_candidates(const SearchSpace& space) {
   check_search_space(space);
   std::vector<Candidate> candidates;
   const auto schedules = schedules_to_try(space);
-  for (const auto& sizes : parallel_size_triples(space.base.cluster.total_gpus())) {
-    for (const int micro_batch : space.micro_batch_sizes) {
-      for (const auto& schedule : schedules) {
-        for (const auto recompute : space.recompute) {
-          candidates.push_back(make_candidate(space, sizes, micro_batch, schedule, recompute));
+  for (auto sizes : parallel_size_triples(space.base.cluster.total_gpus())) {
+    for (const int expert_parallel : expert_parallel_sizes(space.base, sizes)) {
+      sizes.expert_parallel = expert_parallel;
+      for (const int micro_batch : space.micro_batch_sizes) {
+        for (const auto& schedule : schedules) {
+          for (const auto recompute : space.recompute) {
+            candidates.push_back(make_candidate(space, sizes, micro_batch, schedule, recompute));
+          }
         }
       }
     }

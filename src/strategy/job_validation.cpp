@@ -1,3 +1,4 @@
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,8 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   require_positive(problems, "context parallel size", s.context_parallel);
   require_positive(problems, "pipeline parallel size", s.pipeline_parallel);
   require_positive(problems, "data parallel size", s.data_parallel);
+  require_positive(problems, "expert parallel size", s.expert_parallel);
+  require_positive(problems, "expert tensor parallel size", s.expert_tensor_parallel);
   require_positive(problems, "micro-batch size", s.micro_batch_size);
   require_positive(problems, "global batch size", s.global_batch_size);
   require_positive(problems, "nodes", job.cluster.num_hosts);
@@ -189,6 +192,87 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
   }
 }
 
+std::string divisors_of(int value) {
+  std::string list;
+  for (int d = 1; d <= value; ++d) {
+    if (value % d == 0) {
+      list += (list.empty() ? "" : ", ") + std::to_string(d);
+    }
+  }
+  return list;
+}
+
+//! The expert settings on a dense model: each names the model, since the fix is a different model
+//! or dropping the setting.
+void check_dense_model_settings(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string dense =
+      " needs a mixture-of-experts model; model " + quoted(job.model.name) + " is dense (no moe.num_experts)";
+  if (s.expert_parallel != 1) {
+    problems.push_back(name_of(names, "ep") + " " + std::to_string(s.expert_parallel) + ": expert parallelism" + dense);
+  }
+  if (s.expert_tensor_parallel != 1) {
+    problems.push_back(name_of(names, "etp") + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism" + dense);
+  }
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": a token dispatcher" +
+                       dense);
+  }
+  if (s.moe_imbalance != 1.0) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
+  }
+}
+
+//! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
+//! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
+//! ETP divides the expert FFN, and with tensor parallelism the MoE layer needs sequence
+//! parallelism (arguments.py: "When using MoE and tensor parallelism, sequence parallelism must
+//! be used").
+void check_experts(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const auto& moe = job.model.moe;
+  if (!moe.enabled()) {
+    check_dense_model_settings(job, names, problems);
+    return;
+  }
+  const std::string ep = name_of(names, "ep");
+  const std::string etp = name_of(names, "etp");
+  if (s.expert_parallel <= 0 || s.expert_tensor_parallel <= 0) {
+    return;  // reported by check_strategy
+  }
+  if (moe.num_experts % s.expert_parallel != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ": expert parallel size must divide the " +
+                       std::to_string(moe.num_experts) + " routed experts of model " + quoted(job.model.name) +
+                       "; valid sizes: " + divisors_of(moe.num_experts));
+  }
+  const int expert_model = s.expert_parallel * s.expert_tensor_parallel;
+  if (s.stage_ranks() > 0 && s.stage_ranks() % expert_model != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ", " + etp + " " +
+                       std::to_string(s.expert_tensor_parallel) + ": expert tensor parallel x expert parallel = " +
+                       std::to_string(expert_model) + " must divide the " + std::to_string(s.stage_ranks()) +
+                       " ranks of a pipeline stage (tp x cp x dp); valid products: " + divisors_of(s.stage_ranks()));
+  }
+  if (s.expert_tensor_parallel > 1) {
+    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism is not simulated yet; use " + etp + " 1");
+  }
+  if (s.tensor_parallel > 1 && !s.sequence_parallel) {
+    problems.push_back("tensor parallel size " + std::to_string(s.tensor_parallel) + " with model " +
+                       quoted(job.model.name) +
+                       "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
+                       "a job file), as Megatron-Core requires");
+  }
+  if (!(s.moe_imbalance >= 1.0)) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() +
+                       ": the busiest expert rank's tokens over the mean must be at least 1.0");
+  }
+}
+
 void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
                     Problems& problems) {
   const Strategy& s = job.strategy;
@@ -200,6 +284,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
   check_fp8_gemms(job, names, problems);
+  check_experts(job, names, problems);
 }
 
 void throw_if_any(const Problems& problems) {
@@ -234,18 +319,11 @@ void validate_precision(const JobSpec& job, const SettingNames& names) { throw_i
 
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   std::vector<std::string> features;
-  if (model.moe.enabled()) {
-    features.push_back("mixture-of-experts layers (" + std::to_string(model.moe.num_experts) + " routed experts, top-" +
-                       std::to_string(model.moe.top_k) + ")");
-  }
   if (model.mla.enabled()) {
     features.push_back("multi-head latent attention (kv_lora_rank " + std::to_string(model.mla.kv_lora_rank) + ")");
   }
   if (model.mtp_layers > 0) {
     features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
-  }
-  if (model.qk_norm) {
-    features.emplace_back("per-head query/key norms (qk_norm)");
   }
   if (features.empty()) {
     return {};
@@ -256,7 +334,7 @@ std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   }
   return {"model '" + model.name + "' has " + list +
           ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
-          "refuses to simulate the model as if it were dense"};
+          "refuses to simulate a different model in their place"};
 }
 
 }  // namespace distsim::strategy

@@ -44,7 +44,8 @@ std::vector<DimSize> parallel_dims(const Strategy& strategy) {
   };
 }
 
-RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing) : dims_(std::move(dims)), packing_(packing) {
+RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing, ExpertFolding folding)
+    : dims_(std::move(dims)), packing_(packing), folding_(folding) {
   size_.fill(1);
   stride_.fill(0);
   for (const DimSize& dim : dims_) {
@@ -64,7 +65,8 @@ RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing) : dims_(s
 }
 
 RankLayout::RankLayout(const Strategy& strategy, const cluster::ClusterSpec& cluster)
-    : RankLayout(parallel_dims(strategy), RankPacking{cluster.gpus_per_host, cluster.gpus_per_domain()}) {}
+    : RankLayout(parallel_dims(strategy), RankPacking{cluster.gpus_per_host, cluster.gpus_per_domain()},
+                 ExpertFolding{strategy.expert_parallel, strategy.expert_tensor_parallel}) {}
 
 int RankLayout::size(ParallelDim dim) const { return size_[slot(dim)]; }
 
@@ -128,6 +130,29 @@ GroupPlacement RankLayout::placement(const std::vector<int>& ranks) const {
   return result;
 }
 
+std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, ExpertDim dim) const {
+  const int rank = rank_of(coord);
+  const std::vector<int> stage = group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
+  const int etp = std::max(folding_.expert_tensor_parallel, 1);
+  const int ep = std::max(folding_.expert_parallel, 1);
+  const auto ranks = static_cast<int>(stage.size());
+  if (ranks % (etp * ep) != 0) {
+    return {rank};
+  }
+  const int position = static_cast<int>(std::find(stage.begin(), stage.end(), rank) - stage.begin());
+  int index[3] = {position % etp, position / etp % ep, position / (etp * ep)};
+  const int sizes[3] = {etp, ep, ranks / (etp * ep)};
+  const auto axis = static_cast<std::size_t>(dim);
+  std::vector<int> members;
+  for (int i = 0; i < sizes[axis]; ++i) {
+    index[axis] = i;
+    const int member = index[0] + etp * (index[1] + ep * index[2]);
+    members.push_back(stage[static_cast<std::size_t>(member)]);
+  }
+  std::sort(members.begin(), members.end());
+  return members;
+}
+
 GroupPlacement RankLayout::stage_link(const RankCoord& coord, int to_stage) const {
   return placement({rank_of(coord), rank_of(coord.with(ParallelDim::pp, to_stage))});
 }
@@ -153,6 +178,12 @@ bool RankLayout::is_uniform() const {
     if (coord[ParallelDim::cp] == 0 && coord[ParallelDim::dp] == 0 &&
         gradient_group(coord) != gradient_group(reference)) {
       return false;
+    }
+    const bool folds_experts = folding_.expert_parallel * folding_.expert_tensor_parallel > 1;
+    for (const ExpertDim dim : {ExpertDim::etp, ExpertDim::ep, ExpertDim::edp}) {
+      if (folds_experts && expert_group(coord, dim) != expert_group(reference, dim)) {
+        return false;
+      }
     }
     if (stage + 1 < stages && pipeline_link(coord) != pipeline_link(reference)) {
       return false;

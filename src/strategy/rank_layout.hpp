@@ -65,6 +65,17 @@ struct GroupPlacement {
   bool operator==(const GroupPlacement&) const = default;
 };
 
+//! The axes along which the expert part of an MoE layer regroups a pipeline stage's ranks
+//! (Megatron-Core "MoE parallel folding"): the stage's ranks in rank order are numbered
+//! etp + ETP·(ep + EP·edp), expert tensor parallel fastest.
+enum class ExpertDim { etp, ep, edp };
+
+//! The sizes of the expert grid; ETP·EP divides a stage's ranks, the rest is expert data parallel.
+struct ExpertFolding {
+  int expert_parallel = 1;
+  int expert_tensor_parallel = 1;
+};
+
 //! How consecutive ranks fill machines: `gpus_per_host` to a host and `gpus_per_domain` (a
 //! multiple of it) to a scale-up domain.
 struct RankPacking {
@@ -78,10 +89,11 @@ struct RankPacking {
 //! dimensions", so a new dimension needs only its place in the order.
 class RankLayout {
  public:
-  RankLayout(std::vector<DimSize> dims, RankPacking packing);
+  RankLayout(std::vector<DimSize> dims, RankPacking packing, ExpertFolding folding = {});
   RankLayout(const Strategy& strategy, const cluster::ClusterSpec& cluster);
 
   int world_size() const { return world_size_; }
+  const ExpertFolding& folding() const { return folding_; }
   //! The size of `dim`; 1 for a dimension the layout does not have.
   int size(ParallelDim dim) const;
   int rank_of(const RankCoord& coord) const;
@@ -104,6 +116,13 @@ class RankLayout {
   GroupPlacement gradient_group(const RankCoord& coord) const {
     return group(coord, {ParallelDim::cp, ParallelDim::dp});
   }
+  //! The ranks of `coord`'s expert group along `dim` (the same stage, the same indices along the
+  //! other two expert axes), in rank order. A stage whose ranks ETP·EP does not divide has no
+  //! expert grid; then the group is `coord`'s rank alone.
+  std::vector<int> expert_group_members(const RankCoord& coord, ExpertDim dim) const;
+  GroupPlacement expert_group(const RankCoord& coord, ExpertDim dim) const {
+    return placement(expert_group_members(coord, dim));
+  }
   //! The link from `coord` to the same position on stage `to_stage`; the interleaved schedule
   //! also links the last stage back to the first.
   GroupPlacement stage_link(const RankCoord& coord, int to_stage) const;
@@ -111,8 +130,8 @@ class RankLayout {
   //! First and last stage of `coord`'s position (tied-embedding gradient reduction).
   GroupPlacement embedding_group(const RankCoord& coord) const;
 
-  //! True when every tensor group, context group, gradient group and pipeline link of a stage is
-  //! placed alike, so one rank per stage stands for all of them.
+  //! True when every tensor group, context group, gradient group, expert group and pipeline link
+  //! of a stage is placed alike, so one rank per stage stands for all of them.
   bool is_uniform() const;
 
  private:
@@ -121,6 +140,7 @@ class RankLayout {
   std::array<int, kParallelDimCount> stride_{};
   int world_size_ = 1;
   RankPacking packing_;
+  ExpertFolding folding_;
 };
 
 }  // namespace distsim::strategy

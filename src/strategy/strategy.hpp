@@ -30,6 +30,17 @@ enum class Attention { flash, unfused };
 
 inline const char* to_string(Attention attention) { return attention == Attention::unfused ? "unfused" : "flash"; }
 
+//! How tokens reach the experts of an MoE layer (Megatron-Core --moe-token-dispatcher-type).
+//! alltoall: each rank permutes its tokens by expert and an all-to-all over the expert-parallel
+//! group sends each to the rank holding its expert; a second all-to-all brings the outputs back.
+//! allgather: every rank of the expert-parallel group gathers all of the group's tokens, keeps
+//! those routed to its own experts, and a reduce-scatter returns the outputs.
+enum class MoeDispatcher { alltoall, allgather };
+
+inline const char* to_string(MoeDispatcher dispatcher) {
+  return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
+}
+
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
 struct Strategy {
@@ -68,6 +79,23 @@ struct Strategy {
   //! tensor-parallel rank sends 1/t of the boundary tensor and the receiving stage all-gathers it
   //! over NVLink. Only without sequence parallelism, whose tensors are already 1/t shards.
   bool p2p_scatter_gather = false;
+  //! Mixture-of-experts layers (Megatron-Core "MoE parallel folding"): the expert part of a
+  //! layer runs over the same ranks of a pipeline stage as the attention part, regrouped as
+  //! expert tensor parallel (fastest) x expert parallel x expert data parallel.
+  int expert_parallel = 1;         //!< EP: ranks the routed experts are spread over
+  int expert_tensor_parallel = 1;  //!< ETP: ranks each expert's FFN is split over
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  //! Tokens of the busiest expert rank over the mean (1.0: perfectly balanced, as in
+  //! force-balanced benchmark runs); the slowest expert rank sets the pace of the layer.
+  double moe_imbalance = 1.0;
+
+  //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
+  int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }
+  //! Expert data parallel: the ranks that hold the same experts and reduce their gradients.
+  int expert_data_parallel() const {
+    const int expert_model = expert_parallel * expert_tensor_parallel;
+    return expert_model > 0 ? stage_ranks() / expert_model : 1;
+  }
 
   int world_size() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
   //! The ranks that hold the same weights and reduce their gradients together (Megatron-Core's

@@ -27,7 +27,8 @@ class DispatchTest(unittest.TestCase):
         return ops.BuildContext(torch.device("cpu"))
 
     def test_every_operator_has_a_builder(self):
-        self.assertEqual(set(ops.BUILDERS), set(COMPUTE_DIMS))
+        from test_keys import NOT_MEASURABLE
+        self.assertEqual(set(ops.BUILDERS), set(COMPUTE_DIMS) - set(NOT_MEASURABLE))
 
     def test_every_operator_runs_in_fp32_and_bf16(self):
         for template in SMALL_KEYS:

@@ -97,6 +97,7 @@ nlohmann::json candidate_json(const search::Candidate& c) {
                           {"status", search::to_string(c.status)},
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
+  if (c.job.model.moe.enabled()) entry["ep"] = s.expert_parallel;
   if (!c.reason.empty()) entry["reason"] = c.reason;
   if (c.simulated) {
     entry["iteration_time_s"] = c.iteration_time_s;
@@ -134,9 +135,11 @@ nlohmann::json search_job_json(const search::SearchSpace& space) {
 }
 
 std::string search_settings_text(const search::SearchSpace& space) {
-  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}",
+  const std::string experts =
+      space.base.model.moe.enabled() ? " and every ep that divides the experts and a stage's ranks" : "";
+  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}{}",
                      job_settings_text(space.base, left_out_of_echo(space)), fmt::join(space.micro_batch_sizes, ","),
-                     fmt::join(space.schedules, ","), fmt::join(recompute_names(space), ","));
+                     fmt::join(space.schedules, ","), fmt::join(recompute_names(space), ","), experts);
 }
 
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {

@@ -116,7 +116,8 @@ TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
 // and with sequence parallelism and the distributed optimizer all-gathers and reduce-scatters,
 // pipeline transfers, DP buckets and the optimizer step; the sharded jobs also run the unfused
 // attention core; the fp8 jobs, on H100s, add TransformerEngine's quantization kernels; the
-// context-parallel jobs add ring attention's K/V exchanges.
+// context-parallel jobs add ring attention's K/V exchanges; the MoE models add the router,
+// permutations and grouped GEMMs, and with expert parallelism the all-to-alls.
 TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy plain;
   plain.tensor_parallel = 2;
@@ -133,10 +134,12 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy context = plain;  // 2M2C2P2D, the same 16 GPUs
   context.context_parallel = 2;
   context.data_parallel = 2;
+  strategy::Strategy experts = sharded;  // MoE models only: dense ones refuse ep
+  experts.expert_parallel = 2;
   std::set<Operator> seen;
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
-    for (const auto& split : {plain, sharded, fp8, context}) {
+    for (const auto& split : {plain, sharded, fp8, context, experts}) {
       SCOPED_TRACE(model);
       strategy::JobSpec job = job_on_two_nodes(model, split, split.fp8_gemms ? "dgx-h100" : "dgx-a100");
       job.model.num_layers = std::min(job.model.num_layers, 4);

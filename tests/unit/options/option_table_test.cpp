@@ -21,7 +21,8 @@ namespace {
 //! value of a choice. A new text option without a sample here fails the test.
 std::string sample_value(const JobOption& option) {
   static const std::map<std::string, std::string> names{
-      {"model", "bert-large"}, {"cluster", "dgx-a100"}, {"gpu", "h100-sxm"}, {"strategy", "2M2C2P4D"}};
+      {"model", "bert-large"}, {"cluster", "dgx-a100"}, {"gpu", "h100-sxm"}, {"strategy", "2M2C2P4D"},
+      {"moe_imbalance", "1.5"}};
   switch (option.type) {
     case ValueType::positive_integer: return "2";
     case ValueType::boolean: return "true";
@@ -84,10 +85,13 @@ TEST(OptionTable, EveryOptionReadsTheSameFromItsFlagAndItsKey) {
     EXPECT_EQ(flagged.find(option.key)->origin, option.flag);
     EXPECT_EQ(filed.find(option.key)->origin, "job file '" + folder.write(option.key + ".yaml", option.key + ": " +
                                                                             value + "\n") + "': key " + option.key);
-    EXPECT_EQ(described(assemble_job(flagged, io::spec_resolvers())),
-              described(assemble_job(filed, io::spec_resolvers())));
-    EXPECT_NE(described(assemble_job(flagged, io::spec_resolvers())),
-              described(assemble_job(JobSettings{}, io::spec_resolvers())))
+    // A setting that applies to some models only (the experts') is compared on such a model.
+    const auto assembled = [&option](JobSettings settings) {
+      if (option.applies) settings.set("model", std::string("mixtral-8x7b"), "test");
+      return described(assemble_job(settings, io::spec_resolvers()));
+    };
+    EXPECT_EQ(assembled(flagged), assembled(filed));
+    EXPECT_NE(assembled(flagged), assembled(JobSettings{}))
         << "the sample value is the default, so the test would not see the option";
   }
 }

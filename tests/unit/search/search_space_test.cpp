@@ -82,3 +82,24 @@ TEST(SearchSpaceSchedules, AllIsEveryRegisteredSchedule) {
 }  // namespace
 
 }  // namespace distsim::search
+
+namespace distsim::search {
+
+// Qwen3-30B-A3B routes over 128 experts. A split of tp 2 x dp 12 has 24 ranks per stage; the sizes
+// that divide both 128 and 24 are 1, 2, 4, 8. With etp 2 the product ep x 2 must divide 24, which
+// drops 8 (16 does not divide 24). A dense model keeps its one size.
+TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
+  strategy::JobSpec base;
+  base.model = catalog::find_model("qwen3-30b-a3b");
+  strategy::Strategy sizes;
+  sizes.tensor_parallel = 2;
+  sizes.pipeline_parallel = 2;
+  sizes.data_parallel = 12;
+  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1, 2, 4, 8}));
+  base.strategy.expert_tensor_parallel = 2;
+  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1, 2, 4}));
+  base.model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1}));
+}
+
+}  // namespace distsim::search

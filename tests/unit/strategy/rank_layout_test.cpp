@@ -63,3 +63,41 @@ TEST(RankLayout, DetectsNonUniformPlacement) {
 }
 
 }  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+// MoE parallel folding: a stage of tp 2 x dp 8 = 16 ranks (ranks 0-15, hosts of 8) with ETP 1,
+// EP 8 numbers the stage's ranks ep + 8·edp: rank 5 sits at ep 5, edp 0, so its EP group is ranks
+// 0-7 (one host) and its expert data-parallel group {5, 13} (two hosts).
+TEST(ExpertFolding, GroupsFoldOverTheStagesRanks) {
+  Strategy strategy;
+  strategy.tensor_parallel = 2;
+  strategy.data_parallel = 8;
+  strategy.pipeline_parallel = 2;
+  strategy.expert_parallel = 8;
+  const RankLayout layout(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{8, 1});
+  const RankCoord rank5 = layout.coord_of(5);
+  EXPECT_EQ(layout.expert_group_members(rank5, ExpertDim::ep), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(layout.expert_group_members(rank5, ExpertDim::edp), (std::vector<int>{5, 13}));
+  EXPECT_TRUE(layout.expert_group(rank5, ExpertDim::ep).within_host());
+  // Stage 1 holds ranks 16-31: rank 21's EP group is 16-23.
+  EXPECT_EQ(layout.expert_group_members(layout.coord_of(21), ExpertDim::ep),
+            (std::vector<int>{16, 17, 18, 19, 20, 21, 22, 23}));
+}
+
+// An EP group of 64 on 8-GPU hosts spans 8 hosts, 8 members on each; one of 8 stays on one host.
+TEST(ExpertFolding, AnEpGroupOf64CrossesTheNetwork) {
+  Strategy strategy;
+  strategy.data_parallel = 64;
+  strategy.expert_parallel = 64;
+  const RankLayout wide(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{64, 1});
+  const GroupPlacement group = wide.expert_group(RankCoord{}, ExpertDim::ep);
+  EXPECT_EQ(group.size, 64);
+  EXPECT_EQ(group.hosts, 8);
+  EXPECT_EQ(group.ranks_per_host, 8);
+  const RankLayout narrow(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{8, 1});
+  EXPECT_TRUE(narrow.expert_group(RankCoord{}, ExpertDim::ep).within_domain());
+  EXPECT_EQ(narrow.expert_group(RankCoord{}, ExpertDim::edp).hosts, 8);
+}
+
+}  // namespace distsim::strategy
