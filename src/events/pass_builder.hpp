@@ -171,7 +171,7 @@ class PassBuilder {
     return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
   }
   std::int64_t up_width(std::int64_t width) const {
-    return (model_.ffn_type == model::FfnType::swiglu ? 2 : 1) * width;
+    return (model::is_gated(model_.ffn_type) ? 2 : 1) * width;
   }
   void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
