@@ -52,10 +52,13 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   StageMemory memory;
   memory.stage = stage;
   memory.parameters = stage_parameters(model, strategy, stage);
-  const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
-                                                  strategy.gradient_group_size());
-  memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, stage);
-  memory.gradients = state.gradients;
+  const ModelStateBytes state =
+      model_state_bytes(memory.parameters, strategy.dtype, strategy.zero_stage(), strategy.shard_group_size());
+  const ModelStateBytes gathered = gathered_unit_bytes(
+      largest_unit_parameters(model, schedule.stage_chunk_layers(job, stage), strategy.tensor_parallel),
+                                                       strategy.dtype, strategy.zero_stage());
+  memory.weights = state.weights + gathered.weights + fp8_weight_copy_bytes(model, strategy, stage);
+  memory.gradients = state.gradients + gathered.gradients;
   memory.optimizer_states = state.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
                                                                   strategy.num_microbatches(), strategy.virtual_stages);
