@@ -51,8 +51,6 @@ namespace {
 
 using model::ModelSpec;
 
-bool fully_sharded(const strategy::Strategy& strategy) { return strategy.zero_stage() == strategy::Sharding::full; }
-
 bool in_decoder(const ModelSpec& model, int layer) {
   return model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
 }
@@ -114,7 +112,7 @@ class ChunkBuilder {
         first_(layers.first == 0),
         last_(layers.first + layers.count == job.model.total_layers()),
         layers_(layers) {
-    if (fully_sharded(job.strategy)) {
+    if (job.strategy.gathers_parameters()) {
       units_ = fsdp_units(job.model, layers);
       const int dp_per_shard = job.strategy.shard_data_parallel();
       shard_group_ = layout.shard_group(coord, dp_per_shard);
@@ -208,8 +206,8 @@ class ChunkBuilder {
     const Event scatter = factory.collective(Collective::reduce_scatter, bytes, shard_group_, s.shard_group_size());
     std::optional<Event> replicas;
     if (s.shard_replicas() > 1) {
-      replicas = factory.collective(Collective::all_reduce, bytes / s.shard_group_size(), replica_group_,
-                                    s.shard_replicas());
+      replicas =
+          factory.collective(Collective::all_reduce, bytes / s.shard_group_size(), replica_group_, s.shard_replicas());
     }
     builder_.reduce_unit_gradients(scatter, replicas, unit.layer);
   }
@@ -324,9 +322,8 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   // A sharded optimizer (ZeRO-1 and up) updates a 1/(dp·cp) shard of the parameters on each rank,
   // ZeRO-3 a 1/shard-group shard.
   const int shards = strategy.shard_group_size();
-  const std::int64_t updated = strategy.zero_stage() != strategy::Sharding::none
-                                   ? (work.parameters + shards - 1) / shards
-                                   : work.parameters;
+  const std::int64_t updated =
+      strategy.zero_stage() != strategy::Sharding::none ? (work.parameters + shards - 1) / shards : work.parameters;
   work.optimizer_step = table.intern(factory.adam_step(updated));
   return work;
 }

@@ -113,9 +113,9 @@ std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layer
 //! the last; activation and gradient transfers between chunks; bucketed data-parallel gradient
 //! all-reduce, or reduce-scatter and parameter all-gather with the distributed optimizer; and
 //! the optimizer step; with sharding zero3 the per-unit parameter all-gathers before forward and
-//! backward and the gradient reduce-scatters after backward (docs/features.md). `chunks` are the layers of each model chunk the rank's stage holds, as
-//! its pipeline schedule places them (schedule::PipelineSchedule::stage_chunk_layers). Events
-//! are interned into `table`.
+//! backward and the gradient reduce-scatters after backward (docs/features.md). `chunks` are
+//! the layers of each model chunk the rank's stage holds, as its pipeline schedule places them
+//! (schedule::PipelineSchedule::stage_chunk_layers). Events are interned into `table`.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
                          const std::vector<LayerRange>& chunks, EventTable& table);
 

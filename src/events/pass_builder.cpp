@@ -429,8 +429,7 @@ void PassBuilder::gather_received_gradient(std::int64_t bytes) {
 
 int PassBuilder::gather_parameters(bool backward_pass, const Event& event, int layer) {
   const Sink sink = backward_pass ? backward_sink() : forward_sink();
-  sink.list->push_back(
-      {table_.intern(event), StreamKind::dp_comm, sink.phase, layer, "fsdp parameter all_gather", -1});
+  sink.list->push_back({table_.intern(event), StreamKind::dp_comm, sink.phase, layer, "fsdp parameter all_gather", -1});
   return static_cast<int>(sink.list->size()) - 1;
 }
 

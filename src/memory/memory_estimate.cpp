@@ -54,9 +54,12 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   memory.parameters = stage_parameters(model, strategy, stage);
   const ModelStateBytes state =
       model_state_bytes(memory.parameters, strategy.dtype, strategy.zero_stage(), strategy.shard_group_size());
-  const ModelStateBytes gathered = gathered_unit_bytes(
-      largest_unit_parameters(model, schedule.stage_chunk_layers(job, stage), strategy.tensor_parallel),
-                                                       strategy.dtype, strategy.zero_stage());
+  const ModelStateBytes gathered =
+      strategy.gathers_parameters()
+          ? gathered_unit_bytes(
+                largest_unit_parameters(model, schedule.stage_chunk_layers(job, stage), strategy.tensor_parallel),
+                strategy.dtype)
+          : ModelStateBytes{};
   memory.weights = state.weights + gathered.weights + fp8_weight_copy_bytes(model, strategy, stage);
   memory.gradients = state.gradients + gathered.gradients;
   memory.optimizer_states = state.optimizer_states;

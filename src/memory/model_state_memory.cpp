@@ -41,10 +41,7 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy
           ceil_div(parameters * bytes.optimizer_states, shards_at(Sharding::optimizer))};
 }
 
-ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype, strategy::Sharding sharding) {
-  if (sharding != strategy::Sharding::full) {
-    return {};
-  }
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype) {
   const PerParameter bytes = per_parameter(dtype);
   constexpr std::int64_t kGatheredUnits = 2;  // the running unit and the prefetched next one
   return {kGatheredUnits * largest_unit * bytes.weights, largest_unit * bytes.gradients, 0};

@@ -32,12 +32,12 @@ struct ModelStateBytes {
 //! gradients as well, ZeRO-3 the weights as well; a shard that does not divide evenly is rounded up.
 ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group);
 
-//! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan): the
-//! gathered weights of the running unit and of the next one, prefetched, in the working dtype;
-//! and the running unit's whole gradients until they are reduce-scattered. `largest_unit` is the
-//! largest events::FsdpUnit of the stage per tensor-parallel rank:
-//! 2 · largest_unit · weight bytes + largest_unit · gradient bytes. 0 for other stages.
-ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype, strategy::Sharding sharding);
+//! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan), for jobs
+//! that gather parameters (Strategy::gathers_parameters): the gathered weights of the running unit
+//! and of the next one, prefetched, in the working dtype; and the running unit's whole gradients
+//! until they are reduce-scattered. `largest_unit` is the largest events::FsdpUnit of the stage
+//! per tensor-parallel rank: 2 · largest_unit · weight bytes + largest_unit · gradient bytes.
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
 
 //! The parameters, per tensor-parallel rank, of the largest ZeRO-3 unit (events::fsdp_units) of a
 //! stage's model chunks (as its schedule places them).

@@ -172,10 +172,10 @@ std::vector<JobOption> precision_options() {
 //! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
 //! that the echo names one stage once.
 JobOption distributed_optimizer_option() {
-  JobOption option = strategy_boolean("distributed_optimizer", "--distributed-optimizer",
-                                      &Strategy::distributed_optimizer,
-                                      "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp "
-                                      "of the parameters, all-gather them (the same as --sharding zero1)");
+  JobOption option =
+      strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
+                       "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp "
+                       "of the parameters, all-gather them (the same as --sharding zero1)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding == strategy::Sharding::none; };
   option.excludes = {"sharding"};
   return option;

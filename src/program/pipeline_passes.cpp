@@ -48,7 +48,9 @@ SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& template
 
 //! ZeRO-3's gradient reductions after a unit's backward: the pass does not wait for them, so
 //! neither its successor nor its transfers do; the optimizer step does (last_reduction).
-bool reduces_after_pass(StreamKind stream) { return stream == StreamKind::dp_reduce || stream == StreamKind::dp_replica; }
+bool reduces_after_pass(StreamKind stream) {
+  return stream == StreamKind::dp_reduce || stream == StreamKind::dp_replica;
+}
 
 }  // namespace
 
@@ -56,8 +58,7 @@ PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
     : draft_(draft),
       // ZeRO-3's per-layer collectives overlap compute across passes, which one task per pass
       // cannot show.
-      aggregate_(aggregate && !draft.program().all_ranks &&
-                 draft.strategy().zero_stage() != strategy::Sharding::full),
+      aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().gathers_parameters()),
       kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
   const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());

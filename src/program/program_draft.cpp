@@ -15,8 +15,7 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
     : job_(job),
       schedule_(schedule),
       layout_(job.strategy, job.cluster),
-      groups_(layout_, all_ranks,
-              job.strategy.zero_stage() == strategy::Sharding::full ? job.strategy.shard_data_parallel() : 0) {
+      groups_(layout_, all_ranks, job.strategy.gathers_parameters() ? job.strategy.shard_data_parallel() : 0) {
   result_.all_ranks = all_ranks;
   result_.num_microbatches = job.strategy.num_microbatches();
   result_.ranks_per_device =

@@ -64,8 +64,9 @@ namespace {
 
 //! ZeRO-3 reduce-scatters each layer's gradients right after its backward; a schedule that runs
 //! the weight gradients in a later step would reduce them before they exist.
-void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job, std::vector<std::string>& problems) {
-  if (job.strategy.zero_stage() != strategy::Sharding::full) {
+void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job,
+                    std::vector<std::string>& problems) {
+  if (!job.strategy.gathers_parameters()) {
     return;
   }
   for (const StepKind kind : schedule.step_kinds()) {

@@ -216,17 +216,19 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
   }
   const std::string group = name_of(names, "shard_group_size") + " " + std::to_string(s.shard_group);
   if (s.sharding != Sharding::full) {
-    problems.push_back(group + ": a shard group smaller than the data-parallel group (HSDP) is modelled with "
-                               "sharding zero3, got sharding " +
+    problems.push_back(group +
+                       ": a shard group smaller than the data-parallel group (HSDP) is modelled with "
+                       "sharding zero3, got sharding " +
                        std::string(to_string(s.zero_stage())));
     return;
   }
   const int cp = s.context_parallel;
   if (s.shard_group % cp != 0 || s.data_parallel % (s.shard_group / cp) != 0) {
-    problems.push_back(group + ": the shard group must be the context parallel size times a divisor of the data "
-                               "parallel size (cp " +
-                       std::to_string(cp) + " x a divisor of dp " + std::to_string(s.data_parallel) +
-                       "), so one of " + valid_shard_groups(s));
+    problems.push_back(group +
+                       ": the shard group must be the context parallel size times a divisor of the data "
+                       "parallel size (cp " +
+                       std::to_string(cp) + " x a divisor of dp " + std::to_string(s.data_parallel) + "), so one of " +
+                       valid_shard_groups(s));
   }
 }
 

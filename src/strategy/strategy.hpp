@@ -110,6 +110,10 @@ struct Strategy {
   }
   //! The ranks that shard the model state together: shard_group, or the whole gradient group.
   int shard_group_size() const { return shard_group > 0 ? shard_group : gradient_group_size(); }
+  //! ZeRO-3 over more than one rank: each unit's parameters are all-gathered before it runs and
+  //! its gradients reduce-scattered after. A shard group of one rank holds every parameter whole,
+  //! so it gathers and reduces nothing.
+  bool gathers_parameters() const { return zero_stage() == Sharding::full && shard_group_size() > 1; }
   //! HSDP's replica groups: how many shard groups hold the same parameters.
   int shard_replicas() const { return gradient_group_size() / shard_group_size(); }
   //! Data-parallel indices per shard group (the group is that many dp ranks times every cp rank).

@@ -32,13 +32,12 @@ TEST(ShardedModelState, EachStageShardsOneMoreColumn) {
 }
 
 // The running unit and the prefetched one gathered in bf16 (2 x 2 bytes), the running unit's
-// fp32 gradient (4 bytes); nothing below zero3.
-TEST(ShardedModelState, GatheredUnitsOnlyWithZero3) {
-  const auto gathered = gathered_unit_bytes(1000, Dtype::bf16, Sharding::full);
+// fp32 gradient (4 bytes).
+TEST(ShardedModelState, GatheredUnitsAreTwoWeightCopiesAndOneGradient) {
+  const auto gathered = gathered_unit_bytes(1000, Dtype::bf16);
   EXPECT_EQ(gathered.weights, 4000);
   EXPECT_EQ(gathered.gradients, 4000);
   EXPECT_EQ(gathered.optimizer_states, 0);
-  EXPECT_EQ(gathered_unit_bytes(1000, Dtype::bf16, Sharding::gradients).total(), 0);
 }
 
 // Llama 3.1 8B (32 layers, h 4096, GQA 8 KV heads of 128, FFN 14336, vocab 128256, untied, RMSNorm):
@@ -63,6 +62,29 @@ TEST(ShardedMemoryEstimate, Llama8bZero3OnEightRanks) {
   EXPECT_EQ(stage.weights, 4'108'928'000);
   EXPECT_EQ(stage.gradients, 6'116'493'312);
   EXPECT_EQ(stage.optimizer_states, 12'045'391'872);
+}
+
+// zero2 over 8 ranks gathers nothing: weights 2P = 16,060,522,496, gradients 4P/8 =
+// 4,015,130,624. zero3 on one rank (dp 1) shards over a group of one and gathers nothing either:
+// the replicas' 2P, 4P = 32,121,044,992 and 12P = 96,363,134,976.
+TEST(ShardedMemoryEstimate, OnlyZero3OverSeveralRanksHoldsGatheredUnits) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("llama-3.1-8b");
+  job.strategy.data_parallel = 8;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = 8;
+  job.strategy.sharding = Sharding::gradients;
+  job.cluster.gpu.memory_gb = 80;
+  const StageMemory zero2 = estimate_memory(job).stages.at(0);
+  EXPECT_EQ(zero2.weights, 16'060'522'496);
+  EXPECT_EQ(zero2.gradients, 4'015'130'624);
+  job.strategy.data_parallel = 1;
+  job.strategy.global_batch_size = 1;
+  job.strategy.sharding = Sharding::full;
+  const StageMemory alone = estimate_memory(job).stages.at(0);
+  EXPECT_EQ(alone.weights, 16'060'522'496);
+  EXPECT_EQ(alone.gradients, 32'121'044'992);
+  EXPECT_EQ(alone.optimizer_states, 96'363'134'976);
 }
 
 // HSDP: shard groups of 2 among dp 8 divide by 2, not 8: 12P/2 = 48,181,567,488.
