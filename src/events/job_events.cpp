@@ -26,6 +26,27 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel) {
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
+std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers) {
+  const bool first = layers.first == 0;
+  const bool last = layers.first + layers.count == model.total_layers();
+  std::vector<FsdpUnit> units;
+  if (first) {
+    units.push_back({-1, true, model::embedding_parameters(model)});
+  }
+  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    const bool cross = model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+    units.push_back({layer, false, model::layer_parameters(model, cross)});
+  }
+  if (last) {
+    std::int64_t head = model::head_parameters(model);
+    if (model.tie_embeddings && !first) {
+      head += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;  // the output copy of the table
+    }
+    units.push_back({-1, false, head});
+  }
+  return units;
+}
+
 namespace {
 
 using model::ModelSpec;
@@ -94,7 +115,16 @@ class ChunkBuilder {
         last_(placement.layers.first + placement.layers.count == job.model.total_layers()),
         rank_holds_embedding_(rank_holds_embedding),
         layers_(placement.layers),
-        placement_(placement) {}
+        placement_(placement) {
+    if (job.strategy.gathers_parameters()) {
+      units_ = fsdp_units(job.model, layers_);
+      const int dp_per_shard = job.strategy.shard_data_parallel();
+      shard_group_ = layout.shard_group(coord, dp_per_shard);
+      if (job.strategy.shard_replicas() > 1) {
+        replica_group_ = layout.replica_group(coord, dp_per_shard);
+      }
+    }
+  }
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
     add_forward();
@@ -128,17 +158,63 @@ class ChunkBuilder {
 
  private:
   void add_forward() {
+    int gathered = gather_unit(false, 0);
     if (first_) {
+      const int next = gather_unit(false, 1);
+      builder_.await_parameters(false, gathered);
       builder_.embedding_forward();
+      gathered = next;
     } else if (placement_.receives_from && scatters_transfers(job_.strategy)) {
       builder_.gather_received_activation(boundary_tensor_bytes(job_, layers_.first - 1));
     }
     for (int layer = layers_.first; layer < layers_.first + layers_.count; ++layer) {
+      const int next = gather_unit(false, unit_index(layer) + 1);
+      builder_.await_parameters(false, gathered);
       builder_.layer_forward(layer);
+      gathered = next;
     }
     if (last_) {
+      builder_.await_parameters(false, gathered);
       builder_.head_forward();
     }
+  }
+
+  //! Sharding zero3: the index in units_ of a transformer layer's unit.
+  int unit_index(int layer) const { return (first_ ? 1 : 0) + layer - layers_.first; }
+
+  //! The all-gather of unit `index` (in forward order) into the forward or backward pass, or -1
+  //! without sharding zero3 or past the chunk's units. Bytes: the unit's parameters held by one
+  //! tensor-parallel rank, in the working dtype, gathered over the shard group.
+  int gather_unit(bool backward_pass, int index) {
+    if (index < 0 || index >= static_cast<int>(units_.size())) {
+      return -1;
+    }
+    const FsdpUnit& unit = units_[static_cast<size_t>(index)];
+    const EventFactory factory(job_.strategy.dtype);
+    const std::int64_t bytes = unit.parameters / job_.strategy.tensor_parallel * dtype_bytes(job_.strategy.dtype);
+    const Event event =
+        factory.collective(Collective::all_gather, bytes, shard_group_, job_.strategy.shard_group_size());
+    return builder_.gather_parameters(backward_pass, event, unit.layer);
+  }
+
+  //! After unit `index`'s backward: its gradients (fp32 as FSDP2's reduce_dtype in torchtitan and
+  //! Megatron's main gradients, gradient_element_bytes) reduce-scattered over the shard group and,
+  //! with HSDP, the 1/shard result all-reduced over the replica group.
+  void reduce_unit(int index) {
+    if (index < 0 || index >= static_cast<int>(units_.size())) {
+      return;
+    }
+    const strategy::Strategy& s = job_.strategy;
+    const FsdpUnit& unit = units_[static_cast<size_t>(index)];
+    const EventFactory factory(s.dtype);
+    const std::int64_t bytes = unit.parameters / s.tensor_parallel * gradient_element_bytes(s.dtype);
+    const Event scatter = factory.collective(Collective::reduce_scatter, bytes, shard_group_, s.shard_group_size());
+    std::optional<Event> replicas;
+    if (s.shard_replicas() > 1) {
+      replicas =
+          factory.collective(Collective::all_reduce, bytes / s.shard_group_size(), replica_group_, s.shard_replicas());
+    }
+    builder_.reduce_unit_gradients(scatter, replicas, unit.layer);
   }
 
   void add_backward() {
@@ -146,8 +222,17 @@ class ChunkBuilder {
     if (placement_.sends_to && scatters_transfers(job_.strategy)) {
       builder_.gather_received_gradient(boundary_tensor_bytes(job_, layers_.first + layers_.count - 1));
     }
+    // Sharding zero3 gathers the units again in reverse order, each prefetched while the unit
+    // after it runs its backward (FSDP2's backward prefetch), and reduces each unit's gradients
+    // as soon as its backward ends.
+    const int units = static_cast<int>(units_.size());
+    int gathered = gather_unit(true, units - 1);
     if (last_) {
+      const int next = gather_unit(true, units - 2);
+      builder_.await_parameters(true, gathered);
       builder_.head_backward();
+      reduce_unit(units - 1);
+      gathered = next;
       std::int64_t head = model::head_parameters(model);
       if (model.tie_embeddings && !rank_holds_embedding_) {
         head += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;  // the output copy of the table
@@ -155,10 +240,14 @@ class ChunkBuilder {
       end_segment(head);
     }
     for (int layer = layers_.first + layers_.count - 1; layer >= layers_.first; --layer) {
+      const int next = units_.empty() ? -1 : gather_unit(true, unit_index(layer) - 1);
+      builder_.await_parameters(true, gathered);
       if (job_.strategy.recompute == strategy::Recompute::full) {
         builder_.layer_recompute(layer);
       }
       builder_.layer_backward(layer);
+      reduce_unit(units_.empty() ? -1 : unit_index(layer));
+      gathered = next;
       std::int64_t parameters = model::layer_parameters(model, in_decoder(model, layer));
       if (model.moe.is_moe_layer(layer)) {
         // The shared experts and router are replicated and reduced with the dense parameters.
@@ -170,7 +259,9 @@ class ChunkBuilder {
       end_segment(parameters);
     }
     if (first_) {
+      builder_.await_parameters(true, gathered);
       builder_.embedding_backward();
+      reduce_unit(units_.empty() ? -1 : 0);
       end_segment(model::embedding_parameters(model));
     }
   }
@@ -203,6 +294,9 @@ class ChunkBuilder {
   ChunkPlacement placement_;
   std::vector<ParameterSegment> segments_;
   std::int64_t expert_parameters_ = 0;
+  std::vector<FsdpUnit> units_;  //!< empty unless sharding zero3
+  strategy::GroupPlacement shard_group_;
+  strategy::GroupPlacement replica_group_;
 };
 
 std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job, const strategy::RankLayout& layout,
@@ -229,10 +323,11 @@ void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLay
   }
   const EventFactory factory(strategy.dtype);
   const strategy::GroupPlacement group = layout.expert_group(coord, strategy::ExpertDim::edp);
-  const Collective reduction = strategy.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
+  const bool sharded = strategy.zero_stage() != strategy::Sharding::none;
+  const Collective reduction = sharded ? Collective::reduce_scatter : Collective::all_reduce;
   work.expert_gradient_reduction = table.intern(factory.collective(
       reduction, work.expert_parameters * gradient_element_bytes(strategy.dtype), group, group_size));
-  if (strategy.distributed_optimizer) {
+  if (sharded) {
     work.expert_parameter_gather = table.intern(factory.collective(
         Collective::all_gather, work.expert_parameters * dtype_bytes(strategy.dtype), group, group_size));
   }
@@ -267,13 +362,13 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
         table.intern(factory.collective(Collective::all_reduce, bytes, layout.embedding_group(coord), 2));
   }
   add_expert_reductions(job, layout, coord, work, table);
-  // The distributed optimizer updates a 1/(dp·cp) shard of the dense parameters and a 1/edp
-  // shard of the experts on each rank.
+  // A sharded optimizer (ZeRO-1 and up) updates a 1/(dp·cp) shard of the dense parameters (ZeRO-3:
+  // a 1/shard-group shard) and a 1/edp shard of the experts on each rank.
   const std::int64_t dense = work.parameters - work.expert_parameters;
-  const int shards = strategy.gradient_group_size();
+  const int shards = strategy.shard_group_size();
   const int expert_shards = strategy.expert_data_parallel();
   const std::int64_t updated =
-      strategy.distributed_optimizer
+      strategy.zero_stage() != strategy::Sharding::none
           ? (dense + shards - 1) / shards + (work.expert_parameters + expert_shards - 1) / expert_shards
           : work.parameters;
   work.optimizer_step = table.intern(factory.adam_step(updated));

@@ -113,6 +113,8 @@ int PassBuilder::add(Sink sink, const Event& event, int layer, std::string_view 
     waits_for = std::max(waits_for, std::exchange(input, -1));
   }
   sink.list->push_back({table_.intern(event), StreamKind::compute, sink.phase, layer, label, waits_for});
+  int& parameters = sink.list == &forward ? forward_parameters_ : backward_parameters_;
+  sink.list->back().waits_for_parameters = std::exchange(parameters, -1);
   return static_cast<int>(sink.list->size()) - 1;
 }
 
@@ -582,6 +584,27 @@ void PassBuilder::gather_received_activation(std::int64_t bytes) {
 
 void PassBuilder::gather_received_gradient(std::int64_t bytes) {
   backward_input_ = tensor_collective(backward_sink(), Collective::all_gather, bytes, -1);
+}
+
+int PassBuilder::gather_parameters(bool backward_pass, const Event& event, int layer) {
+  const Sink sink = backward_pass ? backward_sink() : forward_sink();
+  sink.list->push_back({table_.intern(event), StreamKind::dp_comm, sink.phase, layer, "fsdp parameter all_gather", -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+void PassBuilder::await_parameters(bool backward_pass, int index) {
+  (backward_pass ? backward_parameters_ : forward_parameters_) = index;
+}
+
+void PassBuilder::reduce_unit_gradients(const Event& reduce_scatter, const std::optional<Event>& replica_all_reduce,
+                                        int layer) {
+  backward.push_back({table_.intern(reduce_scatter), StreamKind::dp_reduce, Phase::backward, layer,
+                      "fsdp gradient reduce_scatter", -1});
+  if (replica_all_reduce) {
+    const int scattered = static_cast<int>(backward.size()) - 1;
+    backward.push_back({table_.intern(*replica_all_reduce), StreamKind::dp_replica, Phase::backward, layer,
+                        "hsdp gradient all_reduce", scattered});
+  }
 }
 
 void PassBuilder::head_backward() {

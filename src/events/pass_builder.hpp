@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,16 @@ class PassBuilder {
   //! backward pass for a gradient. The pass's first compute step waits for it.
   void gather_received_activation(std::int64_t bytes);
   void gather_received_gradient(std::int64_t bytes);
+
+  //! Sharding zero3: the all-gather of a unit's parameters on the DP stream, in the forward pass
+  //! or the backward pass; returns its index. Issued before the compute that precedes the unit,
+  //! it overlaps that compute (FSDP2's prefetch).
+  int gather_parameters(bool backward_pass, const Event& event, int layer);
+  //! The next compute step of that pass waits for the all-gather at `index` (-1: none).
+  void await_parameters(bool backward_pass, int index);
+  //! After a unit's backward: the reduce-scatter of its gradients over the shard group and, with
+  //! HSDP, the all-reduce of the shard over the replica group once it is done.
+  void reduce_unit_gradients(const Event& reduce_scatter, const std::optional<Event>& replica_all_reduce, int layer);
 
  private:
   //! Where forward-shaped work goes: the forward pass, or the backward pass as a recompute.
@@ -201,6 +212,9 @@ class PassBuilder {
   //! The same for the backward pass's next compute step (a gathered received gradient, or the
   //! last dK/dV exchange of ring attention).
   int backward_input_ = -1;
+  //! The parameter all-gather the next forward (backward) compute step waits for.
+  int forward_parameters_ = -1;
+  int backward_parameters_ = -1;
 };
 
 }  // namespace distsim::events

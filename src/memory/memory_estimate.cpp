@@ -56,15 +56,19 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   const auto chunks = schedule.stage_chunk_placements(job, stage);
   const auto layers = schedule.stage_chunk_layers(job, stage);
   memory.parameters = stage_parameters(model, strategy, layers);
-  // The distributed optimizer shards dense states over dp x cp and the routed experts' over the
-  // expert data-parallel ranks that hold the same experts.
+  // A sharded optimizer shards dense states over the shard group (dp x cp unless HSDP) and the
+  // routed experts' over the expert data-parallel ranks that hold the same experts.
   const std::int64_t experts = stage_expert_parameters(model, strategy, layers);
-  const ModelStateBytes dense = model_state_bytes(memory.parameters - experts, strategy.dtype,
-                                                  strategy.distributed_optimizer, strategy.gradient_group_size());
+  const ModelStateBytes dense = model_state_bytes(memory.parameters - experts, strategy.dtype, strategy.zero_stage(),
+                                                  strategy.shard_group_size());
   const ModelStateBytes expert =
-      model_state_bytes(experts, strategy.dtype, strategy.distributed_optimizer, strategy.expert_data_parallel());
-  memory.weights = dense.weights + expert.weights + fp8_weight_copy_bytes(model, strategy, layers);
-  memory.gradients = dense.gradients + expert.gradients;
+      model_state_bytes(experts, strategy.dtype, strategy.zero_stage(), strategy.expert_data_parallel());
+  const ModelStateBytes gathered =
+      strategy.gathers_parameters()
+          ? gathered_unit_bytes(largest_unit_parameters(model, layers, strategy.tensor_parallel), strategy.dtype)
+          : ModelStateBytes{};
+  memory.weights = dense.weights + expert.weights + gathered.weights + fp8_weight_copy_bytes(model, strategy, layers);
+  memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
   memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
                                                                   strategy.num_microbatches(), strategy.virtual_stages);

@@ -1,5 +1,7 @@
 #include "memory/model_state_memory.hpp"
 
+#include <algorithm>
+
 #include "events/job_events.hpp"
 #include "model/parameter_count.hpp"
 
@@ -30,11 +32,30 @@ std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
 
 }  // namespace
 
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel) {
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group) {
+  using strategy::Sharding;
   const PerParameter bytes = per_parameter(dtype);
-  const std::int64_t shards = distributed_optimizer ? data_parallel : 1;
-  return {parameters * bytes.weights, parameters * bytes.gradients,
-          ceil_div(parameters * bytes.optimizer_states, shards)};
+  const auto shards_at = [&](Sharding from) -> std::int64_t { return sharding >= from ? shard_group : 1; };
+  return {ceil_div(parameters * bytes.weights, shards_at(Sharding::full)),
+          ceil_div(parameters * bytes.gradients, shards_at(Sharding::gradients)),
+          ceil_div(parameters * bytes.optimizer_states, shards_at(Sharding::optimizer))};
+}
+
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype) {
+  const PerParameter bytes = per_parameter(dtype);
+  constexpr std::int64_t kGatheredUnits = 2;  // the running unit and the prefetched next one
+  return {kGatheredUnits * largest_unit * bytes.weights, largest_unit * bytes.gradients, 0};
+}
+
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+                                     int tensor_parallel) {
+  std::int64_t largest = 0;
+  for (const auto& layers : chunks) {
+    for (const auto& unit : events::fsdp_units(model, layers)) {
+      largest = std::max(largest, unit.parameters);
+    }
+  }
+  return largest / tensor_parallel;
 }
 
 namespace {

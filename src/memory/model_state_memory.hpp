@@ -26,10 +26,23 @@ struct ModelStateBytes {
 //!   bf16 (and fp8, whose master copy is bf16): 2 + 4 (fp32 grads) + 12 = 18; 6 + 12/d distributed;
 //!   fp16: 2 + 2 (fp16 grads) + 16 (fp32 master params and grads, momentum, variance) = 20; 4 + 16/d;
 //!   fp32: 4 + 4 + 8 = 16; 8 + 8/d.
-//! With the distributed optimizer (ZeRO-1) only the optimizer states are sharded over the d
-//! data-parallel ranks (with context parallelism, the dp·cp ranks that share the weights: pass
-//! Strategy::gradient_group_size); a shard that does not divide evenly is rounded up.
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel);
+//! Sharded over the d ranks of the shard group (Strategy::shard_group_size; with context
+//! parallelism the dp·cp ranks that share the weights), by ZeRO stage (Rajbhandari et al. SC'20
+//! §5): ZeRO-1 (the distributed optimizer) divides the optimizer states by d, ZeRO-2 the
+//! gradients as well, ZeRO-3 the weights as well; a shard that does not divide evenly is rounded up.
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group);
+
+//! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan), for jobs
+//! that gather parameters (Strategy::gathers_parameters): the gathered weights of the running unit
+//! and of the next one, prefetched, in the working dtype; and the running unit's whole gradients
+//! until they are reduce-scattered. `largest_unit` is the largest events::FsdpUnit of the stage
+//! per tensor-parallel rank: 2 · largest_unit · weight bytes + largest_unit · gradient bytes.
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
+
+//! The parameters, per tensor-parallel rank, of the largest ZeRO-3 unit (events::fsdp_units) of a
+//! stage's model chunks (as its schedule places them).
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+                                     int tensor_parallel);
 
 //! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
 //! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN

@@ -170,6 +170,46 @@ std::vector<JobOption> precision_options() {
               "softmax and dropout through memory, Megatron-LM before 2023)")};
 }
 
+//! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
+//! that the echo names one stage once.
+JobOption distributed_optimizer_option() {
+  JobOption option =
+      strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
+                       "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp "
+                       "of the parameters, all-gather them (the same as --sharding zero1)");
+  option.applies = [](const JobSpec& job) { return job.strategy.sharding == strategy::Sharding::none; };
+  option.excludes = {"sharding"};
+  return option;
+}
+
+JobOption sharding_option() {
+  using strategy::Sharding;
+  JobOption option = strategy_choice<Sharding>(
+      "sharding", "--sharding", "sharding", &Strategy::sharding,
+      {{"none", Sharding::none},
+       {"zero1", Sharding::optimizer},
+       {"zero2", Sharding::gradients},
+       {"zero3", Sharding::full}},
+      "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
+      "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
+      "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
+      "DeepSpeed stage 3)");
+  option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
+  option.excludes = {"distributed_optimizer"};
+  return option;
+}
+
+JobOption shard_group_option() {
+  JobOption option = strategy_integer("shard_group_size", "--shard-group-size", &Strategy::shard_group, "",
+                                      "HSDP with sharding zero3: ranks that shard parameters together, replicated "
+                                      "across groups (FSDP2 dp_shard x cp; default: all dp x cp ranks)");
+  option.read = [](const JobSpec& job) -> Value { return job.strategy.shard_group_size(); };
+  option.applies = [](const JobSpec& job) {
+    return job.strategy.sharding == strategy::Sharding::full || job.strategy.shard_group > 0;
+  };
+  return option;
+}
+
 std::vector<JobOption> feature_options() {
   using strategy::Recompute;
   JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
@@ -185,9 +225,9 @@ std::vector<JobOption> feature_options() {
               {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
               "activation recomputation: none, selective (attention core) or full (every "
               "layer's forward rerun before its backward)"),
-          strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
-                           "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
-                           "parameters, all-gather them"),
+          distributed_optimizer_option(),
+          sharding_option(),
+          shard_group_option(),
           strategy_boolean("overlap_grad_reduce", "--overlap-grad-reduce", &Strategy::overlap_grad_reduce,
                            "start each data-parallel gradient bucket as soon as the last backward has produced it"),
           strategy_boolean("p2p_scatter_gather", "--p2p-scatter-gather", &Strategy::p2p_scatter_gather,

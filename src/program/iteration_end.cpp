@@ -14,8 +14,9 @@ namespace {
 
 void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::vector<int>& members,
                  const events::RankWork& work) {
-  const std::string_view label =
-      draft.strategy().distributed_optimizer ? "dp gradient reduce_scatter" : "dp gradient all_reduce";
+  const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
+                                     ? "dp gradient reduce_scatter"
+                                     : "dp gradient all_reduce";
   for (int chunk = draft.chunks() - 1; chunk >= 0; --chunk) {
     for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
       const TaskId task = draft.add_task(bucket.reduction, draft.streams_of(members, StreamKind::dp_comm),
@@ -58,7 +59,7 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
   for (const auto& members : draft.groups().expert_data_groups()) {
     if (const auto reduction = draft.work(members.front()).expert_gradient_reduction) {
       const std::string_view label =
-          draft.strategy().distributed_optimizer ? "expert gradient reduce_scatter" : "expert gradient all_reduce";
+          draft.strategy().zero_stage() != strategy::Sharding::none ? "expert gradient reduce_scatter" : "expert gradient all_reduce";
       add_reduction(draft, members, *reduction, StreamKind::dp_comm, label);
     }
   }

@@ -12,7 +12,10 @@ using engine::TaskId;
 
 ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                            const cost::CostModel& costs, bool all_ranks)
-    : job_(job), schedule_(schedule), layout_(job.strategy, job.cluster), groups_(layout_, all_ranks) {
+    : job_(job),
+      schedule_(schedule),
+      layout_(job.strategy, job.cluster),
+      groups_(layout_, all_ranks, job.strategy.gathers_parameters() ? job.strategy.shard_data_parallel() : 0) {
   result_.all_ranks = all_ranks;
   result_.num_microbatches = job.strategy.num_microbatches();
   result_.ranks_per_device =

@@ -63,10 +63,32 @@ const PipelineSchedule& megatron_schedule(int num_chunks) {
   throw InternalError("no schedule is Megatron-LM's for " + std::to_string(num_chunks) + " chunks per stage");
 }
 
+namespace {
+
+//! ZeRO-3 reduce-scatters each layer's gradients right after its backward; a schedule that runs
+//! the weight gradients in a later step would reduce them before they exist.
+void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job,
+                    std::vector<std::string>& problems) {
+  if (!job.strategy.gathers_parameters()) {
+    return;
+  }
+  for (const StepKind kind : schedule.step_kinds()) {
+    if (kind->templates == &events::ChunkWork::backward_weight) {
+      problems.push_back("sharding zero3 is modelled with schedules whose backward step computes the weight "
+                         "gradients, not with '" +
+                         std::string(schedule.name()) + "', which defers them to a separate step");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
   const PipelineSchedule& schedule = find_schedule(job.strategy.schedule);
   const auto rules = [&schedule](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
     schedule.check(checked, problems);
+    check_sharding(schedule, checked, problems);
   };
   strategy::validate_job(job, rules, names);
 }

@@ -195,4 +195,24 @@ bool RankLayout::is_uniform() const {
   return true;
 }
 
+std::vector<int> RankLayout::shard_group_members(const RankCoord& coord, int dp_per_shard) const {
+  std::vector<int> members;
+  for (const int rank : group_members(coord, {ParallelDim::cp, ParallelDim::dp})) {
+    if (coord_of(rank)[ParallelDim::dp] / dp_per_shard == coord[ParallelDim::dp] / dp_per_shard) {
+      members.push_back(rank);
+    }
+  }
+  return members;
+}
+
+std::vector<int> RankLayout::replica_group_members(const RankCoord& coord, int dp_per_shard) const {
+  std::vector<int> members;
+  for (const int rank : group_members(coord, {ParallelDim::dp})) {
+    if (coord_of(rank)[ParallelDim::dp] % dp_per_shard == coord[ParallelDim::dp] % dp_per_shard) {
+      members.push_back(rank);
+    }
+  }
+  return members;
+}
+
 }  // namespace distsim::strategy

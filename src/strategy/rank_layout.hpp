@@ -123,6 +123,20 @@ class RankLayout {
   GroupPlacement expert_group(const RankCoord& coord, ExpertDim dim) const {
     return placement(expert_group_members(coord, dim));
   }
+  //! FSDP's shard group of `coord`: the ranks of its gradient group (every cp, and the run of
+  //! `dp_per_shard` consecutive data-parallel indices that holds it), so that HSDP shards inside
+  //! a group and replicates across groups, as PyTorch FSDP2's (dp_replicate, dp_shard) mesh
+  //! orders them (dp_shard varies faster). With dp_per_shard = dp it is the gradient group.
+  std::vector<int> shard_group_members(const RankCoord& coord, int dp_per_shard) const;
+  GroupPlacement shard_group(const RankCoord& coord, int dp_per_shard) const {
+    return placement(shard_group_members(coord, dp_per_shard));
+  }
+  //! HSDP's replica group of `coord`: the ranks at the same place of every shard group (same cp,
+  //! data-parallel index equal modulo dp_per_shard), which all-reduce their gradient shards.
+  std::vector<int> replica_group_members(const RankCoord& coord, int dp_per_shard) const;
+  GroupPlacement replica_group(const RankCoord& coord, int dp_per_shard) const {
+    return placement(replica_group_members(coord, dp_per_shard));
+  }
   //! The link from `coord` to the same position on stage `to_stage`; the interleaved schedule
   //! also links the last stage back to the first.
   GroupPlacement stage_link(const RankCoord& coord, int to_stage) const;

@@ -41,6 +41,26 @@ inline const char* to_string(MoeDispatcher dispatcher) {
   return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
 }
 
+//! How far data parallelism shards the model state over the ranks that hold the same weights,
+//! by ZeRO stage (Rajbhandari et al. SC'20): none keeps full replicas; optimizer shards the
+//! optimizer states (ZeRO-1, Megatron's distributed optimizer, DeepSpeed stage 1, Megatron-FSDP
+//! `optim`); gradients also the gradients (ZeRO-2, DeepSpeed stage 2, Megatron-FSDP
+//! `optim_grads`, PyTorch FSDP SHARD_GRAD_OP); full also the parameters, gathered layer by layer
+//! while they run (ZeRO-3, DeepSpeed stage 3, Megatron-FSDP `optim_grads_params`, PyTorch FSDP2
+//! fully_shard). docs/features.md "Sharded data parallelism".
+enum class Sharding { none, optimizer, gradients, full };
+
+//! The name --sharding takes: "none", "zero1", "zero2" or "zero3".
+inline const char* to_string(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::none: return "none";
+    case Sharding::optimizer: return "zero1";
+    case Sharding::gradients: return "zero2";
+    case Sharding::full: return "zero3";
+  }
+  return "none";
+}
+
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
 struct Strategy {
@@ -64,6 +84,13 @@ struct Strategy {
   //! ZeRO-1 as in Megatron's distributed optimizer: gradients reduce-scattered over DP, each rank
   //! updates its shard, parameters all-gathered.
   bool distributed_optimizer = false;
+  //! The ZeRO stage as --sharding names it; none leaves the choice to distributed_optimizer
+  //! (zero_stage() combines the two).
+  Sharding sharding = Sharding::none;
+  //! Ranks that shard the model state together with sharding zero3 (HSDP: shard inside a group,
+  //! replicate across groups, as PyTorch FSDP2's 2-D mesh and FSDP's HYBRID_SHARD do); 0 means
+  //! every rank that holds the same weights (gradient_group_size()).
+  int shard_group = 0;
   //! Gradient buckets reduced while backward still runs (Megatron --overlap-grad-reduce).
   bool overlap_grad_reduce = false;
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
@@ -102,6 +129,23 @@ struct Strategy {
   //! data_parallel_group_with_cp): data parallel × context parallel.
   int gradient_group_size() const { return data_parallel * context_parallel; }
   int num_microbatches() const { return global_batch_size / (micro_batch_size * data_parallel); }
+  //! What the job shards: sharding, or ZeRO-1 with distributed_optimizer.
+  Sharding zero_stage() const {
+    if (sharding != Sharding::none) {
+      return sharding;
+    }
+    return distributed_optimizer ? Sharding::optimizer : Sharding::none;
+  }
+  //! The ranks that shard the model state together: shard_group, or the whole gradient group.
+  int shard_group_size() const { return shard_group > 0 ? shard_group : gradient_group_size(); }
+  //! ZeRO-3 over more than one rank: each unit's parameters are all-gathered before it runs and
+  //! its gradients reduce-scattered after. A shard group of one rank holds every parameter whole,
+  //! so it gathers and reduces nothing.
+  bool gathers_parameters() const { return zero_stage() == Sharding::full && shard_group_size() > 1; }
+  //! HSDP's replica groups: how many shard groups hold the same parameters.
+  int shard_replicas() const { return gradient_group_size() / shard_group_size(); }
+  //! Data-parallel indices per shard group (the group is that many dp ranks times every cp rank).
+  int shard_data_parallel() const { return shard_group_size() / context_parallel; }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
   int bucket_params() const {
     if (dp_bucket_params > 0) {

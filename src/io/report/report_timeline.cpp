@@ -102,7 +102,9 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case StreamKind::pp_recv_prev:
     case StreamKind::pp_send_prev:
     case StreamKind::pp_recv_next: return ActivityCategory::pipeline_p2p;
-    case StreamKind::dp_comm: return ActivityCategory::dp_comm;
+    case StreamKind::dp_comm:
+    case StreamKind::dp_reduce:
+    case StreamKind::dp_replica: return ActivityCategory::dp_comm;
     case StreamKind::cp_comm: return ActivityCategory::cp_comm;
     case StreamKind::ep_comm: return ActivityCategory::ep_comm;
     case StreamKind::compute: break;

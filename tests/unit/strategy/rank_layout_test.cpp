@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace distsim::strategy {
 
 namespace {
@@ -54,6 +56,27 @@ TEST(RankLayout, CountsRanksPerNodeOfASpanningGroup) {
   EXPECT_FALSE(group.within_host());
   EXPECT_EQ(group.ranks_per_host, 4);
   EXPECT_EQ(group.hosts, 4);
+}
+
+// HSDP's groups, worked by hand for t = 2, c = 2, d = 4 on 2 hosts of 8 (rank = tp + 2·cp + 4·dp)
+// with shard groups of 2 data-parallel indices (S = c·2 = 4): the shard group of rank 0 is every
+// cp of dp 0 and 1 at tp 0, ranks 0, 2, 4, 6 (host 0); its replica group is cp 0, tp 0 at dp 0 and
+// 2, ranks 0 and 8 (both hosts). Rank 15 (tp 1, cp 1, dp 3): shard 9, 11, 13, 15; replicas 7, 15.
+TEST(RankLayout, ShardsInsideRunsOfDataParallelIndicesAndReplicatesAcross) {
+  Strategy s = make(2, 1, 4);
+  s.context_parallel = 2;
+  const RankLayout layout(parallel_dims(s), {8, 8});
+  const RankCoord first{};
+  const RankCoord last = layout.coord_of(15);
+  EXPECT_EQ(layout.shard_group_members(first, 2), (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(layout.replica_group_members(first, 2), (std::vector<int>{0, 8}));
+  EXPECT_EQ(layout.shard_group_members(last, 2), (std::vector<int>{9, 11, 13, 15}));
+  EXPECT_EQ(layout.replica_group_members(last, 2), (std::vector<int>{7, 15}));
+  EXPECT_TRUE(layout.shard_group(first, 2).within_host());
+  EXPECT_EQ(layout.replica_group(first, 2).hosts, 2);
+  // dp_per_shard = d: the shard group is the gradient group (every cp and dp), one replica.
+  EXPECT_EQ(layout.shard_group(first, 4), layout.gradient_group(first));
+  EXPECT_EQ(layout.replica_group_members(first, 4), (std::vector<int>{0}));
 }
 
 TEST(RankLayout, DetectsNonUniformPlacement) {
