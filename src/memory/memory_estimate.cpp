@@ -54,7 +54,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   memory.parameters = stage_parameters(model, strategy, stage);
   const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
                                                   strategy.gradient_group_size());
-  memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, stage);
+  memory.weights = state.weights + low_precision_weight_copy_bytes(model, strategy, stage);
   memory.gradients = state.gradients;
   memory.optimizer_states = state.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,

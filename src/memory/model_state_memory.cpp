@@ -1,5 +1,7 @@
 #include "memory/model_state_memory.hpp"
 
+#include <cmath>
+
 #include "events/job_events.hpp"
 #include "model/parameter_count.hpp"
 
@@ -19,7 +21,9 @@ PerParameter per_parameter(Dtype dtype) {
     case Dtype::fp32: return {4, 4, 8};
     case Dtype::fp16: return {2, 2, 16};
     case Dtype::bf16:
-    case Dtype::fp8: return {2, 4, 12};
+    case Dtype::fp8:
+    case Dtype::mxfp8:
+    case Dtype::nvfp4: return {2, 4, 12};
   }
   return {2, 4, 12};
 }
@@ -37,19 +41,29 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool dis
           ceil_div(parameters * bytes.optimizer_states, shards)};
 }
 
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  if (!strategy.fp8_gemms) {
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
+  return strategy.low_precision_gemms() && layer >= strategy.bf16_layers_at_start &&
+         layer < model.total_layers() - strategy.bf16_layers_at_end;
+}
+
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage) {
+  if (!strategy.low_precision_gemms()) {
     return 0;
   }
   const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
   std::int64_t weights = 0;
   for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    if (!layer_in_low_precision(model, strategy, layer)) {
+      continue;
+    }
     const bool cross_attention =
         model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
     weights += model::layer_gemm_weights(model, cross_attention);
   }
-  constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
-  return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+  constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
+  const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
+  return std::llround(kCopies * bytes * static_cast<double>(weights) / strategy.tensor_parallel);
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {

@@ -29,11 +29,18 @@ struct ModelStateBytes {
 //! Strategy::gradient_group_size); a shard that does not divide evenly is rounded up.
 ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel);
 
-//! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
-//! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN
-//! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
-//! of stage `stage`, per tensor-parallel rank (docs/memory_model.md "FP8 GEMMs"); 0 without.
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! With low-precision GEMMs, TransformerEngine keeps a copy of every such GEMM's weight in the
+//! format and a second one for the input-gradient GEMM (fp8: the transpose, as Hopper's fp8 GEMMs
+//! take only the TN layout; mxfp8 and nvfp4: the columnwise copy, block scales running along one
+//! direction), refreshed once per iteration: 2 · storage_bytes per linear-GEMM weight of the
+//! low-precision transformer layers of stage `stage`, per tensor-parallel rank
+//! (docs/memory_model.md "FP8 GEMMs", docs/precision.md); 0 without.
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage);
+
+//! Whether `layer`'s linear GEMMs run in the strategy's low-precision format (not one of the
+//! layers kept in bf16 at the start and the end).
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer);
 
 //! Parameters held by one tensor-parallel rank of pipeline stage `stage`: its transformer layers
 //! (split as events::stage_layers does), the token embedding (padded vocabulary) and learned
