@@ -180,8 +180,10 @@ void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& 
   }
   const int high = s.bf16_layers_at_start + s.bf16_layers_at_end;
   if (high > job.model.total_layers() && job.model.total_layers() > 0) {
-    problems.push_back("bf16_layers_at_start + bf16_layers_at_end = " + std::to_string(high) + " exceeds the " +
-                       std::to_string(job.model.total_layers()) + " layers of model " + quoted(job.model.name));
+    problems.push_back(name_of(names, "bf16_layers_at_start") + " " + std::to_string(s.bf16_layers_at_start) + " + " +
+                       name_of(names, "bf16_layers_at_end") + " " + std::to_string(s.bf16_layers_at_end) + " = " +
+                       std::to_string(high) + " exceeds the " + std::to_string(job.model.total_layers()) +
+                       " layers of model " + quoted(job.model.name) + "; the layers kept in bf16 must be among them");
   }
 }
 
