@@ -52,7 +52,8 @@ std::vector<KeyField> message_fields() {
   return {{"bytes", KeyFieldType::bytes, 1, "message size: the whole buffer, as nccl-tests counts it"},
           {"group", KeyFieldType::group, 2, "ranks taking part"},
           {"placement", KeyFieldType::placement, 1,
-           "intra: the whole group within one node; inter per_node=N: across nodes, N of its ranks on each"}};
+           "intra: the whole group within one scale-up domain; inter per_node=N: across domains (NCCL's nodes), N of "
+           "its ranks in each"}};
 }
 
 OperatorSpec compute(Operator op, std::string_view name, EventClass event_class, std::vector<KeyField> fields,
@@ -136,6 +137,13 @@ std::vector<OperatorSpec> build_table() {
                    "summed back into token order"),
       memory_bound(O::moe_unpermute_bwd, "moe_unpermute_bwd",
                    "MoE unpermutation backward: the output gradient scattered to the routed copies"),
+      memory_bound(O::mxfp8_quantize, "mxfp8_quantize",
+                   "TransformerEngine's MXFP8 quantization of a GEMM input: a rowwise and a columnwise e4m3 copy, "
+                   "each with one E8M0 scale per 32 elements; dtype is the input's type"),
+      memory_bound(O::nvfp4_quantize, "nvfp4_quantize",
+                   "TransformerEngine's NVFP4 quantization of a GEMM input: a rowwise and a columnwise E2M1 copy, "
+                   "each with one E4M3 scale per 16 elements, the columnwise one (the weight-gradient GEMM's "
+                   "operand) after a 16x16 random Hadamard transform; dtype is the input's type"),
       communication(O::all_reduce, "all_reduce", C::collective, "NCCL all-reduce of the buffer over the group"),
       communication(O::all_gather, "all_gather", C::collective,
                     "NCCL all-gather: each rank gives bytes / group, every rank receives the whole buffer"),

@@ -63,6 +63,8 @@ enum class Operator {
   moe_permute_bwd,
   moe_unpermute,
   moe_unpermute_bwd,
+  mxfp8_quantize,
+  nvfp4_quantize,
   all_reduce,
   all_gather,
   reduce_scatter,
@@ -78,7 +80,7 @@ enum class KeyFieldType {
   dtype,      //!< the dtype's name alone, e.g. "bf16" (Event::dtype)
   bytes,      //!< "bytes=N": the message size (Event::bytes)
   group,      //!< "group=N": the ranks taking part (Event::group_size)
-  placement,  //!< "intra", or "inter per_node=N" (Event::within_domain, Event::ranks_per_host)
+  placement,  //!< "intra", or "inter per_node=N" (Event::within_domain, Event::ranks_per_domain)
 };
 
 //! One field of an event key after the operator's name.

@@ -1,6 +1,7 @@
 #include "events/pass_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "events/moe_routing.hpp"
@@ -65,7 +66,10 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
       unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
       selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
-      fp8_gemms_(job.strategy.fp8_gemms),
+      gemm_format_(job.strategy.gemm_format),
+      gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
+      first_low_precision_layer_(job.strategy.bf16_layers_at_start),
+      end_of_low_precision_layers_(job.model.total_layers() - job.strategy.bf16_layers_at_end),
       tensor_group_(tensor_group),
       cp_(job.strategy.context_parallel),
       context_group_(context_group),
@@ -131,7 +135,7 @@ int PassBuilder::gather_sequence(Sink sink, std::int64_t token_count, int layer)
   if (!sequence_parallel_) {
     return -1;
   }
-  return tensor_collective(sink, Collective::all_gather, activation_bytes(token_count), layer);
+  return tensor_collective(sink, Collective::all_gather, gathered_bytes(token_count, layer), layer);
 }
 
 int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int layer) {
@@ -139,21 +143,48 @@ int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int la
   return tensor_collective(sink, collective, activation_bytes(token_count), layer);
 }
 
-Event PassBuilder::linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const {
-  return in_fp8(layer) ? factory_.fp8_gemm(m, n, k) : factory_.gemm(m, n, k);
+bool PassBuilder::in_low_precision(int layer) const {
+  return gemm_format_ != strategy::GemmFormat::none && layer >= first_low_precision_layer_ &&
+         layer < end_of_low_precision_layers_;
 }
 
-Event PassBuilder::norm_forward(std::int64_t rows, int layer) const {
-  return in_fp8(layer) ? factory_.norm_to_fp8(norm_op(), rows, hidden())
-                       : factory_.elementwise(norm_op(), rows, hidden(), 1, 1);
+// TE's NVFP4 recipe (NVFP4BlockScaling) and MXFP8 recipe run all three GEMMs of a linear layer,
+// forward, input gradient and weight gradient, in the format; attention stays bf16 (fp8_dpa off).
+Event PassBuilder::linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const {
+  return in_low_precision(layer) ? factory_.low_precision_gemm(gemm_dtype_, m, n, k) : factory_.gemm(m, n, k);
+}
+
+void PassBuilder::norm_forward(Sink sink, std::int64_t rows, int layer) {
+  if (in_low_precision(layer) && gemm_format_ == strategy::GemmFormat::fp8) {
+    add(sink, factory_.norm_to_fp8(norm_op(), rows, hidden()), layer, "norm");
+    return;
+  }
+  add(sink, factory_.elementwise(norm_op(), rows, hidden(), 1, 1), layer, "norm");
+  quantize_operand(sink, rows, hidden(), layer);
 }
 
 int PassBuilder::quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for) {
-  if (!in_fp8(layer)) {
+  if (!in_low_precision(layer)) {
     return waits_for;
   }
-  add(sink, factory_.fp8_cast_transpose(rows, cols), layer, "fp8 cast", waits_for);
+  if (gemm_format_ == strategy::GemmFormat::fp8) {
+    add(sink, factory_.fp8_cast_transpose(rows, cols), layer, "fp8 cast", waits_for);
+  } else {
+    add(sink, factory_.block_quantize(gemm_dtype_, rows, cols), layer, "quantize", waits_for);
+  }
   return -1;
+}
+
+// The block formats' recipes gather sequence-parallel inputs and gradients already quantized
+// (TransformerEngine NVFP4 docs, "Distributed training": amax reduced before quantization, then a
+// quantized all-gather), so the gather moves the format's bytes.
+std::int64_t PassBuilder::gathered_bytes(std::int64_t token_count, int layer) const {
+  const bool block_format = gemm_format_ == strategy::GemmFormat::mxfp8 || gemm_format_ == strategy::GemmFormat::nvfp4;
+  if (!block_format || !in_low_precision(layer)) {
+    return activation_bytes(token_count);
+  }
+  return static_cast<std::int64_t>(
+      std::llround(static_cast<double>(token_count * hidden()) * storage_bytes(gemm_dtype_)));
 }
 
 void PassBuilder::linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
@@ -314,7 +345,7 @@ void PassBuilder::ring_attention_backward(int layer) {
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
   const std::int64_t t = tokens(layer);
-  add(sink, norm_forward(sharded(t), layer), layer, "norm");
+  norm_forward(sink, sharded(t), layer);
   if (cross) {
     linear_forward(sink, t, hidden(), query_width(), layer, "cross q", gather_sequence(sink, t, layer));
     const int encoder_output = gather_sequence(sink, encoder_tokens(), layer);
@@ -370,7 +401,7 @@ void PassBuilder::mlp_forward(Sink sink, int layer) {
     return;
   }
   const std::int64_t t = tokens(layer);
-  add(sink, norm_forward(sharded(t), layer), layer, "norm");
+  norm_forward(sink, sharded(t), layer);
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
   activation_forward(sink, t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));

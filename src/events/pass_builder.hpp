@@ -85,6 +85,8 @@ class PassBuilder {
   Operator norm_op() const;
   Operator norm_backward_op() const;
   std::int64_t activation_bytes(std::int64_t token_count) const;
+  //! What a sequence-parallel all-gather before a GEMM of `layer` moves.
+  std::int64_t gathered_bytes(std::int64_t token_count, int layer) const;
 
   int add(Sink sink, const Event& event, int layer, std::string_view label, int waits_for = -1);
   //! A collective over the tensor group; returns its index, or -1 when tp = 1.
@@ -96,14 +98,16 @@ class PassBuilder {
   //! partial sums. Returns the index for the next step to wait for, or -1.
   int reduce_partial_sums(Sink sink, std::int64_t token_count, int layer);
 
-  //! The transformer layers' linear GEMMs run in fp8 with strategy.fp8_gemms; the embedding and
-  //! LM head (layer -1) never do.
-  bool in_fp8(int layer) const { return fp8_gemms_ && layer >= 0; }
+  //! The transformer layers' linear GEMMs run in the job's low-precision format, except the
+  //! layers kept in bf16 at the start and the end; the embedding and LM head (layer -1) never do.
+  bool in_low_precision(int layer) const;
   Event linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! A layer's norm; in an fp8 layer it writes the next GEMM's fp8 input (TE's LayerNormLinear).
-  Event norm_forward(std::int64_t rows, int layer) const;
-  //! In an fp8 layer, TE's fp8_cast_transpose of a GEMM operand no norm has quantized (the input
-  //! of a row-parallel GEMM, an output gradient). Returns what the GEMM still has to wait for.
+  //! Under mxfp8 and nvfp4 it writes bf16 and quantize_operand quantizes its output.
+  void norm_forward(Sink sink, std::int64_t rows, int layer);
+  //! In a low-precision layer, TE's quantization of a GEMM operand (fp8_cast_transpose, or the
+  //! block formats' quantize kernel) where no norm has written it in the format (the input of a
+  //! row-parallel GEMM, an output gradient). Returns what the GEMM still has to wait for.
   int quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for = -1);
   void linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                       std::string_view label, int waits_for = -1);
@@ -198,7 +202,10 @@ class PassBuilder {
   bool sequence_parallel_;
   bool unfused_attention_;
   bool selective_recompute_;
-  bool fp8_gemms_;
+  strategy::GemmFormat gemm_format_;
+  Dtype gemm_dtype_;
+  int first_low_precision_layer_;
+  int end_of_low_precision_layers_;
   strategy::GroupPlacement tensor_group_;
   int cp_;
   strategy::GroupPlacement context_group_;

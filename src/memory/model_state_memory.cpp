@@ -1,6 +1,7 @@
 #include "memory/model_state_memory.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "events/job_events.hpp"
 #include "model/parameter_count.hpp"
@@ -21,7 +22,9 @@ PerParameter per_parameter(Dtype dtype) {
     case Dtype::fp32: return {4, 4, 8};
     case Dtype::fp16: return {2, 2, 16};
     case Dtype::bf16:
-    case Dtype::fp8: return {2, 4, 12};
+    case Dtype::fp8:
+    case Dtype::mxfp8:
+    case Dtype::nvfp4: return {2, 4, 12};
   }
   return {2, 4, 12};
 }
@@ -72,19 +75,28 @@ std::vector<events::LayerRange> even_stage_layers(const model::ModelSpec& model,
 
 }  // namespace
 
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  return fp8_weight_copy_bytes(model, strategy, even_stage_layers(model, strategy, stage));
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
+  return strategy.low_precision_gemms() && layer >= strategy.bf16_layers_at_start &&
+         layer < model.total_layers() - strategy.bf16_layers_at_end;
 }
 
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
-                                   const std::vector<events::LayerRange>& chunks) {
-  if (!strategy.fp8_gemms) {
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage) {
+  return low_precision_weight_copy_bytes(model, strategy, even_stage_layers(model, strategy, stage));
+}
+
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             const std::vector<events::LayerRange>& chunks) {
+  if (!strategy.low_precision_gemms()) {
     return 0;
   }
   std::int64_t weights = 0;
   std::int64_t expert_weights = 0;
   for (const auto& layers : chunks) {
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      if (!layer_in_low_precision(model, strategy, layer)) {
+        continue;
+      }
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
       weights += model::layer_gemm_weights(model, cross_attention);
@@ -96,9 +108,12 @@ std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy
       }
     }
   }
-  constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
-  const std::int64_t expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
-  return kCopies * dtype_bytes(Dtype::fp8) * (weights / strategy.tensor_parallel + expert_weights / expert_model);
+  constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
+  const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
+  const double expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
+  return std::llround(kCopies * bytes *
+                      (static_cast<double>(weights / strategy.tensor_parallel) +
+                       static_cast<double>(expert_weights) / expert_model));
 }
 
 std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
@@ -116,6 +131,7 @@ std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strate
     }
   }
   return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
+}
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {

@@ -44,15 +44,22 @@ ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
 std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
                                      int tensor_parallel);
 
-//! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
-//! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN
-//! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
-//! of stage `stage` (an MoE layer's experts, not its router), per tensor-parallel rank (routed
-//! experts: per EP x ETP share) (docs/memory_model.md "FP8 GEMMs"); 0 without.
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! With low-precision GEMMs, TransformerEngine keeps a copy of every such GEMM's weight in the
+//! format and a second one for the input-gradient GEMM (fp8: the transpose, as Hopper's fp8 GEMMs
+//! take only the TN layout; mxfp8 and nvfp4: the columnwise copy, block scales running along one
+//! direction), refreshed once per iteration: 2 · storage_bytes per linear-GEMM weight of the
+//! low-precision transformer layers of stage `stage` (an MoE layer's experts, not its router), per
+//! tensor-parallel rank (routed experts: per EP x ETP share) (docs/memory_model.md "FP8 GEMMs",
+//! docs/precision.md); 0 without.
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage);
 //! The same for a stage that holds the transformer layers of `chunks`.
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
-                                   const std::vector<events::LayerRange>& chunks);
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             const std::vector<events::LayerRange>& chunks);
+
+//! Whether `layer`'s linear GEMMs run in the strategy's low-precision format (not one of the
+//! layers kept in bf16 at the start and the end).
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer);
 
 //! The routed-expert parameters one rank of pipeline stage `stage` holds: E/EP experts of each of
 //! its MoE layers, split over ETP (Megatron-Core MoE parallel folding).

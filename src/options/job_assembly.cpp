@@ -19,7 +19,18 @@ bool any_size_given(const JobSettings& settings) {
 //! The value with its origin, as conflict messages show it: "--strategy 2M2P4D".
 std::string shown(const Setting& setting) { return setting.origin + " " + value_text(setting.value); }
 
+//! --fp8 is a synonym of --precision fp8; one of them names the format.
+void check_precision_synonym(const JobSettings& settings) {
+  const Setting* fp8 = settings.find("fp8");
+  const Setting* precision = settings.find("precision");
+  if (fp8 != nullptr && precision != nullptr) {
+    throw InputError(shown(*fp8) + " and " + shown(*precision) + " both given; " + fp8->origin +
+                     " means precision fp8, use one or the other");
+  }
+}
+
 void check_conflicts(const JobSettings& settings) {
+  check_precision_synonym(settings);
   const Setting* notation = settings.find("strategy");
   if (notation == nullptr) {
     return;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/input_error.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -103,8 +104,21 @@ std::vector<JobOption> spec_options() {
 
   JobOption gpus_per_node = basic("gpus_per_node", "--gpus-per-node", ValueType::positive_integer, "",
                                   "GPUs per node (default: the cluster's)");
+  // A scale-up domain of several hosts (an NVL72 rack) keeps its GPUs; its hosts must fill it.
   gpus_per_node.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
-    job.cluster.gpus_per_host = as_int(value);
+    cluster::ClusterSpec& machines = job.cluster;
+    const int gpus = as_int(value);
+    if (machines.hosts_per_domain > 1) {
+      const int domain = machines.gpus_per_domain();
+      if (domain % gpus != 0) {
+        throw InputError("gpus_per_node " + std::to_string(gpus) + " does not divide the " + std::to_string(domain) +
+                         "-GPU scale-up domain of cluster '" + machines.name +
+                         "' (its hosts must fill the domain); describe another domain in a cluster file "
+                         "(gpus_per_host, gpus_per_domain)");
+      }
+      machines.hosts_per_domain = domain / gpus;
+    }
+    machines.gpus_per_host = gpus;
   };
   gpus_per_node.read = [](const JobSpec& job) -> Value { return job.cluster.gpus_per_host; };
   return {model, seq_length, cluster, gpu, gpus_per_node};
@@ -156,13 +170,62 @@ JobOption schedule_option() {
   return schedule;
 }
 
+using strategy::GemmFormat;
+
+const std::vector<std::pair<std::string, GemmFormat>>& gemm_formats() {
+  static const std::vector<std::pair<std::string, GemmFormat>> formats = {
+      {"bf16", GemmFormat::none}, {"fp8", GemmFormat::fp8}, {"mxfp8", GemmFormat::mxfp8}, {"nvfp4", GemmFormat::nvfp4}};
+  return formats;
+}
+
+//! The format of the transformer layers' linear GEMMs. It means something in bf16 training only,
+//! so the echo of an fp16 or fp32 job leaves it out.
+JobOption precision_option() {
+  JobOption precision = strategy_choice<GemmFormat>(
+      "precision", "--precision", "precision", &Strategy::gemm_format, gemm_formats(),
+      "format of the transformer layers' linear GEMMs as TransformerEngine runs them: bf16, fp8 (per-tensor "
+      "scales), mxfp8 (E8M0 scale per 32 elements, Blackwell) or nvfp4 (E4M3 scale per 16 elements, random "
+      "Hadamard transform on the weight-gradient GEMM's operands, Blackwell); needs dtype bf16 (default bf16)");
+  precision.default_value.clear();  // none, unless --fp8 said fp8
+  precision.excludes = {"fp8"};
+  precision.applies = [](const JobSpec& job) { return job.strategy.dtype == Dtype::bf16; };
+  return precision;
+}
+
+//! --fp8 is --precision fp8; the echo writes the precision, never this synonym.
+JobOption fp8_option() {
+  JobOption fp8 = basic("fp8", "--fp8", ValueType::boolean, "",
+                        "the same as --precision fp8 (TransformerEngine fp8 GEMMs, Megatron-Core --fp8-format hybrid)");
+  fp8.excludes = {"precision"};
+  fp8.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.gemm_format = as_bool(value) ? GemmFormat::fp8 : GemmFormat::none;
+  };
+  fp8.read = [](const JobSpec& job) -> Value { return job.strategy.gemm_format == GemmFormat::fp8; };
+  fp8.applies = [](const JobSpec&) { return false; };
+  return fp8;
+}
+
+//! A layer count that means something only under a low-precision format and when not zero.
+JobOption bf16_layers_option(std::string key, std::string flag, int Strategy::*field, std::string help) {
+  JobOption option = strategy_integer(std::move(key), std::move(flag), field, "", std::move(help));
+  option.applies = [field](const JobSpec& job) {
+    return job.strategy.low_precision_gemms() && job.strategy.*field > 0;
+  };
+  return option;
+}
+
 std::vector<JobOption> precision_options() {
   return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
                                  {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
                                  "training precision"),
-          strategy_boolean("fp8", "--fp8", &Strategy::fp8_gemms,
-                           "run the transformer layers' linear GEMMs in fp8 as TransformerEngine does (Megatron-Core "
-                           "--fp8-format hybrid); needs dtype bf16 and a GPU with fp8 tensor cores"),
+          fp8_option(),
+          precision_option(),
+          bf16_layers_option("bf16_layers_at_start", "--bf16-layers-at-start", &Strategy::bf16_layers_at_start,
+                             "transformer layers at the start of the model that keep bf16 GEMMs under a low "
+                             "precision (Megatron-Core --num-layers-at-start-in-bf16)"),
+          bf16_layers_option("bf16_layers_at_end", "--bf16-layers-at-end", &Strategy::bf16_layers_at_end,
+                             "transformer layers at the end of the model that keep bf16 GEMMs under a low precision "
+                             "(Megatron-Core --num-layers-at-end-in-bf16)"),
           strategy_choice<strategy::Attention>(
               "attention", "--attention", "attention implementation", &Strategy::attention,
               {{"flash", strategy::Attention::flash}, {"unfused", strategy::Attention::unfused}},

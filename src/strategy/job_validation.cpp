@@ -133,32 +133,60 @@ std::string name_of(const SettingNames& names, const std::string& key) {
   return it == names.end() ? key : it->second;
 }
 
-std::string builtin_fp8_gpus() {
+std::string builtin_gpus_running(Dtype format) {
   std::string list;
   for (const auto& name : catalog::gpu_names()) {
-    if (catalog::find_gpu(name).peak_fp8_tflops > 0) {
+    if (catalog::find_gpu(name).peak_flops(format) > 0) {
       list += (list.empty() ? "" : ", ") + name;
     }
   }
   return list;
 }
 
-//! TransformerEngine runs fp8 GEMMs inside bf16 training, on tensor cores that have fp8 (Hopper
-//! and later; GpuSpec::peak_fp8_tflops > 0).
-void check_fp8_gemms(const JobSpec& job, const SettingNames& names, Problems& problems) {
+//! The GPU field that holds a low-precision format's peak.
+std::string peak_field(Dtype format) {
+  switch (format) {
+    case Dtype::mxfp8: return "peak_mxfp8_tflops";
+    case Dtype::nvfp4: return "peak_fp4_tflops";
+    default: return "peak_fp8_tflops";
+  }
+}
+
+//! The name the user gave the format by: --precision, or its synonym --fp8.
+std::string precision_setting(const SettingNames& names) {
+  if (names.count("precision") == 0 && names.count("fp8") > 0) {
+    return name_of(names, "fp8");
+  }
+  return name_of(names, "precision");
+}
+
+//! TransformerEngine runs its low-precision GEMMs inside bf16 training, on tensor cores that take
+//! the format: fp8 on Hopper and later, mxfp8 and nvfp4 on Blackwell (GpuSpec::peak_flops > 0).
+void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
-  if (!s.fp8_gemms) {
+  if (!s.low_precision_gemms()) {
     return;
   }
-  const std::string fp8 = name_of(names, "fp8");
+  const std::string setting = precision_setting(names);
+  const Dtype format = gemm_dtype(s.gemm_format, s.dtype);
+  const std::string format_name(dtype_name(format));
   if (s.dtype != Dtype::bf16) {
-    problems.push_back(fp8 + ": fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
+    problems.push_back(setting + ": " + format_name +
+                       " GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
                        std::string(dtype_name(s.dtype)) + "'");
   }
   const auto& gpu = job.cluster.gpu;
-  if (gpu.peak_fp8_tflops <= 0) {
-    problems.push_back(fp8 + ": gpu " + quoted(gpu.name) + " has no fp8 tensor cores (peak_fp8_tflops 0); " +
-                       "built-in GPUs with fp8: " + builtin_fp8_gpus());
+  if (gpu.peak_flops(format) <= 0) {
+    problems.push_back(setting + ": gpu " + quoted(gpu.name) + " has no " + format_name + " tensor cores (" +
+                       peak_field(format) + " 0); built-in GPUs with " + format_name + ": " +
+                       builtin_gpus_running(format));
+  }
+  const int high = s.bf16_layers_at_start + s.bf16_layers_at_end;
+  if (high > job.model.total_layers() && job.model.total_layers() > 0) {
+    problems.push_back(name_of(names, "bf16_layers_at_start") + " " + std::to_string(s.bf16_layers_at_start) + " + " +
+                       name_of(names, "bf16_layers_at_end") + " " + std::to_string(s.bf16_layers_at_end) + " = " +
+                       std::to_string(high) + " exceeds the " + std::to_string(job.model.total_layers()) +
+                       " layers of model " + quoted(job.model.name) + "; the layers kept in bf16 must be among them");
   }
 }
 
@@ -330,7 +358,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   schedule_rules(job, problems);
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
-  check_fp8_gemms(job, names, problems);
+  check_gemm_format(job, names, problems);
   check_experts(job, names, problems);
   check_sharding(job, names, problems);
 }
@@ -359,7 +387,7 @@ void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const
 
 std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names) {
   Problems problems;
-  check_fp8_gemms(job, names, problems);
+  check_gemm_format(job, names, problems);
   return problems;
 }
 

@@ -118,14 +118,18 @@ GroupPlacement RankLayout::placement(const std::vector<int>& ranks) const {
   result.hosts = 0;
   result.domains = 0;
   result.ranks_per_host = 0;
-  int run = 0;
+  result.ranks_per_domain = 0;
+  int host_run = 0;
+  int domain_run = 0;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const bool new_host = i == 0 || host_of(sorted[i]) != host_of(sorted[i - 1]);
     const bool new_domain = i == 0 || domain_of(sorted[i]) != domain_of(sorted[i - 1]);
     result.hosts += new_host ? 1 : 0;
     result.domains += new_domain ? 1 : 0;
-    run = new_host ? 1 : run + 1;
-    result.ranks_per_host = std::max(result.ranks_per_host, run);
+    host_run = new_host ? 1 : host_run + 1;
+    domain_run = new_domain ? 1 : domain_run + 1;
+    result.ranks_per_host = std::max(result.ranks_per_host, host_run);
+    result.ranks_per_domain = std::max(result.ranks_per_domain, domain_run);
   }
   return result;
 }

@@ -58,7 +58,8 @@ struct GroupPlacement {
   int size = 1;
   int hosts = 1;
   int domains = 1;
-  int ranks_per_host = 1;  //!< members on the busiest host
+  int ranks_per_host = 1;    //!< members on the busiest host
+  int ranks_per_domain = 1;  //!< members in the busiest scale-up domain
 
   bool within_host() const { return hosts == 1; }
   bool within_domain() const { return domains == 1; }

@@ -61,6 +61,24 @@ inline const char* to_string(Sharding sharding) {
   return "none";
 }
 
+//! TransformerEngine's low-precision GEMM recipes inside bf16 training (docs/precision.md): the
+//! transformer layers' linear GEMMs take fp8 inputs with per-tensor scales (Megatron-Core
+//! --fp8-format hybrid, delayed or current scaling), mxfp8 inputs with an E8M0 scale per 32
+//! elements (--fp8-recipe mxfp8) or nvfp4 inputs with an E4M3 scale per 16 elements and a
+//! per-tensor one (--fp4-format e2m1 --fp4-recipe nvfp4); none keeps them in the training dtype.
+enum class GemmFormat { none, fp8, mxfp8, nvfp4 };
+
+//! The GEMM input dtype of a low-precision format; the training dtype for none.
+constexpr Dtype gemm_dtype(GemmFormat format, Dtype training) {
+  switch (format) {
+    case GemmFormat::fp8: return Dtype::fp8;
+    case GemmFormat::mxfp8: return Dtype::mxfp8;
+    case GemmFormat::nvfp4: return Dtype::nvfp4;
+    case GemmFormat::none: break;
+  }
+  return training;
+}
+
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
 struct Strategy {
@@ -96,12 +114,21 @@ struct Strategy {
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
   int virtual_stages = 1;
   Attention attention = Attention::flash;
-  //! TransformerEngine's fp8 GEMMs (Megatron-Core --fp8-format hybrid) in bf16 training: the
-  //! transformer layers' linear GEMMs take fp8 inputs; attention, the LM head, norms,
-  //! activations and communication stay bf16 (docs/features.md "FP8 GEMMs").
-  bool fp8_gemms = false;
-  //! "bf16", or "bf16, fp8 GEMMs" when the linear GEMMs run in fp8.
-  std::string precision_name() const { return std::string(dtype_name(dtype)) + (fp8_gemms ? ", fp8 GEMMs" : ""); }
+  //! The format of the transformer layers' linear GEMMs; attention, the LM head, norms and
+  //! activations stay bf16, and so does communication except where the format's recipe gathers
+  //! quantized tensors (docs/precision.md).
+  GemmFormat gemm_format = GemmFormat::none;
+  //! Transformer layers at the start and at the end of the model that keep bf16 GEMMs under a
+  //! low-precision format (Megatron-Core --first-last-layers-bf16 --num-layers-at-start-in-bf16 N
+  //! --num-layers-at-end-in-bf16 M).
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
+  bool low_precision_gemms() const { return gemm_format != GemmFormat::none; }
+  //! "bf16", or "bf16, nvfp4 GEMMs" when the linear GEMMs run in a low-precision format.
+  std::string precision_name() const {
+    return std::string(dtype_name(dtype)) +
+           (low_precision_gemms() ? ", " + std::string(dtype_name(gemm_dtype(gemm_format, dtype))) + " GEMMs" : "");
+  }
   //! Megatron-LM's scatter/gather of pipeline tensors (Narayanan et al. SC'21 §4.1): each
   //! tensor-parallel rank sends 1/t of the boundary tensor and the receiving stage all-gathers it
   //! over NVLink. Only without sequence parallelism, whose tensors are already 1/t shards.

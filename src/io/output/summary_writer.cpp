@@ -287,11 +287,14 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
                          {"num_microbatches", s.num_microbatches()},
                          {"schedule", s.schedule},
                          {"dtype", std::string(dtype_name(s.dtype))},
-                         {"fp8_gemms", s.fp8_gemms},
+                         {"fp8_gemms", s.gemm_format == strategy::GemmFormat::fp8},
                          {"simulated", simulated_name(all_ranks)}};
   // Shown only when used, so that jobs without context parallelism read as before.
   if (s.context_parallel > 1) {
     json["cp"] = s.context_parallel;
+  }
+  if (s.gemm_format == strategy::GemmFormat::mxfp8 || s.gemm_format == strategy::GemmFormat::nvfp4) {
+    json["gemm_precision"] = std::string(dtype_name(strategy::gemm_dtype(s.gemm_format, s.dtype)));
   }
   return json;
 }

@@ -124,14 +124,18 @@ Mapping gpu_json(const cluster::GpuSpec& gpu) {
   node["peak_fp16_tflops"] = gpu.peak_fp16_tflops;
   node["peak_bf16_tflops"] = gpu.peak_bf16_tflops;
   node["peak_fp8_tflops"] = gpu.peak_fp8_tflops;
+  if (gpu.peak_mxfp8_tflops > 0) node["peak_mxfp8_tflops"] = gpu.peak_mxfp8_tflops;
+  if (gpu.peak_fp4_tflops > 0) node["peak_fp4_tflops"] = gpu.peak_fp4_tflops;
   node["peak_fp32_tflops"] = gpu.peak_fp32_tflops;
   node["memory_gb"] = gpu.memory_gb;
   node["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps;
   node["sm_count"] = gpu.sm_count;
   node["gemm_efficiency"] = gpu.gemm_efficiency;
   node["fp8_gemm_efficiency"] = gpu.fp8_gemm_efficiency;
+  if (gpu.fp4_gemm_efficiency > 0) node["fp4_gemm_efficiency"] = gpu.fp4_gemm_efficiency;
   node["memory_efficiency"] = gpu.memory_efficiency;
   node["kernel_launch_us"] = gpu.kernel_launch_us;
+  if (gpu.tdp_w > 0) node["tdp_w"] = gpu.tdp_w;
   add_text(node, "default_cluster", gpu.default_cluster);
   return node;
 }
