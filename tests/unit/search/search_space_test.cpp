@@ -74,7 +74,7 @@ TEST(SearchSpaceCheck, UnknownScheduleSuggestsTheClosest) {
 TEST(SearchSpaceSchedules, AllIsEveryRegisteredSchedule) {
   SearchSpace space = bert_on_16_a10();
   space.schedules = {"zb-h1", "all"};
-  const std::vector<std::string> expected{"zb-h1", "gpipe", "1f1b", "interleaved", "zb-h2"};
+  const std::vector<std::string> expected{"zb-h1", "gpipe", "1f1b", "interleaved", "zb-h2", "zbv", "dualpipev"};
   EXPECT_EQ(schedules_to_try(space), expected);
   EXPECT_EQ(error_of(space), "");
 }
