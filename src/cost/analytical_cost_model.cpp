@@ -270,11 +270,11 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
 // NCCL runs an all-to-all as one grouped send/recv to every peer (nccl-tests src/alltoall.cu), all
 // at once, so it pays one call's latency and one hop. Each rank sends bytes/n to each of the n
 // ranks. Inside one domain the (n−1)/n of the buffer that leaves the rank moves at the domain's
-// bus bandwidth (nccl-tests doc/PERFORMANCE.md: all-to-all busbw = algbw·(n−1)/n). Across hosts
-// the share bound for other hosts, (n − r)/n with r members on the busiest host, goes through the
-// rank's own share of its host's NICs, since "alltoall cannot aggregate the bandwidth of multiple
-// NICs" (nccl-tests#267; docs/reference/hardware.md §3, §4.2), while the host-local share moves
-// over the host fabric at the same time; the slower of the two sets the time.
+// bus bandwidth (nccl-tests doc/PERFORMANCE.md: all-to-all busbw = algbw·(n−1)/n). Across domains
+// the share bound for other domains, (n − r)/n with r members in the busiest domain, goes through
+// the rank's own share of its host's NICs, since "alltoall cannot aggregate the bandwidth of
+// multiple NICs" (nccl-tests#267; docs/reference/hardware.md §3, §4.2), while the domain-local
+// share moves over the domain's fabric at the same time; the slower of the two sets the time.
 CommunicationEstimate AnalyticalCostModel::all_to_all(const Event& event) const {
   const double n = event.group_size;
   const auto bytes = static_cast<double>(event.bytes);
@@ -283,7 +283,7 @@ CommunicationEstimate AnalyticalCostModel::all_to_all(const Event& event) const 
     const double wire_s = bytes * (n - 1) / n / (intra_node_bus_gbps(event) * kGiga);
     return {(kRingBaseLatencyUs[simple] + intra_node_hops(cluster_)[simple]) * kMicro + wire_s, NcclProtocol::simple};
   }
-  const double local = std::clamp<double>(event.ranks_per_host, 1, n);
+  const double local = std::clamp<double>(event.ranks_per_domain, 1, n);
   const double host_s = bytes * (local - 1) / n / (intra_node_bus_gbps(event) * kGiga);
   const double network_s = bytes * (n - local) / n / (nic_share_gbps(event) * kGiga);
   return {(kRingBaseLatencyUs[simple] + network_hops(cluster_)[simple]) * kMicro + std::max(host_s, network_s),

@@ -468,10 +468,10 @@ void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
   const std::int64_t width = model_.moe.expert_ffn_hidden_size;
   const std::int64_t rows = m * groups;
   dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
-  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_fp8(layer)), layer, "expert fc1",
+  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_low_precision(layer)), layer, "expert fc1",
       dispatched);
   activation_forward(sink, rows, width, layer, "expert activation");
-  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_fp8(layer)), layer, "expert fc2",
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_low_precision(layer)), layer, "expert fc2",
       quantize_operand(sink, rows, width, layer));
 }
 
@@ -481,7 +481,7 @@ void PassBuilder::experts_backward(int layer, int combined) {
   const std::int64_t groups = local_experts();
   const std::int64_t width = model_.moe.expert_ffn_hidden_size;
   const std::int64_t rows = m * groups;
-  const bool fp8 = in_fp8(layer);
+  const bool fp8 = in_low_precision(layer);
   // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
   combined = quantize_operand(sink, rows, hidden(), layer, combined);
   add(sink, factory_.grouped_gemm(groups, m, width, hidden(), fp8), layer, "expert fc2", combined);

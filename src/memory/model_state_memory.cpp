@@ -132,7 +132,6 @@ std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strate
   }
   return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
 }
-}
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
   return stage_parameters(model, strategy, even_stage_layers(model, strategy, stage));
