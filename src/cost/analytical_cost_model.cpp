@@ -134,7 +134,7 @@ std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { re
 
 Cost AnalyticalCostModel::cost(const Event& event) const {
   const double seconds = event.is_communication() ? communication_estimate(event).seconds : compute_seconds(event);
-  return Cost{seconds_to_time(seconds), CostSource::analytical};
+  return Cost{checked_seconds_to_time(seconds, "event '" + event.key() + "'"), CostSource::analytical};
 }
 
 CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& event) const {
