@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/task_limit_flag.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -42,6 +43,7 @@ struct EventsOptions {
   std::vector<std::string> schedules{"1f1b"};
   search::ProfilingCostOptions cost;
   ThreadsFlag threads;
+  TaskLimitFlag task_limit;
   GivenFlags given;
 };
 
@@ -167,6 +169,7 @@ void run_one_job(const EventsOptions& options) {
   const strategy::JobSpec job = distsim::options::assemble_valid_job(one_job_settings(options), io::spec_resolvers());
   api::SimulationOptions simulation_options;
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
+  simulation_options.task_limit = options.task_limit.limit();
   const program::JobProgram program = api::job_events(job, simulation_options);
   if (options.json) {
     std::cout << io::events_json(job, program, options.skip_profiled).dump(2) << "\n";
@@ -232,6 +235,7 @@ void add_events_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print JSON (the profiler's work list)");
   command->add_flag("--skip-profiled", options->skip_profiled, "leave out events already in the profile database");
   options->profile.add_to(*command);
+  options->task_limit.add_to(*command);
   command->callback([options] { run_events(*options); });
 }
 

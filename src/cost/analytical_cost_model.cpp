@@ -103,6 +103,16 @@ void check_gpu(const cluster::ClusterSpec& cluster) {
   }
 }
 
+//! The duration on the nanosecond clock; the event's key is built only for the message when it
+//! does not fit, since most events never need it.
+SimTime clock_time(double seconds, const Event& event) {
+  try {
+    return checked_seconds_to_time(seconds, "an event");
+  } catch (const InputError&) {
+    return checked_seconds_to_time(seconds, "event '" + event.key() + "'");
+  }
+}
+
 }  // namespace
 
 std::string_view nccl_protocol_name(NcclProtocol protocol) {
@@ -134,7 +144,7 @@ std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { re
 
 Cost AnalyticalCostModel::cost(const Event& event) const {
   const double seconds = event.is_communication() ? communication_estimate(event).seconds : compute_seconds(event);
-  return Cost{seconds_to_time(seconds), CostSource::analytical};
+  return Cost{clock_time(seconds, event), CostSource::analytical};
 }
 
 CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& event) const {

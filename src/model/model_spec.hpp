@@ -17,6 +17,12 @@ enum class NormType { layernorm, rmsnorm };
 //! relative: T5's bias added to the attention scores (no extra kernel of note).
 enum class PositionEmbedding { learned, rope, relative };
 
+//! The largest width, length or count of a model's shape (hidden and FFN sizes, heads, vocabulary,
+//! sequence length) that distsim computes with: 2^24 = 16,777,216, a hundred times the largest
+//! published shapes, and small enough that products of a few of them (tokens x width x bytes) fit
+//! 64 bits.
+inline constexpr int kLargestDimension = 1 << 24;
+
 //! The architecture of a transformer model, in Megatron-LM's terms (docs/reference
 //! docs/reference/formats.md §5.1). For encoder-decoder models `num_layers` counts the encoder layers.
 struct ModelSpec {

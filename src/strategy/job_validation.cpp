@@ -1,9 +1,13 @@
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "catalog/builtin_gpus.hpp"
+#include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "model/moe_rules.hpp"
 #include "strategy/job_spec.hpp"
@@ -17,6 +21,26 @@ using Problems = std::vector<std::string>;
 void require_positive(Problems& problems, const std::string& what, long long value) {
   if (value <= 0) {
     problems.push_back(what + " must be positive, got " + std::to_string(value));
+  }
+}
+
+void check_dimensions(const model::ModelSpec& model, const std::string& where, Problems& problems) {
+  const std::pair<const char*, int> dimensions[] = {
+      {"hidden_size", model.hidden_size},
+      {"ffn_hidden_size", model.ffn_hidden_size},
+      {"num_attention_heads", model.num_attention_heads},
+      {"num_kv_heads", model.num_kv_heads},
+      {"kv_channels", model.kv_channels},
+      {"vocab_size", model.vocab_size},
+      {"seq_length", model.seq_length},
+      {"decoder_seq_length", model.decoder_seq_length},
+  };
+  for (const auto& [key, value] : dimensions) {
+    if (value > model::kLargestDimension) {
+      problems.push_back(where + key + " " + std::to_string(value) + " exceeds " +
+                         std::to_string(model::kLargestDimension) +
+                         ", the largest model dimension distsim computes with");
+    }
   }
 }
 
@@ -38,6 +62,7 @@ void check_model(const model::ModelSpec& model, Problems& problems) {
   require_positive(problems, where + "ffn_hidden_size", model.ffn_hidden_size);
   require_positive(problems, where + "vocab_size", model.vocab_size);
   require_positive(problems, where + "seq_length", model.seq_length);
+  check_dimensions(model, where, problems);
   if (model.architecture == model::Architecture::encoder_decoder) {
     require_positive(problems, where + "decoder_num_layers", model.decoder_num_layers);
   }
@@ -58,6 +83,47 @@ void check_divides(Problems& problems, int tp, const std::string& what, int valu
   }
 }
 
+//! GPUs are numbered in an int; sizes whose product does not fit are refused before anything
+//! multiplies them.
+bool check_counts_fit(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string limit =
+      " GPUs, more than the " + std::to_string(std::numeric_limits<int>::max()) + " that distsim can number";
+  const std::string context = s.context_parallel > 1 ? std::to_string(s.context_parallel) + " x " : "";
+  if (!s.checked_world_size()) {
+    const auto world = checked_product({s.tensor_parallel, s.context_parallel, s.pipeline_parallel, s.data_parallel});
+    problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " + context +
+                       std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) +
+                       (world ? " = " + std::to_string(*world) : "") + limit);
+  }
+  const auto gpus = checked_product({job.cluster.num_hosts, job.cluster.gpus_per_host});
+  if (!gpus || *gpus > std::numeric_limits<int>::max()) {
+    problems.push_back("the cluster has " + std::to_string(job.cluster.num_hosts) + " nodes x " +
+                       std::to_string(job.cluster.gpus_per_host) + " GPUs = " + std::to_string(gpus.value_or(0)) +
+                       limit);
+  }
+  return problems.empty();
+}
+
+//! The largest tensors of one micro-batch, in bytes at 4 bytes an element, must fit the 64 bits
+//! that sizes are computed in: the activations at the widest layer and the attention scores.
+void check_micro_batch_sizes(const JobSpec& job, Problems& problems) {
+  const auto& m = job.model;
+  const std::int64_t batch = job.strategy.micro_batch_size;
+  const std::int64_t seq = std::max(m.seq_length, m.target_seq_length());
+  const std::int64_t width = std::max({std::int64_t{m.hidden_size}, std::int64_t{m.ffn_hidden_size},
+                                       std::int64_t{m.vocab_size}, std::int64_t{m.num_attention_heads} * m.head_dim()});
+  const std::string beyond = " bytes is beyond the 2^63 bytes distsim computes sizes in";
+  if (!checked_product({batch, seq, width, 4})) {
+    problems.push_back("model '" + m.name + "': an activation of micro-batch size x seq_length x width x 4 bytes = " +
+                       product_text({batch, seq, width, 4}) + beyond);
+  } else if (!checked_product({batch, m.num_attention_heads, seq, seq, 4})) {
+    problems.push_back("model '" + m.name +
+                       "': the attention scores of micro-batch size x heads x seq_length x seq_length x 4 bytes = " +
+                       product_text({batch, m.num_attention_heads, seq, seq, 4}) + beyond);
+  }
+}
+
 void check_strategy(const JobSpec& job, Problems& problems) {
   const Strategy& s = job.strategy;
   require_positive(problems, "tensor parallel size", s.tensor_parallel);
@@ -72,6 +138,9 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   require_positive(problems, "GPUs per node", job.cluster.gpus_per_host);
   require_positive(problems, "hosts per scale-up domain", job.cluster.hosts_per_domain);
   if (!problems.empty()) {
+    return;
+  }
+  if (!check_counts_fit(job, problems)) {
     return;
   }
   if (s.world_size() != job.cluster.total_gpus()) {
@@ -90,6 +159,7 @@ void check_strategy(const JobSpec& job, Problems& problems) {
     problems.push_back("pipeline parallel size " + std::to_string(s.pipeline_parallel) + " exceeds the " +
                        std::to_string(m.total_layers()) + " layers of model '" + m.name + "'");
   }
+  check_micro_batch_sizes(job, problems);
   const long long per_step = static_cast<long long>(s.micro_batch_size) * s.data_parallel;
   if (s.global_batch_size % per_step != 0) {
     problems.push_back(

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -152,6 +153,9 @@ struct Strategy {
   }
 
   int world_size() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
+  //! world_size(), or nothing when the product does not fit an int: validate_job refuses such sizes,
+  //! and whatever runs before it asks here rather than multiply.
+  std::optional<int> checked_world_size() const;
   //! The ranks that hold the same weights and reduce their gradients together (Megatron-Core's
   //! data_parallel_group_with_cp): data parallel × context parallel.
   int gradient_group_size() const { return data_parallel * context_parallel; }

@@ -44,6 +44,7 @@ class RowReader {
     std::size_t used = 0;
     try {
       const double number = std::stod(value, &used);
+      if (!std::isfinite(number)) throw Unsupported{std::string(column) + " '" + value + "' is not a finite number"};
       return number;
     } catch (const std::exception&) {
       throw Unsupported{std::string(column) + " '" + value + "' is not a number"};

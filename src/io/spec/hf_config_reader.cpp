@@ -112,7 +112,9 @@ void read_gpt2(MappingReader& reader, ModelSpec& model) {
   } else {
     reader.require({"n_positions"});
   }
-  model.ffn_hidden_size = 4 * model.hidden_size;
+  if (model.hidden_size <= model::kLargestDimension) {  // validation refuses a larger one; 4h would not fit an int
+    model.ffn_hidden_size = 4 * model.hidden_size;
+  }
   read_if_set(reader, "n_inner", model.ffn_hidden_size);
 }
 
@@ -354,6 +356,7 @@ bool is_hf_config(const YAML::Node& root) {
 }
 
 ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
+  reader.reject_duplicate_keys();
   ModelSpec model;
   model.name = reader.text_of("_name_or_path");
   if (model.name.empty()) {

@@ -46,8 +46,9 @@ const std::vector<Choice<RouterScoring>> kRouterScorings = {
 
 //! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with a gated MLP (--swiglu), which keeps
 //! the MLP's parameter count close to the 4h GeLU one (docs/reference/formats.md §5.1).
-int default_ffn_hidden_size(const ModelSpec& model) {
-  return model::is_gated(model.ffn_type) ? 8 * model.hidden_size / 3 / 64 * 64 : 4 * model.hidden_size;
+std::int64_t default_ffn_hidden_size(const ModelSpec& model) {
+  const std::int64_t h = model.hidden_size;
+  return model::is_gated(model.ffn_type) ? 8 * h / 3 / 64 * 64 : 4 * h;
 }
 
 void read_shape(MappingReader& reader, ModelSpec& model) {
@@ -146,7 +147,13 @@ void derive_unset_fields(MappingReader& reader, const ModelSpec* base, ModelSpec
     model.num_kv_heads = model.num_attention_heads;
   }
   if (!reader.has("ffn_hidden_size") && (base == nullptr || base->ffn_hidden_size == default_ffn_hidden_size(*base))) {
-    model.ffn_hidden_size = default_ffn_hidden_size(model);
+    if (model.hidden_size > model::kLargestDimension) {  // 4h would not fit an int
+      reader.report("hidden_size", "expected at most " + std::to_string(model::kLargestDimension) +
+                                       " (the largest model dimension distsim computes with), got " +
+                                       std::to_string(model.hidden_size));
+    } else {
+      model.ffn_hidden_size = static_cast<int>(default_ffn_hidden_size(model));
+    }
   }
   if (model.architecture != Architecture::encoder_decoder) {
     for (const char* key : {"decoder_num_layers", "decoder_seq_length"}) {

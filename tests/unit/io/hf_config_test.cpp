@@ -164,7 +164,7 @@ TEST(HfConfig, ReportsMissingAndMistypedFields) {
   const std::string file = fixture("models/hf/broken_llama.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ": missing required key 'num_hidden_layers'\n" +
-                file + ":3: hidden_size: expected a positive integer, got 'wide'");
+                file + ":3: hidden_size: expected a positive integer, got the string \"wide\"");
 }
 
 }  // namespace distsim::io
