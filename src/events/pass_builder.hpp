@@ -185,9 +185,7 @@ class PassBuilder {
   std::int64_t shared_width() const {
     return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
   }
-  std::int64_t up_width(std::int64_t width) const {
-    return (model::is_gated(model_.ffn_type) ? 2 : 1) * width;
-  }
+  std::int64_t up_width(std::int64_t width) const { return (model::is_gated(model_.ffn_type) ? 2 : 1) * width; }
   void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);

@@ -67,7 +67,8 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
       strategy.gathers_parameters()
           ? gathered_unit_bytes(largest_unit_parameters(model, layers, strategy.tensor_parallel), strategy.dtype)
           : ModelStateBytes{};
-  memory.weights = dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
+  memory.weights =
+      dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
   memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
   memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,

@@ -58,8 +58,9 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
   }
   for (const auto& members : draft.groups().expert_data_groups()) {
     if (const auto reduction = draft.work(members.front()).expert_gradient_reduction) {
-      const std::string_view label =
-          draft.strategy().zero_stage() != strategy::Sharding::none ? "expert gradient reduce_scatter" : "expert gradient all_reduce";
+      const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
+                                         ? "expert gradient reduce_scatter"
+                                         : "expert gradient all_reduce";
       add_reduction(draft, members, *reduction, StreamKind::dp_comm, label);
     }
   }

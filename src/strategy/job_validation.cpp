@@ -398,8 +398,8 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
                        " asks for another stage; give one of the two");
   }
   if (job.model.moe.enabled() && (s.sharding == Sharding::gradients || s.sharding == Sharding::full)) {
-    problems.push_back(sharding + ": sharding the gradients or parameters of model " + quoted(job.model.name) +
-                       "'s experts is not modelled; use sharding zero1 (the distributed optimizer)");
+    problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
+                       quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
   }
   if (s.shard_group <= 0) {
     return;

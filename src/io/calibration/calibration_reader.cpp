@@ -218,8 +218,7 @@ ColumnSettings read_vocabulary_columns(const RowReader& row) {
 cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design) {
   const cluster::GpuSpec gpu = read_gpu(row);
   const bool rack = node_design == kRackOfTheGpu;
-  cluster::ClusterSpec cluster =
-      catalog::find_cluster(node_design.empty() || rack ? gpu.default_cluster : node_design);
+  cluster::ClusterSpec cluster = catalog::find_cluster(node_design.empty() || rack ? gpu.default_cluster : node_design);
   constexpr int kNvl72 = 72;
   if (rack && cluster.gpus_per_domain() != kNvl72) {
     throw Unsupported{"intra_node_link names an NVL72 rack, but GPU '" + row.text("gpu") + "' comes in " +

@@ -98,7 +98,10 @@ ColumnVocabulary optimizer_sharding() {
            // the gradient reduce-scatter with the backward pass (overlap_grad_sync, on by default).
            {"distributed_fused_adam", sets({{"distributed_optimizer", "true"}, {"overlap_grad_reduce", "true"}})},
            {"fsdp2 over * ranks", fsdp},
-           {"megatron-fsdp", fsdp}},
+           {"megatron-fsdp", fsdp},
+           {"zero-1", sets({{"sharding", "zero1"}})},
+           {"zero-2", sets({{"sharding", "zero2"}})},
+           {"zero-3", fsdp}},
           sets({{"distributed_optimizer", "false"}}),
           assumes({{"distributed_optimizer", "false"}}, "not stated; Megatron-Core's default replicates the "
                                                         "optimizer")};

@@ -141,6 +141,14 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy experts = sharded;  // MoE models only: dense ones refuse ep
   experts.expert_parallel = 2;
   std::set<Operator> seen;
+  const auto read_back = [&seen](const program::JobProgram& program) {
+    for (events::EventId id = 0; id < program.events.size(); ++id) {
+      const std::string key = program.events.at(id).key();
+      EXPECT_EQ(parse_event_key(key).key(), key);
+      EXPECT_EQ(parse_event_key(key).event_class, program.events.at(id).event_class) << key;
+      seen.insert(program.events.at(id).op);
+    }
+  };
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
     for (const auto& split : {plain, sharded, fp8, mxfp8, nvfp4, context, experts}) {
@@ -158,13 +166,14 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
         continue;  // a model this split does not fit (heads not divisible by 2, say)
       }
       ++jobs;
-      for (events::EventId id = 0; id < program.events.size(); ++id) {
-        const std::string key = program.events.at(id).key();
-        EXPECT_EQ(parse_event_key(key).key(), key);
-        EXPECT_EQ(parse_event_key(key).event_class, program.events.at(id).event_class) << key;
-        seen.insert(program.events.at(id).op);
-      }
+      read_back(program);
     }
+  }
+  for (const auto& activation : model::kFfnTypes) {  // the MLP activations no built-in model has
+    strategy::JobSpec job = job_on_two_nodes("gpt2-345m", plain, "dgx-a100");
+    job.model.num_layers = 4;
+    job.model.ffn_type = activation.type;
+    read_back(api::job_events(job));
   }
   EXPECT_GE(jobs, 6);
   for (const auto& spec : operator_table()) {

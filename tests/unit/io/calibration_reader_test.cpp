@@ -33,8 +33,8 @@ constexpr const char* kRuns =
 
 std::vector<CalibrationRun> read(const std::string& text) { return read_calibration_runs(text, "calib.csv"); }
 
-//! The reason run L1 is excluded once each changed column holds its new value instead.
-std::string exclusion_of(const std::map<std::string, std::string>& changes) {
+//! Run L1 with each changed column holding its new value instead.
+CalibrationRun run_of(const std::map<std::string, std::string>& changes) {
   const std::string text = kRuns;
   const std::size_t header_end = text.find('\n');
   const std::string header = text.substr(0, header_end);
@@ -55,9 +55,14 @@ std::string exclusion_of(const std::map<std::string, std::string>& changes) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     row += (i ? "," : "") + (changes.count(names[i]) ? changes.at(names[i]) : fields.at(i));
   }
-  const auto runs = read(header + "\n" + row + "\n");
-  EXPECT_FALSE(runs.at(0).job.has_value());
-  return runs.at(0).excluded_because;
+  return read(header + "\n" + row + "\n").at(0);
+}
+
+//! The reason run L1 is excluded once each changed column holds its new value instead.
+std::string exclusion_of(const std::map<std::string, std::string>& changes) {
+  const CalibrationRun run = run_of(changes);
+  EXPECT_FALSE(run.job.has_value());
+  return run.excluded_because;
 }
 
 std::string exclusion_of(const std::string& column, const std::string& value) { return exclusion_of({{column, value}}); }
@@ -247,9 +252,9 @@ TEST(CalibrationReader, ExcludesValuesItDoesNotKnowAndSuggestsTheClosest) {
             "mixed'");
   EXPECT_EQ(exclusion_of("precision", "mostly fp8"),
             "precision 'mostly fp8' is not a value the calibration reader knows; the closest it knows is 'fp8'");
-  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-2"),
-            "optimizer_sharding 'ZeRO-2' is not a value the calibration reader knows; the closest it knows is "
-            "'megatron-fsdp'");
+  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-Infinity"),
+            "optimizer_sharding 'ZeRO-Infinity' is not a value the calibration reader knows; the closest it knows "
+            "is 'zero-1'");
   EXPECT_EQ(exclusion_of("sequence_parallel", "sometimes"),
             "sequence_parallel 'sometimes' is not a value the calibration reader knows; the closest it knows is "
             "'yes'");
@@ -258,15 +263,29 @@ TEST(CalibrationReader, ExcludesValuesItDoesNotKnowAndSuggestsTheClosest) {
 }
 
 TEST(CalibrationReader, ExcludesFormatsAndShardingItDoesNotModel) {
+  // L1 runs on the H100, which has no MXFP8 tensor cores: the job's own check refuses the row.
   EXPECT_EQ(exclusion_of("precision", "FP8-MX (footnote; 32x32)"),
-            "MXFP8 (fp8 with one scale per 32 elements) is not modelled");
+            "precision 'FP8-MX (footnote; 32x32)': gpu 'h100-sxm' has no mxfp8 tensor cores (peak_mxfp8_tflops 0); "
+            "built-in GPUs with mxfp8: b200, b300, gb200, gb300");
   EXPECT_EQ(exclusion_of("precision", "FP8 rowwise (torchao) + BF16"),
             "fp8 with row-wise scaling (torchao float8 rowwise) is not modelled");
-  EXPECT_EQ(exclusion_of("optimizer_sharding", "FSDP2 (fully_shard) over 8 ranks (ZeRO-3-like)"),
-            "fully sharded data parallelism (FSDP, ZeRO-3) is not modelled");
   EXPECT_EQ(exclusion_of("recompute", "per-op selective activation checkpointing"),
             "torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
             "modelled");
+}
+
+// FSDP2's fully_shard and Megatron-FSDP shard parameters, gradients and optimizer states over the
+// data-parallel ranks (ZeRO-3); MXFP8 on a GPU with MXFP8 tensor cores is the mxfp8 precision.
+TEST(CalibrationReader, ReadsFullyShardedRunsAndMxfp8) {
+  for (const char* spelling : {"FSDP2 (fully_shard) over 4 ranks (ZeRO-3-like)", "Megatron-FSDP (FSDP=4)"}) {
+    const CalibrationRun run = run_of({{"optimizer_sharding", spelling}});
+    ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+    EXPECT_EQ(run.job->strategy.sharding, strategy::Sharding::full);
+    for (const auto& assumption : run.assumptions) EXPECT_EQ(assumption.find("sharding"), std::string::npos);
+  }
+  const CalibrationRun mxfp8 = run_of({{"gpu", "B200"}, {"gpu_mem_gb", "180"}, {"precision", "FP8-MX"}});
+  ASSERT_TRUE(mxfp8.job.has_value()) << mxfp8.excluded_because;
+  EXPECT_EQ(mxfp8.job->strategy.gemm_format, strategy::GemmFormat::mxfp8);
 }
 
 // An H100 with 96 GB (Meta's Grand Teton parts) is not the catalog's 80 GB h100-sxm.
