@@ -25,6 +25,29 @@ JobOption basic(std::string key, std::string flag, ValueType type, std::string d
   return option;
 }
 
+//! The divisors of n, ascending.
+std::vector<Value> divisors(int n) {
+  std::vector<Value> values;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) values.emplace_back(d);
+  }
+  return values;
+}
+
+//! A parallel size left free: every size that still divides the GPUs the other sizes leave.
+std::vector<Value> free_parallel_sizes(const JobSpec& job, int Strategy::*field) {
+  const int others = job.strategy.world_size() / job.strategy.*field;
+  const int gpus = job.cluster.total_gpus();
+  return gpus % others == 0 ? divisors(gpus / others) : std::vector<Value>{};
+}
+
+//! A yes/no setting left free: both, or only off when turning it on changes nothing for the job.
+std::function<std::vector<Value>(const JobSpec&)> both_when(std::function<bool(const JobSpec&)> matters) {
+  return [matters = std::move(matters)](const JobSpec& job) {
+    return matters(job) ? std::vector<Value>{false, true} : std::vector<Value>{false};
+  };
+}
+
 //! An integer setting that lives in one Strategy field.
 JobOption strategy_integer(std::string key, std::string flag, int Strategy::*field, std::string default_value,
                            std::string help) {
@@ -140,6 +163,27 @@ std::vector<JobOption> size_options() {
     auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size; });
     it->excludes = {"strategy"};
   }
+  for (const auto& [key, field] :
+       {std::pair{"tp", &Strategy::tensor_parallel}, std::pair{"pp", &Strategy::pipeline_parallel},
+        std::pair{"dp", &Strategy::data_parallel}, std::pair{"cp", &Strategy::context_parallel}}) {
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == key; });
+    it->search_values = [field = field](const JobSpec& job) { return free_parallel_sizes(job, field); };
+  }
+  // Ring attention runs inside the fused kernel: with unfused attention context parallelism stays 1.
+  auto context = std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "cp"; });
+  context->search_values = [](const JobSpec& job) {
+    return job.strategy.attention == strategy::Attention::unfused
+               ? std::vector<Value>{1}
+               : free_parallel_sizes(job, &Strategy::context_parallel);
+  };
+  // Every micro-batch size that divides a data-parallel rank's share of the global batch.
+  auto micro_batch =
+      std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "micro_batch_size"; });
+  micro_batch->search_values = [](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    return s.global_batch_size % s.data_parallel == 0 ? divisors(s.global_batch_size / s.data_parallel)
+                                                      : std::vector<Value>{};
+  };
   return sizes;
 }
 
@@ -152,6 +196,13 @@ JobOption schedule_option() {
     job.strategy.schedule = as_text(value);
   };
   schedule.read = [](const JobSpec& job) -> Value { return job.strategy.schedule; };
+  // One stage has no pipeline to schedule: every schedule would run its passes back to back.
+  schedule.search_values = [default_name = schedule.default_value](const JobSpec& job) {
+    if (job.strategy.pipeline_parallel == 1) return std::vector<Value>{default_name};
+    std::vector<Value> names;
+    for (const auto& name : schedule::schedule_names()) names.emplace_back(name);
+    return names;
+  };
   return schedule;
 }
 
@@ -169,24 +220,54 @@ std::vector<JobOption> precision_options() {
               "softmax and dropout through memory, Megatron-LM before 2023)")};
 }
 
+//! Virtual stages left free: one for a schedule with one chunk per stage; for one with several
+//! (interleaved), every count of at least two that splits each stage's layers into equal chunks.
+std::vector<Value> free_virtual_stages(const JobSpec& job) {
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  if (schedule.chunks_per_stage(2) != 2) return {1};
+  const int stages = job.strategy.pipeline_parallel;
+  std::vector<Value> counts;
+  for (int chunks = 2; chunks * stages <= job.model.num_layers; ++chunks) {
+    if (job.model.num_layers % (chunks * stages) == 0) counts.emplace_back(chunks);
+  }
+  return counts;
+}
+
 std::vector<JobOption> feature_options() {
   using strategy::Recompute;
   JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
                                       "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
   bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
-  return {strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
-                           "model chunks per pipeline stage for schedule interleaved"),
-          strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
-                           "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
-                           "instead of all-reduce (no effect with tp 1)"),
-          strategy_choice<Recompute>(
-              "recompute", "--recompute", "recomputation", &Strategy::recompute,
-              {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
-              "activation recomputation: none, selective (attention core) or full (every "
-              "layer's forward rerun before its backward)"),
-          strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
-                           "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
-                           "parameters, all-gather them"),
+  JobOption virtual_stages = strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
+                                              "model chunks per pipeline stage for schedule interleaved");
+  virtual_stages.search_values = free_virtual_stages;
+  JobOption sequence_parallel =
+      strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
+                       "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
+                       "instead of all-reduce (no effect with tp 1)");
+  sequence_parallel.search_values = both_when([](const JobSpec& job) { return job.strategy.tensor_parallel > 1; });
+  JobOption recompute = strategy_choice<Recompute>(
+      "recompute", "--recompute", "recomputation", &Strategy::recompute,
+      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
+      "activation recomputation: none, selective (attention core) or full (every "
+      "layer's forward rerun before its backward)");
+  // A fused attention kernel recomputes its core in the backward pass anyway, so selective
+  // recomputation changes nothing there: a search tries it only with unfused attention.
+  recompute.search_values = [](const JobSpec& job) {
+    if (job.strategy.attention == strategy::Attention::unfused) {
+      return std::vector<Value>{std::string("none"), std::string("selective"), std::string("full")};
+    }
+    return std::vector<Value>{std::string("none"), std::string("full")};
+  };
+  JobOption distributed_optimizer =
+      strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
+                       "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
+                       "parameters, all-gather them");
+  distributed_optimizer.search_values = both_when([](const JobSpec& job) { return job.strategy.data_parallel > 1; });
+  return {virtual_stages,
+          sequence_parallel,
+          recompute,
+          distributed_optimizer,
           strategy_boolean("overlap_grad_reduce", "--overlap-grad-reduce", &Strategy::overlap_grad_reduce,
                            "start each data-parallel gradient bucket as soon as the last backward has produced it"),
           strategy_boolean("p2p_scatter_gather", "--p2p-scatter-gather", &Strategy::p2p_scatter_gather,

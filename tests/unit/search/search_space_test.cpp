@@ -29,54 +29,61 @@ std::string error_of(const SearchSpace& space) {
   return "";
 }
 
-TEST(ParallelSizeTriples, SixteenGpusHaveFifteenOrderedSplits) {
-  // 16 = 2^4: placing four factors of 2 among three sizes is C(4 + 2, 2) = 15 ways.
-  const auto triples = parallel_size_triples(16);
-  ASSERT_EQ(triples.size(), 15u);
-  for (const auto& t : triples) {
-    EXPECT_EQ(t.tensor_parallel * t.pipeline_parallel * t.data_parallel, 16);
-  }
-  EXPECT_EQ(triples.front().notation(), "1M1P16D");
-  EXPECT_EQ(triples.back().notation(), "16M1P1D");
-}
-
-TEST(ParallelSizeTriples, TwelveGpusHaveEighteen) {
-  // 12 = 2^2 * 3: C(2 + 2, 2) = 6 ways for the twos times 3 places for the three.
-  EXPECT_EQ(parallel_size_triples(12).size(), 18u);
-  EXPECT_EQ(parallel_size_triples(1).size(), 1u);
-}
-
-TEST(SearchSpaceCheck, RejectsEmptyLists) {
+std::string list_error(const std::string& key, const std::vector<std::string>& items, const std::string& flag) {
   SearchSpace space = bert_on_16_a10();
-  space.micro_batch_sizes.clear();
-  EXPECT_EQ(error_of(space), "empty search space: --micro-batch-sizes lists no values");
-  space = bert_on_16_a10();
-  space.schedules.clear();
-  EXPECT_EQ(error_of(space), "empty search space: --schedules lists no values");
+  try {
+    list_values(space, key, items, flag);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The searched settings come from the option table (JobOption::search_values), in table order.
+TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
+  std::vector<std::string> keys;
+  for (const auto* option : searched_options()) keys.push_back(option->key);
+  const std::vector<std::string> expected{"tp",
+                                          "pp",
+                                          "dp",
+                                          "cp",
+                                          "micro_batch_size",
+                                          "schedule",
+                                          "virtual_stages",
+                                          "sequence_parallel",
+                                          "recompute",
+                                          "distributed_optimizer"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(searched_keys().front(), "strategy");
+}
+
+TEST(ListValues, ParsesByTheTableAndAllMeansFree) {
+  SearchSpace space = bert_on_16_a10();
+  list_values(space, "tp", {"1", "2", "2", "4"}, "--tp");
+  const std::vector<options::Value> expected{1, 2, 4};  // each value once
+  EXPECT_EQ(space.listed.at("tp"), expected);
+  list_values(space, "tp", {"all"}, "--tp");
+  EXPECT_EQ(space.listed.count("tp"), 0u);
+}
+
+TEST(ListValues, NamesTheFlagAndSuggestsTheClosestName) {
+  EXPECT_EQ(list_error("micro_batch_size", {"1", "0"}, "--micro-batch-size"),
+            "--micro-batch-size: expected a positive integer, got '0'");
+  const std::string message = list_error("schedule", {"1f1b", "gpip"}, "--schedule");
+  EXPECT_EQ(message.rfind("--schedule: unknown schedule 'gpip'; did you mean 'gpipe'?", 0), 0u) << message;
+  EXPECT_EQ(list_error("sequence_parallel", {"ture"}, "--sequence-parallel").rfind("--sequence-parallel: ", 0), 0u);
 }
 
 TEST(SearchSpaceCheck, RejectsMicroBatchThatDoesNotDivideTheGlobalBatch) {
   SearchSpace space = bert_on_16_a10();
-  space.micro_batch_sizes = {1, 3};
-  EXPECT_EQ(error_of(space), "--micro-batch-sizes: 3 does not divide the global batch size 16; use divisors of it");
+  space.listed["micro_batch_size"] = {1, 3};
+  EXPECT_EQ(error_of(space), "--micro-batch-size: 3 does not divide the global batch size 16; use divisors of it");
 }
 
-TEST(SearchSpaceCheck, UnknownScheduleSuggestsTheClosest) {
+TEST(SearchSpaceCheck, RejectsAnEmptyList) {
   SearchSpace space = bert_on_16_a10();
-  space.schedules = {"1f1b", "gpip"};
-  const std::string message = error_of(space);
-  EXPECT_EQ(message.rfind("--schedules: unknown schedule 'gpip'; did you mean 'gpipe'? (known: gpipe, 1f1b", 0), 0u)
-      << message;
-}
-
-// "all" is every registered schedule in `distsim list schedules` order; a name given before it
-// keeps its place and is tried once.
-TEST(SearchSpaceSchedules, AllIsEveryRegisteredSchedule) {
-  SearchSpace space = bert_on_16_a10();
-  space.schedules = {"zb-h1", "all"};
-  const std::vector<std::string> expected{"zb-h1", "gpipe", "1f1b", "interleaved", "zb-h2"};
-  EXPECT_EQ(schedules_to_try(space), expected);
-  EXPECT_EQ(error_of(space), "");
+  space.listed["schedule"] = {};
+  EXPECT_EQ(error_of(space), "empty search space: --schedule lists no values");
 }
 
 }  // namespace
