@@ -117,7 +117,7 @@ std::optional<double> memory_limit(const SearchCommandOptions& options, const se
     throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
                      options.memory_headroom + "'");
   }
-  const double capacity = static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
+  const auto capacity = static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
   return capacity * (1.0 - percent / 100.0);
 }
 

@@ -163,11 +163,10 @@ std::vector<JobOption> size_options() {
     auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size; });
     it->excludes = {"strategy"};
   }
-  for (const auto& [key, field] :
-       {std::pair{"tp", &Strategy::tensor_parallel}, std::pair{"pp", &Strategy::pipeline_parallel},
-        std::pair{"dp", &Strategy::data_parallel}, std::pair{"cp", &Strategy::context_parallel}}) {
-    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == key; });
-    it->search_values = [field = field](const JobSpec& job) { return free_parallel_sizes(job, field); };
+  for (const auto& size : {std::pair{"tp", &Strategy::tensor_parallel}, std::pair{"pp", &Strategy::pipeline_parallel},
+                           std::pair{"dp", &Strategy::data_parallel}, std::pair{"cp", &Strategy::context_parallel}}) {
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size.first; });
+    it->search_values = [field = size.second](const JobSpec& job) { return free_parallel_sizes(job, field); };
   }
   // Ring attention runs inside the fused kernel: with unfused attention context parallelism stays 1.
   auto context = std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "cp"; });

@@ -213,6 +213,19 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
   }
 }
 
+void advise_on_memory(SearchResult& result) {
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    const Candidate& candidate = result.candidates[i];
+    if (candidate.status != CandidateStatus::out_of_memory) continue;
+    if (!result.leanest || candidate.peak_memory_bytes < result.candidates[*result.leanest].peak_memory_bytes) {
+      result.leanest = i;
+    }
+  }
+  if (result.leanest) {
+    result.memory_remedies = memory_remedies(result.candidates[*result.leanest], result.memory_limit_bytes);
+  }
+}
+
 double memory_limit(const SearchSpace& space, const SearchOptions& options) {
   if (options.memory_limit_bytes) return *options.memory_limit_bytes;
   return static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
@@ -255,6 +268,7 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   }
   simulate_in_bound_order(result, std::move(to_simulate), options);
   rank(result);
+  if (result.ranking.empty()) advise_on_memory(result);
   return result;
 }
 

@@ -7,6 +7,7 @@
 
 #include "api/simulation.hpp"
 #include "search/candidate.hpp"
+#include "search/memory_remedy.hpp"
 #include "search/search_space.hpp"
 
 namespace distsim::search {
@@ -36,6 +37,9 @@ struct SearchResult {
   std::size_t out_of_memory = 0;
   std::size_t pruned_by_bound = 0;
   double memory_limit_bytes = 0;  //!< what counted as fitting
+  //! When no candidate fits: the leanest one (smallest peak) and what would bring it under.
+  std::optional<std::size_t> leanest;
+  std::vector<MemoryRemedy> memory_remedies;
 
   //! Best throughput over worst, among ranked candidates; 0 when fewer than one.
   double best_worst_ratio() const;

@@ -146,6 +146,39 @@ std::string csv_quoted(const std::string& text) {
   return quoted + "\"";
 }
 
+//! The leanest candidate and the peak each remedy would leave it with.
+std::string memory_advice(const search::SearchResult& result) {
+  if (!result.leanest) return "";
+  const auto& leanest = result.candidates[*result.leanest];
+  std::string text = fmt::format("the leanest, {}, needs {:.2f} GiB of {:.2f} GiB; what would lower it:\n",
+                                 leanest.label(), leanest.peak_memory_bytes / kGiB, result.memory_limit_bytes / kGiB);
+  for (const auto& remedy : result.memory_remedies) {
+    fmt::format_to(std::back_inserter(text), "  {:<22} {} needs {:.2f} GiB{}\n", remedy.change + ":",
+                   remedy.changed.label(), remedy.changed.peak_memory_bytes / kGiB, remedy.fits ? " (fits)" : "");
+  }
+  if (result.memory_remedies.empty()) {
+    text += "  nothing: it has every pipeline stage, recomputation and optimizer sharding a valid job allows\n";
+  }
+  return text;
+}
+
+nlohmann::json memory_advice_json(const search::SearchResult& result) {
+  nlohmann::json advice = nlohmann::json::object();
+  if (!result.leanest) return advice;
+  const auto& leanest = result.candidates[*result.leanest];
+  advice["leanest"] = leanest.label();
+  advice["peak_memory_bytes"] = leanest.peak_memory_bytes;
+  nlohmann::json remedies = nlohmann::json::array();
+  for (const auto& remedy : result.memory_remedies) {
+    remedies.push_back({{"change", remedy.change},
+                        {"candidate", remedy.changed.label()},
+                        {"peak_memory_bytes", remedy.changed.peak_memory_bytes},
+                        {"fits", remedy.fits}});
+  }
+  advice["remedies"] = std::move(remedies);
+  return advice;
+}
+
 }  // namespace
 
 //! The searched keys, and the gradient bucket size when the default rule sets it: that rule
@@ -183,6 +216,7 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   }
   if (result.ranking.empty()) {
     text += "no candidate fits in memory\n";
+    text += memory_advice(result);
     return text;
   }
   text += "\n";
@@ -239,6 +273,7 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
   data["out_of_memory"] = result.out_of_memory;
   data["memory_limit_bytes"] = result.memory_limit_bytes;
   data["pruned_by_bound"] = result.pruned_by_bound;
+  if (result.leanest) data["memory_advice"] = memory_advice_json(result);
   data["best_worst_ratio"] = result.best_worst_ratio();
   nlohmann::json ranking = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top, result.ranking.size()); ++i) {

@@ -150,3 +150,53 @@ TEST(SearchOptimum, AMemoryLimitMarksCandidatesOutOfMemory) {
 }  // namespace
 
 }  // namespace distsim::search
+
+namespace distsim::search {
+
+namespace {
+
+TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
+  // GPT-2 345M (4 layers) on 8 GPUs, global batch 8, with dp 2 and nothing that saves memory:
+  // each change applies. Twice the stages halves dp; the distributed optimizer shards the
+  // optimizer states over dp 2; full recomputation drops the stored activations.
+  Candidate leanest;
+  leanest.job = small_job();
+  auto& s = leanest.job.strategy;
+  s.tensor_parallel = 2;
+  s.pipeline_parallel = 2;
+  s.data_parallel = 2;
+  leanest.peak_memory_bytes = static_cast<double>(memory::estimate_memory(leanest.job).peak().total());
+  const auto remedies = memory_remedies(leanest, 1.0);
+  std::vector<std::string> changes;
+  for (const auto& remedy : remedies) {
+    changes.push_back(remedy.change);
+    EXPECT_LT(remedy.changed.peak_memory_bytes, leanest.peak_memory_bytes) << remedy.change;
+    EXPECT_FALSE(remedy.fits);  // a 1-byte limit
+  }
+  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "distributed optimizer",
+                                          "all three"};
+  ASSERT_EQ(changes, expected);
+  EXPECT_EQ(remedies[0].changed.job.strategy.notation(), "2M4P1D");
+  EXPECT_EQ(remedies[1].changed.job.strategy.recompute, strategy::Recompute::full);
+  EXPECT_TRUE(remedies[2].changed.job.strategy.distributed_optimizer);
+  EXPECT_EQ(remedies[2].changed.job.strategy.notation(), "2M2P2D");
+}
+
+TEST(MemoryRemedies, ASearchWhereNothingFitsNamesTheLeanestCandidate) {
+  SearchSpace space;
+  space.base = small_job();
+  SearchOptions options;
+  options.memory_limit_bytes = 1.0;  // nothing fits in one byte
+  const SearchResult result = run_search(space, options);
+  EXPECT_TRUE(result.ranking.empty());
+  ASSERT_TRUE(result.leanest.has_value());
+  for (const auto& candidate : result.candidates) {
+    if (candidate.status == CandidateStatus::out_of_memory) {
+      EXPECT_GE(candidate.peak_memory_bytes, result.candidates[*result.leanest].peak_memory_bytes);
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace distsim::search
