@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "analysis/run_summary.hpp"
@@ -11,6 +12,10 @@
 
 namespace distsim::api {
 
+//! How many tasks simulate() and job_events() build at most unless told otherwise, by estimate
+//! (estimated_tasks): about 2 GB of program and timeline. `--max-tasks` raises it.
+inline constexpr std::int64_t kDefaultTaskLimit = 20'000'000;
+
 struct SimulationOptions {
   //! Simulate every rank explicitly instead of one rank per stage. Forced on when the cluster
   //! layout is not uniform (groups of one stage placed differently), where symmetry fails.
@@ -20,7 +25,15 @@ struct SimulationOptions {
   //! One task per forward/backward pass instead of one per operator (symmetric mode only): the
   //! search's fast screening. See program::build_job_program.
   bool aggregate_passes = false;
+  //! A job whose estimated_tasks exceed this is refused before anything is built.
+  std::int64_t task_limit = kDefaultTaskLimit;
 };
+
+//! An upper estimate of the tasks of the job's program, computed from its sizes alone (so that a
+//! job of 10^9 layers or a million micro-batches costs nothing to refuse): ranks simulated x
+//! micro-batches x layers per rank x tasks per layer pass, plus one entry per GPU for the rank
+//! layout. Saturates at the largest int64 instead of overflowing.
+std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes);
 
 //! A simulated job: its program (events, tasks, devices), the timeline, the metrics, and the
 //! memory each device needs (estimated whether or not it fits: the run goes ahead either way).

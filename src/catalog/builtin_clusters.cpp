@@ -1,5 +1,8 @@
 #include "catalog/builtin_clusters.hpp"
 
+#include <string>
+#include <utility>
+
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/find_by_name.hpp"
 
@@ -105,9 +108,14 @@ ClusterSpec dgx_h200() {
   };
 }
 
+// NVLink 5 (B200 and later): ring busbw measured on 8 B200 (AWS p6-b200, NCCL_NVLS_ENABLE=0, 8 GiB,
+// ml-engineering; data/collectives.csv).
+constexpr double kNvlink5RingGbps = 682.2;
 // No send/recv measurement exists for B200. [derived, unvalidated] It is scaled from the NVLink4
 // one by the ratio of measured ring busbw, 682.2 / 367.2, which keeps B200's lower ring
 // efficiency (76% of 900 GB/s against 82% of 450).
+constexpr double kNvlink5P2pGbps = kNvlink4P2pGbps * kNvlink5RingGbps / 367.2;
+
 ClusterSpec dgx_b200() {
   return {
       .name = "dgx-b200",
@@ -120,9 +128,84 @@ ClusterSpec dgx_b200() {
       .num_hosts = 1,
       .gpus_per_host = 8,
       .hosts_per_domain = 1,
-      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", 682.2, kNvlink4P2pGbps * 682.2 / 367.2,
+      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", kNvlink5RingGbps, kNvlink5P2pGbps,
                      kNvlinkHopUs, Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
+  };
+}
+
+// DGX B300: 8x B300 on the NVLink 5 switch fabric of DGX B200, with eight single-port ConnectX-8
+// at 800 Gb/s (ml-engineering network/README.md, commit 744d01e, inter-node table "NVIDIA DGX B300
+// XDR", citing the DGX B300 specifications). No nccl-tests figure exists for B300 or for a
+// ConnectX-8: the NVLink figures are dgx-b200's (the same NVLink 5 switch generation) and the NIC
+// reaches NDR's measured share of its line rate, 47 of 50 GB/s, of 100 GB/s [derived, unvalidated].
+constexpr double kXdrNicGbps = 100.0 * kNdrNicGbps / 50.0;
+
+ClusterSpec dgx_b300() {
+  return {
+      .name = "dgx-b300",
+      .description = "DGX B300: 8x B300 on NVLink5 + NVSwitch, 8x ConnectX-8 800 Gb/s",
+      .source = "ml-engineering network/README.md (commit 744d01e): DGX B300 XDR, 8 ConnectX-8 at 800 Gb/s; "
+                "NVLink ring busbw 682.2 GB/s and p2p 646 GB/s as dgx-b200 (same NVLink 5 switches) [derived]; "
+                "NIC 100 GB/s x 47/50 (NDR's measured share, nccl-tests#290) = 94 GB/s [derived, unvalidated]; "
+                "hop latencies NCCL tuning.cc (hardware.md §4.5)",
+      .gpu = find_gpu("b300"),
+      .num_hosts = 1,
+      .gpus_per_host = 8,
+      .hosts_per_domain = 1,
+      .intra_node = {"NVLink5 + NVSwitch (1800 GB/s bidirectional per GPU)", kNvlink5RingGbps, kNvlink5P2pGbps,
+                     kNvlinkHopUs, Fabric::nvlink_switch},
+      .inter_node = {"8x ConnectX-8 800 Gb/s (one per GPU)", 8, kXdrNicGbps, kNetHopUs},
+  };
+}
+
+// A GB200 NVL72 rack: 18 compute trays (hosts) of 4 GPUs, every GPU's 18 NVLink 5 links on the
+// rack's NVLink switch trays, so the 72 GPUs are one scale-up domain; each tray has four
+// single-port ConnectX-7 at 400 Gb/s, one per GPU (ml-engineering network/README.md, commit
+// 744d01e, citing the DGX GB200 user guide's networking page). Ring busbw 679.6 GB/s: Azure ND
+// GB200 v6, all_reduce on the 4 GPUs of one tray at 8 GiB, Ring, NCCL 2.25.1 (data/collectives.csv);
+// a tray's GPUs meet only through the switch trays, so a ring of any size in the rack runs on the
+// same links. The full rack's default (NVLS) all-reduce reaches 834.6 GB/s (coreweave/nccl-tests
+// PR#43); NVLS is not modelled, as on DGX H100. Across racks NCCL treats each NVLink domain as one
+// node (NCCL_MNNVL_ENABLE) and drives every member's NIC: two racks reach 793 GB/s at 8 GiB
+// (coreweave/nccl-tests README, "2 Racks", NCCL 2.26.2), which the ring model's min(intra busbw,
+// members per domain x NIC share) = min(679.6, 72 x 47) reproduces within its NVLS gap.
+ClusterSpec nvl72(const char* name, const char* gpu_name, const char* description, const char* nic_name,
+                  double nic_gbps, const char* nic_source) {
+  return {
+      .name = name,
+      .description = description,
+      .source = std::string("72-GPU NVLink domain of 18 four-GPU trays; ring busbw 679.6 GB/s (Azure ND GB200 v6, "
+                            "4 GPUs, Ring, 8 GiB, data/collectives.csv); p2p 646 GB/s as dgx-b200 [derived]; ") +
+                nic_source + "; hop latencies NCCL tuning.cc (hardware.md §4.5)",
+      .gpu = find_gpu(gpu_name),
+      .num_hosts = 18,
+      .gpus_per_host = 4,
+      .hosts_per_domain = 18,
+      .intra_node = {"NVLink5 switch trays (1800 GB/s bidirectional per GPU, 72 GPUs)", 679.6, kNvlink5P2pGbps,
+                     kNvlinkHopUs, Fabric::nvlink_switch},
+      .inter_node = {nic_name, 4, nic_gbps, kNetHopUs},
+  };
+}
+
+// GB300 NVL72: the same rack with Blackwell Ultra GPUs and one ConnectX-8 800 Gb/s per GPU on
+// Quantum-X800 (ml-engineering network/README.md, commit 744d01e: "Quantum-X800 is used by ... GB300
+// NVL72", ConnectX-8 its adapter). No nccl-tests figure exists for it: GB200's NVLink figures
+// [derived], the XDR NIC as dgx-b300's [derived, unvalidated].
+std::vector<ClusterSpec> rack_clusters() {
+  return {
+      nvl72("gb200-nvl72", "gb200",
+            "GB200 NVL72 rack: 72x GB200 in one NVLink 5 domain of 18 four-GPU trays, 4x NDR "
+            "400 Gb/s per tray",
+            "4x NDR 400 Gb/s InfiniBand per tray (ConnectX-7, one per GPU)", kNdrNicGbps,
+            "NICs: 4 ConnectX-7 400 Gb/s per tray (DGX GB200 user guide via ml-engineering), 47 GB/s each "
+            "(nccl-tests#290)"),
+      nvl72("gb300-nvl72", "gb300",
+            "GB300 NVL72 rack: 72x GB300 in one NVLink 5 domain of 18 four-GPU trays, 4x "
+            "ConnectX-8 800 Gb/s per tray",
+            "4x ConnectX-8 800 Gb/s per tray (one per GPU)", kXdrNicGbps,
+            "NICs: ConnectX-8 800 Gb/s per GPU on Quantum-X800 (ml-engineering), 100 GB/s x 47/50 = 94 GB/s "
+            "[derived, unvalidated]"),
   };
 }
 
@@ -173,15 +256,15 @@ ClusterSpec pcie_node(const char* name, const char* gpu_name, const char* descri
 }
 
 std::vector<ClusterSpec> make_clusters() {
-  return {
-      dgx_2h(),
-      dgx_a100(),
-      dgx_h100(),
-      dgx_h200(),
-      dgx_b200(),
-      pcie_node("pcie-a40", "a40", "4x A40 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"),
-      pcie_node("pcie-a10", "a10", "4x A10 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"),
+  std::vector<ClusterSpec> clusters = {
+      dgx_2h(), dgx_a100(), dgx_h100(), dgx_h200(), dgx_b200(), dgx_b300(),
   };
+  for (ClusterSpec& rack : rack_clusters()) {
+    clusters.push_back(std::move(rack));
+  }
+  clusters.push_back(pcie_node("pcie-a40", "a40", "4x A40 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"));
+  clusters.push_back(pcie_node("pcie-a10", "a10", "4x A10 PCIe per node over PCIe Gen4, one 100 Gb/s NIC"));
+  return clusters;
 }
 
 }  // namespace

@@ -33,6 +33,9 @@ constexpr double kA100PytorchMatmulTflops = 230.0;
 // 230 of MAMF's 271.2 TF, 0.848.
 constexpr double kMatmulShareOfMamf = kA100PytorchMatmulTflops / 271.2;
 
+// Every entry's tdp_w is the tdp_w column of its data/hardware.csv row (the V100 SXM3's 450 W is in
+// that row's notes); the Blackwell entries below cite their own.
+//
 // docs/reference/hardware.md §6 found no STREAM measurement for these parts and recommends 0.85 of the spec
 // bandwidth for HBM; it is unvalidated for GDDR6 (A10, A40).
 constexpr double kUnmeasuredMemoryEfficiency = 0.85;
@@ -72,6 +75,7 @@ GpuSpec v100_sxm3() {
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 450,
       .default_cluster = "dgx-2h",
   };
 }
@@ -94,6 +98,7 @@ GpuSpec a10() {
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 150,
       .default_cluster = "pcie-a10",
   };
 }
@@ -116,6 +121,7 @@ GpuSpec a40() {
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 300,
       .default_cluster = "pcie-a40",
   };
 }
@@ -139,6 +145,7 @@ GpuSpec a100_40gb() {
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 400,
       .default_cluster = "dgx-a100",
   };
 }
@@ -161,6 +168,7 @@ GpuSpec a100_80gb() {
       .fp8_gemm_efficiency = 0,
       .memory_efficiency = 1700.0 / 2039.0,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 400,
       .default_cluster = "dgx-a100",
   };
 }
@@ -184,6 +192,7 @@ GpuSpec h100_sxm() {
       .fp8_gemm_efficiency = kMatmulShareOfMamf * 1402.6 / 1978.9,
       .memory_efficiency = 2970.0 / 3350.0,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 700,
       .default_cluster = "dgx-h100",
   };
 }
@@ -207,30 +216,165 @@ GpuSpec h200() {
       .fp8_gemm_efficiency = kMatmulShareOfMamf * 1453.4 / 1978.9,
       .memory_efficiency = 4150.0 / 4800.0,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 700,
       .default_cluster = "dgx-h200",
   };
 }
 
+// Blackwell's dense FP4 tensor rate is twice its FP8 rate. The NVFP4 peak is the one of the source's
+// "nvfp4" column where it has one (B200, B300) and of its "fp4" column otherwise (GB200, GB300):
+// stas00/ml-engineering compute/accelerator/README.md (commit 744d01e), TFLOPS table, citing the
+// DGX B200 and DGX B300 datasheets and the GB200 and GB300 NVL72 pages.
+//
+// No source read here gives the SM count of B300, GB200 or GB300 (ml-engineering lists B300's as
+// "not disclosed"); they use B200's device-reported 148 (hardware.md §7 item 4) [derived,
+// unvalidated], which only the tile and wave quantization of small GEMMs reads.
+constexpr int kBlackwellSmCount = 148;
+
+// MXFP8 GEMMs: Blackwell's tensor cores apply the per-32-element E8M0 scales inside the MMA
+// (TransformerEngine's MXFP8BlockScaling recipe needs Blackwell), at the fp8 rate, so
+// peak_mxfp8_tflops is the fp8 peak and fp8_gemm_efficiency serves both [derived: no MXFP8 MAMF
+// is published].
+//
+// NVFP4 GEMMs: the one large-GEMM measurement found is cuBLASLt (cublasTest 13.3) FP4 x FP4 at
+// 8192^3 on B200, 5239 TFLOPS (deepseek-ai/DeepGEMM PR#348; MXFP4 operands, which run on the same
+// FP4 tensor-core path as NVFP4's 16-element blocks): 0.5239 of B200's 10000 TFLOPS nvfp4 peak,
+// scaled like every MAMF by 0.848 (A100 torch.matmul/MAMF). The other Blackwell parts have no FP4
+// measurement and use B200's fraction [derived, unvalidated].
+constexpr double kFp4CublasShareOfPeak = 5239.0 / 10000.0;
+constexpr double kFp4GemmEfficiency = kMatmulShareOfMamf * kFp4CublasShareOfPeak;
+
+// No STREAM measurement exists for any Blackwell part (hardware.md §6).
 GpuSpec b200() {
   return {
       .name = "b200",
-      .description = "NVIDIA B200 (Blackwell, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 dense, 180 GB HBM3e at 8000 GB/s",
+      .description = "NVIDIA B200 (Blackwell, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 / 10000 nvfp4 dense, 180 GB "
+                     "HBM3e at 8000 GB/s, NVLink 5 (900 GB/s per direction), 1000 W",
       .source = "data/hardware.csv row b200_sxm_180gb (hardware.md §1; SM count 148 is a community "
-                "value, §7 item 4); gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
+                "value, §7 item 4; nvfp4 10000 and TDP 1000 W in the same row, from the DGX B200 datasheet); "
+                "gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
                 "MAMF 3432.5/4500 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency 0.85 default, no "
                 "STREAM data (§6)",
       .peak_fp16_tflops = 2250,
       .peak_bf16_tflops = 2250,
       .peak_fp8_tflops = 4500,
+      .peak_mxfp8_tflops = 4500,
+      .peak_fp4_tflops = 10000,
       .peak_fp32_tflops = 80,
       .memory_gb = 180,
       .memory_bandwidth_gbps = 8000,
-      .sm_count = 148,
+      .sm_count = kBlackwellSmCount,
       .gemm_efficiency = kMatmulShareOfMamf * 1745.0 / 2250.0,
       .fp8_gemm_efficiency = kMatmulShareOfMamf * 3432.5 / 4500.0,
+      .fp4_gemm_efficiency = kFp4GemmEfficiency,
       .memory_efficiency = kUnmeasuredMemoryEfficiency,
       .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 1000,
       .default_cluster = "dgx-b200",
+  };
+}
+
+// B300 (Blackwell Ultra, HGX/DGX B300): the same bf16/fp8 peaks as B200 and 1.5x its NVFP4 rate,
+// 288 GB HBM3e at 8 TB/s (ml-engineering compute/accelerator/README.md, commit 744d01e: TFLOPS
+// table citing the DGX B300 datasheet, memory table, power table "1000 W maximum TGP" citing the
+// DGX B300 power-capping guide); MAMF BF16 1769 and FP8 3353.3 TFLOPS (same file, torch 2.9.1+cu130).
+GpuSpec b300() {
+  return {
+      .name = "b300",
+      .description = "NVIDIA B300 (Blackwell Ultra, HGX/DGX): 2250 TFLOPS bf16 / 4500 fp8 / 15000 nvfp4 dense, "
+                     "288 GB HBM3e at 8000 GB/s, NVLink 5 (900 GB/s per direction), 1000 W",
+      .source = "data/hardware.csv row b300_sxm_288gb, from stas00/ml-engineering compute/accelerator/README.md "
+                "(commit 744d01e): peaks (DGX B300 datasheet), memory, 1000 W max TGP (DGX B300 power capping); "
+                "gemm_efficiency = BF16 MAMF "
+                "1769/2250, fp8_gemm_efficiency = FP8 MAMF 3353.3/4500, each x 0.848 (A100 torch.matmul/MAMF, "
+                "hardware.md §5.1); SM count 148 from B200 [derived, unvalidated]; memory_efficiency 0.85 "
+                "default, no STREAM data (hardware.md §6)",
+      .peak_fp16_tflops = 2250,
+      .peak_bf16_tflops = 2250,
+      .peak_fp8_tflops = 4500,
+      .peak_mxfp8_tflops = 4500,
+      .peak_fp4_tflops = 15000,
+      .peak_fp32_tflops = 80,
+      .memory_gb = 288,
+      .memory_bandwidth_gbps = 8000,
+      .sm_count = kBlackwellSmCount,
+      .gemm_efficiency = kMatmulShareOfMamf * 1769.0 / 2250.0,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 3353.3 / 4500.0,
+      .fp4_gemm_efficiency = kFp4GemmEfficiency,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 1000,
+      .default_cluster = "dgx-b300",
+  };
+}
+
+// One Blackwell GPU of a GB200 superchip (two per Grace CPU, four per NVL72 compute tray): the B200
+// die at a higher power limit, so higher peaks than the HGX part (ml-engineering
+// compute/accelerator/README.md, commit 744d01e, TFLOPS table note 23 citing the GB200 NVL72 page;
+// memory 186 GB per NVIDIA's MIG table, same file; 1200 W per-GPU maximum power per NVIDIA Mission
+// Control's power FAQ, same file). MAMF BF16 1822 and FP8 3615.6 TFLOPS (same file).
+GpuSpec gb200() {
+  return {
+      .name = "gb200",
+      .description = "NVIDIA GB200 (one Blackwell GPU of a Grace Blackwell superchip): 2500 TFLOPS bf16 / 5000 fp8 "
+                     "/ 10000 fp4 dense, 186 GB HBM3e at 8000 GB/s, NVLink 5 (900 GB/s per direction), 1200 W",
+      .source = "data/hardware.csv row gb200_186gb, from stas00/ml-engineering compute/accelerator/README.md "
+                "(commit 744d01e): peaks (GB200 NVL72 page, per GPU), 186 GB (NVIDIA MIG table), 1200 W (Mission "
+                "Control power FAQ); gemm_efficiency = BF16 "
+                "MAMF 1822/2500, fp8_gemm_efficiency = FP8 MAMF 3615.6/5000, each x 0.848 (A100 "
+                "torch.matmul/MAMF, hardware.md §5.1); SM count 148 from B200 [derived, unvalidated]; "
+                "memory_efficiency 0.85 default, no STREAM data (hardware.md §6)",
+      .peak_fp16_tflops = 2500,
+      .peak_bf16_tflops = 2500,
+      .peak_fp8_tflops = 5000,
+      .peak_mxfp8_tflops = 5000,
+      .peak_fp4_tflops = 10000,
+      .peak_fp32_tflops = 80,
+      .memory_gb = 186,
+      .memory_bandwidth_gbps = 8000,
+      .sm_count = kBlackwellSmCount,
+      .gemm_efficiency = kMatmulShareOfMamf * 1822.0 / 2500.0,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 3615.6 / 5000.0,
+      .fp4_gemm_efficiency = kFp4GemmEfficiency,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 1200,
+      .default_cluster = "gb200-nvl72",
+  };
+}
+
+// One Blackwell Ultra GPU of a GB300 superchip: GB200's bf16/fp8 peaks with 1.5x the fp4 rate and
+// 288 GB (ml-engineering compute/accelerator/README.md, commit 744d01e, TFLOPS table note 24 citing
+// the GB300 NVL72 page; 1400 W per-GPU maximum power, Mission Control power FAQ, same file). 288 GB
+// is the B300 part's HBM3e; the GB300 NVL72 page's rack total is not read here [S]. No MAMF is
+// published for GB300; GB200's, the same generation in the same rack design, is used [derived].
+GpuSpec gb300() {
+  return {
+      .name = "gb300",
+      .description = "NVIDIA GB300 (one Blackwell Ultra GPU of a Grace Blackwell superchip): 2500 TFLOPS bf16 / "
+                     "5000 fp8 / 15000 fp4 dense, 288 GB HBM3e at 8000 GB/s, NVLink 5 (900 GB/s per direction), "
+                     "1400 W",
+      .source = "data/hardware.csv row gb300_288gb, from stas00/ml-engineering compute/accelerator/README.md "
+                "(commit 744d01e): peaks (GB300 NVL72 page, per GPU), 1400 W (Mission Control power FAQ); 288 GB as "
+                "B300 [S]; efficiencies = GB200's MAMF "
+                "1822/2500 and 3615.6/5000 x 0.848 [derived, no GB300 MAMF]; SM count 148 from B200 [derived, "
+                "unvalidated]; memory_efficiency 0.85 default (hardware.md §6)",
+      .peak_fp16_tflops = 2500,
+      .peak_bf16_tflops = 2500,
+      .peak_fp8_tflops = 5000,
+      .peak_mxfp8_tflops = 5000,
+      .peak_fp4_tflops = 15000,
+      .peak_fp32_tflops = 80,
+      .memory_gb = 288,
+      .memory_bandwidth_gbps = 8000,
+      .sm_count = kBlackwellSmCount,
+      .gemm_efficiency = kMatmulShareOfMamf * 1822.0 / 2500.0,
+      .fp8_gemm_efficiency = kMatmulShareOfMamf * 3615.6 / 5000.0,
+      .fp4_gemm_efficiency = kFp4GemmEfficiency,
+      .memory_efficiency = kUnmeasuredMemoryEfficiency,
+      .kernel_launch_us = kKernelLaunchUs,
+      .tdp_w = 1400,
+      .default_cluster = "gb300-nvl72",
   };
 }
 
@@ -238,7 +382,7 @@ GpuSpec b200() {
 
 const std::vector<cluster::GpuSpec>& builtin_gpus() {
   static const std::vector<cluster::GpuSpec> gpus = {
-      v100_sxm3(), a10(), a40(), a100_40gb(), a100_80gb(), h100_sxm(), h200(), b200(),
+      v100_sxm3(), a10(), a40(), a100_40gb(), a100_80gb(), h100_sxm(), h200(), b200(), b300(), gb200(), gb300(),
   };
   return gpus;
 }
@@ -257,6 +401,10 @@ const std::vector<GpuAlias>& gpu_aliases() {
       {"h200-sxm", "h200"},
       {"h200-sxm-141gb", "h200"},
       {"v100-sxm3-32gb", "v100-sxm3"},
+      {"b200-180gb", "b200"},
+      {"b300-288gb", "b300"},
+      {"gb200-186gb", "gb200"},
+      {"gb300-288gb", "gb300"},
   };
   return aliases;
 }

@@ -247,6 +247,31 @@ ModelSpec deepseek_v3() {
   };
 }
 
+//! Nemotron-4 (15B: arXiv 2402.16819 §2 and Table 1; 340B: arXiv 2406.11704 §2.1 and Table 1):
+//! GQA with 8 KV heads, squared-ReLU MLP of 4h, LayerNorm, RoPE, no biases, untied embeddings,
+//! vocab 256000, sequence 4096. RoPE covers half of each head (partial_rotary_factor 0.5 in the HF
+//! config); the rotary kernel still reads and writes whole heads, so it is priced as full RoPE.
+ModelSpec nemotron4(const char* name, const char* description, const char* source, int layers, int hidden, int heads) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = layers,
+      .hidden_size = hidden,
+      .num_attention_heads = heads,
+      .num_kv_heads = 8,
+      .ffn_hidden_size = 4 * hidden,
+      .ffn_type = FfnType::squared_relu,
+      .norm = NormType::layernorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 256000,
+      .seq_length = 4096,
+      .tie_embeddings = false,
+      .linear_biases = false,
+  };
+}
+
 std::vector<ModelSpec> make_models() {
   return {
       bert_large(),
@@ -281,6 +306,14 @@ std::vector<ModelSpec> make_models() {
                 "num_experts 128, num_experts_per_tok 8, decoder_sparse_step 1, vocab 151936, untied",
                 94, 4096, 64, 12288, 1536),
       deepseek_v3(),
+      nemotron4("nemotron-4-15b", "Nemotron-4 15B: 32 layers, 6144 hidden, 48 query / 8 KV heads, squared ReLU",
+                "Parmar et al. 2024, Nemotron-4 15B Technical Report (arXiv 2402.16819) Table 1; HF NemotronConfig "
+                "defaults (intermediate_size 24576, hidden_act relu2, tie_word_embeddings false)",
+                32, 6144, 48),
+      nemotron4("nemotron-4-340b", "Nemotron-4 340B: 96 layers, 18432 hidden, 96 query / 8 KV heads, squared ReLU",
+                "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
+                "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
+                96, 18432, 96),
   };
 }
 

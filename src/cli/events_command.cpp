@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/task_limit_flag.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -42,6 +43,7 @@ struct EventsOptions {
   std::vector<std::string> schedules{"1f1b"};
   search::ProfilingCostOptions cost;
   ThreadsFlag threads;
+  TaskLimitFlag task_limit;
   GivenFlags given;
 };
 
@@ -122,12 +124,14 @@ JobSet jobs_from_search(const EventsOptions& options) {
   search::SearchSpace space;
   space.base = distsim::options::assemble_job(base, io::spec_resolvers());
   strategy::validate_precision(space.base, base.names());
-  // The census covers the (tp, pp, dp) splits of the cluster; the listed flags vary their
-  // settings, and every other searched setting keeps the job's value.
+  // The census covers the (tp, pp, dp) splits of the cluster and, for an MoE model, the expert
+  // parallel sizes a search tries unless --ep pins one; the listed flags vary their settings, and
+  // every other searched setting keeps the job's value.
+  const bool experts_free = options.job.settings().find("ep") == nullptr;
   for (const auto* option : search::searched_options()) {
-    if (option->key != "tp" && option->key != "pp" && option->key != "dp") {
-      space.listed[option->key] = {option->read(space.base)};
-    }
+    const bool free =
+        option->key == "tp" || option->key == "pp" || option->key == "dp" || (option->key == "ep" && experts_free);
+    if (!free) space.listed[option->key] = {option->read(space.base)};
   }
   std::vector<std::string> sizes;
   for (const int size : options.micro_batch_sizes) sizes.push_back(std::to_string(size));
@@ -174,6 +178,7 @@ void run_one_job(const EventsOptions& options) {
   const strategy::JobSpec job = distsim::options::assemble_valid_job(one_job_settings(options), io::spec_resolvers());
   api::SimulationOptions simulation_options;
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
+  simulation_options.task_limit = options.task_limit.limit();
   const program::JobProgram program = api::job_events(job, simulation_options);
   if (options.json) {
     std::cout << io::events_json(job, program, options.skip_profiled).dump(2) << "\n";
@@ -239,6 +244,7 @@ void add_events_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print JSON (the profiler's work list)");
   command->add_flag("--skip-profiled", options->skip_profiled, "leave out events already in the profile database");
   options->profile.add_to(*command);
+  options->task_limit.add_to(*command);
   command->callback([options] { run_events(*options); });
 }
 

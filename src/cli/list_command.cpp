@@ -58,7 +58,11 @@ nlohmann::json key_field_json(const events::KeyField& field) {
 nlohmann::json operator_table_json() {
   nlohmann::json dtypes = nlohmann::json::array();
   for (Dtype dtype : kDtypes) {
-    dtypes.push_back({{"name", std::string(dtype_name(dtype))}, {"bytes", dtype_bytes(dtype)}});
+    // Whole-byte formats as integers; the block formats' share of a scale byte makes theirs fractional.
+    const nlohmann::json bytes = dtype_bytes(dtype) > 0 && storage_bytes(dtype) == dtype_bytes(dtype)
+                                     ? nlohmann::json(dtype_bytes(dtype))
+                                     : nlohmann::json(storage_bytes(dtype));
+    dtypes.push_back({{"name", std::string(dtype_name(dtype))}, {"bytes", bytes}});
   }
   nlohmann::json operators = nlohmann::json::array();
   for (const auto& spec : events::operator_table()) {

@@ -70,8 +70,10 @@ void list_searched_values(const SearchCommandOptions& options, const distsim::op
     const CLI::Option* flag = options.list_flags.at(option->key);
     if (flag->count() > 0) {
       const auto& items = options.lists.at(option->key);
-      // A yes/no flag given alone means yes, as simulate's does.
-      search::list_values(space, option->key, items.empty() ? std::vector<std::string>{"true"} : items, option->flag);
+      // A yes/no flag given alone (CLI11 then holds one empty value) means yes, as simulate's does.
+      const bool alone = items.empty() || (items.size() == 1 && items.front().empty());
+      const bool yes = alone && option->type == distsim::options::ValueType::boolean;
+      search::list_values(space, option->key, yes ? std::vector<std::string>{"true"} : items, option->flag);
     } else if (const auto* setting = file.find(option->key)) {
       space.listed[option->key] = {setting->value};
     }

@@ -6,6 +6,7 @@
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/task_limit_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/summary_writer.hpp"
@@ -26,6 +27,7 @@ struct SimulateOptions {
   std::string trace_ranks = "replica";
   bool all_ranks = false;
   ProfileOptions profile;
+  TaskLimitFlag task_limit;
 };
 
 io::TraceRanks parse_trace_ranks(const std::string& text) {
@@ -38,6 +40,7 @@ void run_simulate(const SimulateOptions& options) {
   const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
+  simulation_options.task_limit = options.task_limit.limit();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   const api::Simulation simulation = api::simulate(job, simulation_options);
@@ -71,6 +74,7 @@ void add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
   options->profile.add_to(*command);
+  options->task_limit.add_to(*command);
   command->callback([options] { run_simulate(*options); });
 }
 

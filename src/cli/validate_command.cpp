@@ -1,13 +1,12 @@
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/input_error.hpp"
 #include "io/calibration/calibration_reader.hpp"
+#include "io/document/text_file.hpp"
 #include "io/output/validation_writer.hpp"
 #include "validation/validation_report.hpp"
 
@@ -24,20 +23,18 @@ struct ValidateOptions {
   ThreadsFlag threads;
 };
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError("--csv: cannot read '" + path + "': no such file or not readable");
+std::string read_csv_file(const std::string& path) {
+  try {
+    return io::read_text_file(path, "calibration file");
+  } catch (const InputError& e) {
+    throw InputError(std::string("--csv: ") + e.what());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 void run_validate(const ValidateOptions& options) {
   const bool builtin = options.csv.empty();
   const std::string file_name = builtin ? kBuiltinName : options.csv;
-  const std::string text = builtin ? std::string(io::builtin_calibration_csv()) : read_text_file(options.csv);
+  const std::string text = builtin ? std::string(io::builtin_calibration_csv()) : read_csv_file(options.csv);
   auto runs = io::read_calibration_runs(text, builtin ? "data/published_calibration.csv" : options.csv);
   const auto report = validation::validate(std::move(runs), options.threads.count());
   if (options.json) {

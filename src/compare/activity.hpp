@@ -20,6 +20,9 @@ enum class ActivityKind {
   pp_recv_next,
   dp_comm,
   cp_comm,
+  ep_comm,
+  dp_reduce,
+  dp_replica,
   collective
 };
 
@@ -38,7 +41,10 @@ constexpr bool activity_kinds_match_streams() {
          activity_kind(events::StreamKind::pp_send_prev) == ActivityKind::pp_send_prev &&
          activity_kind(events::StreamKind::pp_recv_next) == ActivityKind::pp_recv_next &&
          activity_kind(events::StreamKind::dp_comm) == ActivityKind::dp_comm &&
-         activity_kind(events::StreamKind::cp_comm) == ActivityKind::cp_comm;
+         activity_kind(events::StreamKind::dp_reduce) == ActivityKind::dp_reduce &&
+         activity_kind(events::StreamKind::dp_replica) == ActivityKind::dp_replica &&
+         activity_kind(events::StreamKind::cp_comm) == ActivityKind::cp_comm &&
+         activity_kind(events::StreamKind::ep_comm) == ActivityKind::ep_comm;
 }
 static_assert(activity_kinds_match_streams(), "ActivityKind must keep events::StreamKind's values");
 

@@ -103,6 +103,16 @@ void check_gpu(const cluster::ClusterSpec& cluster) {
   }
 }
 
+//! The duration on the nanosecond clock; the event's key is built only for the message when it
+//! does not fit, since most events never need it.
+SimTime clock_time(double seconds, const Event& event) {
+  try {
+    return checked_seconds_to_time(seconds, "an event");
+  } catch (const InputError&) {
+    return checked_seconds_to_time(seconds, "event '" + event.key() + "'");
+  }
+}
+
 }  // namespace
 
 std::string_view nccl_protocol_name(NcclProtocol protocol) {
@@ -134,7 +144,7 @@ std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { re
 
 Cost AnalyticalCostModel::cost(const Event& event) const {
   const double seconds = event.is_communication() ? communication_estimate(event).seconds : compute_seconds(event);
-  return Cost{seconds_to_time(seconds), CostSource::analytical};
+  return Cost{clock_time(seconds, event), CostSource::analytical};
 }
 
 CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& event) const {
@@ -146,6 +156,9 @@ CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& e
     return {};
   }
   const bool send_recv = event.event_class == EventClass::point_to_point || event.collective == Collective::send_recv;
+  if (event.collective == Collective::all_to_all) {
+    return all_to_all(event);
+  }
   return send_recv ? point_to_point(event) : ring_collective(event);
 }
 
@@ -166,7 +179,8 @@ double AnalyticalCostModel::compute_seconds(const Event& event) const {
 // (cuBLAS strided batched, one grid over every matrix's tiles) pads each matrix to whole tiles and
 // fills its waves with the tiles of all of them.
 double AnalyticalCostModel::gemm_seconds(const Event& event) const {
-  const std::int64_t batch = event.dim_or("batch", 1);
+  // A grouped GEMM launches every local expert's tiles in one grid, as a batched one does.
+  const std::int64_t batch = event.dim_or("batch", event.dim_or("groups", 1));
   const std::int64_t m = event.dim("m");
   const std::int64_t n = event.dim("n");
   const std::int64_t k = event.dim("k");
@@ -194,14 +208,16 @@ double AnalyticalCostModel::memory_seconds(double bytes) const {
   return bytes / (kTrainingKernelBandwidthFraction * gpu.memory_efficiency * gpu.memory_bandwidth_gbps * kGiga);
 }
 
-// Large-GEMM ceiling η_max · peak (docs/reference/hardware.md §5.1-5.2). A format without tensor cores of its own
-// (fp8 before Hopper) runs at the 16-bit rate.
+// Large-GEMM ceiling η_max · peak (docs/reference/hardware.md §5.1-5.2), each format at its own peak and
+// efficiency. A format without tensor cores of its own (fp8 before Hopper) runs at the 16-bit rate;
+// validation refuses such jobs, so only a profile or a hand-made event reaches that fallback.
 double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
   const cluster::GpuSpec& gpu = cluster_.gpu;
+  if (gpu.peak_flops(dtype) > 0 && gpu.gemm_efficiency_of(dtype) > 0) {
+    return gpu.peak_flops(dtype) * gpu.gemm_efficiency_of(dtype);
+  }
   const double sixteen_bit = std::max(gpu.peak_flops(Dtype::fp16), gpu.peak_flops(Dtype::bf16));
-  const double peak = gpu.peak_flops(dtype) > 0 ? gpu.peak_flops(dtype) : sixteen_bit;
-  const bool fp8_cores = dtype == Dtype::fp8 && gpu.peak_fp8_tflops > 0 && gpu.fp8_gemm_efficiency > 0;
-  return peak * (fp8_cores ? gpu.fp8_gemm_efficiency : gpu.gemm_efficiency);
+  return sixteen_bit * gpu.gemm_efficiency;
 }
 
 // NCCL's ring model (tuning.cc, docs/reference/hardware.md §4.5), taking the fastest protocol as its tuner does:
@@ -209,8 +225,9 @@ double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
 CommunicationEstimate AnalyticalCostModel::ring_collective(const Event& event) const {
   const int ranks = event.group_size;
   const bool all_reduce = event.collective == Collective::all_reduce;
-  const int ranks_per_host = std::clamp(event.ranks_per_host, 1, ranks);
-  const int nodes = event.within_domain ? 1 : std::max<int>(2, static_cast<int>(ceil_div(ranks, ranks_per_host)));
+  // NCCL's node is a scale-up domain: a DGX host, or a whole NVL72 rack under multi-node NVLink.
+  const int ranks_per_domain = std::clamp(event.ranks_per_domain, 1, ranks);
+  const int nodes = event.within_domain ? 1 : std::max<int>(2, static_cast<int>(ceil_div(ranks, ranks_per_domain)));
   // A ring all-reduce is a reduce-scatter then an all-gather: 2(n−1) steps, 2(nodes−1) of them
   // across the network; all-gather and reduce-scatter alone take n−1 and nodes−1 (tuning.cc).
   const int steps = all_reduce ? 2 * (ranks - 1) : ranks - 1;
@@ -260,15 +277,39 @@ CommunicationEstimate AnalyticalCostModel::point_to_point(const Event& event) co
   return best;
 }
 
-// A ring that leaves its scale-up domain is as fast as the NICs its ranks on one host drive, and
-// never faster than the intra-domain ring that feeds them: busbw = min(intra busbw,
-// ranks_per_host · NIC share) (docs/reference/hardware.md §4.2: DGX A100 8 × 24 = 192 GB/s, measured by NVIDIA in
-// nccl#812). With one rank per host every ring step crosses the network and the intra-domain
-// fabric carries nothing.
+// NCCL runs an all-to-all as one grouped send/recv to every peer (nccl-tests src/alltoall.cu), all
+// at once, so it pays one call's latency and one hop. Each rank sends bytes/n to each of the n
+// ranks. Inside one domain the (n−1)/n of the buffer that leaves the rank moves at the domain's
+// bus bandwidth (nccl-tests doc/PERFORMANCE.md: all-to-all busbw = algbw·(n−1)/n). Across domains
+// the share bound for other domains, (n − r)/n with r members in the busiest domain, goes through
+// the rank's own share of its host's NICs, since "alltoall cannot aggregate the bandwidth of
+// multiple NICs" (nccl-tests#267; docs/reference/hardware.md §3, §4.2), while the domain-local
+// share moves over the domain's fabric at the same time; the slower of the two sets the time.
+CommunicationEstimate AnalyticalCostModel::all_to_all(const Event& event) const {
+  const double n = event.group_size;
+  const auto bytes = static_cast<double>(event.bytes);
+  const std::size_t simple = slot(NcclProtocol::simple);
+  if (event.within_domain) {
+    const double wire_s = bytes * (n - 1) / n / (intra_node_bus_gbps(event) * kGiga);
+    return {(kRingBaseLatencyUs[simple] + intra_node_hops(cluster_)[simple]) * kMicro + wire_s, NcclProtocol::simple};
+  }
+  const double local = std::clamp<double>(event.ranks_per_domain, 1, n);
+  const double host_s = bytes * (local - 1) / n / (intra_node_bus_gbps(event) * kGiga);
+  const double network_s = bytes * (n - local) / n / (nic_share_gbps(event) * kGiga);
+  return {(kRingBaseLatencyUs[simple] + network_hops(cluster_)[simple]) * kMicro + std::max(host_s, network_s),
+          NcclProtocol::simple};
+}
+
+// A ring that leaves its scale-up domain is as fast as the NICs its ranks in one domain drive, each
+// member its own GPU's share, and never faster than the intra-domain ring that feeds them: busbw =
+// min(intra busbw, ranks_per_domain · NIC share) (docs/reference/hardware.md §4.2: DGX A100 8 × 24 =
+// 192 GB/s, measured by NVIDIA in nccl#812; on GB200 NVL72 partitions of 4 and 8 GPUs in separate
+// racks, ring busbw 196.7 and 393.7 GB/s at 16 GiB, 4 and 8 × 49, NVIDIA/nccl#1801). With one rank
+// per domain every ring step crosses the network and the intra-domain fabric carries nothing.
 double AnalyticalCostModel::inter_node_bus_gbps(const Event& event) const {
-  const int ranks_per_host = std::max(1, std::min(event.ranks_per_host, cluster_.gpus_per_host));
-  const double nic_gbps = ranks_per_host * nic_share_gbps(event);
-  if (ranks_per_host == 1) {
+  const int ranks_per_domain = std::max(1, std::min(event.ranks_per_domain, cluster_.gpus_per_domain()));
+  const double nic_gbps = ranks_per_domain * nic_share_gbps(event);
+  if (ranks_per_domain == 1) {
     return nic_gbps;
   }
   return std::min(intra_node_bus_gbps(event), nic_gbps);

@@ -54,6 +54,7 @@ class AnalyticalCostModel : public CostModel {
   double tensor_flops_per_second(Dtype dtype) const;
   CommunicationEstimate ring_collective(const events::Event& event) const;
   CommunicationEstimate point_to_point(const events::Event& event) const;
+  CommunicationEstimate all_to_all(const events::Event& event) const;
   double intra_node_bus_gbps(const events::Event& event) const;
   double inter_node_bus_gbps(const events::Event& event) const;
   double nic_share_gbps(const events::Event& event) const;

@@ -120,9 +120,16 @@ class Simulation {
         return;
       }
     }
-    times_.end[task] = now + program_.duration(task);
+    if (__builtin_add_overflow(now, program_.duration(task), &times_.end[task])) {
+      clock_overflow(task);
+    }
     times_.makespan = std::max(times_.makespan, times_.end[task]);
     queue_.push({times_.end[task], sequence_++, task, 0});
+  }
+
+  [[noreturn, gnu::noinline]] void clock_overflow(TaskId task) const {
+    throw InputError("the simulated iteration runs past the range of distsim's nanosecond clock (292 years) at task " +
+                     std::to_string(task) + "; the job's sizes are beyond what it can simulate");
   }
 
   // Out of line, so that the loop stays tight for the tasks without resources.

@@ -33,7 +33,9 @@ struct Event {
   std::int64_t bytes = 0;  //!< message size: the whole buffer, as nccl-tests counts it
   int group_size = 1;
   bool within_domain = true;  //!< the whole group is in one scale-up domain ("intra" in the key)
-  int ranks_per_host = 1;     //!< group members on its busiest host (how many of the host's NICs it drives)
+  //! Group members in its busiest scale-up domain: the NICs it drives there (each member's own), and
+  //! NCCL's "node" under multi-node NVLink, where a whole NVL72 rack is one node.
+  int ranks_per_domain = 1;
 
   bool is_communication() const {
     return event_class == EventClass::collective || event_class == EventClass::point_to_point;

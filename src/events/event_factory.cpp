@@ -40,10 +40,14 @@ Event EventFactory::gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
 }
 
 Event EventFactory::fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) const {
+  return low_precision_gemm(Dtype::fp8, m, n, k);
+}
+
+Event EventFactory::low_precision_gemm(Dtype format, std::int64_t m, std::int64_t n, std::int64_t k) const {
   Event event = gemm(m, n, k);
-  event.dtype = Dtype::fp8;
+  event.dtype = format;
   const auto inputs = static_cast<double>(m * k + k * n);
-  event.bytes_moved = dtype_bytes(Dtype::fp8) * inputs + static_cast<double>(element_) * static_cast<double>(m * n);
+  event.bytes_moved = storage_bytes(format) * inputs + static_cast<double>(element_) * static_cast<double>(m * n);
   return event;
 }
 
@@ -52,6 +56,14 @@ Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_
   Event event = compute_event(Operator::batched_gemm, dtype_, {batch, m, n, k});
   event.flops = product.flops * static_cast<double>(batch);
   event.bytes_moved = product.bytes_moved * static_cast<double>(batch);
+  return event;
+}
+
+Event EventFactory::grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) const {
+  const Event product = fp8 ? fp8_gemm(m, n, k) : gemm(m, n, k);
+  Event event = compute_event(Operator::grouped_gemm, product.dtype, {groups, m, n, k});
+  event.flops = product.flops * static_cast<double>(groups);
+  event.bytes_moved = product.bytes_moved * static_cast<double>(groups);
   return event;
 }
 
@@ -93,6 +105,16 @@ Event EventFactory::norm_to_fp8(Operator norm, std::int64_t rows, std::int64_t c
   return event;
 }
 
+Event EventFactory::block_quantize(Dtype format, std::int64_t rows, std::int64_t cols) const {
+  if (format != Dtype::mxfp8 && format != Dtype::nvfp4) {
+    throw InternalError("no block quantization into '" + std::string(dtype_name(format)) + "'");
+  }
+  Event event =
+      elementwise(format == Dtype::mxfp8 ? Operator::mxfp8_quantize : Operator::nvfp4_quantize, rows, cols, 1, 0);
+  event.bytes_moved += 2.0 * storage_bytes(format) * static_cast<double>(rows) * static_cast<double>(cols);
+  return event;
+}
+
 Event EventFactory::adam_step(std::int64_t parameters) const {
   Event event = compute_event(Operator::adam_step, dtype_, {parameters});
   constexpr double kNormBytes = 4;
@@ -112,7 +134,7 @@ Event EventFactory::collective(Collective collective, std::int64_t bytes, const 
   event.bytes = bytes;
   event.group_size = group_size;
   event.within_domain = group.within_domain();
-  event.ranks_per_host = group.ranks_per_host;
+  event.ranks_per_domain = group.ranks_per_domain;
   return event;
 }
 

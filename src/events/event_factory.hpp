@@ -19,10 +19,17 @@ class EventFactory {
   //! `batch` independent products C[m×n] = A[m×k]·B[k×n] in one kernel (cuBLAS strided batched
   //! GEMM, as torch.bmm and torch.baddbmm run): 2·batch·m·n·k FLOPs, op "batched_gemm".
   Event batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  //! One product per local expert, `groups` of them with m tokens each, in one grouped kernel
+  //! (TransformerEngine's GroupedLinear): 2·groups·m·n·k FLOPs; fp8 inputs when `fp8`, as
+  //! fp8_gemm; op "grouped_gemm".
+  Event grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) const;
   //! The same product with fp8 inputs, as TransformerEngine runs a linear layer's GEMMs with
   //! --fp8-format hybrid: 2mnk FLOPs, A and B read at 1 byte per element, C written in the
   //! factory's dtype (bf16); dtype fp8.
   Event fp8_gemm(std::int64_t m, std::int64_t n, std::int64_t k) const;
+  //! The same product in a low-precision format (fp8, mxfp8 or nvfp4): A and B read at the
+  //! format's storage_bytes (block scales included), C written in the factory's dtype.
+  Event low_precision_gemm(Dtype format, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
   //! halved when causal since the masked half is skipped. Backward does 2.5× the forward's
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
@@ -41,6 +48,12 @@ class EventFactory {
   //! TransformerEngine's LayerNormLinear: reads the input once and writes the fp8 output and its
   //! transpose, rows·cols·(element + 1 + 1) bytes; op layernorm_fp8 or rmsnorm_fp8.
   Event norm_to_fp8(Operator norm, std::int64_t rows, std::int64_t cols) const;
+  //! TransformerEngine's quantization of a [rows × cols] GEMM input in the factory's dtype into a
+  //! block-scaled format: one read, then a rowwise and a columnwise copy written, each computed
+  //! from the input because block scales run along one direction (TE's MXFP8 and NVFP4 recipes):
+  //! rows·cols·(element + 2·storage_bytes) bytes; op mxfp8_quantize or nvfp4_quantize (fp8 is
+  //! fp8_cast_transpose).
+  Event block_quantize(Dtype format, std::int64_t rows, std::int64_t cols) const;
   //! Megatron-LM's optimizer step over `parameters` whose model copy is in this factory's dtype
   //! (MixedPrecisionOptimizer.step with fp32 main gradients): for fp16, unscale the gradients and
   //! check them for inf/NaN (read and write 4 B); the gradient norm for clipping (read 4 B); Adam

@@ -33,7 +33,7 @@ void append_field(std::string& text, const Event& event, const KeyField& field, 
     case KeyFieldType::bytes: text += std::string(field.name) + "=" + std::to_string(event.bytes); return;
     case KeyFieldType::group: text += std::string(field.name) + "=" + std::to_string(event.group_size); return;
     case KeyFieldType::placement:
-      text += event.within_domain ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_host);
+      text += event.within_domain ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_domain);
       return;
   }
 }
@@ -166,7 +166,7 @@ class KeyReader {
       throw_fields_do_not_match();
     }
     event.within_domain = word == "intra";
-    event.ranks_per_host =
+    event.ranks_per_domain =
         event.within_domain ? event.group_size : static_cast<int>(read_number("per_node", field.minimum));
   }
 

@@ -30,7 +30,8 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
                                              EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
-  if (strategy.gradient_group_size() == 1 || segments.empty()) {
+  // ZeRO-3 reduces each unit's gradients inside the backward pass instead (build_rank_work).
+  if (strategy.gradient_group_size() == 1 || segments.empty() || strategy.zero_stage() == strategy::Sharding::full) {
     return {};
   }
   std::int64_t total = 0;
@@ -42,14 +43,17 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
   const EventFactory factory(strategy.dtype);
   const strategy::GroupPlacement group = layout.gradient_group(coord);
   const int group_size = strategy.gradient_group_size();
-  const Collective reduction = strategy.distributed_optimizer ? Collective::reduce_scatter : Collective::all_reduce;
+  // ZeRO-1 and ZeRO-2 both reduce-scatter the buckets and all-gather the updated parameters once
+  // an iteration; ZeRO-2 differs only in what it keeps (memory).
+  const bool sharded = strategy.zero_stage() != strategy::Sharding::none;
+  const Collective reduction = sharded ? Collective::reduce_scatter : Collective::all_reduce;
   std::vector<GradientBucket> buckets;
   for (std::int64_t done = 0; done < parameters; done += bucket_size) {
     const std::int64_t size = std::min(bucket_size, parameters - done);
     GradientBucket bucket;
     bucket.reduction =
         table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, group_size));
-    if (strategy.distributed_optimizer) {
+    if (sharded) {
       bucket.parameter_gather = table.intern(
           factory.collective(Collective::all_gather, size * dtype_bytes(strategy.dtype), group, group_size));
     }

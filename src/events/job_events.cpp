@@ -26,6 +26,27 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel) {
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
+std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers) {
+  const bool first = layers.first == 0;
+  const bool last = layers.first + layers.count == model.total_layers();
+  std::vector<FsdpUnit> units;
+  if (first) {
+    units.push_back({-1, true, model::embedding_parameters(model)});
+  }
+  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+    const bool cross = model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+    units.push_back({layer, false, model::layer_parameters(model, cross)});
+  }
+  if (last) {
+    std::int64_t head = model::head_parameters(model);
+    if (model.tie_embeddings && !first) {
+      head += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;  // the output copy of the table
+    }
+    units.push_back({-1, false, head});
+  }
+  return units;
+}
+
 namespace {
 
 using model::ModelSpec;
@@ -68,13 +89,12 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 
 //! Parameters whose gradients each tensor-parallel rank computes from its sequence shard only
 //! and that sequence parallelism therefore all-reduces over the tensor group: the norms and the
-//! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`). Biases exist
-//! when the model uses LayerNorm, as model::layer_parameters counts them.
+//! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
+//! model::layer_parameters counts them.
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
-  const bool biases = model.norm == model::NormType::layernorm;
-  const std::int64_t norm = (biases ? 2 : 1) * static_cast<std::int64_t>(model.hidden_size);
+  const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (biases ? model.hidden_size : 0));
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0));
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each
@@ -83,14 +103,28 @@ class ChunkBuilder {
  public:
   //! The pipeline's first chunk holds layer 0 and its last chunk the last layer (validation
   //! gives every chunk at least one layer).
+  //! `rank_holds_embedding`: whether one of the rank's chunks holds the embedding, whose table a
+  //! tied LM head then uses instead of a copy of its own.
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-               LayerRange layers, EventTable& table)
+               const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table)
       : job_(job),
         coord_(coord),
-        builder_(job, layout.tensor_group(coord), layout.context_group(coord), table),
-        first_(layers.first == 0),
-        last_(layers.first + layers.count == job.model.total_layers()),
-        layers_(layers) {}
+        builder_(job, layout.tensor_group(coord), layout.context_group(coord),
+                 layout.expert_group(coord, strategy::ExpertDim::ep), table),
+        first_(placement.layers.first == 0),
+        last_(placement.layers.first + placement.layers.count == job.model.total_layers()),
+        rank_holds_embedding_(rank_holds_embedding),
+        layers_(placement.layers),
+        placement_(placement) {
+    if (job.strategy.gathers_parameters()) {
+      units_ = fsdp_units(job.model, layers_);
+      const int dp_per_shard = job.strategy.shard_data_parallel();
+      shard_group_ = layout.shard_group(coord, dp_per_shard);
+      if (job.strategy.shard_replicas() > 1) {
+        replica_group_ = layout.replica_group(coord, dp_per_shard);
+      }
+    }
+  }
 
   ChunkWork build(const strategy::RankLayout& layout, int chunk, EventTable& table) {
     add_forward();
@@ -105,7 +139,8 @@ class ChunkBuilder {
     for (const auto& segment : segments_) {
       total += segment.parameters;
     }
-    work.parameters = total / job_.strategy.tensor_parallel;
+    work.expert_parameters = expert_parameters_;
+    work.parameters = total / job_.strategy.tensor_parallel + expert_parameters_;
     add_transfers(work, layout, table);
     work.gradient_buckets = gradient_buckets(job_, layout, coord_, segments_, table);
     split_backward(work);
@@ -123,41 +158,110 @@ class ChunkBuilder {
 
  private:
   void add_forward() {
+    int gathered = gather_unit(false, 0);
     if (first_) {
+      const int next = gather_unit(false, 1);
+      builder_.await_parameters(false, gathered);
       builder_.embedding_forward();
-    } else if (scatters_transfers(job_.strategy)) {
+      gathered = next;
+    } else if (placement_.receives_from && scatters_transfers(job_.strategy)) {
       builder_.gather_received_activation(boundary_tensor_bytes(job_, layers_.first - 1));
     }
     for (int layer = layers_.first; layer < layers_.first + layers_.count; ++layer) {
+      const int next = gather_unit(false, unit_index(layer) + 1);
+      builder_.await_parameters(false, gathered);
       builder_.layer_forward(layer);
+      gathered = next;
     }
     if (last_) {
+      builder_.await_parameters(false, gathered);
       builder_.head_forward();
     }
   }
 
+  //! Sharding zero3: the index in units_ of a transformer layer's unit.
+  int unit_index(int layer) const { return (first_ ? 1 : 0) + layer - layers_.first; }
+
+  //! The all-gather of unit `index` (in forward order) into the forward or backward pass, or -1
+  //! without sharding zero3 or past the chunk's units. Bytes: the unit's parameters held by one
+  //! tensor-parallel rank, in the working dtype, gathered over the shard group.
+  int gather_unit(bool backward_pass, int index) {
+    if (index < 0 || index >= static_cast<int>(units_.size())) {
+      return -1;
+    }
+    const FsdpUnit& unit = units_[static_cast<size_t>(index)];
+    const EventFactory factory(job_.strategy.dtype);
+    const std::int64_t bytes = unit.parameters / job_.strategy.tensor_parallel * dtype_bytes(job_.strategy.dtype);
+    const Event event =
+        factory.collective(Collective::all_gather, bytes, shard_group_, job_.strategy.shard_group_size());
+    return builder_.gather_parameters(backward_pass, event, unit.layer);
+  }
+
+  //! After unit `index`'s backward: its gradients (fp32 as FSDP2's reduce_dtype in torchtitan and
+  //! Megatron's main gradients, gradient_element_bytes) reduce-scattered over the shard group and,
+  //! with HSDP, the 1/shard result all-reduced over the replica group.
+  void reduce_unit(int index) {
+    if (index < 0 || index >= static_cast<int>(units_.size())) {
+      return;
+    }
+    const strategy::Strategy& s = job_.strategy;
+    const FsdpUnit& unit = units_[static_cast<size_t>(index)];
+    const EventFactory factory(s.dtype);
+    const std::int64_t bytes = unit.parameters / s.tensor_parallel * gradient_element_bytes(s.dtype);
+    const Event scatter = factory.collective(Collective::reduce_scatter, bytes, shard_group_, s.shard_group_size());
+    std::optional<Event> replicas;
+    if (s.shard_replicas() > 1) {
+      replicas =
+          factory.collective(Collective::all_reduce, bytes / s.shard_group_size(), replica_group_, s.shard_replicas());
+    }
+    builder_.reduce_unit_gradients(scatter, replicas, unit.layer);
+  }
+
   void add_backward() {
     const ModelSpec& model = job_.model;
-    if (!last_ && scatters_transfers(job_.strategy)) {
+    if (placement_.sends_to && scatters_transfers(job_.strategy)) {
       builder_.gather_received_gradient(boundary_tensor_bytes(job_, layers_.first + layers_.count - 1));
     }
+    // Sharding zero3 gathers the units again in reverse order, each prefetched while the unit
+    // after it runs its backward (FSDP2's backward prefetch), and reduces each unit's gradients
+    // as soon as its backward ends.
+    const int units = static_cast<int>(units_.size());
+    int gathered = gather_unit(true, units - 1);
     if (last_) {
+      const int next = gather_unit(true, units - 2);
+      builder_.await_parameters(true, gathered);
       builder_.head_backward();
+      reduce_unit(units - 1);
+      gathered = next;
       std::int64_t head = model::head_parameters(model);
-      if (model.tie_embeddings && !first_) {
+      if (model.tie_embeddings && !rank_holds_embedding_) {
         head += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;  // the output copy of the table
       }
       end_segment(head);
     }
     for (int layer = layers_.first + layers_.count - 1; layer >= layers_.first; --layer) {
+      const int next = units_.empty() ? -1 : gather_unit(true, unit_index(layer) - 1);
+      builder_.await_parameters(true, gathered);
       if (job_.strategy.recompute == strategy::Recompute::full) {
         builder_.layer_recompute(layer);
       }
       builder_.layer_backward(layer);
-      end_segment(model::layer_parameters(model, in_decoder(model, layer)));
+      reduce_unit(units_.empty() ? -1 : unit_index(layer));
+      gathered = next;
+      std::int64_t parameters = model::layer_parameters(model, in_decoder(model, layer));
+      if (model.moe.is_moe_layer(layer)) {
+        // The shared experts and router are replicated and reduced with the dense parameters.
+        const std::int64_t routed = model::routed_expert_parameters(model);
+        parameters = model::layer_parameters_at(model, layer) - routed;
+        const strategy::Strategy& s = job_.strategy;
+        expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
+      }
+      end_segment(parameters);
     }
     if (first_) {
+      builder_.await_parameters(true, gathered);
       builder_.embedding_backward();
+      reduce_unit(units_.empty() ? -1 : 0);
       end_segment(model::embedding_parameters(model));
     }
   }
@@ -166,19 +270,17 @@ class ChunkBuilder {
     segments_.push_back({parameters, static_cast<int>(builder_.backward.size()) - 1});
   }
 
+  //! Activations go to the stage of the next chunk and gradients to the stage of the previous one,
+  //! as the schedule places them; a hand-off to a chunk on the same stage sends nothing.
   void add_transfers(ChunkWork& work, const strategy::RankLayout& layout, EventTable& table) const {
-    const int stages = job_.strategy.pipeline_parallel;
     const EventFactory factory(job_.strategy.dtype);
-    // The next chunk of the pipeline is on the next stage, or back on stage 0 one chunk later.
-    if (!last_) {
+    if (placement_.sends_to) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first + layers_.count - 1);
-      work.send_activation =
-          table.intern(factory.send_recv(bytes, layout.stage_link(coord_, (coord_[ParallelDim::pp] + 1) % stages)));
+      work.send_activation = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, *placement_.sends_to)));
     }
-    if (!first_) {
+    if (placement_.receives_from) {
       const std::int64_t bytes = boundary_bytes(job_, layers_.first - 1);
-      const int previous = (coord_[ParallelDim::pp] + stages - 1) % stages;
-      work.send_gradient = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, previous)));
+      work.send_gradient = table.intern(factory.send_recv(bytes, layout.stage_link(coord_, *placement_.receives_from)));
     }
   }
 
@@ -187,8 +289,14 @@ class ChunkBuilder {
   PassBuilder builder_;
   bool first_ = false;
   bool last_ = false;
+  bool rank_holds_embedding_ = false;
   LayerRange layers_;
+  ChunkPlacement placement_;
   std::vector<ParameterSegment> segments_;
+  std::int64_t expert_parameters_ = 0;
+  std::vector<FsdpUnit> units_;  //!< empty unless sharding zero3
+  strategy::GroupPlacement shard_group_;
+  strategy::GroupPlacement replica_group_;
 };
 
 std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job, const strategy::RankLayout& layout,
@@ -203,32 +311,66 @@ std::optional<EventId> sequence_parallel_reduction(const strategy::JobSpec& job,
       factory.collective(Collective::all_reduce, bytes, layout.tensor_group(coord), job.strategy.tensor_parallel));
 }
 
+void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
+                           RankWork& work, EventTable& table) {
+  const strategy::Strategy& strategy = job.strategy;
+  for (const auto& chunk : work.chunks) {
+    work.expert_parameters += chunk.expert_parameters;
+  }
+  const int group_size = strategy.expert_data_parallel();
+  if (work.expert_parameters == 0 || group_size <= 1) {
+    return;
+  }
+  const EventFactory factory(strategy.dtype);
+  const strategy::GroupPlacement group = layout.expert_group(coord, strategy::ExpertDim::edp);
+  const bool sharded = strategy.zero_stage() != strategy::Sharding::none;
+  const Collective reduction = sharded ? Collective::reduce_scatter : Collective::all_reduce;
+  work.expert_gradient_reduction = table.intern(factory.collective(
+      reduction, work.expert_parameters * gradient_element_bytes(strategy.dtype), group, group_size));
+  if (sharded) {
+    work.expert_parameter_gather = table.intern(factory.collective(
+        Collective::all_gather, work.expert_parameters * dtype_bytes(strategy.dtype), group, group_size));
+  }
+}
+
 }  // namespace
 
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<LayerRange>& chunks, EventTable& table) {
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
+  const int total_layers = job.model.total_layers();
+  const bool holds_embedding =
+      std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.layers.first == 0; });
+  const bool holds_head = std::any_of(chunks.begin(), chunks.end(), [total_layers](const ChunkPlacement& c) {
+    return c.layers.first + c.layers.count == total_layers;
+  });
   RankWork work;
   std::int64_t sequence_sharded = 0;
   for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {
-    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], table);
+    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], holds_embedding, table);
     work.chunks.push_back(builder.build(layout, chunk, table));
     work.parameters += work.chunks.back().parameters;
     sequence_sharded += builder.sequence_sharded();
   }
   work.sequence_parallel_reduction = sequence_parallel_reduction(job, layout, coord, sequence_sharded, table);
   const EventFactory factory(strategy.dtype);
-  const int stages = strategy.pipeline_parallel;
-  if (job.model.tie_embeddings && stages > 1 && (coord[ParallelDim::pp] == 0 || coord[ParallelDim::pp] == stages - 1)) {
+  // Megatron-LM's embedding group: the stage with the table and the stage with the head's copy.
+  if (job.model.tie_embeddings && holds_embedding != holds_head) {
     const std::int64_t bytes = padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel *
                                job.model.hidden_size * 4;
     work.embedding_reduction =
         table.intern(factory.collective(Collective::all_reduce, bytes, layout.embedding_group(coord), 2));
   }
-  // The distributed optimizer updates a 1/(dp·cp) shard of the parameters on each rank.
-  const int shards = strategy.gradient_group_size();
+  add_expert_reductions(job, layout, coord, work, table);
+  // A sharded optimizer (ZeRO-1 and up) updates a 1/(dp·cp) shard of the dense parameters (ZeRO-3:
+  // a 1/shard-group shard) and a 1/edp shard of the experts on each rank.
+  const std::int64_t dense = work.parameters - work.expert_parameters;
+  const int shards = strategy.shard_group_size();
+  const int expert_shards = strategy.expert_data_parallel();
   const std::int64_t updated =
-      strategy.distributed_optimizer ? (work.parameters + shards - 1) / shards : work.parameters;
+      strategy.zero_stage() != strategy::Sharding::none
+          ? (dense + shards - 1) / shards + (work.expert_parameters + expert_shards - 1) / expert_shards
+          : work.parameters;
   work.optimizer_step = table.intern(factory.adam_step(updated));
   return work;
 }

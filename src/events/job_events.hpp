@@ -23,10 +23,15 @@ struct TaskTemplate {
   Phase phase = Phase::forward;
   int layer = -1;          //!< global transformer layer index; -1 for embedding, head, loss
   std::string_view label;  //!< what the step does, e.g. "fc1", "attention", "tp all_reduce"
-  int waits_for = -1;      //!< index of an earlier step in the same list
+  //! index of an earlier step in the same list; a communication step waits for it as well as
+  //! for the compute step before it
+  int waits_for = -1;
   //! A weight-gradient GEMM (wgrad): the part of the backward pass that a schedule splitting it
   //! runs in the weight-gradient step W; everything else belongs to the input-gradient step B.
   bool weight_gradient = false;
+  //! index of the all-gather of this compute step's parameters (sharding zero3), which the step
+  //! waits for besides waits_for; -1 for none
+  int waits_for_parameters = -1;
 };
 
 //! A data-parallel gradient bucket of one model chunk. Buckets fill in reverse layer order, as
@@ -61,6 +66,9 @@ struct ChunkWork {
   std::optional<EventId> send_gradient;          //!< to the previous chunk in the pipeline, per micro-batch
   std::vector<GradientBucket> gradient_buckets;  //!< empty without data parallelism
   std::int64_t parameters = 0;                   //!< parameters of this chunk held by this rank
+  //! Of those, the routed experts' (E/EP experts of each MoE layer, split over ETP), which are
+  //! reduced over the expert data-parallel group instead of the gradient group.
+  std::int64_t expert_parameters = 0;
 };
 
 //! The work of one rank, as templates instantiated per micro-batch by the program builder.
@@ -71,6 +79,14 @@ struct RankWork {
   //! reduction (Megatron-LM's allreduce_layernorm_grads).
   std::optional<EventId> sequence_parallel_reduction;
   std::optional<EventId> embedding_reduction;  //!< tied embeddings split over first and last stage
+  //! The routed experts' gradients, reduced over the expert data-parallel group (the ranks that
+  //! hold the same experts; Megatron-Core's expert_data_parallel_group) after the dense buckets:
+  //! an all-reduce, or a reduce-scatter with the distributed optimizer, which then all-gathers
+  //! the updated experts (expert_parameter_gather). Empty without experts or with one expert
+  //! data-parallel rank.
+  std::optional<EventId> expert_gradient_reduction;
+  std::optional<EventId> expert_parameter_gather;
+  std::int64_t expert_parameters = 0;  //!< routed-expert parameters held by this rank
   EventId optimizer_step = 0;
   std::int64_t parameters = 0;  //!< parameters held by this rank, over all its chunks
 };
@@ -83,8 +99,32 @@ struct LayerRange {
 };
 LayerRange stage_layers(int total_layers, int num_stages, int stage);
 
+//! A model chunk of a stage as its pipeline schedule places it: its layers and the stages that its
+//! activations come from and go to (gradients travel back the same way). Neither at the ends of
+//! the pipeline, nor where the neighbouring chunk is on the same stage (a local hand-off, no
+//! transfer).
+struct ChunkPlacement {
+  LayerRange layers;
+  std::optional<int> receives_from;
+  std::optional<int> sends_to;
+};
+
 //! Megatron pads the vocabulary to a multiple of 128·tp (docs/reference/formats.md §5.1).
 std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
+
+//! ZeRO-3's unit of sharding: the parameters one all-gather brings in before they are used and
+//! one reduce-scatter sends back after backward, as PyTorch FSDP2 wraps each transformer block
+//! (torchtitan's apply_fsdp, torchtitan/models/llama3/infra/parallelize.py) and Megatron-FSDP
+//! each transformer layer; the embedding and the final norm with the LM head are one unit each.
+struct FsdpUnit {
+  int layer = -1;  //!< global transformer layer, or -1 for the embedding or the head
+  bool embedding = false;
+  std::int64_t parameters = 0;  //!< of the whole model (before the tensor-parallel split)
+};
+
+//! The units of one model chunk in forward order (the embedding on the pipeline's first chunk,
+//! its layers, the final norm and LM head on its last chunk).
+std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers);
 
 //! Builds the events and templates of the rank at `coord`, following Megatron-LM's partitioning
 //! (docs/reference/formats.md §6): per-rank GEMM shapes under tensor parallelism, with two all-reduces per
@@ -93,10 +133,13 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel);
 //! layer's backward under full recomputation; embedding on the first chunk, LM head and loss on
 //! the last; activation and gradient transfers between chunks; bucketed data-parallel gradient
 //! all-reduce, or reduce-scatter and parameter all-gather with the distributed optimizer; and
-//! the optimizer step. `chunks` are the layers of each model chunk the rank's stage holds, as
-//! its pipeline schedule places them (schedule::PipelineSchedule::stage_chunk_layers). Events
-//! are interned into `table`.
+//! the optimizer step; with sharding zero3 the per-unit parameter all-gathers before forward and
+//! backward and the gradient reduce-scatters after backward (docs/features.md). `chunks` are the
+//! model chunks the rank's stage holds, as its pipeline schedule places them
+//! (schedule::PipelineSchedule::stage_chunk_placements). Tied embeddings need a reduction between
+//! the stage with the embedding and the stage with the LM head only when they are different
+//! stages. Events are interned into `table`.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<LayerRange>& chunks, EventTable& table);
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table);
 
 }  // namespace distsim::events

@@ -24,6 +24,14 @@ std::vector<KeyField> gemm_fields(bool batched) {
   return fields;
 }
 
+//! One GEMM per local expert in one grouped kernel, every expert given the same token count m.
+std::vector<KeyField> grouped_gemm_fields() {
+  return {dim("groups", "experts on this rank: one product per expert in the one grouped kernel"),
+          dim("m", "tokens each expert computes (rows of A and C)"), dim("n", "columns of B and C"),
+          dim("k", "columns of A and rows of B, the dimension summed over"),
+          dtype("type of A and B; fp8 means e4m3 inputs and a bf16 C, as TransformerEngine runs them")};
+}
+
 std::vector<KeyField> attention_fields() {
   return {dim("b", "sequences in the micro-batch"),
           dim("heads", "query heads on this rank"),
@@ -44,7 +52,8 @@ std::vector<KeyField> message_fields() {
   return {{"bytes", KeyFieldType::bytes, 1, "message size: the whole buffer, as nccl-tests counts it"},
           {"group", KeyFieldType::group, 2, "ranks taking part"},
           {"placement", KeyFieldType::placement, 1,
-           "intra: the whole group within one node; inter per_node=N: across nodes, N of its ranks on each"}};
+           "intra: the whole group within one scale-up domain; inter per_node=N: across domains (NCCL's nodes), N of "
+           "its ranks in each"}};
 }
 
 OperatorSpec compute(Operator op, std::string_view name, EventClass event_class, std::vector<KeyField> fields,
@@ -88,6 +97,12 @@ std::vector<OperatorSpec> build_table() {
       memory_bound(O::swiglu_bwd, "swiglu_bwd", "SwiGLU backward"),
       memory_bound(O::gelu, "gelu", "GELU activation"),
       memory_bound(O::gelu_bwd, "gelu_bwd", "GELU backward"),
+      memory_bound(O::geglu, "geglu", "GeGLU: gelu(a) * b of two rows x cols halves of the first MLP output"),
+      memory_bound(O::geglu_bwd, "geglu_bwd", "GeGLU backward"),
+      memory_bound(O::relu, "relu", "ReLU activation"),
+      memory_bound(O::relu_bwd, "relu_bwd", "ReLU backward"),
+      memory_bound(O::squared_relu, "squared_relu", "squared ReLU activation: relu(x)^2"),
+      memory_bound(O::squared_relu_bwd, "squared_relu_bwd", "squared ReLU backward"),
       memory_bound(O::embedding, "embedding",
                    "word embedding lookup of rows tokens (plus the position table where the model has one)"),
       memory_bound(O::embedding_bwd, "embedding_bwd", "embedding backward: gradients added into the table's rows"),
@@ -105,6 +120,30 @@ std::vector<OperatorSpec> build_table() {
                    "LayerNorm writing an fp8 output and its transpose (TransformerEngine's LayerNormLinear)"),
       memory_bound(O::rmsnorm_fp8, "rmsnorm_fp8",
                    "RMSNorm writing an fp8 output and its transpose (TransformerEngine's LayerNormLinear)"),
+      compute(O::grouped_gemm, "grouped_gemm", C::gemm, grouped_gemm_fields(),
+              "groups products C[m x n] = A[m x k] . B[k x n], one per local expert, in one grouped GEMM "
+              "(TransformerEngine GroupedLinear): 2 groups mnk FLOPs"),
+      memory_bound(O::moe_router, "moe_router",
+                   "MoE router after its gating GEMM: softmax or sigmoid scores over cols expert logits of rows "
+                   "tokens, top-k selection and the routing map"),
+      memory_bound(O::moe_router_bwd, "moe_router_bwd", "MoE router scoring backward: the logits' gradient"),
+      memory_bound(O::moe_permute, "moe_permute",
+                   "MoE token permutation: rows routed token copies (tokens x top-k) of cols elements gathered "
+                   "into expert order before dispatch"),
+      memory_bound(O::moe_permute_bwd, "moe_permute_bwd",
+                   "MoE permutation backward: the copies' gradients summed back into token order"),
+      memory_bound(O::moe_unpermute, "moe_unpermute",
+                   "MoE unpermutation after combine: rows expert outputs scaled by their router probabilities and "
+                   "summed back into token order"),
+      memory_bound(O::moe_unpermute_bwd, "moe_unpermute_bwd",
+                   "MoE unpermutation backward: the output gradient scattered to the routed copies"),
+      memory_bound(O::mxfp8_quantize, "mxfp8_quantize",
+                   "TransformerEngine's MXFP8 quantization of a GEMM input: a rowwise and a columnwise e4m3 copy, "
+                   "each with one E8M0 scale per 32 elements; dtype is the input's type"),
+      memory_bound(O::nvfp4_quantize, "nvfp4_quantize",
+                   "TransformerEngine's NVFP4 quantization of a GEMM input: a rowwise and a columnwise E2M1 copy, "
+                   "each with one E4M3 scale per 16 elements, the columnwise one (the weight-gradient GEMM's "
+                   "operand) after a 16x16 random Hadamard transform; dtype is the input's type"),
       communication(O::all_reduce, "all_reduce", C::collective, "NCCL all-reduce of the buffer over the group"),
       communication(O::all_gather, "all_gather", C::collective,
                     "NCCL all-gather: each rank gives bytes / group, every rank receives the whole buffer"),
@@ -115,6 +154,9 @@ std::vector<OperatorSpec> build_table() {
       communication(O::ring_exchange, "ring_exchange", C::point_to_point,
                     "one ring step: every rank sends bytes to its successor and receives as many from its "
                     "predecessor at once (context parallelism's K/V rotation)"),
+      communication(O::all_to_all, "all_to_all", C::collective,
+                    "NCCL all-to-all: each rank sends bytes / group to every rank of the group (MoE token dispatch "
+                    "and combine)"),
   };
 }
 
@@ -171,13 +213,14 @@ Operator operator_of(Collective collective) {
     case Collective::reduce_scatter: return Operator::reduce_scatter;
     case Collective::send_recv: return Operator::send_recv;
     case Collective::ring_exchange: return Operator::ring_exchange;
+    case Collective::all_to_all: return Operator::all_to_all;
   }
   throw InternalError("unknown collective");
 }
 
 Collective collective_of(Operator op) {
   for (Collective collective : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
-                                Collective::send_recv, Collective::ring_exchange}) {
+                                Collective::send_recv, Collective::ring_exchange, Collective::all_to_all}) {
     if (operator_of(collective) == op) {
       return collective;
     }

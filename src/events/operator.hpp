@@ -15,7 +15,9 @@ enum class EventClass { gemm, attention, memory_bound, collective, point_to_poin
 
 //! ring_exchange: each of the group's ranks sends `bytes` to the next rank of the ring and
 //! receives as many from the previous one, all at once (context parallelism's K/V rotation).
-enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange };
+//! all_to_all: each of the group's ranks sends bytes / group to every rank (itself included), as
+//! nccl-tests counts an all-to-all's buffer (the token dispatch of mixture-of-experts layers).
+enum class Collective { all_reduce, all_gather, reduce_scatter, send_recv, ring_exchange, all_to_all };
 
 //! Every operator an event can name. The operator table (operator_table) says, for each, the
 //! first word of its keys, its event class and the fields its keys carry.
@@ -37,6 +39,12 @@ enum class Operator {
   swiglu_bwd,
   gelu,
   gelu_bwd,
+  geglu,
+  geglu_bwd,
+  relu,
+  relu_bwd,
+  squared_relu,
+  squared_relu_bwd,
   embedding,
   embedding_bwd,
   cross_entropy,
@@ -48,11 +56,21 @@ enum class Operator {
   fp8_cast_transpose,
   layernorm_fp8,
   rmsnorm_fp8,
+  grouped_gemm,
+  moe_router,
+  moe_router_bwd,
+  moe_permute,
+  moe_permute_bwd,
+  moe_unpermute,
+  moe_unpermute_bwd,
+  mxfp8_quantize,
+  nvfp4_quantize,
   all_reduce,
   all_gather,
   reduce_scatter,
   send_recv,
   ring_exchange,
+  all_to_all,
 };
 
 //! How one field of an event key is written, and which part of an Event it holds.
@@ -62,7 +80,7 @@ enum class KeyFieldType {
   dtype,      //!< the dtype's name alone, e.g. "bf16" (Event::dtype)
   bytes,      //!< "bytes=N": the message size (Event::bytes)
   group,      //!< "group=N": the ranks taking part (Event::group_size)
-  placement,  //!< "intra", or "inter per_node=N" (Event::within_domain, Event::ranks_per_host)
+  placement,  //!< "intra", or "inter per_node=N" (Event::within_domain, Event::ranks_per_domain)
 };
 
 //! One field of an event key after the operator's name.

@@ -1,11 +1,35 @@
 #include "events/pass_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
+
+#include "events/moe_routing.hpp"
 
 namespace distsim::events {
 
 namespace {
+
+//! The activation kernels of an MLP type; `inputs` rows x ffn columns are read by the forward
+//! (gate and up for a gated MLP), and the backward reads them and the output gradient and writes
+//! a gradient for each.
+struct Activation {
+  Operator forward;
+  Operator backward;
+  int inputs;
+};
+
+Activation activation_of(model::FfnType type) {
+  const int inputs = model::is_gated(type) ? 2 : 1;
+  switch (type) {
+    case model::FfnType::gelu: return {Operator::gelu, Operator::gelu_bwd, inputs};
+    case model::FfnType::swiglu: return {Operator::swiglu, Operator::swiglu_bwd, inputs};
+    case model::FfnType::geglu: return {Operator::geglu, Operator::geglu_bwd, inputs};
+    case model::FfnType::relu: return {Operator::relu, Operator::relu_bwd, inputs};
+    case model::FfnType::squared_relu: return {Operator::squared_relu, Operator::squared_relu_bwd, inputs};
+  }
+  return {Operator::gelu, Operator::gelu_bwd, inputs};
+}
 
 //! Timeline labels of the unfused attention core's kernels, for self- and cross-attention.
 struct CoreLabels {
@@ -30,7 +54,8 @@ std::string_view tensor_label(Collective collective) {
 }  // namespace
 
 PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-                         const strategy::GroupPlacement& context_group, EventTable& table)
+                         const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
+                         EventTable& table)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -41,10 +66,17 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
       unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
       selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
-      fp8_gemms_(job.strategy.fp8_gemms),
+      gemm_format_(job.strategy.gemm_format),
+      gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
+      first_low_precision_layer_(job.strategy.bf16_layers_at_start),
+      end_of_low_precision_layers_(job.model.total_layers() - job.strategy.bf16_layers_at_end),
       tensor_group_(tensor_group),
       cp_(job.strategy.context_parallel),
-      context_group_(context_group) {}
+      context_group_(context_group),
+      expert_group_(expert_group),
+      expert_parallel_(job.strategy.expert_parallel),
+      dispatcher_(job.strategy.moe_dispatcher),
+      strategy_(job.strategy) {}
 
 bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
   return model_.architecture == model::Architecture::encoder_decoder && layer >= model_.num_layers;
@@ -63,9 +95,7 @@ std::int64_t PassBuilder::query_width() const {
 
 std::int64_t PassBuilder::kv_width() const { return std::int64_t{model_.num_kv_heads} * model_.head_dim() / tp_; }
 
-std::int64_t PassBuilder::ffn_up_width() const {
-  return (model_.ffn_type == model::FfnType::swiglu ? 2 : 1) * ffn_width();
-}
+std::int64_t PassBuilder::ffn_up_width() const { return (model::is_gated(model_.ffn_type) ? 2 : 1) * ffn_width(); }
 
 std::int64_t PassBuilder::vocab_width() const { return padded_vocab(model_.vocab_size, tp_) / tp_; }
 
@@ -87,6 +117,8 @@ int PassBuilder::add(Sink sink, const Event& event, int layer, std::string_view 
     waits_for = std::max(waits_for, std::exchange(input, -1));
   }
   sink.list->push_back({table_.intern(event), StreamKind::compute, sink.phase, layer, label, waits_for});
+  int& parameters = sink.list == &forward ? forward_parameters_ : backward_parameters_;
+  sink.list->back().waits_for_parameters = std::exchange(parameters, -1);
   return static_cast<int>(sink.list->size()) - 1;
 }
 
@@ -103,7 +135,7 @@ int PassBuilder::gather_sequence(Sink sink, std::int64_t token_count, int layer)
   if (!sequence_parallel_) {
     return -1;
   }
-  return tensor_collective(sink, Collective::all_gather, activation_bytes(token_count), layer);
+  return tensor_collective(sink, Collective::all_gather, gathered_bytes(token_count, layer), layer);
 }
 
 int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int layer) {
@@ -111,21 +143,48 @@ int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int la
   return tensor_collective(sink, collective, activation_bytes(token_count), layer);
 }
 
-Event PassBuilder::linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const {
-  return in_fp8(layer) ? factory_.fp8_gemm(m, n, k) : factory_.gemm(m, n, k);
+bool PassBuilder::in_low_precision(int layer) const {
+  return gemm_format_ != strategy::GemmFormat::none && layer >= first_low_precision_layer_ &&
+         layer < end_of_low_precision_layers_;
 }
 
-Event PassBuilder::norm_forward(std::int64_t rows, int layer) const {
-  return in_fp8(layer) ? factory_.norm_to_fp8(norm_op(), rows, hidden())
-                       : factory_.elementwise(norm_op(), rows, hidden(), 1, 1);
+// TE's NVFP4 recipe (NVFP4BlockScaling) and MXFP8 recipe run all three GEMMs of a linear layer,
+// forward, input gradient and weight gradient, in the format; attention stays bf16 (fp8_dpa off).
+Event PassBuilder::linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const {
+  return in_low_precision(layer) ? factory_.low_precision_gemm(gemm_dtype_, m, n, k) : factory_.gemm(m, n, k);
+}
+
+void PassBuilder::norm_forward(Sink sink, std::int64_t rows, int layer) {
+  if (in_low_precision(layer) && gemm_format_ == strategy::GemmFormat::fp8) {
+    add(sink, factory_.norm_to_fp8(norm_op(), rows, hidden()), layer, "norm");
+    return;
+  }
+  add(sink, factory_.elementwise(norm_op(), rows, hidden(), 1, 1), layer, "norm");
+  quantize_operand(sink, rows, hidden(), layer);
 }
 
 int PassBuilder::quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for) {
-  if (!in_fp8(layer)) {
+  if (!in_low_precision(layer)) {
     return waits_for;
   }
-  add(sink, factory_.fp8_cast_transpose(rows, cols), layer, "fp8 cast", waits_for);
+  if (gemm_format_ == strategy::GemmFormat::fp8) {
+    add(sink, factory_.fp8_cast_transpose(rows, cols), layer, "fp8 cast", waits_for);
+  } else {
+    add(sink, factory_.block_quantize(gemm_dtype_, rows, cols), layer, "quantize", waits_for);
+  }
   return -1;
+}
+
+// The block formats' recipes gather sequence-parallel inputs and gradients already quantized
+// (TransformerEngine NVFP4 docs, "Distributed training": amax reduced before quantization, then a
+// quantized all-gather), so the gather moves the format's bytes.
+std::int64_t PassBuilder::gathered_bytes(std::int64_t token_count, int layer) const {
+  const bool block_format = gemm_format_ == strategy::GemmFormat::mxfp8 || gemm_format_ == strategy::GemmFormat::nvfp4;
+  if (!block_format || !in_low_precision(layer)) {
+    return activation_bytes(token_count);
+  }
+  return static_cast<std::int64_t>(
+      std::llround(static_cast<double>(token_count * hidden()) * storage_bytes(gemm_dtype_)));
 }
 
 void PassBuilder::linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
@@ -286,7 +345,7 @@ void PassBuilder::ring_attention_backward(int layer) {
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
   const std::int64_t t = tokens(layer);
-  add(sink, norm_forward(sharded(t), layer), layer, "norm");
+  norm_forward(sink, sharded(t), layer);
   if (cross) {
     linear_forward(sink, t, hidden(), query_width(), layer, "cross q", gather_sequence(sink, t, layer));
     const int encoder_output = gather_sequence(sink, encoder_tokens(), layer);
@@ -294,6 +353,9 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
                    quantize_operand(sink, encoder_tokens(), hidden(), layer, encoder_output));
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_op(), qk_norm_rows(t), model_.head_dim(), 1, 1), layer, "qk norm");
+    }
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
@@ -325,25 +387,32 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
     if (model_.position_embedding == model::PositionEmbedding::rope) {
       add(sink, factory_.elementwise(Operator::rope_bwd, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
+    if (model_.qk_norm) {
+      add(sink, factory_.elementwise(norm_backward_op(), qk_norm_rows(t), model_.head_dim(), 2, 1), layer, "qk norm");
+    }
     reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
   }
   add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
 }
 
 void PassBuilder::mlp_forward(Sink sink, int layer) {
-  const std::int64_t t = tokens(layer);
-  add(sink, norm_forward(sharded(t), layer), layer, "norm");
-  linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
-  if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise(Operator::swiglu, t, ffn_width(), 2, 1), layer, "swiglu");
-  } else {
-    add(sink, factory_.elementwise(Operator::gelu, t, ffn_width(), 1, 1), layer, "gelu");
+  if (model_.moe.is_moe_layer(layer)) {
+    moe_forward(sink, layer);
+    return;
   }
+  const std::int64_t t = tokens(layer);
+  norm_forward(sink, sharded(t), layer);
+  linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
+  activation_forward(sink, t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   linear_forward(sink, t, ffn_width(), hidden(), layer, "fc2", quantize_operand(sink, t, ffn_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
 }
 
 void PassBuilder::mlp_backward(int layer) {
+  if (model_.moe.is_moe_layer(layer)) {
+    moe_backward(layer);
+    return;
+  }
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
@@ -351,13 +420,136 @@ void PassBuilder::mlp_backward(int layer) {
   add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
       "bias dropout add");
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
-  if (model_.ffn_type == model::FfnType::swiglu) {
-    add(sink, factory_.elementwise(Operator::swiglu_bwd, t, ffn_width(), 3, 2), layer, "swiglu");
-  } else {
-    add(sink, factory_.elementwise(Operator::gelu_bwd, t, ffn_width(), 2, 1), layer, "gelu");
-  }
+  activation_backward(t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");
   add(sink, factory_.elementwise(norm_backward_op(), rows, hidden(), 2, 1), layer, "norm", reduction);
+}
+
+void PassBuilder::activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer,
+                                     std::string_view label) {
+  const Activation activation = activation_of(model_.ffn_type);
+  add(sink, factory_.elementwise(activation.forward, rows, width, activation.inputs, 1), layer, label);
+}
+
+void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label) {
+  const Activation activation = activation_of(model_.ffn_type);
+  add(backward_sink(), factory_.elementwise(activation.backward, rows, width, activation.inputs + 1, activation.inputs),
+      layer, label);
+}
+
+std::int64_t PassBuilder::tokens_per_expert(int layer) const {
+  return moe_tokens_per_expert(model_, strategy_, router_tokens(layer));
+}
+
+int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch) {
+  if (expert_parallel_ == 1) {
+    return -1;  // every expert is local: the tokens are only permuted, nothing is exchanged
+  }
+  const std::int64_t token_bytes = hidden() * element_bytes_;
+  Event event;
+  if (dispatcher_ == strategy::MoeDispatcher::alltoall) {
+    // Every rank sends its routed copies, router_tokens·top_k rows of h; the busiest rank's share
+    // (the imbalance) sets when the exchange ends for all.
+    const std::int64_t rows = moe_dispatched_copies(model_, strategy_, router_tokens(layer));
+    event = factory_.collective(Collective::all_to_all, rows * token_bytes, expert_group_, expert_parallel_);
+  } else {
+    // The whole group's tokens are gathered, and the outputs reduce-scattered back.
+    const std::int64_t bytes = router_tokens(layer) * expert_parallel_ * token_bytes;
+    event = factory_.collective(dispatch ? Collective::all_gather : Collective::reduce_scatter, bytes, expert_group_,
+                                expert_parallel_);
+  }
+  sink.list->push_back({table_.intern(event), StreamKind::ep_comm, sink.phase, layer, label, -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
+  const std::int64_t m = tokens_per_expert(layer);
+  const std::int64_t groups = local_experts();
+  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t rows = m * groups;
+  dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
+  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_low_precision(layer)), layer, "expert fc1",
+      dispatched);
+  activation_forward(sink, rows, width, layer, "expert activation");
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_low_precision(layer)), layer, "expert fc2",
+      quantize_operand(sink, rows, width, layer));
+}
+
+void PassBuilder::experts_backward(int layer, int combined) {
+  const Sink sink = backward_sink();
+  const std::int64_t m = tokens_per_expert(layer);
+  const std::int64_t groups = local_experts();
+  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t rows = m * groups;
+  const bool fp8 = in_low_precision(layer);
+  // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
+  combined = quantize_operand(sink, rows, hidden(), layer, combined);
+  add(sink, factory_.grouped_gemm(groups, m, width, hidden(), fp8), layer, "expert fc2", combined);
+  int index = add(sink, factory_.grouped_gemm(groups, width, hidden(), m, fp8), layer, "expert fc2");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+  activation_backward(rows, width, layer, "expert activation");
+  quantize_operand(sink, rows, up_width(width), layer);
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), up_width(width), fp8), layer, "expert fc1");
+  index = add(sink, factory_.grouped_gemm(groups, hidden(), up_width(width), m, fp8), layer, "expert fc1");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+}
+
+int PassBuilder::shared_experts_forward(Sink sink, int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return -1;
+  }
+  const std::int64_t t = tokens(layer);
+  linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1", gather_sequence(sink, t, layer));
+  activation_forward(sink, t, shared_width(), layer, "shared activation");
+  linear_forward(sink, t, shared_width(), hidden(), layer, "shared fc2",
+                 quantize_operand(sink, t, shared_width(), layer));
+  return reduce_partial_sums(sink, t, layer);
+}
+
+int PassBuilder::shared_experts_backward(int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return -1;
+  }
+  const std::int64_t t = tokens(layer);
+  row_linear_backward(t, shared_width(), hidden(), layer, "shared fc2");
+  activation_backward(t, shared_width(), layer, "shared activation");
+  return column_linear_backward(t, hidden(), up_width(shared_width()), layer, "shared fc1");
+}
+
+// Megatron-Core's router is a plain linear layer (no fp8) over the experts, then the scores and
+// top-k; the permutation copies each token once per routed expert.
+void PassBuilder::moe_forward(Sink sink, int layer) {
+  const std::int64_t t = router_tokens(layer);
+  const std::int64_t experts = model_.moe.num_experts;
+  const std::int64_t copies = t * model_.moe.top_k;
+  add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
+  add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
+  add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
+  add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
+  experts_forward(sink, layer, expert_exchange(sink, layer, "ep dispatch", true));
+  const int combined = expert_exchange(sink, layer, "ep combine", false);
+  add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute", combined);
+  dropout_add_forward(sink, tokens(layer), layer, shared_experts_forward(sink, layer));
+}
+
+void PassBuilder::moe_backward(int layer) {
+  const Sink sink = backward_sink();
+  const std::int64_t t = router_tokens(layer);
+  const std::int64_t experts = model_.moe.num_experts;
+  const std::int64_t copies = t * model_.moe.top_k;
+  const auto mask_bytes = static_cast<double>(t * hidden());  // the 1-byte dropout mask
+  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, t, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add");
+  const int shared_reduction = shared_experts_backward(layer);
+  add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
+  experts_backward(layer, expert_exchange(sink, layer, "ep combine", true));
+  const int dispatched = expert_exchange(sink, layer, "ep dispatch", false);
+  add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
+  add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");
+  add(sink, factory_.gemm(t, hidden(), experts), layer, "router");
+  const int index = add(sink, factory_.gemm(hidden(), experts, t), layer, "router");
+  backward[static_cast<size_t>(index)].weight_gradient = true;
+  add(sink, factory_.elementwise(norm_backward_op(), t, hidden(), 2, 1), layer, "norm", shared_reduction);
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {
@@ -423,6 +615,27 @@ void PassBuilder::gather_received_activation(std::int64_t bytes) {
 
 void PassBuilder::gather_received_gradient(std::int64_t bytes) {
   backward_input_ = tensor_collective(backward_sink(), Collective::all_gather, bytes, -1);
+}
+
+int PassBuilder::gather_parameters(bool backward_pass, const Event& event, int layer) {
+  const Sink sink = backward_pass ? backward_sink() : forward_sink();
+  sink.list->push_back({table_.intern(event), StreamKind::dp_comm, sink.phase, layer, "fsdp parameter all_gather", -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+void PassBuilder::await_parameters(bool backward_pass, int index) {
+  (backward_pass ? backward_parameters_ : forward_parameters_) = index;
+}
+
+void PassBuilder::reduce_unit_gradients(const Event& reduce_scatter, const std::optional<Event>& replica_all_reduce,
+                                        int layer) {
+  backward.push_back({table_.intern(reduce_scatter), StreamKind::dp_reduce, Phase::backward, layer,
+                      "fsdp gradient reduce_scatter", -1});
+  if (replica_all_reduce) {
+    const int scattered = static_cast<int>(backward.size()) - 1;
+    backward.push_back({table_.intern(*replica_all_reduce), StreamKind::dp_replica, Phase::backward, layer,
+                        "hsdp gradient all_reduce", scattered});
+  }
 }
 
 void PassBuilder::head_backward() {

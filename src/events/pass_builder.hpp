@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,8 @@ namespace distsim::events {
 class PassBuilder {
  public:
   PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-              const strategy::GroupPlacement& context_group, EventTable& table);
+              const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
+              EventTable& table);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -44,6 +46,16 @@ class PassBuilder {
   void gather_received_activation(std::int64_t bytes);
   void gather_received_gradient(std::int64_t bytes);
 
+  //! Sharding zero3: the all-gather of a unit's parameters on the DP stream, in the forward pass
+  //! or the backward pass; returns its index. Issued before the compute that precedes the unit,
+  //! it overlaps that compute (FSDP2's prefetch).
+  int gather_parameters(bool backward_pass, const Event& event, int layer);
+  //! The next compute step of that pass waits for the all-gather at `index` (-1: none).
+  void await_parameters(bool backward_pass, int index);
+  //! After a unit's backward: the reduce-scatter of its gradients over the shard group and, with
+  //! HSDP, the all-reduce of the shard over the replica group once it is done.
+  void reduce_unit_gradients(const Event& reduce_scatter, const std::optional<Event>& replica_all_reduce, int layer);
+
  private:
   //! Where forward-shaped work goes: the forward pass, or the backward pass as a recompute.
   struct Sink {
@@ -62,12 +74,19 @@ class PassBuilder {
   std::int64_t hidden() const { return model_.hidden_size; }
   std::int64_t query_width() const;
   std::int64_t kv_width() const;
+  //! Qwen3's per-head query/key norm (qk_norm) normalizes each of this rank's query and key heads
+  //! over the head dimension: token_count x (heads + kv_heads) / t rows.
+  std::int64_t qk_norm_rows(std::int64_t token_count) const {
+    return token_count * (model_.num_attention_heads + model_.num_kv_heads) / tp_;
+  }
   std::int64_t ffn_width() const { return model_.ffn_hidden_size / tp_; }
   std::int64_t ffn_up_width() const;
   std::int64_t vocab_width() const;
   Operator norm_op() const;
   Operator norm_backward_op() const;
   std::int64_t activation_bytes(std::int64_t token_count) const;
+  //! What a sequence-parallel all-gather before a GEMM of `layer` moves.
+  std::int64_t gathered_bytes(std::int64_t token_count, int layer) const;
 
   int add(Sink sink, const Event& event, int layer, std::string_view label, int waits_for = -1);
   //! A collective over the tensor group; returns its index, or -1 when tp = 1.
@@ -79,14 +98,16 @@ class PassBuilder {
   //! partial sums. Returns the index for the next step to wait for, or -1.
   int reduce_partial_sums(Sink sink, std::int64_t token_count, int layer);
 
-  //! The transformer layers' linear GEMMs run in fp8 with strategy.fp8_gemms; the embedding and
-  //! LM head (layer -1) never do.
-  bool in_fp8(int layer) const { return fp8_gemms_ && layer >= 0; }
+  //! The transformer layers' linear GEMMs run in the job's low-precision format, except the
+  //! layers kept in bf16 at the start and the end; the embedding and LM head (layer -1) never do.
+  bool in_low_precision(int layer) const;
   Event linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! A layer's norm; in an fp8 layer it writes the next GEMM's fp8 input (TE's LayerNormLinear).
-  Event norm_forward(std::int64_t rows, int layer) const;
-  //! In an fp8 layer, TE's fp8_cast_transpose of a GEMM operand no norm has quantized (the input
-  //! of a row-parallel GEMM, an output gradient). Returns what the GEMM still has to wait for.
+  //! Under mxfp8 and nvfp4 it writes bf16 and quantize_operand quantizes its output.
+  void norm_forward(Sink sink, std::int64_t rows, int layer);
+  //! In a low-precision layer, TE's quantization of a GEMM operand (fp8_cast_transpose, or the
+  //! block formats' quantize kernel) where no norm has written it in the format (the input of a
+  //! row-parallel GEMM, an output gradient). Returns what the GEMM still has to wait for.
   int quantize_operand(Sink sink, std::int64_t rows, std::int64_t cols, int layer, int waits_for = -1);
   void linear_forward(Sink sink, std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                       std::string_view label, int waits_for = -1);
@@ -135,6 +156,40 @@ class PassBuilder {
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
   void mlp_backward(int layer);
+
+  //! A mixture-of-experts MLP in place of the dense one (Megatron-Core MoELayer with the
+  //! alltoall or allgather token dispatcher): the router's gating GEMM, scoring and top-k; the
+  //! tokens permuted into expert order and dispatched over the expert-parallel group on the EP
+  //! stream; the local experts as grouped GEMMs; the outputs combined back and unpermuted; then
+  //! the shared experts, tensor-parallel like a dense MLP. The compute stream waits for each
+  //! dispatch and combine. Backward runs the same in reverse, with two more exchanges.
+  void moe_forward(Sink sink, int layer);
+  void moe_backward(int layer);
+  //! The router's input: this rank's tokens, a 1/t shard of them under sequence parallelism.
+  std::int64_t router_tokens(int layer) const { return sharded(tokens(layer)); }
+  //! moe_tokens_per_expert of this layer's router tokens.
+  std::int64_t tokens_per_expert(int layer) const;
+  int local_experts() const { return model_.moe.num_experts / expert_parallel_; }
+  //! Dispatch or combine over the expert-parallel group on the EP stream; returns its index, or -1
+  //! with ep 1, where every expert is local and nothing is exchanged.
+  int expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch);
+  //! The local experts' grouped GEMMs; the first waits for `dispatched` (the tokens' arrival).
+  void experts_forward(Sink sink, int layer, int dispatched);
+  //! The same backward; the first waits for `combined` (the output gradients' arrival).
+  void experts_backward(int layer, int combined);
+  //! Shared experts: one dense MLP of shared_experts x shared_expert_ffn_hidden_size, split over
+  //! the tensor group. Returns the index of its output reduction, or -1.
+  int shared_experts_forward(Sink sink, int layer);
+  //! Returns the index of its input-gradient reduction, or -1.
+  int shared_experts_backward(int layer);
+  std::int64_t shared_width() const {
+    return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
+  }
+  std::int64_t up_width(std::int64_t width) const {
+    return (model::is_gated(model_.ffn_type) ? 2 : 1) * width;
+  }
+  void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
+  void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
   void dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for);
 
@@ -147,16 +202,26 @@ class PassBuilder {
   bool sequence_parallel_;
   bool unfused_attention_;
   bool selective_recompute_;
-  bool fp8_gemms_;
+  strategy::GemmFormat gemm_format_;
+  Dtype gemm_dtype_;
+  int first_low_precision_layer_;
+  int end_of_low_precision_layers_;
   strategy::GroupPlacement tensor_group_;
   int cp_;
   strategy::GroupPlacement context_group_;
+  strategy::GroupPlacement expert_group_;
+  int expert_parallel_;
+  strategy::MoeDispatcher dispatcher_;
+  const strategy::Strategy& strategy_;
   //! A forward collective whose output is the next forward compute step's input and which
   //! nothing else waits for (the embedding's reduction): that step waits for it.
   int forward_input_ = -1;
   //! The same for the backward pass's next compute step (a gathered received gradient, or the
   //! last dK/dV exchange of ring attention).
   int backward_input_ = -1;
+  //! The parameter all-gather the next forward (backward) compute step waits for.
+  int forward_parameters_ = -1;
+  int backward_parameters_ = -1;
 };
 
 }  // namespace distsim::events

@@ -9,8 +9,25 @@ namespace distsim::events {
 //! The streams of one device. Tensor-parallel collectives run on their own stream but the
 //! compute stream waits for them, as in Megatron-LM; pipeline transfers and the data-parallel
 //! reduction overlap with compute; the context-parallel ring exchanges of attention overlap with
-//! the attention step they feed the next one of. What each kind is called is in kStreamKindTable.
-enum class StreamKind { compute, tp_comm, pp_send_next, pp_recv_prev, pp_send_prev, pp_recv_next, dp_comm, cp_comm };
+//! the attention step they feed the next one of; the expert-parallel token dispatch and combine of
+//! MoE layers run on their own stream and the compute stream waits for them, as Megatron-Core's
+//! token dispatchers block on them. With sharding zero3 the per-layer parameter all-gathers run on
+//! the DP stream, the gradient reduce-scatters on their own stream and HSDP's all-reduce across
+//! replicas on a third, as PyTorch FSDP2 issues them on separate all-gather, reduce-scatter and
+//! all-reduce streams. What each kind is called is in kStreamKindTable.
+enum class StreamKind {
+  compute,
+  tp_comm,
+  pp_send_next,
+  pp_recv_prev,
+  pp_send_prev,
+  pp_recv_next,
+  dp_comm,
+  cp_comm,
+  ep_comm,
+  dp_reduce,
+  dp_replica
+};
 
 //! How every reader and writer names one stream kind.
 struct StreamKindInfo {
@@ -20,13 +37,14 @@ struct StreamKindInfo {
   std::string_view id;
   std::string_view label;  //!< trace thread name and report row
   //! The "cat" of distsim's traces (formats.md §1.9): the two pipeline send streams share
-  //! "pp_send", the two receive streams "pp_recv"; the thread tells them apart.
+  //! "pp_send", the two receive streams "pp_recv", the three data-parallel streams "dp_comm"; the
+  //! thread tells them apart.
   std::string_view trace_category;
 };
 
 //! Every stream kind, in StreamKind order, which is also a device's stream order and the trace's
 //! thread ids.
-inline constexpr std::array<StreamKindInfo, 8> kStreamKindTable{{
+inline constexpr std::array<StreamKindInfo, 11> kStreamKindTable{{
     {StreamKind::compute, "compute", "compute", "comp"},
     {StreamKind::tp_comm, "tp_comm", "TP comm", "tp_comm"},
     {StreamKind::pp_send_next, "pp_send_next", "PP send (next stage)", "pp_send"},
@@ -35,6 +53,9 @@ inline constexpr std::array<StreamKindInfo, 8> kStreamKindTable{{
     {StreamKind::pp_recv_next, "pp_recv_next", "PP recv (next stage)", "pp_recv"},
     {StreamKind::dp_comm, "dp_comm", "DP comm", "dp_comm"},
     {StreamKind::cp_comm, "cp_comm", "CP comm", "cp_comm"},
+    {StreamKind::ep_comm, "ep_comm", "EP comm", "ep_comm"},
+    {StreamKind::dp_reduce, "dp_reduce", "DP reduce-scatter", "dp_comm"},
+    {StreamKind::dp_replica, "dp_replica", "DP replica all-reduce", "dp_comm"},
 }};
 
 inline constexpr int kStreamKinds = static_cast<int>(kStreamKindTable.size());

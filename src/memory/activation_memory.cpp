@@ -5,6 +5,8 @@
 
 #include "core/dtype.hpp"
 #include "events/job_events.hpp"
+#include "events/moe_routing.hpp"
+#include "memory/model_state_memory.hpp"
 
 namespace distsim::memory {
 
@@ -16,11 +18,15 @@ std::int64_t element_bytes(Dtype dtype) { return dtype == Dtype::fp32 ? 4 : 2; }
 
 constexpr std::int64_t kMaskBytes = 1;
 
-//! A saved GEMM input: TransformerEngine keeps an fp8 GEMM's input in fp8, transposed for the
-//! weight-gradient GEMM (docs/memory_model.md "FP8 GEMMs").
-std::int64_t gemm_input_bytes(const strategy::Strategy& strategy) {
-  return strategy.fp8_gemms ? dtype_bytes(Dtype::fp8) : element_bytes(strategy.dtype);
+//! A saved GEMM input: TransformerEngine keeps a low-precision GEMM's input in the format for the
+//! weight-gradient GEMM (fp8 transposed; mxfp8 and nvfp4 their columnwise copy with its block
+//! scales; docs/memory_model.md "FP8 GEMMs", docs/precision.md).
+double gemm_input_bytes(const strategy::Strategy& strategy) {
+  return strategy.low_precision_gemms() ? storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype))
+                                        : static_cast<double>(element_bytes(strategy.dtype));
 }
+
+std::int64_t whole(double bytes) { return std::llround(bytes); }
 
 bool is_decoder_layer_of_encoder_decoder(const model::ModelSpec& model, int layer) {
   return model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
@@ -55,11 +61,14 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const std::int64_t h = model.hidden_size;
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim() / tp;
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim() / tp;
-  const std::int64_t g = gemm_input_bytes(strategy);
-  parts.sequence_sharded += (e + g + kMaskBytes) * tokens * h;
+  const double g = gemm_input_bytes(strategy);
+  parts.sequence_sharded += whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * h));
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
-  if (strategy.fp8_gemms) {
-    parts.tensor_split += g * tokens * q;
+  if (model.qk_norm) {  // the per-head norms keep their inputs, the query and key before the norm
+    parts.tensor_split += e * tokens * (q + kv);
+  }
+  if (strategy.low_precision_gemms()) {
+    parts.tensor_split += whole(g * static_cast<double>(tokens * q));
   }
   if (keep_scores) {
     const std::int64_t heads = model.num_attention_heads / tp;
@@ -75,18 +84,53 @@ void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strat
                    std::int64_t tokens) {
   const std::int64_t e = element_bytes(strategy.dtype);
   const std::int64_t f = model.ffn_hidden_size / strategy.tensor_parallel;
-  const std::int64_t activation_input = model.ffn_type == model::FfnType::swiglu ? 2 * f : f;
-  const std::int64_t g = gemm_input_bytes(strategy);
-  parts.sequence_sharded += (e + g + kMaskBytes) * tokens * model.hidden_size;
-  parts.tensor_split += e * tokens * activation_input + g * tokens * f;
+  const std::int64_t activation_input = model::is_gated(model.ffn_type) ? 2 * f : f;
+  const double g = gemm_input_bytes(strategy);
+  parts.sequence_sharded +=
+      whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * model.hidden_size));
+  parts.tensor_split += e * tokens * activation_input + whole(g * static_cast<double>(tokens * f));
+}
+
+//! An MoE block in place of the MLP, per rank. Replicated (sharded by sequence parallelism): the
+//! norm input, the router's input and the output dropout mask. Routing buffers of the router's
+//! T tokens (a 1/t shard under sequence parallelism): fp32 probabilities and the 1-byte routing
+//! map over the E experts. The busiest expert rank's R routed copies (events'
+//! moe_tokens_per_expert x local experts): FC1's input, the activation's input, FC2's input and
+//! the expert outputs that unpermutation weighs by the probabilities. Shared experts as an MLP.
+void add_moe_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                   std::int64_t tokens) {
+  const auto& moe = model.moe;
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const double g = gemm_input_bytes(strategy);
+  const std::int64_t h = model.hidden_size;
+  const bool gated = model::is_gated(model.ffn_type);
+  parts.sequence_sharded += (2 * e + kMaskBytes) * tokens * h;
+  const std::int64_t router_tokens = strategy.sequence_parallel ? tokens / strategy.tensor_parallel : tokens;
+  constexpr std::int64_t kProbabilityBytes = 4;
+  parts.tensor_split += (kProbabilityBytes + kMaskBytes) * router_tokens * moe.num_experts;
+  const std::int64_t local_experts = moe.num_experts / strategy.expert_parallel;
+  const std::int64_t copies = events::moe_tokens_per_expert(model, strategy, router_tokens) * local_experts;
+  const std::int64_t f = moe.expert_ffn_hidden_size;
+  parts.tensor_split += copies * (e * (gated ? 2 * f : f) + e * h) + whole(g * static_cast<double>(copies * (h + f)));
+  if (moe.shared_experts > 0) {
+    const std::int64_t shared =
+        std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size / strategy.tensor_parallel;
+    parts.sequence_sharded += whole(g * static_cast<double>(tokens * h));
+    parts.tensor_split += e * tokens * (gated ? 2 * shared : shared) + whole(g * static_cast<double>(tokens * shared));
+  }
 }
 
 std::int64_t shard_over_sequence(std::int64_t bytes, const strategy::Strategy& strategy) {
   return strategy.sequence_parallel ? ceil_div(bytes, strategy.tensor_parallel) : bytes;
 }
 
-std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
+std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::Strategy& job_strategy, int layer,
                                 AttentionKernel kernel, strategy::Recompute recompute) {
+  // A layer kept in bf16 under a low-precision format stores what a bf16 job's layer does.
+  strategy::Strategy strategy = job_strategy;
+  if (!layer_in_low_precision(model, job_strategy, layer)) {
+    strategy.gemm_format = strategy::GemmFormat::none;
+  }
   const std::int64_t tokens = tokens_of_layer(model, strategy, layer);
   if (recompute == strategy::Recompute::full) {
     return shard_over_sequence(element_bytes(strategy.dtype) * tokens * model.hidden_size, strategy);
@@ -99,11 +143,16 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   if (is_decoder_layer_of_encoder_decoder(model, layer)) {
     const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
     add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
-    if (strategy.fp8_gemms) {  // the cross kv projection's fp8 copy of the encoder output
-      parts.sequence_sharded += gemm_input_bytes(strategy) * encoder_tokens * model.hidden_size;
+    if (strategy.low_precision_gemms()) {  // the cross kv projection's low-precision copy of the encoder output
+      parts.sequence_sharded +=
+          whole(gemm_input_bytes(strategy) * static_cast<double>(encoder_tokens * model.hidden_size));
     }
   }
-  add_mlp_block(parts, model, strategy, tokens);
+  if (model.moe.is_moe_layer(layer)) {
+    add_moe_block(parts, model, strategy, tokens);
+  } else {
+    add_mlp_block(parts, model, strategy, tokens);
+  }
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
 }
 
@@ -136,23 +185,27 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
                                     const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
-  // With interleaving the stage's v chunks hold l/(p·v) layers each, l/p in all, as here:
-  // validation makes p·v divide l and keeps encoder-decoder models out.
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
+  const int chunks = schedule.chunks_per_stage(strategy.virtual_stages);
+  // One micro-batch through every chunk of the stage; microbatches_in_flight counts a chunk as
+  // 1/chunks of it. Interleaving gives each of the v chunks l/(p·v) layers (validation makes p·v
+  // divide l and keeps encoder-decoder models out).
   std::int64_t per_microbatch = 0;
   std::int64_t rebuilt_layer = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    per_microbatch += layer_activation_bytes(model, strategy, layer);
-    if (strategy.recompute == strategy::Recompute::full) {
-      rebuilt_layer = std::max(
-          rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused, strategy::Recompute::none));
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    const events::LayerRange layers = schedule.chunk_layers(model.total_layers(), stages, chunks, stage, chunk);
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      per_microbatch += layer_activation_bytes(model, strategy, layer);
+      if (strategy.recompute == strategy::Recompute::full) {
+        rebuilt_layer = std::max(rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused,
+                                                                   strategy::Recompute::none));
+      }
     }
-  }
-  if (stage == 0) {
-    per_microbatch += embedding_activation_bytes(model, strategy);
-  }
-  if (stage == stages - 1) {
-    per_microbatch += head_activation_bytes(model, strategy);
+    if (layers.first == 0) {
+      per_microbatch += embedding_activation_bytes(model, strategy);
+    }
+    if (layers.first + layers.count == model.total_layers()) {
+      per_microbatch += head_activation_bytes(model, strategy);
+    }
   }
   const double in_flight =
       schedule.microbatches_in_flight(stage, stages, strategy.num_microbatches(), strategy.virtual_stages);

@@ -24,24 +24,26 @@ std::int64_t boundary_tensor_bytes(const model::ModelSpec& model, const strategy
   return strategy.sequence_parallel ? (bytes + strategy.tensor_parallel - 1) / strategy.tensor_parallel : bytes;
 }
 
-//! Each boundary a stage has carries activations forward and gradients backward. With
-//! interleaving the pipeline wraps around (stage p − 1's chunk feeds stage 0's next chunk), so
-//! every stage has both neighbours.
-std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  const int stages = strategy.pipeline_parallel;
-  if (stages == 1) {
-    return 0;
-  }
-  const bool wraps = strategy.virtual_stages > 1;
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
+//! Each side of a stage that exchanges tensors with another stage carries activations one way and
+//! gradients the other: the side its chunks receive activations on and the side they send them
+//! on. With interleaving the pipeline wraps around (stage p − 1's chunk feeds stage 0's next
+//! chunk), and in a V the second chunk comes back, so every stage has both sides.
+std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                   const std::vector<events::ChunkPlacement>& chunks) {
   constexpr std::int64_t kDirections = 2;
   std::int64_t total = 0;
-  if (stage > 0 || wraps) {
-    total += kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, layers.first - 1);
+  for (const auto& chunk : chunks) {
+    if (chunk.receives_from) {
+      total += kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, chunk.layers.first - 1);
+      break;
+    }
   }
-  if (stage < stages - 1 || wraps) {
-    total +=
-        kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, layers.first + layers.count - 1);
+  for (const auto& chunk : chunks) {
+    if (chunk.sends_to) {
+      const int last_layer = chunk.layers.first + chunk.layers.count - 1;
+      total += kDirections * kBuffersPerDirection * boundary_tensor_bytes(model, strategy, last_layer);
+      break;
+    }
   }
   return total;
 }
@@ -51,16 +53,27 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   const auto& strategy = job.strategy;
   StageMemory memory;
   memory.stage = stage;
-  memory.parameters = stage_parameters(model, strategy, stage);
-  const ModelStateBytes state = model_state_bytes(memory.parameters, strategy.dtype, strategy.distributed_optimizer,
-                                                  strategy.gradient_group_size());
-  memory.weights = state.weights + fp8_weight_copy_bytes(model, strategy, stage);
-  memory.gradients = state.gradients;
-  memory.optimizer_states = state.optimizer_states;
+  const auto chunks = schedule.stage_chunk_placements(job, stage);
+  const auto layers = schedule.stage_chunk_layers(job, stage);
+  memory.parameters = stage_parameters(model, strategy, layers);
+  // A sharded optimizer shards dense states over the shard group (dp x cp unless HSDP) and the
+  // routed experts' over the expert data-parallel ranks that hold the same experts.
+  const std::int64_t experts = stage_expert_parameters(model, strategy, layers);
+  const ModelStateBytes dense = model_state_bytes(memory.parameters - experts, strategy.dtype, strategy.zero_stage(),
+                                                  strategy.shard_group_size());
+  const ModelStateBytes expert =
+      model_state_bytes(experts, strategy.dtype, strategy.zero_stage(), strategy.expert_data_parallel());
+  const ModelStateBytes gathered =
+      strategy.gathers_parameters()
+          ? gathered_unit_bytes(largest_unit_parameters(model, layers, strategy.tensor_parallel), strategy.dtype)
+          : ModelStateBytes{};
+  memory.weights = dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
+  memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
+  memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
   memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
                                                                   strategy.num_microbatches(), strategy.virtual_stages);
   memory.activations = stage_activation_bytes(model, strategy, stage, schedule);
-  memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, stage);
+  memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, chunks);
   const auto churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
   memory.overhead = kFrameworkReserveBytes + std::llround(kFragmentationFraction * churning);
   return memory;

@@ -1,5 +1,8 @@
 #include "memory/model_state_memory.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "events/job_events.hpp"
 #include "model/parameter_count.hpp"
 
@@ -19,7 +22,9 @@ PerParameter per_parameter(Dtype dtype) {
     case Dtype::fp32: return {4, 4, 8};
     case Dtype::fp16: return {2, 2, 16};
     case Dtype::bf16:
-    case Dtype::fp8: return {2, 4, 12};
+    case Dtype::fp8:
+    case Dtype::mxfp8:
+    case Dtype::nvfp4: return {2, 4, 12};
   }
   return {2, 4, 12};
 }
@@ -30,43 +35,129 @@ std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
 
 }  // namespace
 
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel) {
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group) {
+  using strategy::Sharding;
   const PerParameter bytes = per_parameter(dtype);
-  const std::int64_t shards = distributed_optimizer ? data_parallel : 1;
-  return {parameters * bytes.weights, parameters * bytes.gradients,
-          ceil_div(parameters * bytes.optimizer_states, shards)};
+  const auto shards_at = [&](Sharding from) -> std::int64_t { return sharding >= from ? shard_group : 1; };
+  return {ceil_div(parameters * bytes.weights, shards_at(Sharding::full)),
+          ceil_div(parameters * bytes.gradients, shards_at(Sharding::gradients)),
+          ceil_div(parameters * bytes.optimizer_states, shards_at(Sharding::optimizer))};
 }
 
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  if (!strategy.fp8_gemms) {
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype) {
+  const PerParameter bytes = per_parameter(dtype);
+  constexpr std::int64_t kGatheredUnits = 2;  // the running unit and the prefetched next one
+  return {kGatheredUnits * largest_unit * bytes.weights, largest_unit * bytes.gradients, 0};
+}
+
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+                                     int tensor_parallel) {
+  std::int64_t largest = 0;
+  for (const auto& layers : chunks) {
+    for (const auto& unit : events::fsdp_units(model, layers)) {
+      largest = std::max(largest, unit.parameters);
+    }
+  }
+  return largest / tensor_parallel;
+}
+
+namespace {
+
+//! The dense MLP's GEMM weights (FC1 with a gated MLP's gate, FC2) of FFN size `ffn`.
+std::int64_t mlp_gemm_weights(const model::ModelSpec& model, std::int64_t ffn) {
+  return (model::is_gated(model.ffn_type) ? 3 : 2) * ffn * model.hidden_size;
+}
+
+std::vector<events::LayerRange> even_stage_layers(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                                  int stage) {
+  return {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)};
+}
+
+}  // namespace
+
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
+  return strategy.low_precision_gemms() && layer >= strategy.bf16_layers_at_start &&
+         layer < model.total_layers() - strategy.bf16_layers_at_end;
+}
+
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage) {
+  return low_precision_weight_copy_bytes(model, strategy, even_stage_layers(model, strategy, stage));
+}
+
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             const std::vector<events::LayerRange>& chunks) {
+  if (!strategy.low_precision_gemms()) {
     return 0;
   }
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage);
   std::int64_t weights = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    const bool cross_attention =
-        model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    weights += model::layer_gemm_weights(model, cross_attention);
+  std::int64_t expert_weights = 0;
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      if (!layer_in_low_precision(model, strategy, layer)) {
+        continue;
+      }
+      const bool cross_attention =
+          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+      weights += model::layer_gemm_weights(model, cross_attention);
+      if (model.moe.is_moe_layer(layer)) {  // the experts in place of the dense MLP; the router stays bf16
+        const auto& moe = model.moe;
+        weights += mlp_gemm_weights(model, std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size) -
+                   mlp_gemm_weights(model, model.ffn_hidden_size);
+        expert_weights += moe.num_experts * mlp_gemm_weights(model, moe.expert_ffn_hidden_size);
+      }
+    }
   }
-  constexpr std::int64_t kCopies = 2;  // the fp8 weight and its transpose
-  return kCopies * dtype_bytes(Dtype::fp8) * weights / strategy.tensor_parallel;
+  constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
+  const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
+  const double expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
+  return std::llround(kCopies * bytes *
+                      (static_cast<double>(weights / strategy.tensor_parallel) +
+                       static_cast<double>(expert_weights) / expert_model));
+}
+
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
+  return stage_expert_parameters(model, strategy, even_stage_layers(model, strategy, stage));
+}
+
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                     const std::vector<events::LayerRange>& chunks) {
+  std::int64_t total = 0;
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      if (model.moe.is_moe_layer(layer)) {
+        total += model::routed_expert_parameters(model);
+      }
+    }
+  }
+  return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  const int stages = strategy.pipeline_parallel;
+  return stage_parameters(model, strategy, even_stage_layers(model, strategy, stage));
+}
+
+std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                              const std::vector<events::LayerRange>& chunks) {
   const int tp = strategy.tensor_parallel;
-  const events::LayerRange layers = events::stage_layers(model.total_layers(), stages, stage);
   std::int64_t total = 0;
-  for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    const bool cross_attention =
-        model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    total += model::layer_parameters(model, cross_attention);
+  bool first = false;
+  bool last = false;
+  for (const auto& layers : chunks) {
+    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
+      const bool cross_attention =
+          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
+      total += cross_attention ? model::layer_parameters(model, true) : model::layer_parameters_at(model, layer);
+      if (model.moe.is_moe_layer(layer)) {
+        total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
+      }
+    }
+    first = first || layers.first == 0;
+    last = last || layers.first + layers.count == model.total_layers();
   }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;
   const std::int64_t unpadded_table = static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
-  const bool first = stage == 0;
-  const bool last = stage == stages - 1;
   if (first) {
     total += model::embedding_parameters(model) - unpadded_table + table;
   }
@@ -78,7 +169,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       total += table;  // the last stage's own copy of the tied table
     }
   }
-  return total / tp;
+  return total / tp + stage_expert_parameters(model, strategy, chunks);
 }
 
 }  // namespace distsim::memory

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/dtype.hpp"
+#include "events/job_events.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 
@@ -24,22 +26,60 @@ struct ModelStateBytes {
 //!   bf16 (and fp8, whose master copy is bf16): 2 + 4 (fp32 grads) + 12 = 18; 6 + 12/d distributed;
 //!   fp16: 2 + 2 (fp16 grads) + 16 (fp32 master params and grads, momentum, variance) = 20; 4 + 16/d;
 //!   fp32: 4 + 4 + 8 = 16; 8 + 8/d.
-//! With the distributed optimizer (ZeRO-1) only the optimizer states are sharded over the d
-//! data-parallel ranks (with context parallelism, the dp·cp ranks that share the weights: pass
-//! Strategy::gradient_group_size); a shard that does not divide evenly is rounded up.
-ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, bool distributed_optimizer, int data_parallel);
+//! Sharded over the d ranks of the shard group (Strategy::shard_group_size; with context
+//! parallelism the dp·cp ranks that share the weights), by ZeRO stage (Rajbhandari et al. SC'20
+//! §5): ZeRO-1 (the distributed optimizer) divides the optimizer states by d, ZeRO-2 the
+//! gradients as well, ZeRO-3 the weights as well; a shard that does not divide evenly is rounded up.
+ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group);
 
-//! With fp8 GEMMs, TransformerEngine keeps an fp8 copy of every fp8 GEMM's weight and of its
-//! transpose (the operand of the input-gradient GEMM on Hopper, whose fp8 GEMMs take only the TN
-//! layout), refreshed once per iteration: 2 bytes per linear-GEMM weight of the transformer layers
-//! of stage `stage`, per tensor-parallel rank (docs/memory_model.md "FP8 GEMMs"); 0 without.
-std::int64_t fp8_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan), for jobs
+//! that gather parameters (Strategy::gathers_parameters): the gathered weights of the running unit
+//! and of the next one, prefetched, in the working dtype; and the running unit's whole gradients
+//! until they are reduce-scattered. `largest_unit` is the largest events::FsdpUnit of the stage
+//! per tensor-parallel rank: 2 · largest_unit · weight bytes + largest_unit · gradient bytes.
+ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
+
+//! The parameters, per tensor-parallel rank, of the largest ZeRO-3 unit (events::fsdp_units) of a
+//! stage's model chunks (as its schedule places them).
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+                                     int tensor_parallel);
+
+//! With low-precision GEMMs, TransformerEngine keeps a copy of every such GEMM's weight in the
+//! format and a second one for the input-gradient GEMM (fp8: the transpose, as Hopper's fp8 GEMMs
+//! take only the TN layout; mxfp8 and nvfp4: the columnwise copy, block scales running along one
+//! direction), refreshed once per iteration: 2 · storage_bytes per linear-GEMM weight of the
+//! low-precision transformer layers of stage `stage` (an MoE layer's experts, not its router), per
+//! tensor-parallel rank (routed experts: per EP x ETP share) (docs/memory_model.md "FP8 GEMMs",
+//! docs/precision.md); 0 without.
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             int stage);
+//! The same for a stage that holds the transformer layers of `chunks`.
+std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                             const std::vector<events::LayerRange>& chunks);
+
+//! Whether `layer`'s linear GEMMs run in the strategy's low-precision format (not one of the
+//! layers kept in bf16 at the start and the end).
+bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer);
+
+//! The routed-expert parameters one rank of pipeline stage `stage` holds: E/EP experts of each of
+//! its MoE layers, split over ETP (Megatron-Core MoE parallel folding).
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! The same for a stage that holds the layers of `chunks`.
+std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                     const std::vector<events::LayerRange>& chunks);
 
 //! Parameters held by one tensor-parallel rank of pipeline stage `stage`: its transformer layers
 //! (split as events::stage_layers does), the token embedding (padded vocabulary) and learned
 //! position table on the first stage, the final norm and the LM head on the last stage — the
 //! head is a second copy of the embedding when tied and the stages differ. Everything is divided
-//! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %).
+//! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %),
+//! but the routed experts, which are stage_expert_parameters.
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
+//! The same for a stage whose model chunks hold the layers `chunks`, as its schedule places them:
+//! the embedding goes with the chunk that holds layer 0, the head with the one that holds the last
+//! layer, and a tied head has its own copy of the table only on a stage without the embedding.
+//! A schedule that places one layer on two stages (two copies of the model) counts it on both.
+std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                              const std::vector<events::LayerRange>& chunks);
 
 }  // namespace distsim::memory

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "model/ffn_type.hpp"
 #include "model/mla_spec.hpp"
 #include "model/moe_spec.hpp"
 
@@ -10,12 +12,16 @@ namespace distsim::model {
 
 //! Which transformer stack the model is: GPT-like, BERT-like, or T5-like.
 enum class Architecture { decoder, encoder, encoder_decoder };
-//! The MLP's activation: GeLU with one up-projection, or SwiGLU with gate and up projections.
-enum class FfnType { gelu, swiglu };
 enum class NormType { layernorm, rmsnorm };
 //! learned: a position table added after the token embedding; rope: rotary on q and k;
 //! relative: T5's bias added to the attention scores (no extra kernel of note).
 enum class PositionEmbedding { learned, rope, relative };
+
+//! The largest width, length or count of a model's shape (hidden and FFN sizes, heads, vocabulary,
+//! sequence length) that distsim computes with: 2^24 = 16,777,216, a hundred times the largest
+//! published shapes, and small enough that products of a few of them (tokens x width x bytes) fit
+//! 64 bits.
+inline constexpr int kLargestDimension = 1 << 24;
 
 //! The architecture of a transformer model, in Megatron-LM's terms (docs/reference
 //! docs/reference/formats.md §5.1). For encoder-decoder models `num_layers` counts the encoder layers.
@@ -38,12 +44,16 @@ struct ModelSpec {
   int seq_length = 0;
   int decoder_seq_length = 0;  //!< encoder-decoder only; 0 means seq_length
   bool tie_embeddings = true;  //!< input embedding and LM head share one weight
-  bool qkv_bias = false;       //!< biases on the Q, K and V projections without LayerNorm biases (Qwen2)
-  bool qk_norm = false;        //!< RMSNorm over each query and key head before RoPE (Qwen3)
-  MoeSpec moe{};               //!< mixture-of-experts layers; none for a dense model
-  MlaSpec mla{};               //!< multi-head latent attention; none for standard attention
-  int mtp_layers = 0;          //!< multi-token prediction modules after the last layer (DeepSeek-V3: 1)
+  //! Biases on the linear layers; unset means the Megatron-LM default: with LayerNorm (GPT, BERT,
+  //! T5), not with RMSNorm. Nemotron-4 has LayerNorm and no biases (arXiv 2402.16819 §2).
+  std::optional<bool> linear_biases{};
+  bool qkv_bias = false;  //!< biases on the Q, K and V projections without LayerNorm biases (Qwen2)
+  bool qk_norm = false;   //!< RMSNorm over each query and key head before RoPE (Qwen3)
+  MoeSpec moe{};          //!< mixture-of-experts layers; none for a dense model
+  MlaSpec mla{};          //!< multi-head latent attention; none for standard attention
+  int mtp_layers = 0;     //!< multi-token prediction modules after the last layer (DeepSeek-V3: 1)
 
+  bool has_linear_biases() const { return linear_biases.value_or(norm == NormType::layernorm); }
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   int total_layers() const { return num_layers + decoder_num_layers; }
   int target_seq_length() const {

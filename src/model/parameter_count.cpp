@@ -4,10 +4,12 @@ namespace distsim::model {
 
 namespace {
 
-bool has_biases(const ModelSpec& model) { return model.norm == NormType::layernorm; }
+bool has_biases(const ModelSpec& model) { return model.has_linear_biases(); }
 
 //! A norm over `size` elements: a scale, and a shift with LayerNorm.
-std::int64_t norm_of(const ModelSpec& model, std::int64_t size) { return (has_biases(model) ? 2 : 1) * size; }
+std::int64_t norm_of(const ModelSpec& model, std::int64_t size) {
+  return (model.norm == NormType::layernorm ? 2 : 1) * size;
+}
 
 std::int64_t norm_parameters(const ModelSpec& model) { return norm_of(model, model.hidden_size); }
 
@@ -18,7 +20,7 @@ std::int64_t linear(const ModelSpec& model, std::int64_t in, std::int64_t out) {
 
 //! An MLP of the model's type with FFN size `ffn`: FC1 (with SwiGLU's gate) and FC2.
 std::int64_t mlp(const ModelSpec& model, std::int64_t ffn) {
-  const std::int64_t up = model.ffn_type == FfnType::swiglu ? 2 * ffn : ffn;
+  const std::int64_t up = is_gated(model.ffn_type) ? 2 * ffn : ffn;
   return linear(model, model.hidden_size, up) + linear(model, ffn, model.hidden_size);
 }
 
@@ -109,7 +111,7 @@ std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attentio
   const std::int64_t h = model.hidden_size;
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
-  const std::int64_t up = model.ffn_type == FfnType::swiglu ? 2 * model.ffn_hidden_size : model.ffn_hidden_size;
+  const std::int64_t up = is_gated(model.ffn_type) ? 2 * model.ffn_hidden_size : model.ffn_hidden_size;
   std::int64_t total = h * (q + 2 * kv) + q * h + h * up + model.ffn_hidden_size * h;
   if (with_cross_attention) {
     total += h * q + h * 2 * kv + q * h;
@@ -119,6 +121,10 @@ std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attentio
 
 std::int64_t moe_mlp_parameters(const ModelSpec& model) {
   return model.moe.num_experts * mlp(model, model.moe.expert_ffn_hidden_size) + shared_experts(model) + router(model);
+}
+
+std::int64_t routed_expert_parameters(const ModelSpec& model) {
+  return model.moe.num_experts * mlp(model, model.moe.expert_ffn_hidden_size);
 }
 
 std::int64_t active_moe_mlp_parameters(const ModelSpec& model) {

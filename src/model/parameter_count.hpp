@@ -26,6 +26,9 @@ std::int64_t self_attention_parameters(const ModelSpec& model);
 //! The experts of one MoE layer: every routed and shared expert, and the router's h × E gate.
 std::int64_t moe_mlp_parameters(const ModelSpec& model);
 
+//! The routed experts of one MoE layer, which expert parallelism spreads over its ranks.
+std::int64_t routed_expert_parameters(const ModelSpec& model);
+
 //! What one token uses of an MoE layer's experts: its top k routed experts, every shared expert,
 //! and the router.
 std::int64_t active_moe_mlp_parameters(const ModelSpec& model);

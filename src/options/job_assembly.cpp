@@ -1,6 +1,7 @@
 #include "options/job_assembly.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -19,7 +20,18 @@ bool any_size_given(const JobSettings& settings) {
 //! The value with its origin, as conflict messages show it: "--strategy 2M2P4D".
 std::string shown(const Setting& setting) { return setting.origin + " " + value_text(setting.value); }
 
+//! --fp8 is a synonym of --precision fp8; one of them names the format.
+void check_precision_synonym(const JobSettings& settings) {
+  const Setting* fp8 = settings.find("fp8");
+  const Setting* precision = settings.find("precision");
+  if (fp8 != nullptr && precision != nullptr) {
+    throw InputError(shown(*fp8) + " and " + shown(*precision) + " both given; " + fp8->origin +
+                     " means precision fp8, use one or the other");
+  }
+}
+
 void check_conflicts(const JobSettings& settings) {
+  check_precision_synonym(settings);
   const Setting* notation = settings.find("strategy");
   if (notation == nullptr) {
     return;
@@ -58,10 +70,11 @@ void place_on_default_cluster(const JobSettings& settings, strategy::JobSpec& jo
 //! here, since any node count would be one the user never gave.
 void default_nodes(strategy::JobSpec& job) {
   const int per_node = job.cluster.gpus_per_host;
-  const int world = job.strategy.world_size();
-  if (per_node <= 0) {
+  const std::optional<int> checked_world = job.strategy.checked_world_size();
+  if (per_node <= 0 || !checked_world) {  // validate_job reports both
     return;
   }
+  const int world = *checked_world;
   if (world > per_node && world % per_node != 0) {
     throw InputError("strategy " + job.strategy.notation() + " uses " + std::to_string(world) +
                      " GPUs, which do not fill whole nodes of " + std::to_string(per_node) +

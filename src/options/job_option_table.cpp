@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <sstream>
 
+#include "core/input_error.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -125,8 +127,21 @@ std::vector<JobOption> spec_options() {
 
   JobOption gpus_per_node = basic("gpus_per_node", "--gpus-per-node", ValueType::positive_integer, "",
                                   "GPUs per node (default: the cluster's)");
+  // A scale-up domain of several hosts (an NVL72 rack) keeps its GPUs; its hosts must fill it.
   gpus_per_node.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
-    job.cluster.gpus_per_host = as_int(value);
+    cluster::ClusterSpec& machines = job.cluster;
+    const int gpus = as_int(value);
+    if (machines.hosts_per_domain > 1) {
+      const int domain = machines.gpus_per_domain();
+      if (domain % gpus != 0) {
+        throw InputError("gpus_per_node " + std::to_string(gpus) + " does not divide the " + std::to_string(domain) +
+                         "-GPU scale-up domain of cluster '" + machines.name +
+                         "' (its hosts must fill the domain); describe another domain in a cluster file "
+                         "(gpus_per_host, gpus_per_domain)");
+      }
+      machines.hosts_per_domain = domain / gpus;
+    }
+    machines.gpus_per_host = gpus;
   };
   gpus_per_node.read = [](const JobSpec& job) -> Value { return job.cluster.gpus_per_host; };
   return {model, seq_length, cluster, gpu, gpus_per_node};
@@ -205,13 +220,62 @@ JobOption schedule_option() {
   return schedule;
 }
 
+using strategy::GemmFormat;
+
+const std::vector<std::pair<std::string, GemmFormat>>& gemm_formats() {
+  static const std::vector<std::pair<std::string, GemmFormat>> formats = {
+      {"bf16", GemmFormat::none}, {"fp8", GemmFormat::fp8}, {"mxfp8", GemmFormat::mxfp8}, {"nvfp4", GemmFormat::nvfp4}};
+  return formats;
+}
+
+//! The format of the transformer layers' linear GEMMs. It means something in bf16 training only,
+//! so the echo of an fp16 or fp32 job leaves it out.
+JobOption precision_option() {
+  JobOption precision = strategy_choice<GemmFormat>(
+      "precision", "--precision", "precision", &Strategy::gemm_format, gemm_formats(),
+      "format of the transformer layers' linear GEMMs as TransformerEngine runs them: bf16, fp8 (per-tensor "
+      "scales), mxfp8 (E8M0 scale per 32 elements, Blackwell) or nvfp4 (E4M3 scale per 16 elements, random "
+      "Hadamard transform on the weight-gradient GEMM's operands, Blackwell); needs dtype bf16 (default bf16)");
+  precision.default_value.clear();  // none, unless --fp8 said fp8
+  precision.excludes = {"fp8"};
+  precision.applies = [](const JobSpec& job) { return job.strategy.dtype == Dtype::bf16; };
+  return precision;
+}
+
+//! --fp8 is --precision fp8; the echo writes the precision, never this synonym.
+JobOption fp8_option() {
+  JobOption fp8 = basic("fp8", "--fp8", ValueType::boolean, "",
+                        "the same as --precision fp8 (TransformerEngine fp8 GEMMs, Megatron-Core --fp8-format hybrid)");
+  fp8.excludes = {"precision"};
+  fp8.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.gemm_format = as_bool(value) ? GemmFormat::fp8 : GemmFormat::none;
+  };
+  fp8.read = [](const JobSpec& job) -> Value { return job.strategy.gemm_format == GemmFormat::fp8; };
+  fp8.applies = [](const JobSpec&) { return false; };
+  return fp8;
+}
+
+//! A layer count that means something only under a low-precision format and when not zero.
+JobOption bf16_layers_option(std::string key, std::string flag, int Strategy::*field, std::string help) {
+  JobOption option = strategy_integer(std::move(key), std::move(flag), field, "", std::move(help));
+  option.applies = [field](const JobSpec& job) {
+    return job.strategy.low_precision_gemms() && job.strategy.*field > 0;
+  };
+  return option;
+}
+
 std::vector<JobOption> precision_options() {
   return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
                                  {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
                                  "training precision"),
-          strategy_boolean("fp8", "--fp8", &Strategy::fp8_gemms,
-                           "run the transformer layers' linear GEMMs in fp8 as TransformerEngine does (Megatron-Core "
-                           "--fp8-format hybrid); needs dtype bf16 and a GPU with fp8 tensor cores"),
+          fp8_option(),
+          precision_option(),
+          bf16_layers_option("bf16_layers_at_start", "--bf16-layers-at-start", &Strategy::bf16_layers_at_start,
+                             "transformer layers at the start of the model that keep bf16 GEMMs under a low "
+                             "precision (Megatron-Core --num-layers-at-start-in-bf16)"),
+          bf16_layers_option("bf16_layers_at_end", "--bf16-layers-at-end", &Strategy::bf16_layers_at_end,
+                             "transformer layers at the end of the model that keep bf16 GEMMs under a low precision "
+                             "(Megatron-Core --num-layers-at-end-in-bf16)"),
           strategy_choice<strategy::Attention>(
               "attention", "--attention", "attention implementation", &Strategy::attention,
               {{"flash", strategy::Attention::flash}, {"unfused", strategy::Attention::unfused}},
@@ -219,11 +283,12 @@ std::vector<JobOption> precision_options() {
               "softmax and dropout through memory, Megatron-LM before 2023)")};
 }
 
-//! Virtual stages left free: one for a schedule with one chunk per stage; for one with several
-//! (interleaved), every count of at least two that splits each stage's layers into equal chunks.
+//! Virtual stages left free: for a schedule with a fixed number of chunks per stage (one, or the
+//! two of a V schedule), that number; for one that takes any number (interleaved), every count of
+//! at least two that splits each stage's layers into equal chunks.
 std::vector<Value> free_virtual_stages(const JobSpec& job) {
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  if (schedule.chunks_per_stage(2) != 2) return {1};
+  if (schedule.chunks_per_stage(3) != 3) return {schedule.chunks_per_stage(1)};
   const int stages = job.strategy.pipeline_parallel;
   std::vector<Value> counts;
   for (int chunks = 2; chunks * stages <= job.model.num_layers; ++chunks) {
@@ -232,13 +297,55 @@ std::vector<Value> free_virtual_stages(const JobSpec& job) {
   return counts;
 }
 
+//! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
+//! that the echo names one stage once.
+JobOption distributed_optimizer_option() {
+  JobOption option =
+      strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
+                       "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp "
+                       "of the parameters, all-gather them (the same as --sharding zero1)");
+  option.applies = [](const JobSpec& job) { return job.strategy.sharding == strategy::Sharding::none; };
+  option.excludes = {"sharding"};
+  option.search_values = both_when([](const JobSpec& job) { return job.strategy.data_parallel > 1; });
+  return option;
+}
+
+JobOption sharding_option() {
+  using strategy::Sharding;
+  JobOption option = strategy_choice<Sharding>(
+      "sharding", "--sharding", "sharding", &Strategy::sharding,
+      {{"none", Sharding::none},
+       {"zero1", Sharding::optimizer},
+       {"zero2", Sharding::gradients},
+       {"zero3", Sharding::full}},
+      "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
+      "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
+      "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
+      "DeepSpeed stage 3)");
+  option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
+  option.excludes = {"distributed_optimizer"};
+  return option;
+}
+
+JobOption shard_group_option() {
+  JobOption option = strategy_integer("shard_group_size", "--shard-group-size", &Strategy::shard_group, "",
+                                      "HSDP with sharding zero3: ranks that shard parameters together, replicated "
+                                      "across groups (FSDP2 dp_shard x cp; default: all dp x cp ranks)");
+  option.read = [](const JobSpec& job) -> Value { return job.strategy.shard_group_size(); };
+  option.applies = [](const JobSpec& job) {
+    return job.strategy.sharding == strategy::Sharding::full || job.strategy.shard_group > 0;
+  };
+  return option;
+}
+
 std::vector<JobOption> feature_options() {
   using strategy::Recompute;
   JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
                                       "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
   bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
-  JobOption virtual_stages = strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
-                                              "model chunks per pipeline stage for schedule interleaved");
+  JobOption virtual_stages =
+      strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
+                       "model chunks per pipeline stage: V >= 2 for schedule interleaved, 2 for zbv and dualpipev");
   virtual_stages.search_values = free_virtual_stages;
   JobOption sequence_parallel =
       strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
@@ -258,15 +365,12 @@ std::vector<JobOption> feature_options() {
     }
     return std::vector<Value>{std::string("none"), std::string("full")};
   };
-  JobOption distributed_optimizer =
-      strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
-                       "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp of the "
-                       "parameters, all-gather them");
-  distributed_optimizer.search_values = both_when([](const JobSpec& job) { return job.strategy.data_parallel > 1; });
   return {virtual_stages,
           sequence_parallel,
           recompute,
-          distributed_optimizer,
+          distributed_optimizer_option(),
+          sharding_option(),
+          shard_group_option(),
           strategy_boolean("overlap_grad_reduce", "--overlap-grad-reduce", &Strategy::overlap_grad_reduce,
                            "start each data-parallel gradient bucket as soon as the last backward has produced it"),
           strategy_boolean("p2p_scatter_gather", "--p2p-scatter-gather", &Strategy::p2p_scatter_gather,
@@ -274,6 +378,66 @@ std::vector<JobOption> feature_options() {
                            "all-gathers it (Megatron-LM's default before Megatron-Core; no effect with sequence "
                            "parallelism or tp 1)"),
           bucket};
+}
+
+bool has_experts(const JobSpec& job) { return job.model.moe.enabled(); }
+
+//! The busiest expert rank's tokens over the mean: a number, at least 1.0 (checked with the job).
+std::string imbalance_problem(const std::string& text) {
+  std::istringstream in(text);
+  double value = 0;
+  in >> value;
+  if (in.fail() || !in.eof()) {
+    return "expected a number such as 1.0 or 1.25, got '" + text + "'";
+  }
+  return "";
+}
+
+//! Expert parallel sizes left free: every size that divides the routed experts and, times the
+//! expert tensor parallel size, the ranks of a pipeline stage (tp x cp x dp), which the experts
+//! are folded over. A dense model has none.
+std::vector<Value> free_expert_parallel_sizes(const JobSpec& job) {
+  const int experts = job.model.moe.num_experts;
+  const Strategy& s = job.strategy;
+  const int stage_ranks = s.tensor_parallel * s.context_parallel * s.data_parallel;
+  std::vector<Value> sizes;
+  for (int ep = 1; ep <= experts; ++ep) {
+    if (experts % ep == 0 && stage_ranks % (ep * s.expert_tensor_parallel) == 0) sizes.emplace_back(ep);
+  }
+  return sizes;
+}
+
+std::vector<JobOption> expert_options() {
+  JobOption ep = strategy_integer("ep", "--ep", &Strategy::expert_parallel, "1",
+                                  "expert parallel size: the routed experts of each MoE layer are spread over ep ranks "
+                                  "of a pipeline stage (Megatron-Core MoE parallel folding); must divide the experts");
+  JobOption etp = strategy_integer("etp", "--etp", &Strategy::expert_tensor_parallel, "1",
+                                   "expert tensor parallel size: ranks each expert's FFN is split over (default 1; "
+                                   "Megatron-Core's default is tp)");
+  JobOption dispatcher = strategy_choice<strategy::MoeDispatcher>(
+      "moe_dispatcher", "--moe-dispatcher", "token dispatcher", &Strategy::moe_dispatcher,
+      {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},
+      "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group) or allgather (gather "
+      "every token of the group, reduce-scatter the outputs)");
+  JobOption imbalance = basic("moe_imbalance", "--moe-imbalance", ValueType::text, "1.0",
+                              "tokens of the busiest expert rank over the mean (1.0: balanced, as in force-balanced "
+                              "benchmark runs); the slowest expert rank sets the MoE layer's pace");
+  imbalance.check = imbalance_problem;
+  imbalance.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.moe_imbalance = std::stod(as_text(value));
+  };
+  imbalance.read = [](const JobSpec& job) -> Value {
+    std::ostringstream out;
+    out << job.strategy.moe_imbalance;
+    const std::string text = out.str();
+    return text.find_first_of(".e") == std::string::npos ? text + ".0" : text;
+  };
+  ep.search_values = free_expert_parallel_sizes;
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance};
+  for (auto& option : options) {
+    option.applies = has_experts;
+  }
+  return options;
 }
 
 JobOption nodes_option() {
@@ -287,7 +451,7 @@ JobOption nodes_option() {
 std::vector<JobOption> build_table() {
   std::vector<JobOption> table = spec_options();
   for (const auto& part : {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(),
-                           feature_options(), std::vector<JobOption>{nodes_option()}}) {
+                           feature_options(), expert_options(), std::vector<JobOption>{nodes_option()}}) {
     table.insert(table.end(), part.begin(), part.end());
   }
   return table;

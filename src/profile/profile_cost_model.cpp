@@ -35,7 +35,7 @@ ProfileCostModel::ProfileCostModel(const std::vector<ProfileRecord>& records) {
 }
 
 ProfileCostModel::MessageShape ProfileCostModel::shape_of(const events::Event& event) {
-  return {event.collective, event.bytes, event.within_domain, event.within_domain ? 0 : event.ranks_per_host};
+  return {event.collective, event.bytes, event.within_domain, event.within_domain ? 0 : event.ranks_per_domain};
 }
 
 std::optional<cost::Cost> ProfileCostModel::try_cost(const events::Event& event) const {

@@ -170,6 +170,10 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& sourc
     root = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw InputError(place + ": not valid JSON (" + e.what() + ")");
+  } catch (const Json::out_of_range& e) {  // 406: a number beyond the range of a double ("1e400")
+    const std::string detail = e.what();
+    throw InputError(place + ": expected finite numbers, got one beyond the range of a double (" +
+                     detail.substr(detail.find("] ") + 2) + ")");
   }
   if (!root.is_object()) {
     throw InputError(place + ": expected a JSON object at the top, got " + json_type(root));

@@ -1,6 +1,7 @@
 #include "program/device_groups.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace distsim::program {
 
@@ -15,8 +16,8 @@ RankCoord stage_leader(const RankCoord& coord) { return RankCoord{{ParallelDim::
 
 }  // namespace
 
-DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks)
-    : layout_(layout), all_ranks_(all_ranks) {
+DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard)
+    : layout_(layout), all_ranks_(all_ranks), dp_per_shard_(dp_per_shard) {
   for (int rank = 0; rank < layout_.world_size(); ++rank) {
     const RankCoord coord = layout_.coord_of(rank);
     if (all_ranks_ || coord == stage_leader(coord)) {
@@ -72,14 +73,55 @@ std::vector<std::vector<int>> DeviceGroups::groups_along(std::initializer_list<P
   return groups;
 }
 
-// Members that differ only along the step's dimension join one step; groups come in the order of
-// their first member.
+std::vector<std::vector<int>> DeviceGroups::pass_groups() const {
+  if (layout_.folding().expert_parallel > 1 || dp_per_shard_ > 0) {
+    return groups_along({ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
+  }
+  return groups_along({ParallelDim::tp, ParallelDim::cp});
+}
+
+std::vector<int> DeviceGroups::expert_group_of(const RankCoord& coord, strategy::ExpertDim dim) const {
+  std::vector<int> devices;
+  for (const int rank : layout_.expert_group_members(coord, dim)) {
+    const int device = device_of(layout_.coord_of(rank));
+    if (device >= 0) {
+      devices.push_back(device);
+    }
+  }
+  return devices;
+}
+
+std::vector<std::vector<int>> DeviceGroups::expert_data_groups() const {
+  std::vector<std::vector<int>> groups;
+  for (int device = 0; device < num_devices(); ++device) {
+    std::vector<int> group = expert_group_of(coord(device), strategy::ExpertDim::edp);
+    if (!group.empty() && group.front() == device) {
+      groups.push_back(std::move(group));
+    }
+  }
+  return groups;
+}
+
+RankCoord DeviceGroups::step_group_leader(const RankCoord& coord, StreamKind stream) const {
+  const int dp = coord[ParallelDim::dp];
+  switch (stream) {
+    case StreamKind::cp_comm: return coord.with(ParallelDim::cp, 0);
+    case StreamKind::dp_comm:
+    case StreamKind::dp_reduce: return coord.with(ParallelDim::cp, 0).with(ParallelDim::dp, dp - dp % dp_per_shard_);
+    case StreamKind::dp_replica: return coord.with(ParallelDim::dp, dp % dp_per_shard_);
+    case StreamKind::ep_comm:
+      return layout_.coord_of(layout_.expert_group_members(coord, strategy::ExpertDim::ep).front());
+    default: return coord.with(ParallelDim::tp, 0);
+  }
+}
+
+// Members that differ only along the step's dimensions (for an EP exchange: that share an
+// expert-parallel group) join one step; groups come in the order of their first member.
 std::vector<std::vector<size_t>> DeviceGroups::step_groups(const std::vector<int>& members, StreamKind stream) const {
-  const ParallelDim along = stream == StreamKind::cp_comm ? ParallelDim::cp : ParallelDim::tp;
   std::vector<RankCoord> leaders;
   std::vector<std::vector<size_t>> groups;
   for (size_t m = 0; m < members.size(); ++m) {
-    const RankCoord leader = coord(members[m]).with(along, 0);
+    const RankCoord leader = step_group_leader(coord(members[m]), stream);
     const auto found = std::find(leaders.begin(), leaders.end(), leader);
     if (found == leaders.end()) {
       leaders.push_back(leader);

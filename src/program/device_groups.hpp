@@ -16,7 +16,9 @@ namespace distsim::program {
 //! Groups are the layout's groups along named dimensions, restricted to the simulated devices.
 class DeviceGroups {
  public:
-  DeviceGroups(const strategy::RankLayout& layout, bool all_ranks);
+  //! `dp_per_shard`: with sharding zero3, the data-parallel indices of one shard group (its
+  //! all-gathers and reduce-scatters join the passes of every rank in it); 0 without.
+  DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard = 0);
 
   int num_devices() const { return static_cast<int>(coords_.size()); }
   const strategy::RankCoord& coord(int device) const { return coords_[static_cast<size_t>(device)]; }
@@ -38,23 +40,33 @@ class DeviceGroups {
   //! Devices that share a tensor-parallel group, i.e. the same (cp, dp, pp); one in symmetric mode.
   std::vector<std::vector<int>> tensor_groups() const { return groups_along({strategy::ParallelDim::tp}); }
   //! Devices whose passes are built together because their collectives couple them: the tensor
-  //! and context ranks of one (dp, pp), in rank order, so context-major (member c·t + tp); one in
-  //! symmetric mode.
-  std::vector<std::vector<int>> pass_groups() const {
-    return groups_along({strategy::ParallelDim::tp, strategy::ParallelDim::cp});
-  }
+  //! and context ranks of one (dp, pp), in rank order, so context-major (member c·t + tp); with
+  //! expert parallelism, whose groups cross data-parallel ranks, or with sharding zero3, every
+  //! data-parallel rank of the stage as well; one in symmetric mode.
+  std::vector<std::vector<int>> pass_groups() const;
   //! The members of a pass group (by index) that one communication step on `stream` joins: each
-  //! context ring for a CP exchange, each tensor group for a TP collective.
+  //! context ring for a CP exchange, each expert-parallel group for an EP exchange, each tensor
+  //! group for a TP collective, each shard group for a ZeRO-3 all-gather or reduce-scatter, each
+  //! replica group for HSDP's all-reduce.
   std::vector<std::vector<size_t>> step_groups(const std::vector<int>& members, events::StreamKind stream) const;
   //! The simulated devices that reduce gradients together (same tp and pp, every cp and dp, in rank
   //! order), each group led by its member with cp = dp = 0; one device each in symmetric mode.
   std::vector<std::vector<int>> gradient_groups() const {
     return groups_along({strategy::ParallelDim::cp, strategy::ParallelDim::dp});
   }
+  //! The simulated devices that hold the same experts (the expert data-parallel groups), each
+  //! once, in the order of their first member.
+  std::vector<std::vector<int>> expert_data_groups() const;
 
  private:
+  //! The simulated members of `coord`'s expert group along `dim`, in rank order.
+  std::vector<int> expert_group_of(const strategy::RankCoord& coord, strategy::ExpertDim dim) const;
+  //! The coordinate that names the group a step on `stream` joins (its members share it).
+  strategy::RankCoord step_group_leader(const strategy::RankCoord& coord, events::StreamKind stream) const;
+
   const strategy::RankLayout& layout_;
   bool all_ranks_;
+  int dp_per_shard_;
   std::vector<strategy::RankCoord> coords_;  //!< per device
 };
 

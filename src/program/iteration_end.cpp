@@ -14,8 +14,9 @@ namespace {
 
 void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::vector<int>& members,
                  const events::RankWork& work) {
-  const std::string_view label =
-      draft.strategy().distributed_optimizer ? "dp gradient reduce_scatter" : "dp gradient all_reduce";
+  const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
+                                     ? "dp gradient reduce_scatter"
+                                     : "dp gradient all_reduce";
   for (int chunk = draft.chunks() - 1; chunk >= 0; --chunk) {
     for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
       const TaskId task = draft.add_task(bucket.reduction, draft.streams_of(members, StreamKind::dp_comm),
@@ -55,6 +56,13 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
       add_reduction(draft, members, *reduction, StreamKind::tp_comm, "tp sequence-parallel grads all_reduce");
     }
   }
+  for (const auto& members : draft.groups().expert_data_groups()) {
+    if (const auto reduction = draft.work(members.front()).expert_gradient_reduction) {
+      const std::string_view label =
+          draft.strategy().zero_stage() != strategy::Sharding::none ? "expert gradient reduce_scatter" : "expert gradient all_reduce";
+      add_reduction(draft, members, *reduction, StreamKind::dp_comm, label);
+    }
+  }
   for (int device = 0; device < draft.num_devices(); ++device) {
     if (draft.coord(device)[ParallelDim::pp] == 0 && draft.work(device).embedding_reduction) {
       const int last = draft.groups().on_stage(device, draft.stages() - 1);
@@ -80,6 +88,15 @@ std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
 //! Distributed optimizer: each rank updated its shard, so the data-parallel group all-gathers
 //! the updated bf16 parameters, bucket by bucket, before the next iteration can start.
 void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optimizer_task) {
+  for (const auto& members : draft.groups().expert_data_groups()) {
+    if (const auto gather = draft.work(members.front()).expert_parameter_gather) {
+      const TaskId task = draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
+                                         {*gather, Phase::optimizer, -1, -1, "expert parameter all_gather"});
+      for (int member : members) {
+        draft.depend(task, optimizer_task[member]);
+      }
+    }
+  }
   for (const auto& members : draft.groups().gradient_groups()) {
     const int device = members.front();
     for (int chunk = 0; chunk < draft.chunks(); ++chunk) {

@@ -31,8 +31,11 @@ SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& template
   for (const auto& step : templates) {
     const auto stream = static_cast<StreamId>(step.stream);
     const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
+    if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
+    if (step.waits_for_parameters >= 0) {
+      program.add_dependency(task, created[static_cast<size_t>(step.waits_for_parameters)]);
+    }
     if (step.stream == StreamKind::compute) {
-      if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
       previous_compute = task;
     } else if (previous_compute != kNoTask) {
       program.add_dependency(task, previous_compute);
@@ -43,10 +46,20 @@ SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& template
   return engine::run(program).end[created.back()];
 }
 
+//! ZeRO-3's gradient reductions after a unit's backward: the pass does not wait for them, so
+//! neither its successor nor its transfers do; the optimizer step does (last_reduction).
+bool reduces_after_pass(StreamKind stream) {
+  return stream == StreamKind::dp_reduce || stream == StreamKind::dp_replica;
+}
+
 }  // namespace
 
 PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
-    : draft_(draft), aggregate_(aggregate && !draft.program().all_ranks), kinds_(draft.schedule().step_kinds()) {
+    : draft_(draft),
+      // ZeRO-3's per-layer collectives overlap compute across passes, which one task per pass
+      // cannot show.
+      aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().gathers_parameters()),
+      kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
   const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());
   passes_.resize(devices);
@@ -103,6 +116,9 @@ std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>
         const int device = members[m];
         const TaskId task = draft_.add_task(step.event, {draft_.stream(device, StreamKind::compute)}, info);
         draft_.depend(task, step.waits_for >= 0 ? created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
+        if (step.waits_for_parameters >= 0) {
+          draft_.depend(task, created[m][static_cast<size_t>(step.waits_for_parameters)]);
+        }
         if (previous_compute[m] == kNoTask) {
           draft_.depend(task, passes_[device].back().arrival);
           passes_[device].back().first = task;
@@ -120,14 +136,25 @@ std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>
       }
       const TaskId task = draft_.add_task(step.event, draft_.streams_of(joined, step.stream), info);
       for (size_t m : group) {
-        draft_.depend(task, previous_compute[m]);
+        const int device = members[m];
+        // A ZeRO-3 all-gather that opens the pass is issued when the device reaches the pass.
+        const bool opens_pass = previous_compute[m] == kNoTask && step.stream == StreamKind::dp_comm;
+        draft_.depend(task, opens_pass ? passes_[device].back().arrival : previous_compute[m]);
+        draft_.depend(task, step.waits_for >= 0 ? created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
+        if (reduces_after_pass(step.stream)) {
+          draft_.last_reduction[device] = task;
+        }
         created[m].push_back(task);
       }
     }
   }
   for (size_t m = 0; m < members.size(); ++m) {
-    passes_[members[m]].back().last = created[m].back();
-    draft_.last_task[members[m]] = created[m].back();
+    size_t last = created[m].size() - 1;
+    while (last > 0 && reduces_after_pass(templates[last].stream)) {
+      --last;
+    }
+    passes_[members[m]].back().last = created[m][last];
+    draft_.last_task[members[m]] = created[m][last];
   }
   return created;
 }

@@ -1,6 +1,7 @@
 #include "program/pipeline_transfers.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct Transfer {
   int sender_chunk = 0;
   int receiver_chunk = 0;
   int microbatch = 0;
+  bool downstream = true;  //!< travels from stage s to stage s + 1 (mod p)
+  size_t consumed_at = 0;  //!< index of the receiving step in the receiver's step order
 };
 
 //! The step kind of the schedule that waits for transfers of `kind`.
@@ -39,17 +42,61 @@ StepKind receiving_kind(const ProgramDraft& draft, const std::vector<StepKind>& 
                       "' but no step of it receives it");
 }
 
+//! The chunk that a step's transfer of `kind` goes to, and which way it travels: activations
+//! follow the schedule's hop to the next chunk, gradients go back along the hop from the previous.
+std::optional<schedule::ChunkHop> transfer_hop(const ProgramDraft& draft, const TransferKind& kind,
+                                               const schedule::ChunkSlot& from) {
+  const auto& schedule = draft.schedule();
+  if (kind.direction > 0) {
+    return schedule.next_chunk(from, draft.stages(), draft.chunks());
+  }
+  auto hop = schedule.previous_chunk(from, draft.stages(), draft.chunks());
+  if (hop) {
+    hop->downstream = !hop->downstream;
+  }
+  return hop;
+}
+
+//! The steps of `device` in order, and where each sits in that order by (kind, chunk, micro-batch).
+class StepOrder {
+ public:
+  StepOrder(const ProgramDraft& draft, int device)
+      : kinds_(draft.schedule().step_kinds()),
+        microbatches_(static_cast<size_t>(draft.microbatches())),
+        steps_(draft.schedule().steps(draft.coord(device)[ParallelDim::pp], draft.stages(), draft.microbatches(),
+                                      draft.chunks())),
+        index_(kinds_.size() * microbatches_ * static_cast<size_t>(draft.chunks())) {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      index_[slot(steps_[i].kind, steps_[i].chunk, steps_[i].microbatch)] = i;
+    }
+  }
+  const std::vector<schedule::Step>& steps() const { return steps_; }
+  size_t index_of(StepKind kind, int chunk, int microbatch) const { return index_[slot(kind, chunk, microbatch)]; }
+
+ private:
+  size_t slot(StepKind kind, int chunk, int microbatch) const {
+    const auto kind_index = static_cast<size_t>(std::find(kinds_.begin(), kinds_.end(), kind) - kinds_.begin());
+    return (static_cast<size_t>(chunk) * microbatches_ + static_cast<size_t>(microbatch)) * kinds_.size() + kind_index;
+  }
+
+  std::vector<StepKind> kinds_;
+  size_t microbatches_;
+  std::vector<schedule::Step> steps_;
+  std::vector<size_t> index_;
+};
+
 //! A point-to-point transfer starts when the sender has produced the tensor and the receiver
-//! has reached the pass that needs it (DistSim's rule); the receiver's pass waits for it.
+//! has reached the pass that needs it (DistSim's rule); the receiver's pass waits for it. It runs
+//! on the streams of the way it travels.
 void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& transfer) {
   const auto& chunk = draft.work(transfer.sender).chunks[static_cast<size_t>(transfer.sender_chunk)];
   const events::EventId event = *(chunk.*(transfer.kind->event));
   TaskInfo info{event, transfer.sender_step->phase, transfer.microbatch, -1, transfer.kind->label};
   info.chunk = transfer.sender_chunk;
-  const TaskId task = draft.add_task(event,
-                                     {draft.stream(transfer.sender, transfer.kind->send_stream),
-                                      draft.stream(transfer.receiver, transfer.kind->receive_stream)},
-                                     info);
+  const auto send = transfer.downstream ? events::StreamKind::pp_send_next : events::StreamKind::pp_send_prev;
+  const auto receive = transfer.downstream ? events::StreamKind::pp_recv_prev : events::StreamKind::pp_recv_next;
+  const TaskId task =
+      draft.add_task(event, {draft.stream(transfer.sender, send), draft.stream(transfer.receiver, receive)}, info);
   draft.depend(task,
                passes.pass_of(transfer.sender, transfer.sender_step, transfer.sender_chunk, transfer.microbatch).last);
   PassTasks& target =
@@ -58,36 +105,64 @@ void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& t
   draft.depend(target.first, task);
 }
 
-//! The transfers `sender` makes towards the stage `direction` away (+1 next, −1 previous), in
-//! the order its schedule runs the steps that produce them, which is also the order in which the
-//! receiver consumes them. Chunk c of the last stage feeds chunk c + 1 of stage 0, and back.
-std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, int direction) {
-  const auto& coord = draft.coord(sender);
-  const int stages = draft.stages();
-  const bool forward = direction > 0;
-  const int peer_stage = (coord[ParallelDim::pp] + (forward ? 1 : stages - 1)) % stages;
-  const bool wraps = forward ? coord[ParallelDim::pp] + 1 == stages : coord[ParallelDim::pp] == 0;
-  const int receiver = draft.groups().on_stage(sender, peer_stage);
+//! The transfers `sender` makes that travel `downstream` (or upstream) to another stage, in the
+//! order the receiver consumes them: each link's streams run their transfers in that order. (A
+//! schedule whose stages each run one kind of step on one chunk in micro-batch order produces
+//! them in that order too.)
+std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool downstream) {
+  const int stage = draft.coord(sender)[ParallelDim::pp];
   const auto kinds = draft.schedule().step_kinds();
   std::vector<Transfer> transfers;
-  for (const auto& step :
-       draft.schedule().steps(coord[ParallelDim::pp], stages, draft.microbatches(), draft.chunks())) {
+  std::optional<StepOrder> receiver_order;
+  const StepOrder sender_order(draft, sender);
+  for (const auto& step : sender_order.steps()) {
     const TransferKind* kind = step.kind->sends;
     const auto& chunk = draft.work(sender).chunks[static_cast<size_t>(step.chunk)];
-    if (kind == nullptr || kind->direction != direction || !(chunk.*(kind->event))) {
+    if (kind == nullptr || !(chunk.*(kind->event))) {
       continue;
     }
-    const int receiver_chunk = wraps ? step.chunk + direction : step.chunk;
-    transfers.push_back({kind, step.kind, receiving_kind(draft, kinds, kind), sender, receiver, step.chunk,
-                         receiver_chunk, step.microbatch});
+    const auto hop = transfer_hop(draft, *kind, {stage, step.chunk});
+    if (!hop || hop->peer.stage == stage || hop->downstream != downstream) {
+      continue;
+    }
+    const int receiver = draft.groups().on_stage(sender, hop->peer.stage);
+    if (!receiver_order) {
+      receiver_order.emplace(draft, receiver);
+    }
+    const StepKind receiver_step = receiving_kind(draft, kinds, kind);
+    transfers.push_back({kind, step.kind, receiver_step, sender, receiver, step.chunk, hop->peer.chunk, step.microbatch,
+                         downstream, receiver_order->index_of(receiver_step, hop->peer.chunk, step.microbatch)});
   }
+  std::stable_sort(transfers.begin(), transfers.end(),
+                   [](const Transfer& a, const Transfer& b) { return a.consumed_at < b.consumed_at; });
   return transfers;
+}
+
+//! A hand-off between two chunks of the same stage moves no data: the receiving step waits for the
+//! sending step.
+void add_local_hand_offs(ProgramDraft& draft, PipelinePasses& passes, int device) {
+  const int stage = draft.coord(device)[ParallelDim::pp];
+  const auto kinds = draft.schedule().step_kinds();
+  const StepOrder order(draft, device);
+  for (const auto& step : order.steps()) {
+    const TransferKind* kind = step.kind->sends;
+    if (kind == nullptr) {
+      continue;
+    }
+    const auto hop = transfer_hop(draft, *kind, {stage, step.chunk});
+    if (!hop || hop->peer.stage != stage) {
+      continue;
+    }
+    const TaskId produced = passes.pass_of(device, step.kind, step.chunk, step.microbatch).last;
+    PassTasks& target = passes.pass_of(device, receiving_kind(draft, kinds, kind), hop->peer.chunk, step.microbatch);
+    draft.depend(target.first, produced);
+  }
 }
 
 }  // namespace
 
-//! For each link between a stage and the next, the transfers forward and back, alternating, so
-//! that each stream receives its transfers in execution order.
+//! For each link between a stage and the next, the transfers down and up, alternating, so that
+//! each stream receives its transfers in execution order; then the hand-offs inside a stage.
 void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
   const int stages = draft.stages();
   for (int device = 0; device < draft.num_devices(); ++device) {
@@ -96,8 +171,8 @@ void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
       continue;
     }
     const int next = draft.groups().on_stage(device, (coord[ParallelDim::pp] + 1) % stages);
-    const auto downstream = transfers_from(draft, device, +1);
-    const auto upstream = transfers_from(draft, next, -1);
+    const auto downstream = transfers_from(draft, device, true);
+    const auto upstream = transfers_from(draft, next, false);
     for (size_t i = 0; i < std::max(downstream.size(), upstream.size()); ++i) {
       if (i < downstream.size()) {
         add_transfer(draft, passes, downstream[i]);
@@ -106,6 +181,9 @@ void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
         add_transfer(draft, passes, upstream[i]);
       }
     }
+  }
+  for (int device = 0; device < draft.num_devices(); ++device) {
+    add_local_hand_offs(draft, passes, device);
   }
 }
 

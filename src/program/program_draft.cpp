@@ -12,14 +12,17 @@ using engine::TaskId;
 
 ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                            const cost::CostModel& costs, bool all_ranks)
-    : job_(job), schedule_(schedule), layout_(job.strategy, job.cluster), groups_(layout_, all_ranks) {
+    : job_(job),
+      schedule_(schedule),
+      layout_(job.strategy, job.cluster),
+      groups_(layout_, all_ranks, job.strategy.gathers_parameters() ? job.strategy.shard_data_parallel() : 0) {
   result_.all_ranks = all_ranks;
   result_.num_microbatches = job.strategy.num_microbatches();
   result_.ranks_per_device =
       all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   groups_.add_devices(result_);
   for (int device = 0; device < num_devices(); ++device) {
-    const auto chunks = schedule_.stage_chunk_layers(job_, coord(device)[strategy::ParallelDim::pp]);
+    const auto chunks = schedule_.stage_chunk_placements(job_, coord(device)[strategy::ParallelDim::pp]);
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));
   }
   last_task.assign(static_cast<size_t>(num_devices()), kNoTask);

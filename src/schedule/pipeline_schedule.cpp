@@ -11,8 +11,10 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   static const InterleavedSchedule interleaved;
   static const ZeroBubbleH1Schedule zero_bubble_h1;
   static const ZeroBubbleH2Schedule zero_bubble_h2;
-  static const std::vector<const PipelineSchedule*> schedules{&gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1,
-                                                              &zero_bubble_h2};
+  static const ZeroBubbleVSchedule zero_bubble_v;
+  static const DualPipeVSchedule dual_pipe_v;
+  static const std::vector<const PipelineSchedule*> schedules{
+      &gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1, &zero_bubble_h2, &zero_bubble_v, &dual_pipe_v};
   return schedules;
 }
 
@@ -46,7 +48,8 @@ std::vector<std::string> schedules_with_chunks(int num_chunks) {
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string text;
   for (size_t i = 0; i < names.size(); ++i) {
-    text += (i == 0 ? "'" : " or '") + names[i] + "'";
+    const char* separator = i == 0 ? "" : (i + 1 == names.size() ? " or " : ", ");
+    text += separator + ("'" + names[i] + "'");
   }
   return text;
 }
@@ -60,10 +63,32 @@ const PipelineSchedule& megatron_schedule(int num_chunks) {
   throw InternalError("no schedule is Megatron-LM's for " + std::to_string(num_chunks) + " chunks per stage");
 }
 
+namespace {
+
+//! ZeRO-3 reduce-scatters each layer's gradients right after its backward; a schedule that runs
+//! the weight gradients in a later step would reduce them before they exist.
+void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job,
+                    std::vector<std::string>& problems) {
+  if (!job.strategy.gathers_parameters()) {
+    return;
+  }
+  for (const StepKind kind : schedule.step_kinds()) {
+    if (kind->templates == &events::ChunkWork::backward_weight) {
+      problems.push_back("sharding zero3 is modelled with schedules whose backward step computes the weight "
+                         "gradients, not with '" +
+                         std::string(schedule.name()) + "', which defers them to a separate step");
+      return;
+    }
+  }
+}
+
+}  // namespace
+
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
   const PipelineSchedule& schedule = find_schedule(job.strategy.schedule);
   const auto rules = [&schedule](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
     schedule.check(checked, problems);
+    check_sharding(schedule, checked, problems);
   };
   strategy::validate_job(job, rules, names);
 }

@@ -4,12 +4,14 @@
 #include <string_view>
 #include <vector>
 
+#include "schedule/dual_pipe_v_schedule.hpp"
 #include "schedule/gpipe_schedule.hpp"
 #include "schedule/interleaved_schedule.hpp"
 #include "schedule/one_f_one_b_schedule.hpp"
 #include "schedule/schedule.hpp"
 #include "schedule/zero_bubble_h1_schedule.hpp"
 #include "schedule/zero_bubble_h2_schedule.hpp"
+#include "schedule/zero_bubble_v_schedule.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::schedule {

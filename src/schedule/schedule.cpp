@@ -22,6 +22,47 @@ std::vector<events::LayerRange> PipelineSchedule::stage_chunk_layers(const strat
   return layers;
 }
 
+std::optional<ChunkHop> PipelineSchedule::next_chunk(const ChunkSlot& from, int num_stages, int num_chunks) const {
+  if (from.stage + 1 < num_stages) {
+    return ChunkHop{{from.stage + 1, from.chunk}, true};
+  }
+  if (from.chunk + 1 < num_chunks) {
+    return ChunkHop{{0, from.chunk + 1}, true};
+  }
+  return std::nullopt;
+}
+
+std::optional<ChunkHop> PipelineSchedule::previous_chunk(const ChunkSlot& to, int num_stages, int num_chunks) const {
+  for (int stage = 0; stage < num_stages; ++stage) {
+    for (int chunk = 0; chunk < num_chunks; ++chunk) {
+      const auto hop = next_chunk({stage, chunk}, num_stages, num_chunks);
+      if (hop && hop->peer == to) {
+        return ChunkHop{{stage, chunk}, hop->downstream};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(const strategy::JobSpec& job,
+                                                                             int stage) const {
+  const int stages = job.strategy.pipeline_parallel;
+  const int chunks = chunks_per_stage(job.strategy.virtual_stages);
+  const auto other_stage = [stage](const std::optional<ChunkHop>& hop) -> std::optional<int> {
+    if (!hop || hop->peer.stage == stage) {
+      return std::nullopt;
+    }
+    return hop->peer.stage;
+  };
+  std::vector<events::ChunkPlacement> placements;
+  for (const auto& layers : stage_chunk_layers(job, stage)) {
+    const ChunkSlot slot{stage, static_cast<int>(placements.size())};
+    placements.push_back(
+        {layers, other_stage(previous_chunk(slot, stages, chunks)), other_stage(next_chunk(slot, stages, chunks))});
+  }
+  return placements;
+}
+
 void PipelineSchedule::check(const strategy::JobSpec& job, std::vector<std::string>& problems) const {
   const int requested = job.strategy.virtual_stages;
   if (requested > 1 && chunks_per_stage(requested) != requested) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,22 @@
 #include "strategy/job_spec.hpp"
 
 namespace distsim::schedule {
+
+//! A model chunk of the pipeline: chunk `chunk` (index on its stage) of stage `stage`.
+struct ChunkSlot {
+  int stage = 0;
+  int chunk = 0;
+  bool operator==(const ChunkSlot&) const = default;
+};
+
+//! Where a chunk's activations go: the chunk that runs the next layers, and which way the tensor
+//! travels. `downstream` is a transfer from stage s to stage s + 1 (mod p), on the pipeline streams
+//! towards the next stage; otherwise it travels to stage s − 1 (mod p). When the peer is on the
+//! sender's own stage the hand-off is local: no transfer, the next chunk only waits for it.
+struct ChunkHop {
+  ChunkSlot peer;  //!< the chunk at the other end of the hop
+  bool downstream = true;
+};
 
 //! A pipeline schedule as a whole: how it orders each stage's steps, which jobs it can run, how
 //! many model chunks a stage holds and which layers each holds, and how many micro-batches'
@@ -41,6 +58,15 @@ class PipelineSchedule {
   virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk) const;
   //! The layers of every chunk that `stage` holds in `job`, by chunk index on the stage.
   std::vector<events::LayerRange> stage_chunk_layers(const strategy::JobSpec& job, int stage) const;
+  //! Where the activations of `chunk` of `stage` go next; none for a chunk that ends the pipeline
+  //! (the one that holds the last layer). By default the chunk c of stage s feeds chunk c of
+  //! stage s + 1, and the last stage's chunk c feeds chunk c + 1 of stage 0, both downstream.
+  virtual std::optional<ChunkHop> next_chunk(const ChunkSlot& from, int num_stages, int num_chunks) const;
+  //! The chunk whose activations `to` receives (the inverse of next_chunk), with the hop between
+  //! them; none for a chunk that starts the pipeline.
+  std::optional<ChunkHop> previous_chunk(const ChunkSlot& to, int num_stages, int num_chunks) const;
+  //! Every chunk of `stage` in `job` with its layers and the stages it receives from and sends to.
+  std::vector<events::ChunkPlacement> stage_chunk_placements(const strategy::JobSpec& job, int stage) const;
 
   //! Micro-batches whose activations `stage` holds at its peak (a fraction when chunks of one
   //! micro-batch are counted separately), for `num_microbatches` per iteration.

@@ -9,21 +9,20 @@
 
 namespace distsim::schedule {
 
-//! A tensor that one step of a stage sends to a neighbouring stage after it runs, and that a
-//! step of the peer stage waits for: activations to the next stage, gradients to the previous.
+//! A tensor that one step of a chunk sends to the neighbouring chunk of the pipeline after it
+//! runs, and that a step of that chunk waits for: activations to the next chunk, gradients to the
+//! previous. Which stage that chunk is on, and so which pipeline streams carry it, is the
+//! schedule's placement (PipelineSchedule::next_chunk).
 struct TransferKind {
   std::string_view label;  //!< task label, e.g. "send activation"
-  //! The chunk's transfer event; a chunk without one (the pipeline's end) sends nothing.
+  //! The chunk's transfer event; a chunk without one (the pipeline's end, or a neighbour on the
+  //! same stage) sends nothing over a link.
   std::optional<events::EventId> events::ChunkWork::*event;
-  int direction;  //!< +1: to the next stage; −1: to the previous stage
-  events::StreamKind send_stream;
-  events::StreamKind receive_stream;
+  int direction;  //!< +1: to the next chunk of the pipeline; −1: to the previous chunk
 };
 
-inline constexpr TransferKind kActivationTransfer{"send activation", &events::ChunkWork::send_activation, +1,
-                                                  events::StreamKind::pp_send_next, events::StreamKind::pp_recv_prev};
-inline constexpr TransferKind kGradientTransfer{"send gradient", &events::ChunkWork::send_gradient, -1,
-                                                events::StreamKind::pp_send_prev, events::StreamKind::pp_recv_next};
+inline constexpr TransferKind kActivationTransfer{"send activation", &events::ChunkWork::send_activation, +1};
+inline constexpr TransferKind kGradientTransfer{"send gradient", &events::ChunkWork::send_gradient, -1};
 
 //! What one kind of step does with a micro-batch on a model chunk: which of the chunk's template
 //! lists it instantiates and which pipeline transfers it sends and waits for. The program builder

@@ -14,7 +14,9 @@ const char* to_string(CandidateStatus status) {
 
 std::string Candidate::label() const {
   const auto& s = job.strategy;
-  std::string text = s.notation() + " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
+  std::string text = s.notation();
+  if (job.model.moe.enabled()) text += " ep " + std::to_string(s.expert_parallel);
+  text += " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
   if (s.virtual_stages > 1) text += " v" + std::to_string(s.virtual_stages);
   if (s.recompute != strategy::Recompute::none) {
     text += std::string(" recompute=") + strategy::to_string(s.recompute);

@@ -33,8 +33,9 @@ struct Candidate {
   bool pareto = false;       //!< on the front of iteration time versus peak memory
 
   double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
-  //! "2M8P1D mbs 1 1f1b", plus the virtual stages, recomputation, sequence parallelism and
-  //! distributed optimizer when they are on: "4M2C4P8D mbs 1 interleaved v5 sp distopt".
+  //! "2M8P1D mbs 1 1f1b" (with the expert parallel size for an MoE model: "2M8P1D ep 2 mbs 1
+  //! 1f1b"), plus the virtual stages, recomputation, sequence parallelism and distributed
+  //! optimizer when they are on: "4M2C4P8D mbs 1 interleaved v5 sp distopt".
   std::string label() const;
 };
 

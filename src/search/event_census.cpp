@@ -69,7 +69,7 @@ events::Event measured_form(const events::Event& event, const ProfilingCostOptio
   if (!is_extrapolated_collective(event) || event.within_domain) {
     return event;
   }
-  const int per_node = std::max(event.ranks_per_host, 1);
+  const int per_node = std::max(event.ranks_per_domain, 1);
   if (ceil_div(event.group_size, per_node) <= options.max_nodes) {
     return event;
   }

@@ -15,6 +15,16 @@ std::vector<const options::JobOption*> searched_options() {
   return searched;
 }
 
+std::vector<const options::JobOption*> varied_options(const SearchSpace& space) {
+  std::vector<const options::JobOption*> varied;
+  for (const auto* option : searched_options()) {
+    if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
+      varied.push_back(option);
+    }
+  }
+  return varied;
+}
+
 std::vector<std::string> searched_keys() {
   std::vector<std::string> keys{"strategy"};
   for (const auto* option : searched_options()) keys.push_back(option->key);

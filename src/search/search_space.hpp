@@ -23,6 +23,11 @@ struct SearchSpace {
 //! The options a search varies, in table order (the order candidates are built in).
 std::vector<const options::JobOption*> searched_options();
 
+//! The options `space` varies, in table order: the searched options that mean something for the
+//! base job (JobOption::applies, which for a searched option depends only on settings no search
+//! varies: the expert parallel size on an MoE model) and any whose values are listed.
+std::vector<const options::JobOption*> varied_options(const SearchSpace& space);
+
 //! The job settings a search varies itself: every searched option's key and the strategy
 //! notation that sets the parallel sizes together. A search's job echo leaves them out.
 std::vector<std::string> searched_keys();

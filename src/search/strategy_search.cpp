@@ -56,7 +56,7 @@ Candidate make_candidate(const strategy::JobSpec& job, double memory_limit_bytes
 class CandidateBuilder {
  public:
   CandidateBuilder(const SearchSpace& space, double memory_limit_bytes)
-      : space_(space), options_(searched_options()), memory_limit_bytes_(memory_limit_bytes) {
+      : space_(space), options_(varied_options(space)), memory_limit_bytes_(memory_limit_bytes) {
     for (std::size_t level = 0; level < options_.size(); ++level) {
       for (int dim = 0; dim < strategy::kParallelDimCount; ++dim) {
         if (options_[level]->key == strategy::parallel_dim_name(static_cast<strategy::ParallelDim>(dim))) {

@@ -1,8 +1,13 @@
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "catalog/builtin_gpus.hpp"
+#include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "model/moe_rules.hpp"
 #include "strategy/job_spec.hpp"
@@ -16,6 +21,26 @@ using Problems = std::vector<std::string>;
 void require_positive(Problems& problems, const std::string& what, long long value) {
   if (value <= 0) {
     problems.push_back(what + " must be positive, got " + std::to_string(value));
+  }
+}
+
+void check_dimensions(const model::ModelSpec& model, const std::string& where, Problems& problems) {
+  const std::pair<const char*, int> dimensions[] = {
+      {"hidden_size", model.hidden_size},
+      {"ffn_hidden_size", model.ffn_hidden_size},
+      {"num_attention_heads", model.num_attention_heads},
+      {"num_kv_heads", model.num_kv_heads},
+      {"kv_channels", model.kv_channels},
+      {"vocab_size", model.vocab_size},
+      {"seq_length", model.seq_length},
+      {"decoder_seq_length", model.decoder_seq_length},
+  };
+  for (const auto& [key, value] : dimensions) {
+    if (value > model::kLargestDimension) {
+      problems.push_back(where + key + " " + std::to_string(value) + " exceeds " +
+                         std::to_string(model::kLargestDimension) +
+                         ", the largest model dimension distsim computes with");
+    }
   }
 }
 
@@ -37,6 +62,7 @@ void check_model(const model::ModelSpec& model, Problems& problems) {
   require_positive(problems, where + "ffn_hidden_size", model.ffn_hidden_size);
   require_positive(problems, where + "vocab_size", model.vocab_size);
   require_positive(problems, where + "seq_length", model.seq_length);
+  check_dimensions(model, where, problems);
   if (model.architecture == model::Architecture::encoder_decoder) {
     require_positive(problems, where + "decoder_num_layers", model.decoder_num_layers);
   }
@@ -57,18 +83,64 @@ void check_divides(Problems& problems, int tp, const std::string& what, int valu
   }
 }
 
+//! GPUs are numbered in an int; sizes whose product does not fit are refused before anything
+//! multiplies them.
+bool check_counts_fit(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string limit =
+      " GPUs, more than the " + std::to_string(std::numeric_limits<int>::max()) + " that distsim can number";
+  const std::string context = s.context_parallel > 1 ? std::to_string(s.context_parallel) + " x " : "";
+  if (!s.checked_world_size()) {
+    const auto world = checked_product({s.tensor_parallel, s.context_parallel, s.pipeline_parallel, s.data_parallel});
+    problems.push_back("strategy " + s.notation() + " uses " + std::to_string(s.tensor_parallel) + " x " + context +
+                       std::to_string(s.pipeline_parallel) + " x " + std::to_string(s.data_parallel) +
+                       (world ? " = " + std::to_string(*world) : "") + limit);
+  }
+  const auto gpus = checked_product({job.cluster.num_hosts, job.cluster.gpus_per_host});
+  if (!gpus || *gpus > std::numeric_limits<int>::max()) {
+    problems.push_back("the cluster has " + std::to_string(job.cluster.num_hosts) + " nodes x " +
+                       std::to_string(job.cluster.gpus_per_host) + " GPUs = " + std::to_string(gpus.value_or(0)) +
+                       limit);
+  }
+  return problems.empty();
+}
+
+//! The largest tensors of one micro-batch, in bytes at 4 bytes an element, must fit the 64 bits
+//! that sizes are computed in: the activations at the widest layer and the attention scores.
+void check_micro_batch_sizes(const JobSpec& job, Problems& problems) {
+  const auto& m = job.model;
+  const std::int64_t batch = job.strategy.micro_batch_size;
+  const std::int64_t seq = std::max(m.seq_length, m.target_seq_length());
+  const std::int64_t width = std::max({std::int64_t{m.hidden_size}, std::int64_t{m.ffn_hidden_size},
+                                       std::int64_t{m.vocab_size}, std::int64_t{m.num_attention_heads} * m.head_dim()});
+  const std::string beyond = " bytes is beyond the 2^63 bytes distsim computes sizes in";
+  if (!checked_product({batch, seq, width, 4})) {
+    problems.push_back("model '" + m.name + "': an activation of micro-batch size x seq_length x width x 4 bytes = " +
+                       product_text({batch, seq, width, 4}) + beyond);
+  } else if (!checked_product({batch, m.num_attention_heads, seq, seq, 4})) {
+    problems.push_back("model '" + m.name +
+                       "': the attention scores of micro-batch size x heads x seq_length x seq_length x 4 bytes = " +
+                       product_text({batch, m.num_attention_heads, seq, seq, 4}) + beyond);
+  }
+}
+
 void check_strategy(const JobSpec& job, Problems& problems) {
   const Strategy& s = job.strategy;
   require_positive(problems, "tensor parallel size", s.tensor_parallel);
   require_positive(problems, "context parallel size", s.context_parallel);
   require_positive(problems, "pipeline parallel size", s.pipeline_parallel);
   require_positive(problems, "data parallel size", s.data_parallel);
+  require_positive(problems, "expert parallel size", s.expert_parallel);
+  require_positive(problems, "expert tensor parallel size", s.expert_tensor_parallel);
   require_positive(problems, "micro-batch size", s.micro_batch_size);
   require_positive(problems, "global batch size", s.global_batch_size);
   require_positive(problems, "nodes", job.cluster.num_hosts);
   require_positive(problems, "GPUs per node", job.cluster.gpus_per_host);
   require_positive(problems, "hosts per scale-up domain", job.cluster.hosts_per_domain);
   if (!problems.empty()) {
+    return;
+  }
+  if (!check_counts_fit(job, problems)) {
     return;
   }
   if (s.world_size() != job.cluster.total_gpus()) {
@@ -87,6 +159,7 @@ void check_strategy(const JobSpec& job, Problems& problems) {
     problems.push_back("pipeline parallel size " + std::to_string(s.pipeline_parallel) + " exceeds the " +
                        std::to_string(m.total_layers()) + " layers of model '" + m.name + "'");
   }
+  check_micro_batch_sizes(job, problems);
   const long long per_step = static_cast<long long>(s.micro_batch_size) * s.data_parallel;
   if (s.global_batch_size % per_step != 0) {
     problems.push_back(
@@ -130,32 +203,64 @@ std::string name_of(const SettingNames& names, const std::string& key) {
   return it == names.end() ? key : it->second;
 }
 
-std::string builtin_fp8_gpus() {
+std::string builtin_gpus_running(Dtype format) {
   std::string list;
   for (const auto& name : catalog::gpu_names()) {
-    if (catalog::find_gpu(name).peak_fp8_tflops > 0) {
+    if (catalog::find_gpu(name).peak_flops(format) > 0) {
       list += (list.empty() ? "" : ", ") + name;
     }
   }
   return list;
 }
 
-//! TransformerEngine runs fp8 GEMMs inside bf16 training, on tensor cores that have fp8 (Hopper
-//! and later; GpuSpec::peak_fp8_tflops > 0).
-void check_fp8_gemms(const JobSpec& job, const SettingNames& names, Problems& problems) {
+//! The GPU field that holds a low-precision format's peak.
+std::string peak_field(Dtype format) {
+  switch (format) {
+    case Dtype::mxfp8: return "peak_mxfp8_tflops";
+    case Dtype::nvfp4: return "peak_fp4_tflops";
+    default: return "peak_fp8_tflops";
+  }
+}
+
+//! The name the user gave the format by: --precision, or its synonym --fp8.
+std::string precision_setting(const SettingNames& names) {
+  if (names.count("precision") == 0 && names.count("fp8") > 0) {
+    return name_of(names, "fp8");
+  }
+  return name_of(names, "precision");
+}
+
+//! TransformerEngine runs its low-precision GEMMs inside bf16 training, on tensor cores that take
+//! the format: fp8 on Hopper and later, mxfp8 and nvfp4 on Blackwell (GpuSpec::peak_flops > 0).
+void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
-  if (!s.fp8_gemms) {
+  if (!s.low_precision_gemms()) {
     return;
   }
-  const std::string fp8 = name_of(names, "fp8");
+  const std::string setting = precision_setting(names);
+  const Dtype format = gemm_dtype(s.gemm_format, s.dtype);
+  const std::string format_name(dtype_name(format));
+  if (job.model.moe.enabled() && s.gemm_format != GemmFormat::fp8) {
+    problems.push_back(setting + ": " + format_name + " grouped expert GEMMs of model " + quoted(job.model.name) +
+                       " are not modelled; use precision fp8 or bf16");
+  }
   if (s.dtype != Dtype::bf16) {
-    problems.push_back(fp8 + ": fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
+    problems.push_back(setting + ": " + format_name +
+                       " GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
                        std::string(dtype_name(s.dtype)) + "'");
   }
   const auto& gpu = job.cluster.gpu;
-  if (gpu.peak_fp8_tflops <= 0) {
-    problems.push_back(fp8 + ": gpu " + quoted(gpu.name) + " has no fp8 tensor cores (peak_fp8_tflops 0); " +
-                       "built-in GPUs with fp8: " + builtin_fp8_gpus());
+  if (gpu.peak_flops(format) <= 0) {
+    problems.push_back(setting + ": gpu " + quoted(gpu.name) + " has no " + format_name + " tensor cores (" +
+                       peak_field(format) + " 0); built-in GPUs with " + format_name + ": " +
+                       builtin_gpus_running(format));
+  }
+  const int high = s.bf16_layers_at_start + s.bf16_layers_at_end;
+  if (high > job.model.total_layers() && job.model.total_layers() > 0) {
+    problems.push_back(name_of(names, "bf16_layers_at_start") + " " + std::to_string(s.bf16_layers_at_start) + " + " +
+                       name_of(names, "bf16_layers_at_end") + " " + std::to_string(s.bf16_layers_at_end) + " = " +
+                       std::to_string(high) + " exceeds the " + std::to_string(job.model.total_layers()) +
+                       " layers of model " + quoted(job.model.name) + "; the layers kept in bf16 must be among them");
   }
 }
 
@@ -189,6 +294,134 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
   }
 }
 
+std::string divisors_of(int value) {
+  std::string list;
+  for (int d = 1; d <= value; ++d) {
+    if (value % d == 0) {
+      list += (list.empty() ? "" : ", ") + std::to_string(d);
+    }
+  }
+  return list;
+}
+
+//! The shard group sizes a job can take: cp times each divisor of dp, so that a group is whole
+//! context-parallel groups and a run of data-parallel ranks (PyTorch FSDP2's mesh
+//! (dp_replicate, dp_shard x cp), torchtitan's ParallelDims).
+std::string valid_shard_groups(const Strategy& s) {
+  std::string list;
+  for (int divisor = 1; divisor <= s.data_parallel; ++divisor) {
+    if (s.data_parallel % divisor == 0) {
+      list += (list.empty() ? "" : ", ") + std::to_string(divisor * s.context_parallel);
+    }
+  }
+  return list;
+}
+
+//! The expert settings on a dense model: each names the model, since the fix is a different model
+//! or dropping the setting.
+void check_dense_model_settings(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string dense =
+      " needs a mixture-of-experts model; model " + quoted(job.model.name) + " is dense (no moe.num_experts)";
+  if (s.expert_parallel != 1) {
+    problems.push_back(name_of(names, "ep") + " " + std::to_string(s.expert_parallel) + ": expert parallelism" + dense);
+  }
+  if (s.expert_tensor_parallel != 1) {
+    problems.push_back(name_of(names, "etp") + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism" + dense);
+  }
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": a token dispatcher" +
+                       dense);
+  }
+  if (s.moe_imbalance != 1.0) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
+  }
+}
+
+//! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
+//! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
+//! ETP divides the expert FFN, and with tensor parallelism the MoE layer needs sequence
+//! parallelism (arguments.py: "When using MoE and tensor parallelism, sequence parallelism must
+//! be used").
+void check_experts(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const auto& moe = job.model.moe;
+  if (!moe.enabled()) {
+    check_dense_model_settings(job, names, problems);
+    return;
+  }
+  const std::string ep = name_of(names, "ep");
+  const std::string etp = name_of(names, "etp");
+  if (s.expert_parallel <= 0 || s.expert_tensor_parallel <= 0) {
+    return;  // reported by check_strategy
+  }
+  if (moe.num_experts % s.expert_parallel != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ": expert parallel size must divide the " +
+                       std::to_string(moe.num_experts) + " routed experts of model " + quoted(job.model.name) +
+                       "; valid sizes: " + divisors_of(moe.num_experts));
+  }
+  const int expert_model = s.expert_parallel * s.expert_tensor_parallel;
+  if (s.stage_ranks() > 0 && s.stage_ranks() % expert_model != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ", " + etp + " " +
+                       std::to_string(s.expert_tensor_parallel) + ": expert tensor parallel x expert parallel = " +
+                       std::to_string(expert_model) + " must divide the " + std::to_string(s.stage_ranks()) +
+                       " ranks of a pipeline stage (tp x cp x dp); valid products: " + divisors_of(s.stage_ranks()));
+  }
+  if (s.expert_tensor_parallel > 1) {
+    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism is not simulated yet; use " + etp + " 1");
+  }
+  if (s.tensor_parallel > 1 && !s.sequence_parallel) {
+    problems.push_back("tensor parallel size " + std::to_string(s.tensor_parallel) + " with model " +
+                       quoted(job.model.name) +
+                       "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
+                       "a job file), as Megatron-Core requires");
+  }
+  if (!(s.moe_imbalance >= 1.0)) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() +
+                       ": the busiest expert rank's tokens over the mean must be at least 1.0");
+  }
+}
+
+//! --distributed-optimizer is ZeRO-1, so a --sharding that names another stage contradicts it; a
+//! shard group (HSDP) is modelled for ZeRO-3 only and must be whole cp groups times a divisor of dp.
+void check_sharding(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string sharding = name_of(names, "sharding") + " " + to_string(s.sharding);
+  if (s.distributed_optimizer && s.sharding != Sharding::none && s.sharding != Sharding::optimizer) {
+    problems.push_back(name_of(names, "distributed_optimizer") + " means ZeRO-1 (sharding zero1), but " + sharding +
+                       " asks for another stage; give one of the two");
+  }
+  if (job.model.moe.enabled() && (s.sharding == Sharding::gradients || s.sharding == Sharding::full)) {
+    problems.push_back(sharding + ": sharding the gradients or parameters of model " + quoted(job.model.name) +
+                       "'s experts is not modelled; use sharding zero1 (the distributed optimizer)");
+  }
+  if (s.shard_group <= 0) {
+    return;
+  }
+  const std::string group = name_of(names, "shard_group_size") + " " + std::to_string(s.shard_group);
+  if (s.sharding != Sharding::full) {
+    problems.push_back(group +
+                       ": a shard group smaller than the data-parallel group (HSDP) is modelled with "
+                       "sharding zero3, got sharding " +
+                       std::string(to_string(s.zero_stage())));
+    return;
+  }
+  const int cp = s.context_parallel;
+  if (s.shard_group % cp != 0 || s.data_parallel % (s.shard_group / cp) != 0) {
+    problems.push_back(group +
+                       ": the shard group must be the context parallel size times a divisor of the data "
+                       "parallel size (cp " +
+                       std::to_string(cp) + " x a divisor of dp " + std::to_string(s.data_parallel) + "), so one of " +
+                       valid_shard_groups(s));
+  }
+}
+
 void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
                     Problems& problems) {
   const Strategy& s = job.strategy;
@@ -199,7 +432,9 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   schedule_rules(job, problems);
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
-  check_fp8_gemms(job, names, problems);
+  check_gemm_format(job, names, problems);
+  check_experts(job, names, problems);
+  check_sharding(job, names, problems);
 }
 
 void throw_if_any(const Problems& problems) {
@@ -226,7 +461,7 @@ void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const
 
 std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names) {
   Problems problems;
-  check_fp8_gemms(job, names, problems);
+  check_gemm_format(job, names, problems);
   return problems;
 }
 
@@ -234,18 +469,11 @@ void validate_precision(const JobSpec& job, const SettingNames& names) { throw_i
 
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   std::vector<std::string> features;
-  if (model.moe.enabled()) {
-    features.push_back("mixture-of-experts layers (" + std::to_string(model.moe.num_experts) + " routed experts, top-" +
-                       std::to_string(model.moe.top_k) + ")");
-  }
   if (model.mla.enabled()) {
     features.push_back("multi-head latent attention (kv_lora_rank " + std::to_string(model.mla.kv_lora_rank) + ")");
   }
   if (model.mtp_layers > 0) {
     features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
-  }
-  if (model.qk_norm) {
-    features.emplace_back("per-head query/key norms (qk_norm)");
   }
   if (features.empty()) {
     return {};
@@ -256,7 +484,7 @@ std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   }
   return {"model '" + model.name + "' has " + list +
           ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
-          "refuses to simulate the model as if it were dense"};
+          "refuses to simulate a different model in their place"};
 }
 
 }  // namespace distsim::strategy

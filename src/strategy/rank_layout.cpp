@@ -44,7 +44,8 @@ std::vector<DimSize> parallel_dims(const Strategy& strategy) {
   };
 }
 
-RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing) : dims_(std::move(dims)), packing_(packing) {
+RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing, ExpertFolding folding)
+    : dims_(std::move(dims)), packing_(packing), folding_(folding) {
   size_.fill(1);
   stride_.fill(0);
   for (const DimSize& dim : dims_) {
@@ -64,7 +65,8 @@ RankLayout::RankLayout(std::vector<DimSize> dims, RankPacking packing) : dims_(s
 }
 
 RankLayout::RankLayout(const Strategy& strategy, const cluster::ClusterSpec& cluster)
-    : RankLayout(parallel_dims(strategy), RankPacking{cluster.gpus_per_host, cluster.gpus_per_domain()}) {}
+    : RankLayout(parallel_dims(strategy), RankPacking{cluster.gpus_per_host, cluster.gpus_per_domain()},
+                 ExpertFolding{strategy.expert_parallel, strategy.expert_tensor_parallel}) {}
 
 int RankLayout::size(ParallelDim dim) const { return size_[slot(dim)]; }
 
@@ -116,16 +118,43 @@ GroupPlacement RankLayout::placement(const std::vector<int>& ranks) const {
   result.hosts = 0;
   result.domains = 0;
   result.ranks_per_host = 0;
-  int run = 0;
+  result.ranks_per_domain = 0;
+  int host_run = 0;
+  int domain_run = 0;
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const bool new_host = i == 0 || host_of(sorted[i]) != host_of(sorted[i - 1]);
     const bool new_domain = i == 0 || domain_of(sorted[i]) != domain_of(sorted[i - 1]);
     result.hosts += new_host ? 1 : 0;
     result.domains += new_domain ? 1 : 0;
-    run = new_host ? 1 : run + 1;
-    result.ranks_per_host = std::max(result.ranks_per_host, run);
+    host_run = new_host ? 1 : host_run + 1;
+    domain_run = new_domain ? 1 : domain_run + 1;
+    result.ranks_per_host = std::max(result.ranks_per_host, host_run);
+    result.ranks_per_domain = std::max(result.ranks_per_domain, domain_run);
   }
   return result;
+}
+
+std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, ExpertDim dim) const {
+  const int rank = rank_of(coord);
+  const std::vector<int> stage = group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
+  const int etp = std::max(folding_.expert_tensor_parallel, 1);
+  const int ep = std::max(folding_.expert_parallel, 1);
+  const auto ranks = static_cast<int>(stage.size());
+  if (ranks % (etp * ep) != 0) {
+    return {rank};
+  }
+  const int position = static_cast<int>(std::find(stage.begin(), stage.end(), rank) - stage.begin());
+  int index[3] = {position % etp, position / etp % ep, position / (etp * ep)};
+  const int sizes[3] = {etp, ep, ranks / (etp * ep)};
+  const auto axis = static_cast<std::size_t>(dim);
+  std::vector<int> members;
+  for (int i = 0; i < sizes[axis]; ++i) {
+    index[axis] = i;
+    const int member = index[0] + etp * (index[1] + ep * index[2]);
+    members.push_back(stage[static_cast<std::size_t>(member)]);
+  }
+  std::sort(members.begin(), members.end());
+  return members;
 }
 
 GroupPlacement RankLayout::stage_link(const RankCoord& coord, int to_stage) const {
@@ -154,6 +183,12 @@ bool RankLayout::is_uniform() const {
         gradient_group(coord) != gradient_group(reference)) {
       return false;
     }
+    const bool folds_experts = folding_.expert_parallel * folding_.expert_tensor_parallel > 1;
+    for (const ExpertDim dim : {ExpertDim::etp, ExpertDim::ep, ExpertDim::edp}) {
+      if (folds_experts && expert_group(coord, dim) != expert_group(reference, dim)) {
+        return false;
+      }
+    }
     if (stage + 1 < stages && pipeline_link(coord) != pipeline_link(reference)) {
       return false;
     }
@@ -162,6 +197,26 @@ bool RankLayout::is_uniform() const {
     }
   }
   return true;
+}
+
+std::vector<int> RankLayout::shard_group_members(const RankCoord& coord, int dp_per_shard) const {
+  std::vector<int> members;
+  for (const int rank : group_members(coord, {ParallelDim::cp, ParallelDim::dp})) {
+    if (coord_of(rank)[ParallelDim::dp] / dp_per_shard == coord[ParallelDim::dp] / dp_per_shard) {
+      members.push_back(rank);
+    }
+  }
+  return members;
+}
+
+std::vector<int> RankLayout::replica_group_members(const RankCoord& coord, int dp_per_shard) const {
+  std::vector<int> members;
+  for (const int rank : group_members(coord, {ParallelDim::dp})) {
+    if (coord_of(rank)[ParallelDim::dp] % dp_per_shard == coord[ParallelDim::dp] % dp_per_shard) {
+      members.push_back(rank);
+    }
+  }
+  return members;
 }
 
 }  // namespace distsim::strategy

@@ -58,11 +58,23 @@ struct GroupPlacement {
   int size = 1;
   int hosts = 1;
   int domains = 1;
-  int ranks_per_host = 1;  //!< members on the busiest host
+  int ranks_per_host = 1;    //!< members on the busiest host
+  int ranks_per_domain = 1;  //!< members in the busiest scale-up domain
 
   bool within_host() const { return hosts == 1; }
   bool within_domain() const { return domains == 1; }
   bool operator==(const GroupPlacement&) const = default;
+};
+
+//! The axes along which the expert part of an MoE layer regroups a pipeline stage's ranks
+//! (Megatron-Core "MoE parallel folding"): the stage's ranks in rank order are numbered
+//! etp + ETP·(ep + EP·edp), expert tensor parallel fastest.
+enum class ExpertDim { etp, ep, edp };
+
+//! The sizes of the expert grid; ETP·EP divides a stage's ranks, the rest is expert data parallel.
+struct ExpertFolding {
+  int expert_parallel = 1;
+  int expert_tensor_parallel = 1;
 };
 
 //! How consecutive ranks fill machines: `gpus_per_host` to a host and `gpus_per_domain` (a
@@ -78,10 +90,11 @@ struct RankPacking {
 //! dimensions", so a new dimension needs only its place in the order.
 class RankLayout {
  public:
-  RankLayout(std::vector<DimSize> dims, RankPacking packing);
+  RankLayout(std::vector<DimSize> dims, RankPacking packing, ExpertFolding folding = {});
   RankLayout(const Strategy& strategy, const cluster::ClusterSpec& cluster);
 
   int world_size() const { return world_size_; }
+  const ExpertFolding& folding() const { return folding_; }
   //! The size of `dim`; 1 for a dimension the layout does not have.
   int size(ParallelDim dim) const;
   int rank_of(const RankCoord& coord) const;
@@ -104,6 +117,27 @@ class RankLayout {
   GroupPlacement gradient_group(const RankCoord& coord) const {
     return group(coord, {ParallelDim::cp, ParallelDim::dp});
   }
+  //! The ranks of `coord`'s expert group along `dim` (the same stage, the same indices along the
+  //! other two expert axes), in rank order. A stage whose ranks ETP·EP does not divide has no
+  //! expert grid; then the group is `coord`'s rank alone.
+  std::vector<int> expert_group_members(const RankCoord& coord, ExpertDim dim) const;
+  GroupPlacement expert_group(const RankCoord& coord, ExpertDim dim) const {
+    return placement(expert_group_members(coord, dim));
+  }
+  //! FSDP's shard group of `coord`: the ranks of its gradient group (every cp, and the run of
+  //! `dp_per_shard` consecutive data-parallel indices that holds it), so that HSDP shards inside
+  //! a group and replicates across groups, as PyTorch FSDP2's (dp_replicate, dp_shard) mesh
+  //! orders them (dp_shard varies faster). With dp_per_shard = dp it is the gradient group.
+  std::vector<int> shard_group_members(const RankCoord& coord, int dp_per_shard) const;
+  GroupPlacement shard_group(const RankCoord& coord, int dp_per_shard) const {
+    return placement(shard_group_members(coord, dp_per_shard));
+  }
+  //! HSDP's replica group of `coord`: the ranks at the same place of every shard group (same cp,
+  //! data-parallel index equal modulo dp_per_shard), which all-reduce their gradient shards.
+  std::vector<int> replica_group_members(const RankCoord& coord, int dp_per_shard) const;
+  GroupPlacement replica_group(const RankCoord& coord, int dp_per_shard) const {
+    return placement(replica_group_members(coord, dp_per_shard));
+  }
   //! The link from `coord` to the same position on stage `to_stage`; the interleaved schedule
   //! also links the last stage back to the first.
   GroupPlacement stage_link(const RankCoord& coord, int to_stage) const;
@@ -111,8 +145,8 @@ class RankLayout {
   //! First and last stage of `coord`'s position (tied-embedding gradient reduction).
   GroupPlacement embedding_group(const RankCoord& coord) const;
 
-  //! True when every tensor group, context group, gradient group and pipeline link of a stage is
-  //! placed alike, so one rank per stage stands for all of them.
+  //! True when every tensor group, context group, gradient group, expert group and pipeline link
+  //! of a stage is placed alike, so one rank per stage stands for all of them.
   bool is_uniform() const;
 
  private:
@@ -121,6 +155,7 @@ class RankLayout {
   std::array<int, kParallelDimCount> stride_{};
   int world_size_ = 1;
   RankPacking packing_;
+  ExpertFolding folding_;
 };
 
 }  // namespace distsim::strategy

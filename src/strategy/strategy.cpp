@@ -1,8 +1,10 @@
 #include "strategy/strategy.hpp"
 
 #include <cctype>
+#include <limits>
 #include <utility>
 
+#include "core/checked_arithmetic.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
@@ -81,6 +83,14 @@ Strategy parse_strategy_notation(const std::string& text) {
     throw InputError("strategy: " + result.problem);
   }
   return result.strategy;
+}
+
+std::optional<int> Strategy::checked_world_size() const {
+  const auto world = checked_product({tensor_parallel, context_parallel, pipeline_parallel, data_parallel});
+  if (!world || *world > std::numeric_limits<int>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int>(*world);
 }
 
 }  // namespace distsim::strategy

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/dtype.hpp"
@@ -30,6 +31,55 @@ enum class Attention { flash, unfused };
 
 inline const char* to_string(Attention attention) { return attention == Attention::unfused ? "unfused" : "flash"; }
 
+//! How tokens reach the experts of an MoE layer (Megatron-Core --moe-token-dispatcher-type).
+//! alltoall: each rank permutes its tokens by expert and an all-to-all over the expert-parallel
+//! group sends each to the rank holding its expert; a second all-to-all brings the outputs back.
+//! allgather: every rank of the expert-parallel group gathers all of the group's tokens, keeps
+//! those routed to its own experts, and a reduce-scatter returns the outputs.
+enum class MoeDispatcher { alltoall, allgather };
+
+inline const char* to_string(MoeDispatcher dispatcher) {
+  return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
+}
+
+//! How far data parallelism shards the model state over the ranks that hold the same weights,
+//! by ZeRO stage (Rajbhandari et al. SC'20): none keeps full replicas; optimizer shards the
+//! optimizer states (ZeRO-1, Megatron's distributed optimizer, DeepSpeed stage 1, Megatron-FSDP
+//! `optim`); gradients also the gradients (ZeRO-2, DeepSpeed stage 2, Megatron-FSDP
+//! `optim_grads`, PyTorch FSDP SHARD_GRAD_OP); full also the parameters, gathered layer by layer
+//! while they run (ZeRO-3, DeepSpeed stage 3, Megatron-FSDP `optim_grads_params`, PyTorch FSDP2
+//! fully_shard). docs/features.md "Sharded data parallelism".
+enum class Sharding { none, optimizer, gradients, full };
+
+//! The name --sharding takes: "none", "zero1", "zero2" or "zero3".
+inline const char* to_string(Sharding sharding) {
+  switch (sharding) {
+    case Sharding::none: return "none";
+    case Sharding::optimizer: return "zero1";
+    case Sharding::gradients: return "zero2";
+    case Sharding::full: return "zero3";
+  }
+  return "none";
+}
+
+//! TransformerEngine's low-precision GEMM recipes inside bf16 training (docs/precision.md): the
+//! transformer layers' linear GEMMs take fp8 inputs with per-tensor scales (Megatron-Core
+//! --fp8-format hybrid, delayed or current scaling), mxfp8 inputs with an E8M0 scale per 32
+//! elements (--fp8-recipe mxfp8) or nvfp4 inputs with an E4M3 scale per 16 elements and a
+//! per-tensor one (--fp4-format e2m1 --fp4-recipe nvfp4); none keeps them in the training dtype.
+enum class GemmFormat { none, fp8, mxfp8, nvfp4 };
+
+//! The GEMM input dtype of a low-precision format; the training dtype for none.
+constexpr Dtype gemm_dtype(GemmFormat format, Dtype training) {
+  switch (format) {
+    case GemmFormat::fp8: return Dtype::fp8;
+    case GemmFormat::mxfp8: return Dtype::mxfp8;
+    case GemmFormat::nvfp4: return Dtype::nvfp4;
+    case GemmFormat::none: break;
+  }
+  return training;
+}
+
 //! How a job is parallelized and batched. Sizes follow Megatron-LM: tensor (model) parallel,
 //! pipeline parallel and data parallel degrees, micro-batch and global batch in sequences.
 struct Strategy {
@@ -53,27 +103,80 @@ struct Strategy {
   //! ZeRO-1 as in Megatron's distributed optimizer: gradients reduce-scattered over DP, each rank
   //! updates its shard, parameters all-gathered.
   bool distributed_optimizer = false;
+  //! The ZeRO stage as --sharding names it; none leaves the choice to distributed_optimizer
+  //! (zero_stage() combines the two).
+  Sharding sharding = Sharding::none;
+  //! Ranks that shard the model state together with sharding zero3 (HSDP: shard inside a group,
+  //! replicate across groups, as PyTorch FSDP2's 2-D mesh and FSDP's HYBRID_SHARD do); 0 means
+  //! every rank that holds the same weights (gradient_group_size()).
+  int shard_group = 0;
   //! Gradient buckets reduced while backward still runs (Megatron --overlap-grad-reduce).
   bool overlap_grad_reduce = false;
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
   int virtual_stages = 1;
   Attention attention = Attention::flash;
-  //! TransformerEngine's fp8 GEMMs (Megatron-Core --fp8-format hybrid) in bf16 training: the
-  //! transformer layers' linear GEMMs take fp8 inputs; attention, the LM head, norms,
-  //! activations and communication stay bf16 (docs/features.md "FP8 GEMMs").
-  bool fp8_gemms = false;
-  //! "bf16", or "bf16, fp8 GEMMs" when the linear GEMMs run in fp8.
-  std::string precision_name() const { return std::string(dtype_name(dtype)) + (fp8_gemms ? ", fp8 GEMMs" : ""); }
+  //! The format of the transformer layers' linear GEMMs; attention, the LM head, norms and
+  //! activations stay bf16, and so does communication except where the format's recipe gathers
+  //! quantized tensors (docs/precision.md).
+  GemmFormat gemm_format = GemmFormat::none;
+  //! Transformer layers at the start and at the end of the model that keep bf16 GEMMs under a
+  //! low-precision format (Megatron-Core --first-last-layers-bf16 --num-layers-at-start-in-bf16 N
+  //! --num-layers-at-end-in-bf16 M).
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
+  bool low_precision_gemms() const { return gemm_format != GemmFormat::none; }
+  //! "bf16", or "bf16, nvfp4 GEMMs" when the linear GEMMs run in a low-precision format.
+  std::string precision_name() const {
+    return std::string(dtype_name(dtype)) +
+           (low_precision_gemms() ? ", " + std::string(dtype_name(gemm_dtype(gemm_format, dtype))) + " GEMMs" : "");
+  }
   //! Megatron-LM's scatter/gather of pipeline tensors (Narayanan et al. SC'21 §4.1): each
   //! tensor-parallel rank sends 1/t of the boundary tensor and the receiving stage all-gathers it
   //! over NVLink. Only without sequence parallelism, whose tensors are already 1/t shards.
   bool p2p_scatter_gather = false;
+  //! Mixture-of-experts layers (Megatron-Core "MoE parallel folding"): the expert part of a
+  //! layer runs over the same ranks of a pipeline stage as the attention part, regrouped as
+  //! expert tensor parallel (fastest) x expert parallel x expert data parallel.
+  int expert_parallel = 1;         //!< EP: ranks the routed experts are spread over
+  int expert_tensor_parallel = 1;  //!< ETP: ranks each expert's FFN is split over
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  //! Tokens of the busiest expert rank over the mean (1.0: perfectly balanced, as in
+  //! force-balanced benchmark runs); the slowest expert rank sets the pace of the layer.
+  double moe_imbalance = 1.0;
+
+  //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
+  int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }
+  //! Expert data parallel: the ranks that hold the same experts and reduce their gradients.
+  int expert_data_parallel() const {
+    const int expert_model = expert_parallel * expert_tensor_parallel;
+    return expert_model > 0 ? stage_ranks() / expert_model : 1;
+  }
 
   int world_size() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
+  //! world_size(), or nothing when the product does not fit an int: validate_job refuses such sizes,
+  //! and whatever runs before it asks here rather than multiply.
+  std::optional<int> checked_world_size() const;
   //! The ranks that hold the same weights and reduce their gradients together (Megatron-Core's
   //! data_parallel_group_with_cp): data parallel × context parallel.
   int gradient_group_size() const { return data_parallel * context_parallel; }
   int num_microbatches() const { return global_batch_size / (micro_batch_size * data_parallel); }
+  //! What the job shards: sharding, or ZeRO-1 with distributed_optimizer.
+  Sharding zero_stage() const {
+    if (sharding != Sharding::none) {
+      return sharding;
+    }
+    return distributed_optimizer ? Sharding::optimizer : Sharding::none;
+  }
+  //! The ranks that shard the model state together: shard_group, or the whole gradient group.
+  int shard_group_size() const { return shard_group > 0 ? shard_group : gradient_group_size(); }
+  //! ZeRO-3 over more than one rank: each unit's parameters are all-gathered before it runs and
+  //! its gradients reduce-scattered after. A shard group of one rank holds every parameter whole,
+  //! so it gathers and reduces nothing.
+  bool gathers_parameters() const { return zero_stage() == Sharding::full && shard_group_size() > 1; }
+  //! HSDP's replica groups: how many shard groups hold the same parameters.
+  int shard_replicas() const { return gradient_group_size() / shard_group_size(); }
+  //! Data-parallel indices per shard group (the group is that many dp ranks times every cp rank).
+  int shard_data_parallel() const { return shard_group_size() / context_parallel; }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
   int bucket_params() const {
     if (dp_bucket_params > 0) {

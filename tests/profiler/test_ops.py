@@ -27,7 +27,16 @@ class DispatchTest(unittest.TestCase):
         return ops.BuildContext(torch.device("cpu"))
 
     def test_every_operator_has_a_builder(self):
-        self.assertEqual(set(ops.BUILDERS), set(COMPUTE_DIMS))
+        from test_keys import NOT_MEASURABLE
+        self.assertEqual(set(ops.BUILDERS), set(COMPUTE_DIMS) - set(NOT_MEASURABLE))
+
+    def test_block_formats_are_not_measured_and_say_why(self):
+        for key in ("mxfp8_quantize rows=8 cols=32 bf16", "nvfp4_quantize rows=8 cols=32 bf16",
+                    "gemm m=8 n=4 k=32 nvfp4", "gemm m=8 n=4 k=32 mxfp8"):
+            with self.subTest(key=key):
+                with self.assertRaises(ops.NotMeasurable) as caught:
+                    ops.build(parse_key(key), self.context())
+                self.assertIn("the analytical model prices", str(caught.exception))
 
     def test_every_operator_runs_in_fp32_and_bf16(self):
         for template in SMALL_KEYS:

@@ -44,6 +44,7 @@ class RowReader {
     std::size_t used = 0;
     try {
       const double number = std::stod(value, &used);
+      if (!std::isfinite(number)) throw Unsupported{std::string(column) + " '" + value + "' is not a finite number"};
       return number;
     } catch (const std::exception&) {
       throw Unsupported{std::string(column) + " '" + value + "' is not a number"};
@@ -216,7 +217,15 @@ ColumnSettings read_vocabulary_columns(const RowReader& row) {
 
 cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design) {
   const cluster::GpuSpec gpu = read_gpu(row);
-  cluster::ClusterSpec cluster = catalog::find_cluster(node_design.empty() ? gpu.default_cluster : node_design);
+  const bool rack = node_design == kRackOfTheGpu;
+  cluster::ClusterSpec cluster =
+      catalog::find_cluster(node_design.empty() || rack ? gpu.default_cluster : node_design);
+  constexpr int kNvl72 = 72;
+  if (rack && cluster.gpus_per_domain() != kNvl72) {
+    throw Unsupported{"intra_node_link names an NVL72 rack, but GPU '" + row.text("gpu") + "' comes in " +
+                      gpu.default_cluster + ", whose NVLink domains have " + std::to_string(cluster.gpus_per_domain()) +
+                      " GPUs"};
+  }
   cluster.gpu = gpu;
   const int gpus = row.integer("num_gpus");
   const int per_node = row.integer("gpus_per_node");

@@ -55,7 +55,7 @@ ColumnVocabulary precision() {
            {"fp8 tensorwise + bf16", assumes(fp8, "torchao float8 with tensor-wise scaling, priced as "
                                                   "TransformerEngine's per-tensor-scaled fp8 GEMMs")},
            {"fp8 rowwise + bf16", refuses("fp8 with row-wise scaling (torchao float8 rowwise) is not modelled")},
-           {"fp8-mx", refuses("MXFP8 (fp8 with one scale per 32 elements) is not modelled")}},
+           {"fp8-mx", sets({{"dtype", "bf16"}, {"precision", "mxfp8"}})}},
           assumes({{"dtype", "bf16"}}, "precision not given"),
           assumes({{"dtype", "bf16"}}, "precision not stated")};
 }
@@ -87,7 +87,9 @@ ColumnVocabulary recompute() {
 }
 
 ColumnVocabulary optimizer_sharding() {
-  const ColumnReading fsdp = refuses("fully sharded data parallelism (FSDP, ZeRO-3) is not modelled");
+  // FSDP2's fully_shard and Megatron-FSDP's optim_grads_params shard parameters, gradients and
+  // optimizer states over the data-parallel ranks: ZeRO-3.
+  const ColumnReading fsdp = sets({{"sharding", "zero3"}});
   return {"optimizer_sharding",
           false,
           {{"distributed optimizer", sets({{"distributed_optimizer", "true"}})},
@@ -135,8 +137,7 @@ ColumnVocabulary intra_node_link() {
            {"nvlink5 + nvswitch", sets({{"cluster", "dgx-b200"}})},
            {"nvlink", assumes({{"cluster", "dgx-h100"}}, "Grand Teton's 8 H100 on NVLink 4 with 400 Gb/s per GPU "
                                                          "priced as a DGX H100")},
-           {"nvlink5, nvl72 rack-scale nvswitch domain",
-            refuses("rack-scale NVLink domains (NVL72) are not in the catalog")}},
+           {"nvlink5, nvl72 rack-scale nvswitch domain", sets({{"cluster", kRackOfTheGpu}})}},
           assumes({}, "intra_node_link not given: the GPU's own node design"),
           assumes({}, "intra_node_link not stated: the GPU's own node design")};
 }

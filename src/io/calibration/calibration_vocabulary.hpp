@@ -36,6 +36,10 @@ struct ColumnVocabulary {
 //! the one reported.
 const std::vector<ColumnVocabulary>& calibration_vocabularies();
 
+//! The node design an NVL72 rack names: the GPU's own rack (gb200-nvl72 for a GB200, gb300-nvl72
+//! for a GB300), which must have 72-GPU NVLink domains.
+inline constexpr const char* kRackOfTheGpu = "the GPU's NVL72 rack";
+
 //! The reading of one value of `vocabulary`'s column (one part of it, for columns whose parts are
 //! separated by ';'), or a refusal that lists the spellings it knows.
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field);

@@ -66,6 +66,11 @@ class RecordSplitter {
 }  // namespace
 
 CsvTable CsvTable::parse(std::string_view text, const std::string& file_name) {
+  // Spreadsheet programs save "CSV UTF-8" with a byte-order mark, which is no part of the first name.
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+    text.remove_prefix(kByteOrderMark.size());
+  }
   CsvTable table;
   RecordSplitter splitter(text, file_name);
   std::vector<std::string> fields;
@@ -82,6 +87,9 @@ CsvTable CsvTable::parse(std::string_view text, const std::string& file_name) {
     }
     table.rows_.push_back(fields);
     table.lines_.push_back(line);
+  }
+  if (table.rows_.empty()) {
+    throw InputError(file_name + ": the file has a header but no rows; expected at least one row of data");
   }
   return table;
 }

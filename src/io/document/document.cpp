@@ -1,11 +1,14 @@
 #include "io/document/document.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
+#include <yaml-cpp/depthguard.h>
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
@@ -19,24 +22,83 @@ bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-// yaml-cpp accepts some invalid JSON (a trailing comma), so nlohmann::json decides what is JSON.
-void check_json(const std::string& path, const std::string& text) {
-  if (nlohmann::json::accept(text)) {
-    return;
+//! Walks a JSON text for nlohmann's parser, keeping the path of keys to the current value, so that
+//! a number too large for a double ("1e400") is reported with the key it belongs to.
+class JsonChecker {
+ public:
+  using json = nlohmann::json;
+
+  bool null() { return true; }
+  bool boolean(bool /*value*/) { return true; }
+  bool number_integer(json::number_integer_t /*value*/) { return true; }
+  bool number_unsigned(json::number_unsigned_t /*value*/) { return true; }
+  bool number_float(json::number_float_t /*value*/, const json::string_t& /*text*/) { return true; }
+  bool string(json::string_t& /*value*/) { return true; }
+  bool binary(json::binary_t& /*value*/) { return true; }
+  bool start_object(std::size_t /*size*/) { return open(); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t /*size*/) { return open(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& name) {
+    keys_.back() = name;
+    return true;
   }
-  try {
-    const nlohmann::json parsed = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& error) {
+    position_ = position;
+    token_ = token;
+    error_id_ = error.id;
+    const std::string detail = error.what();
     // what() starts with "[json.exception.parse_error.101] "; the rest says where and why.
-    const std::string detail = e.what();
     const std::size_t start = detail.find("] ");
-    throw InputError(path + ": invalid JSON: " + (start == std::string::npos ? detail : detail.substr(start + 2)));
+    detail_ = start == std::string::npos ? detail : detail.substr(start + 2);
+    return false;
   }
-}
+
+  //! The problem, naming the file and, for an out-of-range number, its line and key.
+  std::string problem(const std::string& path, const std::string& text) const {
+    if (error_id_ != kNumberOverflow) {
+      return path + ": invalid JSON: " + detail_;
+    }
+    const auto end = text.begin() + static_cast<std::ptrdiff_t>(std::min(position_, text.size()));
+    const long line = 1 + std::count(text.begin(), end, '\n');
+    std::string key;
+    for (const auto& name : keys_) {
+      key += name.empty() ? "" : (key.empty() ? "" : ".") + name;
+    }
+    return path + ":" + std::to_string(line) + ": " + (key.empty() ? "" : key + ": ") +
+           "expected a finite number, got '" + token_ + "' (beyond the range of a double)";
+  }
+
+ private:
+  // nlohmann's out_of_range.406: a number that does not fit a double.
+  static constexpr int kNumberOverflow = 406;
+
+  bool open() {
+    keys_.emplace_back();
+    return true;
+  }
+  bool close() {
+    keys_.pop_back();
+    return true;
+  }
+
+  std::vector<std::string> keys_;
+  std::size_t position_ = 0;
+  std::string token_;
+  std::string detail_;
+  int error_id_ = 0;
+};
+
+// yaml-cpp's parser limit (DepthGuard in its single-document parser).
+constexpr int kDeepestNesting = 500;
 
 YAML::Node parse_yaml(const std::string& path, const std::string& text, std::string_view format) {
   try {
     return YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp stops at depth 500 with the message "bad file"
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": invalid " + std::string(format) +
+                     ": nested more than " + std::to_string(kDeepestNesting) +
+                     " levels deep; distsim's files nest a few levels at most");
   } catch (const YAML::Exception& e) {
     std::string where = path;
     if (!e.mark.is_null()) {
@@ -48,10 +110,17 @@ YAML::Node parse_yaml(const std::string& path, const std::string& text, std::str
 
 }  // namespace
 
+void check_json(const std::string& path, const std::string& text) {
+  JsonChecker checker;
+  if (!nlohmann::json::sax_parse(text, &checker)) {
+    throw InputError(checker.problem(path, text));
+  }
+}
+
 Document load_document(const std::string& path, std::string_view what) {
   const std::string text = read_text_file(path, what);
   const bool json = ends_with(path, ".json");
-  if (json) {
+  if (json) {  // yaml-cpp accepts some invalid JSON (a trailing comma), so nlohmann::json decides
     check_json(path, text);
   }
   YAML::Node root = parse_yaml(path, text, json ? "JSON" : "YAML");

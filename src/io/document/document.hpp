@@ -20,6 +20,10 @@ struct Document {
 //! parse, or its top level is not a mapping.
 Document load_document(const std::string& path, std::string_view what);
 
+//! Throws InputError naming `path` when `text` is not JSON: the parser's reason, or, for a number
+//! beyond the range of a double ("1e400"), its line and key.
+void check_json(const std::string& path, const std::string& text);
+
 //! Parses `text`, a mapping written inline where a name or a path could stand ("{name: tiny,
 //! num_layers: 2, ...}", YAML flow style or JSON). `label` names it in errors ("inline model").
 //! Throws InputError when the text does not parse or is not a mapping.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "core/closest_name.hpp"
@@ -29,6 +30,11 @@ std::string_view rule_expectation(NumberRule rule) {
   return "expected a number";
 }
 
+// A positive figure in a spec file (a rate, a capacity, a factor) outside these bounds is a typo
+// or a test of the reader, and past them the durations computed from it leave the clock's range.
+constexpr double kSmallestPositive = 1e-6;
+constexpr double kLargestPositive = 1e12;
+
 bool satisfies(double value, NumberRule rule) {
   switch (rule) {
     case NumberRule::positive: return value > 0;
@@ -37,6 +43,16 @@ bool satisfies(double value, NumberRule rule) {
     case NumberRule::fraction_or_zero: return value >= 0 && value <= 1;
   }
   return false;
+}
+
+std::string fmt_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string duplicate_key(const std::string& key, int first_line) {
+  return "duplicate key '" + key + "' (first given on line " + std::to_string(first_line) + ")";
 }
 
 //! from_chars over the whole text: "12abc" and "" are not numbers.
@@ -70,8 +86,7 @@ void MappingReader::reject_unknown_keys(const std::vector<std::string>& known_ke
     }
     const std::string key = entry.first.Scalar();
     if (const auto [it, inserted] = first_line.emplace(key, line); !inserted) {
-      diagnostics_->add(
-          line, "", "duplicate key '" + path_of(key) + "' (first given on line " + std::to_string(it->second) + ")");
+      diagnostics_->add(line, "", duplicate_key(path_of(key), it->second));
       continue;
     }
     if (std::find(known_keys.begin(), known_keys.end(), key) != known_keys.end()) {
@@ -89,6 +104,19 @@ void MappingReader::reject_unknown_keys(const std::vector<std::string>& known_ke
       }
     }
     diagnostics_->add(line, "", message);
+  }
+}
+
+void MappingReader::reject_duplicate_keys() {
+  std::map<std::string, int> first_line;
+  for (const auto& entry : mapping_) {
+    const int line = entry.first.Mark().line + 1;
+    if (!entry.first.IsScalar()) {
+      continue;
+    }
+    if (const auto [it, inserted] = first_line.emplace(entry.first.Scalar(), line); !inserted) {
+      diagnostics_->add(line, "", duplicate_key(path_of(entry.first.Scalar()), it->second));
+    }
   }
 }
 
@@ -133,9 +161,9 @@ bool MappingReader::read(std::string_view key, int& out) {
   if (!text) {
     return false;
   }
-  const std::optional<int> value = parse_number<int>(*text);
+  const std::optional<int> value = quoted(key) ? std::nullopt : parse_number<int>(*text);
   if (!value || *value <= 0) {
-    report(key, std::string(expected) + ", got '" + *text + "'");
+    report(key, std::string(expected) + ", got " + shown(key, *text));
     return false;
   }
   out = *value;
@@ -148,9 +176,9 @@ bool MappingReader::read_count(std::string_view key, int& out) {
   if (!text) {
     return false;
   }
-  const std::optional<int> value = parse_number<int>(*text);
+  const std::optional<int> value = quoted(key) ? std::nullopt : parse_number<int>(*text);
   if (!value || *value < 0) {
-    report(key, std::string(expected) + ", got '" + *text + "'");
+    report(key, std::string(expected) + ", got " + shown(key, *text));
     return false;
   }
   out = *value;
@@ -163,9 +191,14 @@ bool MappingReader::read(std::string_view key, double& out, NumberRule rule) {
   if (!text) {
     return false;
   }
-  const std::optional<double> value = parse_number<double>(*text);
+  const std::optional<double> value = quoted(key) ? std::nullopt : parse_number<double>(*text);
   if (!value || !std::isfinite(*value) || !satisfies(*value, rule)) {
-    report(key, std::string(expected) + ", got '" + *text + "'");
+    report(key, std::string(expected) + ", got " + shown(key, *text));
+    return false;
+  }
+  if (rule == NumberRule::positive && (*value < kSmallestPositive || *value > kLargestPositive)) {
+    report(key, "expected a positive number from " + fmt_number(kSmallestPositive) + " to " +
+                    fmt_number(kLargestPositive) + ", got '" + *text + "'");
     return false;
   }
   out = *value;
@@ -228,6 +261,16 @@ std::optional<std::string> MappingReader::scalar(std::string_view key, std::stri
     return std::nullopt;
   }
   return entry->second.Scalar();
+}
+
+bool MappingReader::quoted(std::string_view key) const {
+  const auto entry = find(key);
+  // yaml-cpp tags a quoted scalar "!" and a plain one "?": "768" is a string, 768 a number.
+  return entry && entry->second.IsScalar() && entry->second.Tag() == "!";
+}
+
+std::string MappingReader::shown(std::string_view key, const std::string& text) const {
+  return quoted(key) ? "the string \"" + text + "\"" : "'" + text + "'";
 }
 
 int MappingReader::line_of(std::string_view key) const {

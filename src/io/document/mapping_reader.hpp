@@ -40,6 +40,9 @@ class MappingReader {
   void reject_unknown_keys(std::initializer_list<std::string_view> known);
   void reject_unknown_keys(const std::vector<std::string>& known);
 
+  //! Records each repeated key, for files whose other keys are not all known (Hugging Face configs).
+  void reject_duplicate_keys();
+
   //! Records "missing required key" for each of `keys` that is absent.
   void require(std::initializer_list<std::string_view> keys);
 
@@ -100,6 +103,10 @@ class MappingReader {
   //! The key's scalar text; records "<expected>, got ..." when the value is not a scalar.
   std::optional<std::string> scalar(std::string_view key, std::string_view expected);
   int line_of(std::string_view key) const;
+  //! Whether the key's value is a quoted scalar: a string, even when its text is a number.
+  bool quoted(std::string_view key) const;
+  //! The value as a message shows it: '768' for a plain scalar, the string "768" for a quoted one.
+  std::string shown(std::string_view key, const std::string& text) const;
   static bool same_text(std::string_view a, std::string_view b);
 
   YAML::Node mapping_;

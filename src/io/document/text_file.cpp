@@ -20,7 +20,7 @@ namespace {
 
 // std::fopen rather than std::ifstream: POSIX guarantees that fopen sets errno, so the message
 // can say why ("No such file or directory", "Permission denied").
-std::string read_text_file(const std::string& path, std::string_view what) {
+std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     cannot_open(path, what, EISDIR);
@@ -34,6 +34,10 @@ std::string read_text_file(const std::string& path, std::string_view what) {
   char buffer[65536];
   std::size_t count = 0;
   while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+    if (count > max_bytes - text.size()) {
+      throw InputError(std::string(what) + " '" + path + "' is larger than " + std::to_string(max_bytes >> 20) +
+                       " MiB, the most distsim reads for one; is it the file you meant?");
+    }
     text.append(buffer, count);
   }
   if (std::ferror(file.get()) != 0) {

@@ -53,7 +53,7 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
     entry["bytes"] = event.bytes;
     entry["group_size"] = event.group_size;
     entry["scope"] = event.within_domain ? "intra" : "inter";
-    entry["ranks_per_host"] = event.ranks_per_host;
+    entry["ranks_per_domain"] = event.ranks_per_domain;
   } else {
     nlohmann::json dims = nlohmann::json::object();
     for (const auto& dim : event.dims) {

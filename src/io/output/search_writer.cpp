@@ -28,7 +28,7 @@ nlohmann::json value_json(const options::Value& value) {
 //! Each searched setting's values, or "all" for a free one (every value the search finds valid).
 nlohmann::json space_json(const search::SearchSpace& space) {
   nlohmann::json data = nlohmann::json::object();
-  for (const auto* option : search::searched_options()) {
+  for (const auto* option : search::varied_options(space)) {
     const auto listed = space.listed.find(option->key);
     if (listed == space.listed.end()) {
       data[option->key] = std::string(search::kAllValues);
@@ -44,7 +44,7 @@ nlohmann::json space_json(const search::SearchSpace& space) {
 //! The flags that rerun the same space: "--tp all --micro-batch-size 1,2 ...".
 std::string space_flags(const search::SearchSpace& space) {
   std::vector<std::string> flags;
-  for (const auto* option : search::searched_options()) {
+  for (const auto* option : search::varied_options(space)) {
     const auto listed = space.listed.find(option->key);
     std::vector<std::string> values;
     if (listed == space.listed.end()) {
@@ -125,6 +125,7 @@ nlohmann::json candidate_json(const search::Candidate& c) {
                           {"status", search::to_string(c.status)},
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
+  if (c.job.model.moe.enabled()) entry["ep"] = s.expert_parallel;
   if (!c.reason.empty()) entry["reason"] = c.reason;
   if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
   if (c.simulated) {

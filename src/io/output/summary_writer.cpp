@@ -16,6 +16,7 @@
 #include "events/job_events.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
+#include "options/job_option.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::io {
@@ -286,11 +287,14 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
                          {"num_microbatches", s.num_microbatches()},
                          {"schedule", s.schedule},
                          {"dtype", std::string(dtype_name(s.dtype))},
-                         {"fp8_gemms", s.fp8_gemms},
+                         {"fp8_gemms", s.gemm_format == strategy::GemmFormat::fp8},
                          {"simulated", simulated_name(all_ranks)}};
   // Shown only when used, so that jobs without context parallelism read as before.
   if (s.context_parallel > 1) {
     json["cp"] = s.context_parallel;
+  }
+  if (s.gemm_format == strategy::GemmFormat::mxfp8 || s.gemm_format == strategy::GemmFormat::nvfp4) {
+    json["gemm_precision"] = std::string(dtype_name(strategy::gemm_dtype(s.gemm_format, s.dtype)));
   }
   return json;
 }
@@ -304,31 +308,54 @@ std::string events_line(const analysis::EventCounts& counts) {
                      grouped(counts.extrapolated), grouped(counts.analytical));
 }
 
+//! What a mixture-of-experts job's prediction takes for granted that the job does not say: how
+//! evenly the router spreads tokens and whether it drops any. Empty for a dense model.
+std::vector<std::string> moe_assumptions(const strategy::JobSpec& job) {
+  const auto& moe = job.model.moe;
+  if (!moe.enabled()) {
+    return {};
+  }
+  std::vector<std::string> assumptions;
+  assumptions.push_back(fmt::format(
+      "MoE load imbalance {} (busiest expert rank's tokens over the mean; 1.0 means perfectly balanced routing, as "
+      "in force-balanced benchmark runs; set with --moe-imbalance)",
+      options::value_text(options::option("moe_imbalance").read(job))));
+  assumptions.push_back(moe.dropless()
+                            ? std::string("dropless routing (no capacity factor)")
+                            : fmt::format("capacity factor {:g}: tokens beyond it are dropped", moe.capacity_factor));
+  return assumptions;
+}
+
 nlohmann::json summary_json(const api::Simulation& simulation) {
   const auto& summary = simulation.summary;
   const auto& counts = summary.events;
   const auto& s = simulation.job.strategy;
-  return {{"job", job_settings_json(simulation.job)},
-          {"strategy", s.notation()},
-          {"num_microbatches", s.num_microbatches()},
-          {"simulated", simulated_name(simulation.program.all_ranks)},
-          {"iteration_time_s", time_to_seconds(summary.iteration_time)},
-          {"throughput_samples_per_s", summary.throughput_samples_per_s},
-          {"tokens_per_s", summary.tokens_per_s},
-          {"tflops_per_gpu", summary.tflops_per_gpu},
-          {"mfu", summary.mfu},
-          {"mfu_peak_tflops", summary.mfu_peak_tflops},
-          {"bubble_fraction", summary.bubble_fraction},
-          {"devices", devices_json(simulation)},
-          {"stages", stages_json(simulation)},
-          {"events",
-           {{"unique", counts.unique},
-            {"instances", counts.instances},
-            {"profiled", counts.profiled},
-            {"extrapolated", counts.extrapolated},
-            {"analytical", counts.analytical},
-            {"dedup_ratio", dedup_ratio(counts)}}},
-          {"memory", memory_json(simulation.memory)}};
+  nlohmann::json json = {{"job", job_settings_json(simulation.job)},
+                         {"strategy", s.notation()},
+                         {"num_microbatches", s.num_microbatches()},
+                         {"simulated", simulated_name(simulation.program.all_ranks)},
+                         {"iteration_time_s", time_to_seconds(summary.iteration_time)},
+                         {"throughput_samples_per_s", summary.throughput_samples_per_s},
+                         {"tokens_per_s", summary.tokens_per_s},
+                         {"tflops_per_gpu", summary.tflops_per_gpu},
+                         {"mfu", summary.mfu},
+                         {"mfu_peak_tflops", summary.mfu_peak_tflops},
+                         {"bubble_fraction", summary.bubble_fraction},
+                         {"devices", devices_json(simulation)},
+                         {"stages", stages_json(simulation)},
+                         {"events",
+                          {{"unique", counts.unique},
+                           {"instances", counts.instances},
+                           {"profiled", counts.profiled},
+                           {"extrapolated", counts.extrapolated},
+                           {"analytical", counts.analytical},
+                           {"dedup_ratio", dedup_ratio(counts)}}},
+                         {"memory", memory_json(simulation.memory)}};
+  const auto assumptions = moe_assumptions(simulation.job);
+  if (!assumptions.empty()) {
+    json["assumptions"] = assumptions;
+  }
+  return json;
 }
 
 std::string summary_text(const api::Simulation& simulation) {
@@ -343,6 +370,9 @@ std::string summary_text(const api::Simulation& simulation) {
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
                  s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
+  for (const auto& assumption : moe_assumptions(job)) {
+    fmt::format_to(out, "assumed: {}\n", assumption);
+  }
   fmt::format_to(out, "iteration time: {:.3f} ms\n", time_to_seconds(summary.iteration_time) * 1e3);
   fmt::format_to(out, "throughput: {:.2f} samples/s\n", summary.throughput_samples_per_s);
   fmt::format_to(out, "tokens/s: {:.0f}\n", summary.tokens_per_s);

@@ -29,7 +29,9 @@ std::string job_title(const strategy::JobSpec& job) {
 //! Strategy options that differ from plain Megatron defaults, so the header names only what was set.
 std::string strategy_extras(const strategy::Strategy& s) {
   std::string extras;
-  if (s.fp8_gemms) extras += ", fp8 GEMMs";
+  if (s.low_precision_gemms()) {
+    extras += fmt::format(", {} GEMMs", dtype_name(strategy::gemm_dtype(s.gemm_format, s.dtype)));
+  }
   if (s.context_parallel > 1) extras += fmt::format(", context parallel {}", s.context_parallel);
   if (s.sequence_parallel) extras += ", sequence parallel";
   if (s.recompute != strategy::Recompute::none) extras += fmt::format(", {} recomputation", to_string(s.recompute));

@@ -55,6 +55,7 @@ svg text{font-family:inherit;fill:#3e4c59}
 .cp{fill:#ff9da7;background:#ff9da7}
 .opt{fill:#59a14f;background:#59a14f}
 .wgrad{fill:#9c755f;background:#9c755f}
+.ep{fill:#bab0ac;background:#bab0ac}
 .idle{fill:#eef1f4;background:#eef1f4}
 .busy{fill:#4e79a7;background:#4e79a7}
 .comm{fill:#e15759;background:#e15759}

@@ -74,6 +74,7 @@ std::string_view category_label(ActivityCategory category) {
     case ActivityCategory::optimizer: return "optimizer";
     case ActivityCategory::cp_comm: return "CP comm";
     case ActivityCategory::weight_gradient: return "weight gradient";
+    case ActivityCategory::ep_comm: return "EP comm";
   }
   return "?";
 }
@@ -89,6 +90,7 @@ std::string_view category_css_class(ActivityCategory category) {
     case ActivityCategory::optimizer: return "opt";
     case ActivityCategory::cp_comm: return "cp";
     case ActivityCategory::weight_gradient: return "wgrad";
+    case ActivityCategory::ep_comm: return "ep";
   }
   return "?";
 }
@@ -100,8 +102,11 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case StreamKind::pp_recv_prev:
     case StreamKind::pp_send_prev:
     case StreamKind::pp_recv_next: return ActivityCategory::pipeline_p2p;
-    case StreamKind::dp_comm: return ActivityCategory::dp_comm;
+    case StreamKind::dp_comm:
+    case StreamKind::dp_reduce:
+    case StreamKind::dp_replica: return ActivityCategory::dp_comm;
     case StreamKind::cp_comm: return ActivityCategory::cp_comm;
+    case StreamKind::ep_comm: return ActivityCategory::ep_comm;
     case StreamKind::compute: break;
   }
   switch (phase) {

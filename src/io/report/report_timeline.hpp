@@ -21,13 +21,14 @@ enum class ActivityCategory {
   dp_comm,
   optimizer,
   cp_comm,
-  weight_gradient
+  weight_gradient,
+  ep_comm
 };
 
-inline constexpr int kActivityCategories = 9;
+inline constexpr int kActivityCategories = 10;
 
 //! "forward", "backward", "recomputation", "TP comm", "pipeline p2p", "DP comm", "optimizer",
-//! "CP comm", "weight gradient".
+//! "CP comm", "weight gradient", "EP comm".
 std::string_view category_label(ActivityCategory category);
 
 //! The style sheet class that colours the category ("fwd", "bwd", ...).

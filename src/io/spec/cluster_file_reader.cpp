@@ -62,8 +62,23 @@ void read_inter_node(MappingReader& reader, cluster::InterNodeLink& link, bool f
   links->read("latency_us", link.latency_us, NumberRule::non_negative);
 }
 
+//! A base whose domain spans several hosts (an NVL72 rack) keeps its domain's GPUs when a file
+//! gives only gpus_per_host: the rack does not grow with its trays. The hosts must fill it.
+void keep_multi_host_domain(MappingReader& reader, ClusterSpec& cluster, int base_gpus_per_host) {
+  const int domain = base_gpus_per_host * cluster.hosts_per_domain;
+  if (cluster.gpus_per_host <= 0 || domain % cluster.gpus_per_host != 0) {
+    reader.report("gpus_per_host", std::to_string(cluster.gpus_per_host) + "-GPU hosts do not fill the " +
+                                       std::to_string(domain) +
+                                       "-GPU scale-up domain of the base cluster (the hosts of a domain must "
+                                       "divide it); give gpus_per_domain as well");
+    return;
+  }
+  cluster.hosts_per_domain = domain / cluster.gpus_per_host;
+}
+
 //! gpus_per_host and gpus_per_domain, or the older gpus_per_node, which means a host that is a
-//! whole domain. Without gpus_per_domain a domain keeps its number of hosts.
+//! whole domain. Without gpus_per_domain a one-host domain stays one host and a multi-host domain
+//! keeps its GPUs.
 void read_topology(MappingReader& reader, ClusterSpec& cluster) {
   only_one_of(reader, "num_hosts", "num_nodes");
   only_one_of(reader, "gpus_per_host", "gpus_per_node");
@@ -77,9 +92,13 @@ void read_topology(MappingReader& reader, ClusterSpec& cluster) {
     }
     return;
   }
-  reader.read("gpus_per_host", cluster.gpus_per_host);
+  const int base_gpus_per_host = cluster.gpus_per_host;
+  const bool new_host_size = reader.read("gpus_per_host", cluster.gpus_per_host);
   int domain = 0;
   if (!reader.read("gpus_per_domain", domain)) {
+    if (new_host_size && cluster.hosts_per_domain > 1) {
+      keep_multi_host_domain(reader, cluster, base_gpus_per_host);
+    }
     return;
   }
   if (domain % cluster.gpus_per_host != 0) {

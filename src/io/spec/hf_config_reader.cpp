@@ -17,7 +17,7 @@ using model::NormType;
 using model::PositionEmbedding;
 
 //! The transformer layouts the Hugging Face model types share.
-enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3 };
+enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron };
 
 struct ModelType {
   std::string_view name;
@@ -25,14 +25,20 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
-    {"gpt2", HfFamily::gpt2},           {"llama", HfFamily::llama},
-    {"mistral", HfFamily::llama},       {"mixtral", HfFamily::mixtral},
-    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
-    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},
+    {"deepseek_v3", HfFamily::deepseek_v3},
+    {"gpt2", HfFamily::gpt2},
+    {"llama", HfFamily::llama},
+    {"mistral", HfFamily::llama},
+    {"mixtral", HfFamily::mixtral},
+    {"nemotron", HfFamily::nemotron},
+    {"qwen2", HfFamily::qwen2},
+    {"qwen3", HfFamily::qwen3},
+    {"qwen3_moe", HfFamily::qwen3_moe},
+    {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
-    "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5";
+    "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5";
 
 //! How a family told apart by its key names is named in messages.
 constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
@@ -42,11 +48,12 @@ constexpr std::string_view kInferred = " (inferred from the keys: the file has n
 const std::vector<std::string_view> kExpertKeys = {"num_local_experts", "num_experts", "n_routed_experts",
                                                    "moe_intermediate_size"};
 
-// T5's relu and gelu MLPs have one up-projection; the gated ones (T5 v1.1) have two, like SwiGLU.
+// T5's relu and gelu MLPs have one up-projection; the gated ones (T5 v1.1) have two. SiLU-gated
+// is SwiGLU.
 const std::vector<Choice<FfnType>> kT5FeedForward = {
-    {"relu", FfnType::gelu},
+    {"relu", FfnType::relu},
     {"gelu", FfnType::gelu},
-    {"gated-gelu", FfnType::swiglu},
+    {"gated-gelu", FfnType::geglu},
     {"gated-silu", FfnType::swiglu},
 };
 
@@ -105,7 +112,9 @@ void read_gpt2(MappingReader& reader, ModelSpec& model) {
   } else {
     reader.require({"n_positions"});
   }
-  model.ffn_hidden_size = 4 * model.hidden_size;
+  if (model.hidden_size <= model::kLargestDimension) {  // validation refuses a larger one; 4h would not fit an int
+    model.ffn_hidden_size = 4 * model.hidden_size;
+  }
   read_if_set(reader, "n_inner", model.ffn_hidden_size);
 }
 
@@ -311,6 +320,19 @@ void read_deepseek_v3(MappingReader& reader, ModelSpec& model) {
   }
 }
 
+//! Nemotron-4 (transformers' NemotronConfig): Llama's key names with a LayerNorm, a squared-ReLU
+//! MLP (hidden_act relu2) and no biases; RoPE over partial_rotary_factor of each head, priced as
+//! full RoPE (the kernel reads and writes whole heads).
+void read_nemotron(MappingReader& reader, ModelSpec& model) {
+  read_llama_family(reader, model, "nemotron");
+  model.norm = NormType::layernorm;
+  model.linear_biases = false;
+  model.ffn_type = FfnType::squared_relu;
+  if (reader.has_value("hidden_act")) {
+    reader.read_choice("hidden_act", model.ffn_type, std::vector<Choice<FfnType>>{{"relu2", FfnType::squared_relu}});
+  }
+}
+
 //! Hugging Face snapshots keep config.json in a folder named after the model, so a file called
 //! config.json is named by its folder.
 std::string name_from_path(const std::string& file) {
@@ -334,6 +356,7 @@ bool is_hf_config(const YAML::Node& root) {
 }
 
 ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
+  reader.reject_duplicate_keys();
   ModelSpec model;
   model.name = reader.text_of("_name_or_path");
   if (model.name.empty()) {
@@ -363,6 +386,7 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
     case HfFamily::qwen3: read_qwen3(reader, model, model_type); break;
     case HfFamily::qwen3_moe: read_qwen3_moe(reader, model); break;
     case HfFamily::deepseek_v3: read_deepseek_v3(reader, model); break;
+    case HfFamily::nemotron: read_nemotron(reader, model); break;
   }
   model.num_kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;
   read_if_set(reader, "tie_word_embeddings", model.tie_embeddings);

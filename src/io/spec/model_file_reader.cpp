@@ -25,7 +25,13 @@ const std::vector<Choice<Architecture>> kArchitectures = {
     {"encoder", Architecture::encoder},
     {"encoder-decoder", Architecture::encoder_decoder},
 };
-const std::vector<Choice<FfnType>> kFfnTypes = {{"gelu", FfnType::gelu}, {"swiglu", FfnType::swiglu}};
+std::vector<Choice<FfnType>> ffn_type_choices() {
+  std::vector<Choice<FfnType>> choices;
+  for (const auto& info : model::kFfnTypes) {
+    choices.push_back({info.name, info.type});
+  }
+  return choices;
+}
 const std::vector<Choice<NormType>> kNorms = {{"layernorm", NormType::layernorm}, {"rmsnorm", NormType::rmsnorm}};
 const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
     {"learned", PositionEmbedding::learned},
@@ -38,10 +44,11 @@ const std::vector<Choice<RouterScoring>> kRouterScorings = {
     {"sigmoid", RouterScoring::sigmoid},
 };
 
-//! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with --swiglu, which keeps
+//! Megatron-LM's --ffn-hidden-size default: 4h, or int(8h/3/64)·64 with a gated MLP (--swiglu), which keeps
 //! the MLP's parameter count close to the 4h GeLU one (docs/reference/formats.md §5.1).
-int default_ffn_hidden_size(const ModelSpec& model) {
-  return model.ffn_type == FfnType::swiglu ? 8 * model.hidden_size / 3 / 64 * 64 : 4 * model.hidden_size;
+std::int64_t default_ffn_hidden_size(const ModelSpec& model) {
+  const std::int64_t h = model.hidden_size;
+  return model::is_gated(model.ffn_type) ? 8 * h / 3 / 64 * 64 : 4 * h;
 }
 
 void read_shape(MappingReader& reader, ModelSpec& model) {
@@ -53,13 +60,17 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read("num_kv_heads", model.num_kv_heads);
   reader.read("kv_channels", model.kv_channels);
   reader.read("ffn_hidden_size", model.ffn_hidden_size);
-  reader.read_choice("ffn_type", model.ffn_type, kFfnTypes);
+  reader.read_choice("ffn_type", model.ffn_type, ffn_type_choices());
   reader.read_choice("norm", model.norm, kNorms);
   reader.read_choice("position_embedding", model.position_embedding, kPositionEmbeddings);
   reader.read("vocab_size", model.vocab_size);
   reader.read("seq_length", model.seq_length);
   reader.read("decoder_seq_length", model.decoder_seq_length);
   reader.read("tie_embeddings", model.tie_embeddings);
+  if (reader.has("linear_biases")) {
+    bool biases = false;
+    if (reader.read("linear_biases", biases)) model.linear_biases = biases;
+  }
   reader.read("qkv_bias", model.qkv_bias);
   reader.read("qk_norm", model.qk_norm);
   reader.read_count("mtp_layers", model.mtp_layers);
@@ -136,7 +147,13 @@ void derive_unset_fields(MappingReader& reader, const ModelSpec* base, ModelSpec
     model.num_kv_heads = model.num_attention_heads;
   }
   if (!reader.has("ffn_hidden_size") && (base == nullptr || base->ffn_hidden_size == default_ffn_hidden_size(*base))) {
-    model.ffn_hidden_size = default_ffn_hidden_size(model);
+    if (model.hidden_size > model::kLargestDimension) {  // 4h would not fit an int
+      reader.report("hidden_size", "expected at most " + std::to_string(model::kLargestDimension) +
+                                       " (the largest model dimension distsim computes with), got " +
+                                       std::to_string(model.hidden_size));
+    } else {
+      model.ffn_hidden_size = static_cast<int>(default_ffn_hidden_size(model));
+    }
   }
   if (model.architecture != Architecture::encoder_decoder) {
     for (const char* key : {"decoder_num_layers", "decoder_seq_length"}) {
@@ -177,6 +194,7 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "seq_length",
                               "decoder_seq_length",
                               "tie_embeddings",
+                              "linear_biases",
                               "qkv_bias",
                               "qk_norm",
                               "moe",

@@ -97,7 +97,7 @@ Mapping model_json(const model::ModelSpec& model) {
   node["num_kv_heads"] = model.num_kv_heads;
   if (model.kv_channels > 0) node["kv_channels"] = model.kv_channels;  // 0: hidden_size / heads
   node["ffn_hidden_size"] = model.ffn_hidden_size;
-  node["ffn_type"] = model.ffn_type == model::FfnType::swiglu ? "swiglu" : "gelu";
+  node["ffn_type"] = std::string(model::ffn_type_name(model.ffn_type));
   node["norm"] = model.norm == model::NormType::rmsnorm ? "rmsnorm" : "layernorm";
   node["position_embedding"] = position_embedding_name(model.position_embedding);
   node["vocab_size"] = model.vocab_size;
@@ -107,6 +107,7 @@ Mapping model_json(const model::ModelSpec& model) {
   }
   node["tie_embeddings"] = model.tie_embeddings;
   // Dense models with standard attention are written as before these keys existed.
+  if (model.linear_biases) node["linear_biases"] = *model.linear_biases;
   if (model.qkv_bias) node["qkv_bias"] = true;
   if (model.qk_norm) node["qk_norm"] = true;
   if (model.moe.enabled()) node["moe"] = moe_json(model.moe);
@@ -123,14 +124,18 @@ Mapping gpu_json(const cluster::GpuSpec& gpu) {
   node["peak_fp16_tflops"] = gpu.peak_fp16_tflops;
   node["peak_bf16_tflops"] = gpu.peak_bf16_tflops;
   node["peak_fp8_tflops"] = gpu.peak_fp8_tflops;
+  if (gpu.peak_mxfp8_tflops > 0) node["peak_mxfp8_tflops"] = gpu.peak_mxfp8_tflops;
+  if (gpu.peak_fp4_tflops > 0) node["peak_fp4_tflops"] = gpu.peak_fp4_tflops;
   node["peak_fp32_tflops"] = gpu.peak_fp32_tflops;
   node["memory_gb"] = gpu.memory_gb;
   node["memory_bandwidth_gbps"] = gpu.memory_bandwidth_gbps;
   node["sm_count"] = gpu.sm_count;
   node["gemm_efficiency"] = gpu.gemm_efficiency;
   node["fp8_gemm_efficiency"] = gpu.fp8_gemm_efficiency;
+  if (gpu.fp4_gemm_efficiency > 0) node["fp4_gemm_efficiency"] = gpu.fp4_gemm_efficiency;
   node["memory_efficiency"] = gpu.memory_efficiency;
   node["kernel_launch_us"] = gpu.kernel_launch_us;
+  if (gpu.tdp_w > 0) node["tdp_w"] = gpu.tdp_w;
   add_text(node, "default_cluster", gpu.default_cluster);
   return node;
 }

@@ -1,9 +1,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -11,6 +13,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/document/document.hpp"
 #include "io/document/text_file.hpp"
 #include "io/trace/trace_reader_formats.hpp"
 
@@ -23,13 +26,15 @@ using nlohmann::json;
 json parse_json(const std::string& path, const std::string& text) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // what() starts with "[json.exception.parse_error.101] "; the rest says where and why.
-    const std::string detail = e.what();
-    const std::size_t start = detail.find("] ");
-    throw InputError(path + ": invalid JSON: " + (start == std::string::npos ? detail : detail.substr(start + 2)));
+  } catch (const json::exception&) {
+    check_json(path, text);  // throws the problem with its line and key
+    throw;
   }
 }
+
+// Kineto writes absolute times, microseconds since 1970 (about 1.7e15 in 2024); bounding both
+// start and duration at 4e15 µs keeps every end time and difference inside the nanosecond clock.
+constexpr double kLatestMicroseconds = 4e15;
 
 const std::vector<std::string>& phase_names() {
   static const std::vector<std::string> names{"fwd", "bwd", "recompute", "optim", "wgrad"};
@@ -81,7 +86,9 @@ compare::ActivityKind shared_category_kind(std::string_view category, int tid, c
 }  // namespace
 
 TraceFile load_trace_file(const std::string& path, std::string_view what) {
-  TraceFile file{path, parse_json(path, read_text_file(path, what))};
+  // A trace of every rank of a long run reaches gigabytes; the bound only stops an endless file.
+  constexpr std::size_t kLargestTrace = std::size_t{16} << 30;
+  TraceFile file{path, parse_json(path, read_text_file(path, what, kLargestTrace))};
   if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
     throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
                             "trace events");
@@ -94,6 +101,15 @@ std::string where(const TraceFile& file, const TimedEvent& event) {
 }
 
 SimTime microseconds_to_ns(double microseconds) { return static_cast<SimTime>(std::llround(microseconds * 1000.0)); }
+
+bool in_clock_range(double microseconds) {
+  return std::isfinite(microseconds) && std::abs(microseconds) <= kLatestMicroseconds;
+}
+
+[[noreturn]] void out_of_clock_range(double microseconds, std::string_view key, const std::string& place) {
+  throw InputError(fmt::format("{}: '{}' {} is out of range; expected microseconds within +-{:g} (127 years)", place,
+                               key, microseconds, kLatestMicroseconds));
+}
 
 std::vector<TimedEvent> timed_events(const TraceFile& file) {
   std::vector<TimedEvent> result;
@@ -117,6 +133,11 @@ std::vector<TimedEvent> timed_events(const TraceFile& file) {
     }
     if (dur->get<double>() < 0) {
       throw InputError(fmt::format("{}: negative dur {}", where(file, timed), dur->get<double>()));
+    }
+    for (const auto& [key, value] : {std::pair{"ts", ts}, std::pair{"dur", dur}}) {
+      if (!in_clock_range(value->get<double>())) {
+        out_of_clock_range(value->get<double>(), key, where(file, timed));
+      }
     }
     timed.start = microseconds_to_ns(ts->get<double>());
     timed.end = timed.start + microseconds_to_ns(dur->get<double>());
@@ -180,6 +201,12 @@ int required_int(const json& object, std::string_view key, const std::string& pl
   if (value == object.end() || !value->is_number_integer()) {
     throw InputError(fmt::format("{}: no integer '{}'", place, key));
   }
+  if (value->is_number_unsigned()
+          ? value->get<std::uint64_t>() > std::numeric_limits<int>::max()
+          : value->get<std::int64_t>() < 0 || value->get<std::int64_t>() > std::numeric_limits<int>::max()) {
+    throw InputError(fmt::format("{}: '{}' {} is out of range; expected an integer from 0 to {}", place, key,
+                                 value->dump(), std::numeric_limits<int>::max()));
+  }
   return value->get<int>();
 }
 
@@ -187,6 +214,9 @@ SimTime required_microseconds(const json& object, std::string_view key, const st
   const auto value = object.find(key);
   if (value == object.end() || !value->is_number()) {
     throw InputError(fmt::format("{}: no number '{}' (microseconds)", place, key));
+  }
+  if (!in_clock_range(value->get<double>())) {
+    out_of_clock_range(value->get<double>(), key, place);
   }
   return microseconds_to_ns(value->get<double>());
 }

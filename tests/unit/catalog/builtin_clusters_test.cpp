@@ -25,7 +25,7 @@ TEST(BuiltinClusters, EveryNodeDesignHasPositiveLinksAndABuiltinGpu) {
     SCOPED_TRACE(cluster.name);
     EXPECT_FALSE(cluster.description.empty());
     EXPECT_FALSE(cluster.source.empty());
-    EXPECT_EQ(cluster.num_hosts, 1);
+    EXPECT_EQ(cluster.num_hosts, cluster.hosts_per_domain);  // one scale-up domain: a DGX host or a rack
     EXPECT_GT(cluster.gpus_per_host, 0);
     EXPECT_FALSE(cluster.intra_node.name.empty());
     EXPECT_GT(cluster.intra_node.collective_busbw_gbps, 0);
@@ -68,10 +68,29 @@ TEST(BuiltinClusters, PcieNodesHoldFourGpusAsInTheDistSimPaper) {
   EXPECT_EQ(find_cluster("pcie-a40").gpu.name, "a40");
 }
 
+// An NVL72 rack: 18 trays of 4 GPUs in one 72-GPU NVLink domain, one NIC per GPU: ConnectX-7 at
+// 47 GB/s (nccl-tests#290) on GB200, ConnectX-8 at 100 × 47/50 = 94 GB/s on GB300 and DGX B300.
+TEST(BuiltinClusters, Nvl72RacksAreOneDomainOfEighteenFourGpuTrays) {
+  for (const char* name : {"gb200-nvl72", "gb300-nvl72"}) {
+    SCOPED_TRACE(name);
+    const auto& rack = find_cluster(name);
+    EXPECT_EQ(rack.gpus_per_host, 4);
+    EXPECT_EQ(rack.hosts_per_domain, 18);
+    EXPECT_EQ(rack.gpus_per_domain(), 72);
+    EXPECT_EQ(rack.inter_node.nics_per_host, 4);
+    EXPECT_DOUBLE_EQ(rack.intra_node.collective_busbw_gbps, 679.6);
+  }
+  EXPECT_EQ(find_cluster("gb200-nvl72").gpu.name, "gb200");
+  EXPECT_DOUBLE_EQ(find_cluster("gb200-nvl72").inter_node.nic_busbw_gbps, 47.0);
+  EXPECT_DOUBLE_EQ(find_cluster("gb300-nvl72").inter_node.nic_busbw_gbps, 94.0);
+  EXPECT_EQ(find_cluster("dgx-b300").gpus_per_domain(), 8);
+  EXPECT_DOUBLE_EQ(find_cluster("dgx-b300").inter_node.nic_busbw_gbps, 94.0);
+}
+
 TEST(FindCluster, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("dgx-h10"),
             "unknown cluster 'dgx-h10'; did you mean 'dgx-h100'? (known: dgx-2h, dgx-a100, dgx-h100, dgx-h200, "
-            "dgx-b200, pcie-a40, pcie-a10)");
+            "dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");
 }
 
 }  // namespace distsim::catalog

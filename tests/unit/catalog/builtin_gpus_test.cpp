@@ -140,6 +140,37 @@ TEST(BuiltinGpus, GemmEfficiencyIsTheMeasuredCeilingOverPeak) {
 // data/hardware.csv row v100_sxm2_32gb: 125 TF fp16, "No BF16/TF32/FP8 on Volta", 15.7 TF fp32, 32 GB at
 // 900 GB/s, 80 SMs. The ceiling is the only V100 matmul figure, mli's torch.matmul 95 TF
 // (docs/reference/hardware.md §5.1), the same benchmark as the A100's 230 TF: 95 / 125 = 0.76.
+// Blackwell's efficiencies (catalog/builtin_gpus.cpp): B300 BF16 MAMF 1769 / 2250 and FP8
+// 3353.3 / 4500, GB200 1822 / 2500 and 3615.6 / 5000, each × 230 / 271.2 = 0.84808: 0.6668,
+// 0.6320, 0.6181, 0.6133; nvfp4 cuBLASLt 5239 / 10000 × 0.84808 = 0.4443 on every Blackwell part.
+TEST(BuiltinGpus, BlackwellEfficienciesComeFromTheirMamfAndTheB200Fp4Measurement) {
+  EXPECT_NEAR(find_gpu("b300").gemm_efficiency, 0.6668, 0.0001);
+  EXPECT_NEAR(find_gpu("b300").fp8_gemm_efficiency, 0.6320, 0.0001);
+  EXPECT_NEAR(find_gpu("gb200").gemm_efficiency, 0.6181, 0.0001);
+  EXPECT_NEAR(find_gpu("gb200").fp8_gemm_efficiency, 0.6133, 0.0001);
+  EXPECT_EQ(find_gpu("gb300").gemm_efficiency, find_gpu("gb200").gemm_efficiency);
+  for (const char* name : {"b200", "b300", "gb200", "gb300"}) {
+    EXPECT_NEAR(find_gpu(name).fp4_gemm_efficiency, 0.4443, 0.0001) << name;
+    EXPECT_EQ(find_gpu(name).peak_mxfp8_tflops, find_gpu(name).peak_fp8_tflops) << name;
+  }
+  EXPECT_EQ(find_gpu("h100-sxm").peak_fp4_tflops, 0);
+  EXPECT_EQ(find_gpu("h100-sxm").peak_mxfp8_tflops, 0);
+}
+
+// Peaks, memory and power of the Blackwell parts (data/hardware.csv rows b200_sxm_180gb,
+// b300_sxm_288gb, gb200_186gb, gb300_288gb).
+TEST(BuiltinGpus, BlackwellPeaksMemoryAndPower) {
+  EXPECT_DOUBLE_EQ(find_gpu("b300").peak_fp4_tflops, 15000);
+  EXPECT_DOUBLE_EQ(find_gpu("b300").memory_gb, 288);
+  EXPECT_DOUBLE_EQ(find_gpu("gb200").peak_bf16_tflops, 2500);
+  EXPECT_DOUBLE_EQ(find_gpu("gb200").peak_fp4_tflops, 10000);
+  EXPECT_DOUBLE_EQ(find_gpu("gb200").memory_gb, 186);
+  EXPECT_DOUBLE_EQ(find_gpu("gb200").tdp_w, 1200);
+  EXPECT_DOUBLE_EQ(find_gpu("gb300").peak_fp4_tflops, 15000);
+  EXPECT_DOUBLE_EQ(find_gpu("gb300").tdp_w, 1400);
+  EXPECT_EQ(find_gpu("gb300").default_cluster, "gb300-nvl72");
+}
+
 TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndTheTorchMatmulCeiling) {
   const auto& v100 = find_gpu("v100-sxm3");
   EXPECT_DOUBLE_EQ(v100.peak_fp16_tflops, 125);
@@ -157,10 +188,10 @@ TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndTheTorchMatmulCeiling) {
 TEST(FindGpu, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("h100-sx"),
             "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
   EXPECT_EQ(error_of("v100-sxm"),
             "unknown GPU 'v100-sxm'; did you mean 'v100-sxm3'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
 
 }  // namespace distsim::catalog
@@ -187,12 +218,14 @@ TEST(FindGpu, EveryAliasNamesABuiltinGpuAndNoAliasIsAName) {
 // An exact name wins over a longer one that starts with it: "a10" is the A10, not the A100.
 TEST(FindGpu, MatchesWholeNamesOnly) {
   EXPECT_EQ(find_gpu("a10").name, "a10");
-  EXPECT_EQ(error_of("gb200"),
-            "unknown GPU 'gb200'; did you mean 'b200'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+  EXPECT_EQ(find_gpu("GB200").name, "gb200");  // a Grace Blackwell GPU, not the HGX b200
+  EXPECT_EQ(find_gpu("b200").name, "b200");
+  EXPECT_EQ(error_of("gb20"),
+            "unknown GPU 'gb20'; did you mean 'gb200'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
   EXPECT_EQ(error_of("h100-sxm-nvl"),
             "unknown GPU 'h100-sxm-nvl'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
 
 // By edit distance "h10" is closest to "a10" (1 edit against 5 for "h100-sxm"), and "a100-8" is
@@ -201,10 +234,10 @@ TEST(FindGpu, MatchesWholeNamesOnly) {
 TEST(FindGpu, SuggestsANameThatStartsWithWhatWasTyped) {
   EXPECT_EQ(error_of("h10"),
             "unknown GPU 'h10'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
   EXPECT_EQ(error_of("a100-8"),
             "unknown GPU 'a100-8'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
 
 }  // namespace distsim::catalog

@@ -159,13 +159,28 @@ TEST(BuiltinModels, T5IsAnEncoderDecoderWithAShorterTarget) {
   EXPECT_EQ(t5.head_dim(), 64);
 }
 
+// Nemotron-4 (LayerNorm with scale and shift, no linear biases, squared-ReLU MLP of 4h, GQA with 8
+// KV heads, untied vocabulary 256000). 15B (h 6144, 48 heads of 128): QKV 6144·(6144 + 2·1024)
+// = 50,331,648; output 6144² = 37,748,736; MLP 2·6144·24576 = 301,989,888; two norms 4·6144 =
+// 24,576; layer 390,094,848; 32 layers 12,483,035,136; final norm 12,288; embedding and head
+// 2·256000·6144 = 3,145,728,000; total 15,628,775,424 (report: 15B, 3.2B of them embeddings).
+// 340B (h 18432, 96 heads of 192): QKV 18432·21504 = 396,361,728; output 339,738,624; MLP
+// 2,717,908,992; norms 73,728; layer 3,454,083,072; 96 layers 331,591,974,912; final norm 36,864;
+// embedding and head 9,437,184,000; total 341,029,195,776 (report: 340B).
+TEST(BuiltinModels, NemotronHasItsPublishedParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-4-15b")), 15'628'775'424);
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-4-340b")), 341'029'195'776);
+  EXPECT_EQ(find_model("nemotron-4-340b").ffn_type, model::FfnType::squared_relu);
+  EXPECT_FALSE(find_model("nemotron-4-340b").has_linear_biases());
+}
+
 TEST(FindModel, MatchesNamesIgnoringCase) { EXPECT_EQ(find_model("GPT3-175B").name, "gpt3-175b"); }
 
 TEST(FindModel, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("gpt2-354m"),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
-            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
 }
 
 }  // namespace distsim::catalog

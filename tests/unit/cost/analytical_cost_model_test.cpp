@@ -68,7 +68,7 @@ Event collective(Collective kind, std::int64_t bytes, int group_size, bool withi
   event.bytes = bytes;
   event.group_size = group_size;
   event.within_domain = within_domain;
-  event.ranks_per_host = within_domain ? group_size : ranks_per_host;
+  event.ranks_per_domain = within_domain ? group_size : ranks_per_host;
   return event;
 }
 

@@ -38,7 +38,7 @@ Event all_reduce_in_domain(std::int64_t bytes, int ranks) {
   event.bytes = bytes;
   event.group_size = ranks;
   event.within_domain = true;
-  event.ranks_per_host = ranks;
+  event.ranks_per_domain = ranks;
   return event;
 }
 
@@ -50,7 +50,7 @@ Event send_across_network(std::int64_t bytes) {
   event.bytes = bytes;
   event.group_size = 2;
   event.within_domain = false;
-  event.ranks_per_host = 1;
+  event.ranks_per_domain = 1;
   return event;
 }
 

@@ -40,7 +40,7 @@ struct Built {
 Built build(const strategy::JobSpec& job) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, 0);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
   built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
   return built;
 }

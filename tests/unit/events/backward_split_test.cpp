@@ -33,7 +33,7 @@ ChunkWork build(const strategy::JobSpec& spec, int stage, EventTable& table) {
   const strategy::RankLayout layout(spec.strategy, spec.cluster);
   strategy::RankCoord coord{};
   coord[strategy::ParallelDim::pp] = stage;
-  const auto chunks = schedule::find_schedule(spec.strategy.schedule).stage_chunk_layers(spec, stage);
+  const auto chunks = schedule::find_schedule(spec.strategy.schedule).stage_chunk_placements(spec, stage);
   return build_rank_work(spec, layout, coord, chunks, table).chunks.front();
 }
 

@@ -37,7 +37,7 @@ struct Built {
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord = {}) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, coord[strategy::ParallelDim::pp]);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
   built.work = build_rank_work(job, layout, coord, chunks, built.table);
   return built;
 }

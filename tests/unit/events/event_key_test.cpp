@@ -52,7 +52,7 @@ TEST(ParseEventKey, ReadsAnInterNodeCollective) {
   EXPECT_EQ(event.bytes, 8388608);
   EXPECT_EQ(event.group_size, 16);
   EXPECT_FALSE(event.within_domain);
-  EXPECT_EQ(event.ranks_per_host, 8);
+  EXPECT_EQ(event.ranks_per_domain, 8);
 }
 
 TEST(ParseEventKey, ReadsAPointToPointTransfer) {
@@ -69,7 +69,7 @@ TEST(ParseEventKey, ReadsARingExchange) {
   EXPECT_EQ(event.collective, Collective::ring_exchange);
   EXPECT_EQ(event.group_size, 4);
   EXPECT_FALSE(event.within_domain);
-  EXPECT_EQ(event.ranks_per_host, 2);
+  EXPECT_EQ(event.ranks_per_domain, 2);
 }
 
 TEST(ParseEventKey, SuggestsTheClosestOperator) {
@@ -80,7 +80,7 @@ TEST(ParseEventKey, NamesTheFieldsAnOperatorTakes) {
   EXPECT_EQ(error_of("gemm m=1 n=2 bf16"), "operator 'gemm' takes m= n= k= and a dtype (4 fields), got 3");
   EXPECT_EQ(error_of("gemm m=1 x=2 k=3 bf16"), "operator 'gemm' takes m= n= k= and a dtype, got 'x=2'");
   EXPECT_EQ(error_of("gemm m=1 n=2 k=3 bf17"),
-            "unknown dtype 'bf17'; did you mean 'bf16'? (known: fp32, bf16, fp16, fp8)");
+            "unknown dtype 'bf17'; did you mean 'bf16'? (known: fp32, bf16, fp16, fp8, mxfp8, nvfp4)");
   EXPECT_EQ(error_of("all_reduce bytes=8 group=2"),
             "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2'");
   EXPECT_EQ(error_of("gemm m=-1 n=2 k=3 bf16"), "'m=-1': m must be a whole number, got '-1'");
@@ -116,7 +116,8 @@ TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
 // and with sequence parallelism and the distributed optimizer all-gathers and reduce-scatters,
 // pipeline transfers, DP buckets and the optimizer step; the sharded jobs also run the unfused
 // attention core; the fp8 jobs, on H100s, add TransformerEngine's quantization kernels; the
-// context-parallel jobs add ring attention's K/V exchanges.
+// context-parallel jobs add ring attention's K/V exchanges; the MoE models add the router,
+// permutations and grouped GEMMs, and with expert parallelism the all-to-alls.
 TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   strategy::Strategy plain;
   plain.tensor_parallel = 2;
@@ -129,16 +130,25 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   sharded.distributed_optimizer = true;
   sharded.attention = strategy::Attention::unfused;  // batched GEMMs, softmax and dropout
   strategy::Strategy fp8 = plain;
-  fp8.fp8_gemms = true;
+  fp8.gemm_format = distsim::strategy::GemmFormat::fp8;
+  strategy::Strategy mxfp8 = sharded;  // quantized sequence-parallel gathers
+  mxfp8.gemm_format = distsim::strategy::GemmFormat::mxfp8;
+  strategy::Strategy nvfp4 = sharded;
+  nvfp4.gemm_format = distsim::strategy::GemmFormat::nvfp4;
   strategy::Strategy context = plain;  // 2M2C2P2D, the same 16 GPUs
   context.context_parallel = 2;
   context.data_parallel = 2;
+  strategy::Strategy experts = sharded;  // MoE models only: dense ones refuse ep
+  experts.expert_parallel = 2;
   std::set<Operator> seen;
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
-    for (const auto& split : {plain, sharded, fp8, context}) {
+    for (const auto& split : {plain, sharded, fp8, mxfp8, nvfp4, context, experts}) {
       SCOPED_TRACE(model);
-      strategy::JobSpec job = job_on_two_nodes(model, split, split.fp8_gemms ? "dgx-h100" : "dgx-a100");
+      const char* cluster = split.gemm_format == distsim::strategy::GemmFormat::none  ? "dgx-a100"
+                            : split.gemm_format == distsim::strategy::GemmFormat::fp8 ? "dgx-h100"
+                                                                                       : "dgx-b200";
+      strategy::JobSpec job = job_on_two_nodes(model, split, cluster);
       job.model.num_layers = std::min(job.model.num_layers, 4);
       job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);
       program::JobProgram program;

@@ -24,7 +24,7 @@ strategy::JobSpec fp8_job() {
   job.strategy.tensor_parallel = 2;
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 4;
-  job.strategy.fp8_gemms = true;
+  job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   return job;
 }
 
@@ -37,7 +37,7 @@ struct Built {
 Built build(const strategy::JobSpec& job) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, 0);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
   built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
   return built;
 }
@@ -145,7 +145,7 @@ TEST(Fp8Gemm, KeepsTheLmHeadAndTheFinalNormInBf16) {
   EXPECT_EQ(built.table.at(norm->event).key(), "layernorm rows=4096 cols=1024 bf16");
 
   strategy::JobSpec bf16 = fp8_job();
-  bf16.strategy.fp8_gemms = false;
+  bf16.strategy.gemm_format = distsim::strategy::GemmFormat::none;
   const Built plain = build(bf16);
   for (events::EventId id = 0; id < plain.table.size(); ++id) {
     EXPECT_NE(plain.table.at(id).dtype, Dtype::fp8) << plain.table.at(id).key();

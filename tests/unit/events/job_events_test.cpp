@@ -34,7 +34,7 @@ struct Built {
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, coord[strategy::ParallelDim::pp]);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
   built.work = build_rank_work(job, layout, coord, chunks, built.table);
   return built;
 }
@@ -110,6 +110,35 @@ TEST(RankWork, PutsEmbeddingFirstAndHeadLast) {
   // GPT-2 ties its embedding: first and last stage reduce its gradient between them.
   EXPECT_TRUE(first.work.embedding_reduction && last.work.embedding_reduction);
   EXPECT_FALSE(middle.work.embedding_reduction);
+}
+
+// zbv places 2p = 8 chunks of 3 layers in a V: stage 0 holds layers 0-2 (with the embedding)
+// and 21-23 (with the LM head), stage 3 layers 9-11 and 12-14. Stage 0's chunk 0 sends
+// activations to stage 1, its chunk 1 ends the pipeline and sends gradients back to stage 1;
+// stage 3 hands chunk 0's output to its chunk 1 without a transfer. The tied head reads the
+// embedding's own table on stage 0: no second copy, no embedding all-reduce anywhere.
+TEST(RankWork, VPlacementKeepsBothEndsOnStageZero) {
+  auto job = gpt2_job(1, 4, 1);
+  job.strategy.schedule = "zbv";
+  job.strategy.virtual_stages = 2;
+  const Built first = build(job, strategy::RankCoord{});
+  const Built last = build(job, strategy::RankCoord{{strategy::ParallelDim::pp, 3}});
+  ASSERT_EQ(first.work.chunks.size(), 2U);
+  const ChunkWork& down = first.work.chunks[0];
+  const ChunkWork& up = first.work.chunks[1];
+  EXPECT_EQ(count(down.forward, "embedding"), 1);
+  EXPECT_EQ(count(up.forward, "lm head"), 1);
+  EXPECT_EQ(up.first_layer, 21);
+  EXPECT_TRUE(down.send_activation && !down.send_gradient);
+  EXPECT_TRUE(up.send_gradient && !up.send_activation);
+  EXPECT_FALSE(first.work.embedding_reduction);
+  EXPECT_FALSE(last.work.embedding_reduction);
+  EXPECT_TRUE(last.work.chunks[0].send_gradient && !last.work.chunks[0].send_activation);
+  EXPECT_TRUE(last.work.chunks[1].send_activation && !last.work.chunks[1].send_gradient);
+  // 6 layers of 12,596,224 parameters, the table 50,304 x 1024 = 51,511,296 (the catalog's
+  // vocabulary is already padded), the learned positions 1024 x 1024 = 1,048,576 and the final
+  // norm's 2048, and no copy of the table.
+  EXPECT_EQ(first.work.parameters, 6 * 12'596'224 + 51'511'296 + 1'048'576 + 2048);
 }
 
 TEST(RankWork, BucketsTheDataParallelGradients) {

@@ -33,7 +33,7 @@ Event sample_event(const OperatorSpec& spec, bool within_domain) {
     event.bytes = 4096;
     event.group_size = 4;
     event.within_domain = within_domain;
-    event.ranks_per_host = within_domain ? 4 : 2;
+    event.ranks_per_domain = within_domain ? 4 : 2;
   }
   return event;
 }
@@ -59,7 +59,7 @@ TEST(OperatorTable, FollowsTheEnumWithUniqueNames) {
     EXPECT_FALSE(spec.meaning.empty()) << spec.name;
     EXPECT_EQ(operator_spec(spec.op).name, spec.name);
   }
-  EXPECT_EQ(operator_table().back().op, Operator::ring_exchange);  // the enum's last
+  EXPECT_EQ(operator_table().back().op, Operator::all_to_all);  // the enum's last
   EXPECT_FALSE(find_operator("gemn").has_value());
 }
 
@@ -95,7 +95,7 @@ TEST(OperatorTable, KeyOfEveryOperatorReadsBackToTheSameEvent) {
         EXPECT_EQ(back.bytes, 4096);
         EXPECT_EQ(back.group_size, 4);
         EXPECT_EQ(back.within_domain, within_domain);
-        EXPECT_EQ(back.ranks_per_host, event.ranks_per_host);
+        EXPECT_EQ(back.ranks_per_domain, event.ranks_per_domain);
       } else {
         EXPECT_EQ(back.dtype, Dtype::fp16);
       }
@@ -115,19 +115,19 @@ TEST(OperatorTable, FactoryWritesKeysInTheDocumentedForm) {
   EXPECT_EQ(bf16.elementwise(Operator::gelu_bwd, 4, 8, 2, 1).key(), "gelu_bwd rows=4 cols=8 bf16");
   EXPECT_EQ(bf16.norm_to_fp8(Operator::rmsnorm, 4, 8).key(), "rmsnorm_fp8 rows=4 cols=8 bf16");
   EXPECT_EQ(EventFactory(Dtype::fp32).adam_step(64).key(), "adam_step params=64 fp32");
-  EXPECT_EQ(bf16.collective(Collective::all_reduce, 1048576, {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8}, 8).key(),
+  EXPECT_EQ(bf16.collective(Collective::all_reduce, 1048576, {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8, .ranks_per_domain = 8}, 8).key(),
             "all_reduce bytes=1048576 group=8 intra");
-  EXPECT_EQ(bf16.collective(Collective::reduce_scatter, 8388608, {.size = 16, .hosts = 2, .domains = 2, .ranks_per_host = 8}, 16).key(),
+  EXPECT_EQ(bf16.collective(Collective::reduce_scatter, 8388608, {.size = 16, .hosts = 2, .domains = 2, .ranks_per_host = 8, .ranks_per_domain = 8}, 16).key(),
             "reduce_scatter bytes=8388608 group=16 inter per_node=8");
-  EXPECT_EQ(bf16.send_recv(4096, {.size = 2, .hosts = 2, .domains = 2, .ranks_per_host = 1}).key(), "send_recv bytes=4096 group=2 inter per_node=1");
-  EXPECT_EQ(bf16.ring_exchange(4194304, {.size = 4, .hosts = 2, .domains = 2, .ranks_per_host = 2}, 4).key(), "ring_exchange bytes=4194304 group=4 inter per_node=2");
+  EXPECT_EQ(bf16.send_recv(4096, {.size = 2, .hosts = 2, .domains = 2, .ranks_per_host = 1, .ranks_per_domain = 1}).key(), "send_recv bytes=4096 group=2 inter per_node=1");
+  EXPECT_EQ(bf16.ring_exchange(4194304, {.size = 4, .hosts = 2, .domains = 2, .ranks_per_host = 2, .ranks_per_domain = 2}, 4).key(), "ring_exchange bytes=4194304 group=4 inter per_node=2");
 }
 
 TEST(OperatorTable, CommunicationOperatorsAreTheCollectives) {
   const std::vector<std::pair<Collective, std::string_view>> collectives = {
       {Collective::all_reduce, "all_reduce"},         {Collective::all_gather, "all_gather"},
       {Collective::reduce_scatter, "reduce_scatter"}, {Collective::send_recv, "send_recv"},
-      {Collective::ring_exchange, "ring_exchange"}};
+      {Collective::ring_exchange, "ring_exchange"},   {Collective::all_to_all, "all_to_all"}};
   size_t communication = 0;
   for (const auto& spec : operator_table()) {
     communication += spec.is_communication() ? 1 : 0;

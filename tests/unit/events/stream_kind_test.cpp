@@ -18,7 +18,8 @@ TEST(StreamKindTable, TraceCategoriesComeFromTheFixedVocabulary) {
 }
 
 // Identifiers and labels name one kind each, so a reader can map them back; only the two
-// directions of a pipeline send (and of a receive) share a trace category.
+// directions of a pipeline send (and of a receive) and the three data-parallel streams share a
+// trace category.
 TEST(StreamKindTable, IdentifiersAndLabelsAreUnique) {
   std::set<std::string_view> ids;
   std::set<std::string_view> labels;
@@ -30,7 +31,10 @@ TEST(StreamKindTable, IdentifiersAndLabelsAreUnique) {
   }
   EXPECT_EQ(ids.size(), kStreamKindTable.size());
   EXPECT_EQ(labels.size(), kStreamKindTable.size());
-  EXPECT_EQ(categories.size(), kStreamKindTable.size() - 2);  // pp_send and pp_recv cover two kinds each
+  // pp_send and pp_recv cover two kinds each, dp_comm three
+  EXPECT_EQ(categories.size(), kStreamKindTable.size() - 4);
+  EXPECT_EQ(stream_kind_info(StreamKind::dp_reduce).trace_category, "dp_comm");
+  EXPECT_EQ(stream_kind_info(StreamKind::dp_replica).trace_category, "dp_comm");
   EXPECT_EQ(stream_kind_info(StreamKind::pp_send_prev).trace_category, "pp_send");
   EXPECT_EQ(stream_kind_info(StreamKind::pp_recv_next).trace_category, "pp_recv");
 }

@@ -194,15 +194,15 @@ TEST(CalibrationReader, ReadsAnFp8RunAsBf16WithFp8Gemms) {
   const auto runs = read(kRuns);
   ASSERT_TRUE(runs[4].job.has_value()) << runs[4].excluded_because;
   EXPECT_EQ(runs[4].job->strategy.dtype, Dtype::bf16);
-  EXPECT_TRUE(runs[4].job->strategy.fp8_gemms);
+  EXPECT_EQ(runs[4].job->strategy.gemm_format, distsim::strategy::GemmFormat::fp8);
   EXPECT_EQ(runs[4].job->cluster.gpu.name, "h100-sxm");
-  EXPECT_FALSE(runs[1].job->strategy.fp8_gemms);  // "BF16"
+  EXPECT_EQ(runs[1].job->strategy.gemm_format, distsim::strategy::GemmFormat::none);  // "BF16"
 }
 
 TEST(CalibrationReader, ExcludesFp8RunsOnGpusWithoutFp8TensorCores) {
   EXPECT_EQ(exclusion_of({{"precision", "FP8 (delayed scaling)"}, {"gpu", "A100-SXM4"}}),
             "precision 'FP8 (delayed scaling)': gpu 'a100-80gb' has no fp8 tensor cores (peak_fp8_tflops 0); "
-            "built-in GPUs with fp8: h100-sxm, h200, b200");
+            "built-in GPUs with fp8: h100-sxm, h200, b200, b300, gb200, gb300");
 }
 
 TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {

@@ -11,7 +11,7 @@ TEST(ResolveGpu, FindsBuiltinNamesAndReportsUnknownOnes) {
   EXPECT_EQ(resolve_gpu("h100-sxm").sm_count, 132);
   EXPECT_EQ(error_of([] { resolve_gpu("h100-sx"); }),
             "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
-            "h100-sxm, h200, b200)");
+            "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
 
 TEST(ResolveGpu, DefaultsTheEfficienciesOfAGpuWrittenFromScratch) {
@@ -44,7 +44,7 @@ TEST(ResolveGpu, ListsEveryProblemOfAFile) {
                 file + ":4: sm_count: expected a positive integer, got '1.5'\n" +
                 file + ":5: gemm_efficiency: expected a number in (0, 1], got '1.5'\n" +
                 file + ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-2h, "
-                       "dgx-a100, dgx-h100, dgx-h200, dgx-b200, pcie-a40, pcie-a10)");
+                       "dgx-a100, dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");
 }
 
 TEST(ResolveCluster, FindsBuiltinNames) { EXPECT_EQ(resolve_cluster("dgx-h100").gpu.name, "h100-sxm"); }
@@ -100,7 +100,7 @@ TEST(ResolveCluster, ListsEveryProblemOfAFileWithNestedKeyPaths) {
   EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
             file +
                 ":1: gpu: unknown GPU 'a100-80'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, "
-                "a100-80gb, h100-sxm, h200, b200)\n" +
+                "a100-80gb, h100-sxm, h200, b200, b300, gb200, gb300)\n" +
                 file + ":3: missing required key 'intra_node.fabric'\n" + file +
                 ":3: missing required key 'intra_node.p2p_gbps'\n" + file +
                 ":5: unknown key 'intra_node.bandwdith'; expected one of intra_node.name, intra_node.fabric, "

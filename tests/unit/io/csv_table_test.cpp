@@ -80,10 +80,18 @@ TEST(CsvTable, AnEmptyFileAsksForAHeader) {
   EXPECT_EQ(error_of([] { parse(""); }), "runs.csv: the file is empty; expected a header row of column names");
 }
 
-TEST(CsvTable, AHeaderWithoutRowsIsAnEmptyTable) {
-  const auto table = parse("a,b\n");
-  EXPECT_EQ(table.rows(), 0U);
-  EXPECT_EQ(table.header().size(), 2U);
+TEST(CsvTable, AHeaderWithoutRowsIsRefused) {
+  EXPECT_EQ(error_of([] { parse("a,b\n"); }),
+            "runs.csv: the file has a header but no rows; expected at least one row of data");
+  EXPECT_EQ(error_of([] { parse("a,b\n\n\r\n"); }),
+            "runs.csv: the file has a header but no rows; expected at least one row of data");
+}
+
+TEST(CsvTable, AByteOrderMarkIsNoPartOfTheFirstName) {
+  // EF BB BF: U+FEFF in UTF-8, which spreadsheet programs put first in "CSV UTF-8".
+  const auto table = parse("\xEF\xBB\xBFid,tp\nR1,2\n");
+  EXPECT_EQ(table.header().at(0), "id");
+  EXPECT_EQ(table.field(0, "id"), "R1");
 }
 
 }  // namespace distsim::io

@@ -74,7 +74,7 @@ TEST(HfConfig, RejectsAnUnsupportedModelType) {
   const std::string file = fixture("models/hf/qwen2_moe.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
-                   "gpt2, llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, t5");
+                   "gpt2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
 }
 
 // The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3) read
@@ -95,6 +95,18 @@ TEST(HfConfig, ReadsMoeConfigsLikeTheCatalogEntries) {
     EXPECT_EQ(model::total_parameters(model), model::total_parameters(builtin));
     EXPECT_EQ(model::active_parameters(model), model::active_parameters(builtin));
   }
+}
+
+// transformers' NemotronConfig defaults are Nemotron-4 15B's shape (the fixture writes them out):
+// it reads as the catalog entry, whose count is worked by hand in tests/unit/catalog.
+TEST(HfConfig, ReadsNemotronAsSquaredReluWithoutBiases) {
+  const auto model = resolve_model(fixture("models/hf/Nemotron-4-15B/config.json"));
+  const auto& builtin = catalog::find_model("nemotron-4-15b");
+  EXPECT_EQ(model.ffn_type, model::FfnType::squared_relu);
+  EXPECT_EQ(model.norm, model::NormType::layernorm);
+  EXPECT_FALSE(model.has_linear_biases());
+  EXPECT_FALSE(model.tie_embeddings);
+  EXPECT_EQ(model::total_parameters(model), model::total_parameters(builtin));
 }
 
 // Qwen2.5-7B (HF card: 7.61B): layer 3584·3584 + 2·3584·512 + 3584·3584 + QKV bias 3584 + 2·512 +
@@ -152,7 +164,7 @@ TEST(HfConfig, ReportsMissingAndMistypedFields) {
   const std::string file = fixture("models/hf/broken_llama.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ": missing required key 'num_hidden_layers'\n" +
-                file + ":3: hidden_size: expected a positive integer, got 'wide'");
+                file + ":3: hidden_size: expected a positive integer, got the string \"wide\"");
 }
 
 }  // namespace distsim::io

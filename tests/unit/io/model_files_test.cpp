@@ -16,7 +16,7 @@ TEST(ResolveModel, ReportsAnUnknownBuiltinName) {
   EXPECT_EQ(error_of([] { resolve_model("gpt2-354m"); }),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
-            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
 }
 
 TEST(ResolveModel, ReadsAFileWrittenFromScratchWithDefaults) {
@@ -78,7 +78,7 @@ TEST(ResolveModel, ListsEveryProblemOfAFileInLineOrder) {
             file + ": missing required key 'hidden_size'\n" +
                 file + ":2: num_layers: expected a positive integer, got 'many'\n" +
                 file + ":3: unknown key 'hidden_sise'; did you mean 'hidden_size'?\n" +
-                file + ":5: ffn_type: expected one of gelu, swiglu, got 'relu2'\n" +
+                file + ":5: ffn_type: expected one of gelu, swiglu, geglu, relu, squared_relu, got 'relu2'\n" +
                 file + ":6: vocab_size: expected a positive integer, got '-5'\n" +
                 file + ":7: seq_length: expected a positive integer, got a list\n" +
                 file + ":8: tie_embeddings: expected true or false, got 'maybe'");
@@ -125,7 +125,7 @@ TEST(ResolveModel, ReportsAnUnknownBaseAtItsKey) {
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":1: base: unknown model 'gpt3-175'; did you mean 'gpt3-175b'? (known: bert-large, bert-exlarge, "
                    "gpt2-345m, t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, "
-                   "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3)");
+                   "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
 }
 
 TEST(ResolveModel, ReportsACycleOfBaseFiles) {

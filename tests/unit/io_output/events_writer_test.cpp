@@ -62,7 +62,7 @@ TEST(EventsJson, GivesShapesOfComputeAndPlacementOfCommunication) {
       EXPECT_EQ(event["bytes"], 4096);
       EXPECT_EQ(event["group_size"], 2);
       EXPECT_EQ(event["scope"], "intra");
-      EXPECT_EQ(event["ranks_per_host"], 2);
+      EXPECT_EQ(event["ranks_per_domain"], 2);
       EXPECT_FALSE(event.contains("dims"));
     }
   }

@@ -30,7 +30,7 @@ TEST(SummaryJson, HasEveryRequiredKey) {
   // The job is echoed as a job file: every key of the option table but the strategy notation,
   // whose sizes come one by one.
   expect_keys(json["job"], {"model", "seq_length", "cluster", "gpu", "gpus_per_node", "tp", "pp", "dp", "cp",
-                            "micro_batch_size", "global_batch_size", "schedule", "dtype", "fp8", "attention",
+                            "micro_batch_size", "global_batch_size", "schedule", "dtype", "precision", "attention",
                             "virtual_stages", "sequence_parallel", "recompute", "distributed_optimizer",
                             "overlap_grad_reduce", "p2p_scatter_gather", "gradient_bucket_size", "nodes"});
   EXPECT_EQ(json["job"].size(), 23u);
@@ -219,14 +219,14 @@ TEST(EventsLine, GroupsThousandsAndShowsTheDedupRatio) {
 // (not the test GPU's 200 fp8): the model FLOPs are the same as in bf16.
 TEST(SummaryText, SaysTheGemmsRunInFp8AndKeepsMfuOnTheBf16Peak) {
   strategy::JobSpec job = two_stage_job();
-  job.strategy.fp8_gemms = true;
+  job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   const auto simulation = api::simulate(job, fixed_costs());
   const std::string text = summary_text(simulation);
   EXPECT_NE(text.find(", gpipe, bf16, fp8 GEMMs; "), std::string::npos) << text;
   EXPECT_NE(text.find(" % (of the 100 TFLOP/s bf16 peak)\n"), std::string::npos) << text;
   const auto json = summary_json(simulation);
   EXPECT_EQ(json["job"]["dtype"], "bf16");
-  EXPECT_EQ(json["job"]["fp8"], true);
+  EXPECT_EQ(json["job"]["precision"], "fp8");  // --fp8 is echoed as the precision it names
   EXPECT_DOUBLE_EQ(json["mfu_peak_tflops"].get<double>(), 100.0);
   EXPECT_DOUBLE_EQ(json["mfu"].get<double>(), json["tflops_per_gpu"].get<double>() / 100.0);
 }

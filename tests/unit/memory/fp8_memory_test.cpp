@@ -19,7 +19,7 @@ strategy::Strategy split(int tp, bool fp8, bool sequence_parallel = false) {
   strategy::Strategy strategy;
   strategy.tensor_parallel = tp;
   strategy.sequence_parallel = sequence_parallel;
-  strategy.fp8_gemms = fp8;
+  strategy.gemm_format = fp8 ? distsim::strategy::GemmFormat::fp8 : distsim::strategy::GemmFormat::none;
   return strategy;
 }
 
@@ -49,11 +49,11 @@ TEST(Fp8Memory, TensorAndSequenceParallelismSplitTheFp8Copies) {
 // 12,582,912 / 2 · 2 = 150,994,944 bytes.
 TEST(Fp8Memory, KeepsAnFp8WeightAndItsTransposePerGemmWeight) {
   strategy::Strategy one_stage = split(1, true);
-  EXPECT_EQ(fp8_weight_copy_bytes(gpt2(), one_stage, 0), 603'979'776);
+  EXPECT_EQ(low_precision_weight_copy_bytes(gpt2(), one_stage, 0), 603'979'776);
   strategy::Strategy two_stages = split(2, true);
   two_stages.pipeline_parallel = 2;
-  EXPECT_EQ(fp8_weight_copy_bytes(gpt2(), two_stages, 0), 150'994'944);
-  EXPECT_EQ(fp8_weight_copy_bytes(gpt2(), split(1, false), 0), 0);
+  EXPECT_EQ(low_precision_weight_copy_bytes(gpt2(), two_stages, 0), 150'994'944);
+  EXPECT_EQ(low_precision_weight_copy_bytes(gpt2(), split(1, false), 0), 0);
 }
 
 // One stage, one micro-batch in flight: the estimate's weights grow by the fp8 copies and its
@@ -67,7 +67,7 @@ TEST(Fp8Memory, EstimateAddsTheCopiesAndSavesActivations) {
   job.strategy = split(1, false);
   job.strategy.global_batch_size = 1;
   const StageMemory bf16 = estimate_memory(job).stages.at(0);
-  job.strategy.fp8_gemms = true;
+  job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   const StageMemory fp8 = estimate_memory(job).stages.at(0);
   EXPECT_EQ(fp8.weights - bf16.weights, 603'979'776);
   EXPECT_EQ(bf16.activations - fp8.activations, 24 * 5 * sbh);

@@ -48,6 +48,28 @@ TEST(EstimateMemory, InterleavingGivesEveryStageTwoNeighbours) {
   EXPECT_EQ(estimate_memory(job).stages[0].pipeline_buffers, 16'777'216);
 }
 
+// The V (zbv, two chunks per stage): stage 0 holds layers 0-2 and 21-23, the embedding and the
+// LM head, whose tied table is the embedding's own (no copy): the 1F1B stage 0's 128,137,216
+// (AddsUpEveryComponent) plus the final norm's 2048. Stage 3 holds layers 9-14 and nothing else:
+// 6 · 12,596,224 = 75,577,344. Both exchange tensors on two sides: 16,777,216 of buffers. At
+// p = 4 micro-batches in flight (1F1B's count), stage 0 keeps per micro-batch 6 layers
+// (6 · 34 · 2^20 = 213,909,504), the embedding's 1,056,768 and the head's 210,239,488 (stage 3's
+// 424,148,992 in the 1F1B test below less its layers): 4 · 425,205,760 = 1,700,823,040;
+// stage 3 4 · 213,909,504 = 855,638,016.
+TEST(EstimateMemory, VPlacementGivesStageZeroBothEnds) {
+  auto job = gpt2_job();
+  job.strategy.schedule = "zbv";
+  job.strategy.virtual_stages = 2;
+  const auto estimate = estimate_memory(job);
+  EXPECT_EQ(estimate.stages[0].parameters, 128'139'264);
+  EXPECT_EQ(estimate.stages[3].parameters, 75'577'344);
+  EXPECT_EQ(estimate.stages[0].pipeline_buffers, 16'777'216);
+  EXPECT_EQ(estimate.stages[3].pipeline_buffers, 16'777'216);
+  EXPECT_EQ(estimate.stages[0].microbatches_in_flight, 4);
+  EXPECT_EQ(estimate.stages[0].activations, 1'700'823'040);
+  EXPECT_EQ(estimate.stages[3].activations, 855'638'016);
+}
+
 TEST(EstimateMemory, OneStageHasNoPipelineBuffers) {
   auto job = gpt2_job();
   job.strategy.pipeline_parallel = 1;

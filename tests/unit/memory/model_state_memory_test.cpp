@@ -19,7 +19,7 @@ strategy::Strategy split(int tp, int pp) {
 
 // Megatron-LM dist_optimizer.md (docs/reference/formats.md §6.6): bf16 params, fp32 grads, Adam = 2 + 4 + 12.
 TEST(ModelStateBytes, Bf16IsEighteenBytesPerParameter) {
-  const auto bytes = model_state_bytes(1000, Dtype::bf16, false, 8);
+  const auto bytes = model_state_bytes(1000, Dtype::bf16, strategy::Sharding::none, 8);
   EXPECT_EQ(bytes.weights, 2000);
   EXPECT_EQ(bytes.gradients, 4000);
   EXPECT_EQ(bytes.optimizer_states, 12000);
@@ -28,7 +28,7 @@ TEST(ModelStateBytes, Bf16IsEighteenBytesPerParameter) {
 
 // The distributed optimizer shards only the 12 optimizer bytes: 6 + 12/d; d = 4 gives 9.
 TEST(ModelStateBytes, DistributedOptimizerIsSixPlusTwelveOverD) {
-  const auto bytes = model_state_bytes(1000, Dtype::bf16, true, 4);
+  const auto bytes = model_state_bytes(1000, Dtype::bf16, strategy::Sharding::optimizer, 4);
   EXPECT_EQ(bytes.weights, 2000);
   EXPECT_EQ(bytes.gradients, 4000);
   EXPECT_EQ(bytes.optimizer_states, 3000);
@@ -37,20 +37,20 @@ TEST(ModelStateBytes, DistributedOptimizerIsSixPlusTwelveOverD) {
 
 // fp8 GEMMs keep bf16 weights with fp32 master copies: the bf16 row.
 TEST(ModelStateBytes, Fp8TrainsWithTheBf16Row) {
-  EXPECT_EQ(model_state_bytes(1000, Dtype::fp8, false, 1).total(), 18 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp8, strategy::Sharding::none, 1).total(), 18 * 1000);
 }
 
 // fp16: 2 + 2 + 16 = 20; distributed 4 + 16/d, with d = 8: 6. fp32: 16; distributed 8 + 8/d.
 TEST(ModelStateBytes, Fp16AndFp32FollowMegatronsTable) {
-  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, false, 8).total(), 20 * 1000);
-  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, true, 8).total(), 6 * 1000);
-  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, false, 8).total(), 16 * 1000);
-  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, true, 8).total(), 9 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, strategy::Sharding::none, 8).total(), 20 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp16, strategy::Sharding::optimizer, 8).total(), 6 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, strategy::Sharding::none, 8).total(), 16 * 1000);
+  EXPECT_EQ(model_state_bytes(1000, Dtype::fp32, strategy::Sharding::optimizer, 8).total(), 9 * 1000);
 }
 
 // 12 bytes × 1001 parameters over 8 ranks = 1501.5: a shard holds the rounded-up 1502.
 TEST(ModelStateBytes, UnevenShardsRoundUp) {
-  EXPECT_EQ(model_state_bytes(1001, Dtype::bf16, true, 8).optimizer_states, 1502);
+  EXPECT_EQ(model_state_bytes(1001, Dtype::bf16, strategy::Sharding::optimizer, 8).optimizer_states, 1502);
 }
 
 // GPT-2 345M (24 layers, h 1024, vocab 50304, s 1024, tied, LayerNorm): a layer has

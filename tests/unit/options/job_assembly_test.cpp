@@ -87,7 +87,7 @@ TEST(JobAssembly, ValidationNamesTheFlagOrKey) {
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "invalid job: job file 'a.yaml': key fp8: gpu 'a40' has no fp8 tensor cores (peak_fp8_tflops 0); "
-              "built-in GPUs with fp8: h100-sxm, h200, b200");
+              "built-in GPUs with fp8: h100-sxm, h200, b200, b300, gb200, gb300");
   }
 }
 

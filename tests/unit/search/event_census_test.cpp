@@ -27,7 +27,7 @@ events::Event collective(int group, bool intra, int per_node) {
   event.bytes = 1024;
   event.group_size = group;
   event.within_domain = intra;
-  event.ranks_per_host = per_node;
+  event.ranks_per_domain = per_node;
   return event;
 }
 

@@ -52,7 +52,8 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "virtual_stages",
                                           "sequence_parallel",
                                           "recompute",
-                                          "distributed_optimizer"};
+                                          "distributed_optimizer",
+                                          "ep"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(searched_keys().front(), "strategy");
 }
@@ -84,6 +85,56 @@ TEST(SearchSpaceCheck, RejectsAnEmptyList) {
   SearchSpace space = bert_on_16_a10();
   space.listed["schedule"] = {};
   EXPECT_EQ(error_of(space), "empty search space: --schedule lists no values");
+}
+
+// Qwen3-30B-A3B routes over 128 experts. A split of tp 2 x cp 1 x dp 12 has 24 ranks per stage;
+// the sizes that divide both 128 and 24 are 1, 2, 4, 8. With etp 2 the product ep x 2 must divide
+// 24, which drops 8 (16 does not divide 24). With cp 3 the stage has 72 ranks: 72 = 8 x 9, so the
+// powers of two up to 8 again. A dense model has no expert parallel size to try.
+TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
+  const options::JobOption& ep = options::option("ep");
+  strategy::JobSpec job;
+  job.model = catalog::find_model("qwen3-30b-a3b");
+  job.strategy.tensor_parallel = 2;
+  job.strategy.pipeline_parallel = 2;
+  job.strategy.data_parallel = 12;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4, 8}));
+  job.strategy.expert_tensor_parallel = 2;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4}));
+  job.strategy.expert_tensor_parallel = 1;
+  job.strategy.context_parallel = 3;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4, 8}));
+  job.model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{}));
+}
+
+// The expert parallel size is varied for an MoE model only (JobOption::applies), so that a dense
+// model's search, its candidates and its echo are those of the searched options before it; a
+// listed value is applied whatever the model, for the job rules to judge.
+TEST(VariedOptions, TheExpertParallelSizeOnlyForAnMoeModel) {
+  const auto keys = [](const SearchSpace& space) {
+    std::vector<std::string> names;
+    for (const auto* option : varied_options(space)) names.push_back(option->key);
+    return names;
+  };
+  SearchSpace dense = bert_on_16_a10();
+  std::vector<std::string> expected{"tp",
+                                    "pp",
+                                    "dp",
+                                    "cp",
+                                    "micro_batch_size",
+                                    "schedule",
+                                    "virtual_stages",
+                                    "sequence_parallel",
+                                    "recompute",
+                                    "distributed_optimizer"};
+  EXPECT_EQ(keys(dense), expected);
+  dense.listed["ep"] = {2};
+  expected.emplace_back("ep");
+  EXPECT_EQ(keys(dense), expected);
+  SearchSpace moe = bert_on_16_a10();
+  moe.base.model = catalog::find_model("qwen3-30b-a3b");
+  EXPECT_EQ(keys(moe), expected);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ JobSpec fp8_job() {
   job.cluster.gpus_per_host = 8;
   job.strategy.data_parallel = 8;
   job.strategy.global_batch_size = 8;
-  job.strategy.fp8_gemms = true;
+  job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   return job;
 }
 
@@ -48,15 +48,15 @@ TEST(ValidateFp8Gemms, NeedsFp8TensorCores) {
   job.cluster.gpu.peak_fp8_tflops = 0;
   // The built-in GPUs with peak_fp8_tflops > 0 (hardware.md §1: Hopper and Blackwell).
   EXPECT_EQ(error_of(job),
-            "invalid job: fp8: gpu 'ampere' has no fp8 tensor cores (peak_fp8_tflops 0); built-in GPUs with fp8: "
-            "h100-sxm, h200, b200");
+            "invalid job: precision: gpu 'ampere' has no fp8 tensor cores (peak_fp8_tflops 0); built-in GPUs with fp8: "
+            "h100-sxm, h200, b200, b300, gb200, gb300");
 }
 
 TEST(ValidateFp8Gemms, NeedsBf16Training) {
   JobSpec job = fp8_job();
   job.strategy.dtype = Dtype::fp16;
   EXPECT_EQ(error_of(job),
-            "invalid job: fp8: fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype 'fp16'");
+            "invalid job: precision: fp8 GEMMs run inside bf16 training (TransformerEngine), got dtype 'fp16'");
 }
 
 TEST(ValidateFp8Gemms, NamesTheSettingAsTheUserGaveIt) {
@@ -74,7 +74,7 @@ TEST(ValidateFp8Gemms, NamesTheSettingAsTheUserGaveIt) {
 
 TEST(ValidateFp8Gemms, IgnoresTheGpuWithoutFp8Gemms) {
   JobSpec job = fp8_job();
-  job.strategy.fp8_gemms = false;
+  job.strategy.gemm_format = distsim::strategy::GemmFormat::none;
   job.cluster.gpu.peak_fp8_tflops = 0;
   EXPECT_EQ(error_of(job), "");
 }

@@ -150,7 +150,7 @@ TEST(ValidateJob, RejectsInterleavingEncoderDecoderModels) {
 TEST(ValidateJob, RejectsVirtualStagesWithoutInterleaving) {
   JobSpec job = valid_job();
   job.strategy.virtual_stages = 2;
-  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', got '1f1b'");
+  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv' or 'dualpipev', got '1f1b'");
   job.strategy.virtual_stages = 0;
   EXPECT_EQ(error_of(job), "invalid job: virtual_stages must be positive, got 0");
 }
@@ -178,17 +178,32 @@ TEST(ValidateJob, AcceptsSequenceParallelismWithoutTensorParallelism) {
 
 namespace distsim::strategy {
 
-// An MoE model with a rule broken and no events yet: both problems are listed, the model's rule
-// under its moe.* field, and the job is never simulated as a dense one.
+// An MoE model with a rule broken and tensor parallelism without sequence parallelism: both
+// problems are listed, the model's rule under its moe.* field.
 TEST(JobValidation, RefusesAnMoeModelWithItsBrokenRules) {
   JobSpec job = valid_job();
   job.model.moe = {.num_experts = 8, .top_k = 9, .expert_ffn_hidden_size = 1024};
   EXPECT_EQ(error_of(job),
             "invalid job (2 problems):\n"
             "  - model 'gpt2-345m': moe.top_k 9 must be between 1 and num_experts 8\n"
-            "  - model 'gpt2-345m' has mixture-of-experts layers (8 routed experts, top-9): described and counted "
-            "(distsim show model, parameter counts) but not yet simulated; distsim refuses to simulate the model "
-            "as if it were dense");
+            "  - tensor parallel size 2 with model 'gpt2-345m''s experts needs sequence parallelism "
+            "(--sequence-parallel, or sequence_parallel: true in a job file), as Megatron-Core requires");
+}
+
+// Expert parallel 3 does not divide 8 experts nor the 2 x 4 = 8 ranks of a stage.
+TEST(JobValidation, ExpertParallelSizeMustDivideExpertsAndStage) {
+  JobSpec job = valid_job();
+  job.model.moe = {.num_experts = 8, .top_k = 2, .expert_ffn_hidden_size = 1024};
+  job.strategy.sequence_parallel = true;
+  job.strategy.expert_parallel = 3;
+  EXPECT_EQ(error_of(job),
+            "invalid job (2 problems):\n"
+            "  - ep 3: expert parallel size must divide the 8 routed experts of model 'gpt2-345m'; valid sizes: 1, 2, "
+            "4, 8\n"
+            "  - ep 3, etp 1: expert tensor parallel x expert parallel = 3 must divide the 8 ranks of a pipeline stage "
+            "(tp x cp x dp); valid products: 1, 2, 4, 8");
+  job.strategy.expert_parallel = 8;
+  EXPECT_EQ(error_of(job), "");
 }
 
 TEST(JobValidation, ADenseModelHasNoUnsimulatedFeatures) { EXPECT_TRUE(unsimulated_features(valid_job().model).empty()); }

@@ -17,12 +17,15 @@ std::vector<DimSize> two_by_two_by_two_by_two() {
 // Rank 13 = 1 + 2·(0 + 2·(1 + 2·1)): tp 1, cp 0, dp 1, pp 1.
 const RankCoord kRank13{{ParallelDim::tp, 1}, {ParallelDim::dp, 1}, {ParallelDim::pp, 1}};
 
+//! Every group of these tests either stays in one domain (all its members in it) or spans one-host
+//! domains (as many members in a domain as on a host).
 GroupPlacement placed(int size, int hosts, int domains, int ranks_per_host) {
   GroupPlacement placement;
   placement.size = size;
   placement.hosts = hosts;
   placement.domains = domains;
   placement.ranks_per_host = ranks_per_host;
+  placement.ranks_per_domain = domains == 1 ? size : ranks_per_host;
   return placement;
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace distsim::strategy {
 
 namespace {
@@ -56,10 +58,69 @@ TEST(RankLayout, CountsRanksPerNodeOfASpanningGroup) {
   EXPECT_EQ(group.hosts, 4);
 }
 
+// HSDP's groups, worked by hand for t = 2, c = 2, d = 4 on 2 hosts of 8 (rank = tp + 2·cp + 4·dp)
+// with shard groups of 2 data-parallel indices (S = c·2 = 4): the shard group of rank 0 is every
+// cp of dp 0 and 1 at tp 0, ranks 0, 2, 4, 6 (host 0); its replica group is cp 0, tp 0 at dp 0 and
+// 2, ranks 0 and 8 (both hosts). Rank 15 (tp 1, cp 1, dp 3): shard 9, 11, 13, 15; replicas 7, 15.
+TEST(RankLayout, ShardsInsideRunsOfDataParallelIndicesAndReplicatesAcross) {
+  Strategy s = make(2, 1, 4);
+  s.context_parallel = 2;
+  const RankLayout layout(parallel_dims(s), {8, 8});
+  const RankCoord first{};
+  const RankCoord last = layout.coord_of(15);
+  EXPECT_EQ(layout.shard_group_members(first, 2), (std::vector<int>{0, 2, 4, 6}));
+  EXPECT_EQ(layout.replica_group_members(first, 2), (std::vector<int>{0, 8}));
+  EXPECT_EQ(layout.shard_group_members(last, 2), (std::vector<int>{9, 11, 13, 15}));
+  EXPECT_EQ(layout.replica_group_members(last, 2), (std::vector<int>{7, 15}));
+  EXPECT_TRUE(layout.shard_group(first, 2).within_host());
+  EXPECT_EQ(layout.replica_group(first, 2).hosts, 2);
+  // dp_per_shard = d: the shard group is the gradient group (every cp and dp), one replica.
+  EXPECT_EQ(layout.shard_group(first, 4), layout.gradient_group(first));
+  EXPECT_EQ(layout.replica_group_members(first, 4), (std::vector<int>{0}));
+}
+
 TEST(RankLayout, DetectsNonUniformPlacement) {
   EXPECT_TRUE(RankLayout(parallel_dims(make(2, 4, 2)), {8, 8}).is_uniform());
   // t·d = 3 does not divide 4 GPUs per node: stage boundaries cross nodes for some ranks only.
   EXPECT_FALSE(RankLayout(parallel_dims(make(1, 4, 3)), {4, 4}).is_uniform());
+}
+
+}  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+// MoE parallel folding: a stage of tp 2 x dp 8 = 16 ranks (ranks 0-15, hosts of 8) with ETP 1,
+// EP 8 numbers the stage's ranks ep + 8·edp: rank 5 sits at ep 5, edp 0, so its EP group is ranks
+// 0-7 (one host) and its expert data-parallel group {5, 13} (two hosts).
+TEST(ExpertFolding, GroupsFoldOverTheStagesRanks) {
+  Strategy strategy;
+  strategy.tensor_parallel = 2;
+  strategy.data_parallel = 8;
+  strategy.pipeline_parallel = 2;
+  strategy.expert_parallel = 8;
+  const RankLayout layout(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{8, 1});
+  const RankCoord rank5 = layout.coord_of(5);
+  EXPECT_EQ(layout.expert_group_members(rank5, ExpertDim::ep), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(layout.expert_group_members(rank5, ExpertDim::edp), (std::vector<int>{5, 13}));
+  EXPECT_TRUE(layout.expert_group(rank5, ExpertDim::ep).within_host());
+  // Stage 1 holds ranks 16-31: rank 21's EP group is 16-23.
+  EXPECT_EQ(layout.expert_group_members(layout.coord_of(21), ExpertDim::ep),
+            (std::vector<int>{16, 17, 18, 19, 20, 21, 22, 23}));
+}
+
+// An EP group of 64 on 8-GPU hosts spans 8 hosts, 8 members on each; one of 8 stays on one host.
+TEST(ExpertFolding, AnEpGroupOf64CrossesTheNetwork) {
+  Strategy strategy;
+  strategy.data_parallel = 64;
+  strategy.expert_parallel = 64;
+  const RankLayout wide(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{64, 1});
+  const GroupPlacement group = wide.expert_group(RankCoord{}, ExpertDim::ep);
+  EXPECT_EQ(group.size, 64);
+  EXPECT_EQ(group.hosts, 8);
+  EXPECT_EQ(group.ranks_per_host, 8);
+  const RankLayout narrow(parallel_dims(strategy), RankPacking{8, 8}, ExpertFolding{8, 1});
+  EXPECT_TRUE(narrow.expert_group(RankCoord{}, ExpertDim::ep).within_domain());
+  EXPECT_EQ(narrow.expert_group(RankCoord{}, ExpertDim::edp).hosts, 8);
 }
 
 }  // namespace distsim::strategy

@@ -65,8 +65,8 @@ std::vector<CalibrationRun> mixed_runs() {
 
 TEST(Validate, ErrorIsPredictedMinusMeasuredOverMeasuredInPercent) {
   CalibrationRun run;
-  run.id = "R1";
-  run.source = "S";
+  run.id = std::string("R1");  // a std::string, not a literal: GCC 12 -Wrestrict misreads the literal assignment
+  run.source = std::string("S");
   run.measured_iteration_s = 0.5;  // any value: the error is checked against the report's prediction
   run.job = tiny_job();
   const auto report = validate({run}, 1);

@@ -145,6 +145,21 @@ def swiglu(x):
     return F.silu(gate) * up
 
 
+def geglu(x):
+    """GeGLU (Shazeer 2020) on the concatenated [gate, up] projection: gelu(gate) · up."""
+    gate, up = x.chunk(2, dim=-1)
+    return F.gelu(gate) * up
+
+
+def relu(x):
+    return F.relu(x)
+
+
+def squared_relu(x):
+    """Squared ReLU (So et al. 2021, Primer), the activation of Nemotron-4's MLP."""
+    return torch.square(F.relu(x))
+
+
 def scale_mask_softmax(scores):
     """Megatron-LM's fused scale + causal mask + softmax of the unfused attention core, on scores
     flattened to [batch·heads·seq_q, seq_kv]: row r is query position r mod seq_kv."""

@@ -216,6 +216,9 @@ for _name, _inputs, _function in [
         ("rmsnorm", lambda d, t, c: _norm_inputs(d, t, c, False), kernels.rms_norm),
         ("gelu", _rows_cols, kernels.gelu),
         ("swiglu", lambda d, t, c: _rows_cols(d, t, c, width_factor=2), kernels.swiglu),
+        ("geglu", lambda d, t, c: _rows_cols(d, t, c, width_factor=2), kernels.geglu),
+        ("relu", _rows_cols, kernels.relu),
+        ("squared_relu", _rows_cols, kernels.squared_relu),
         ("bias_dropout_add", _bias_dropout_add_inputs, kernels.bias_dropout_add),
         ("rope", _rope_inputs, kernels.rope),
         ("embedding", _embedding_inputs, _embedding),
@@ -228,6 +231,17 @@ BUILDERS["fp8_cast_transpose"] = build_fp8_cast_transpose
 # norm (read 2, write 1 + 1 per element); torch has no such kernel, so the bf16 norm stands in.
 BUILDERS["layernorm_fp8"] = BUILDERS["layernorm"]
 BUILDERS["rmsnorm_fp8"] = BUILDERS["rmsnorm"]
+
+
+def _block_format_unavailable(op):
+    def builder(dims, dtype, context):
+        raise NotMeasurable("'%s' is TransformerEngine's block-scaled quantization (Blackwell); torch has no "
+                            "kernel that moves its bytes, so the analytical model prices it" % op)
+    return builder
+
+
+BUILDERS["mxfp8_quantize"] = _block_format_unavailable("mxfp8_quantize")
+BUILDERS["nvfp4_quantize"] = _block_format_unavailable("nvfp4_quantize")
 STAND_IN_NOTES = {
     "layernorm_fp8": "measured as the bf16 layernorm, which moves the same bytes",
     "rmsnorm_fp8": "measured as the bf16 rmsnorm, which moves the same bytes",
@@ -253,6 +267,9 @@ def build(spec, context):
     builder = BUILDERS[spec.op]
     wanted = spec.dtype
     note = STAND_IN_NOTES.get(spec.op)
+    if wanted in ("mxfp8", "nvfp4"):
+        raise NotMeasurable("%s GEMMs need TransformerEngine's block-scaled kernels (Blackwell), which the profiler "
+                            "does not run; the analytical model prices them" % wanted)
     if wanted == "fp8":
         if spec.op != "gemm":
             raise NotMeasurable("distsim runs only linear-layer GEMMs in fp8, not '%s'" % spec.op)

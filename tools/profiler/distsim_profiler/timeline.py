@@ -10,7 +10,7 @@ import time
 
 # distsim's StreamKind order (src/events/phase.hpp); the index is the trace's tid.
 STREAM_KINDS = ("compute", "tp_comm", "pp_send_next", "pp_recv_prev", "pp_send_prev", "pp_recv_next", "dp_comm",
-                "cp_comm")
+                "cp_comm", "ep_comm")
 
 
 class Recorder:

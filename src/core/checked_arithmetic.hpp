@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+namespace distsim {
+
+//! The product of `factors` in 64 bits, or nothing when it does not fit (sizes, counts and bytes
+//! are multiplied through here wherever an input can make them arbitrarily large).
+inline std::optional<std::int64_t> checked_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t product = 1;
+  for (const std::int64_t factor : factors) {
+    if (__builtin_mul_overflow(product, factor, &product)) {
+      return std::nullopt;
+    }
+  }
+  return product;
+}
+
+//! `a + b` in 64 bits, or nothing when it does not fit.
+inline std::optional<std::int64_t> checked_sum(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    return std::nullopt;
+  }
+  return sum;
+}
+
+//! "65536 x 65536 x 2": the factors of a product as a message shows them.
+inline std::string product_text(std::initializer_list<std::int64_t> factors) {
+  std::string text;
+  for (const std::int64_t factor : factors) {
+    text += (text.empty() ? "" : " x ") + std::to_string(factor);
+  }
+  return text;
+}
+
+}  // namespace distsim

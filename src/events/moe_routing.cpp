@@ -1,0 +1,25 @@
+#include "events/moe_routing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace distsim::events {
+
+std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                   std::int64_t router_tokens) {
+  const auto& moe = model.moe;
+  const double mean = static_cast<double>(router_tokens) * moe.top_k;
+  const double busiest =
+      moe.dropless() ? strategy.moe_imbalance : std::min(strategy.moe_imbalance, moe.capacity_factor);
+  const auto copies = static_cast<std::int64_t>(std::ceil(mean * busiest));
+  const std::int64_t local_experts = std::max(1, moe.num_experts / std::max(strategy.expert_parallel, 1));
+  return (copies + local_experts - 1) / local_experts;
+}
+
+std::int64_t moe_dispatched_copies(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                   std::int64_t router_tokens) {
+  return static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(router_tokens) * model.moe.top_k * strategy.moe_imbalance));
+}
+
+}  // namespace distsim::events

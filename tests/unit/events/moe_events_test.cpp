@@ -1,0 +1,142 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "events/job_events.hpp"
+#include "events/moe_routing.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::events {
+
+namespace {
+
+// A two-layer Mixtral shape: h 256, 8 heads of 32, 4 KV heads, 8 routed experts of FFN 512, top-2,
+// SwiGLU, RMSNorm, vocabulary 1024, 128-token sequences; 8 ranks of 4-GPU hosts as tp 1 x dp 8,
+// ep 4, one stage. Each rank routes T = 128 tokens; expert ranks hold 8 / 4 = 2 experts.
+strategy::JobSpec moe_job() {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("mixtral-8x7b");
+  job.model.num_layers = 2;
+  job.model.hidden_size = 256;
+  job.model.num_attention_heads = 8;
+  job.model.num_kv_heads = 4;
+  job.model.ffn_hidden_size = 512;
+  job.model.vocab_size = 1024;
+  job.model.seq_length = 128;
+  job.model.moe.expert_ffn_hidden_size = 512;
+  job.cluster = catalog::find_cluster("dgx-h100");
+  job.cluster.num_hosts = 2;
+  job.cluster.gpus_per_host = 4;
+  job.strategy.data_parallel = 8;
+  job.strategy.expert_parallel = 4;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = 8;
+  return job;
+}
+
+struct Built {
+  EventTable table;
+  RankWork work;
+  const ChunkWork& chunk() const { return work.chunks.front(); }
+};
+
+Built build(const strategy::JobSpec& job) {
+  Built built;
+  const strategy::RankLayout layout(job.strategy, job.cluster);
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
+  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
+  return built;
+}
+
+std::vector<std::string> mlp_labels(const std::vector<TaskTemplate>& list, int layer, std::string_view from) {
+  std::vector<std::string> labels;
+  bool started = false;
+  for (const auto& step : list) {
+    if (step.layer != layer) continue;
+    started = started || step.label == from;
+    if (started) labels.emplace_back(step.label);
+  }
+  return labels;
+}
+
+int index_of(const std::vector<TaskTemplate>& list, int layer, std::string_view label) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i].layer == layer && list[i].label == label) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+// The MoE block's forward steps in Megatron-Core's order: route, permute, dispatch, the experts,
+// combine, unpermute, then the residual add (no shared experts in Mixtral).
+TEST(MoeEvents, ForwardRunsDispatchExpertsCombineInOrder) {
+  const Built built = build(moe_job());
+  const std::vector<std::string> expected = {
+      "norm", "router", "router top-k", "permute", "ep dispatch", "expert fc1", "expert activation",
+      "expert fc2", "ep combine", "unpermute", "bias dropout add"};
+  // The layer's second "norm" is the MoE block's (the first is attention's).
+  auto labels = mlp_labels(built.chunk().forward, 0, "router");
+  labels.insert(labels.begin(), "norm");
+  EXPECT_EQ(labels, expected);
+  const auto& forward = built.chunk().forward;
+  const int dispatch = index_of(forward, 0, "ep dispatch");
+  const int combine = index_of(forward, 0, "ep combine");
+  EXPECT_EQ(forward[static_cast<size_t>(dispatch)].stream, StreamKind::ep_comm);
+  EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "expert fc1"))].waits_for, dispatch);
+  EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "unpermute"))].waits_for, combine);
+}
+
+// bytes = T·k·h·2 = 128·2·256·2 = 131072, over the 4 ranks {0..3} of host 0.
+// Grouped GEMM: 2 local experts, M = 128·2 / 2 = 128 tokens each; FC1 is h → 2·512 (SwiGLU).
+TEST(MoeEvents, DispatchBytesAndGroupedGemmShapes) {
+  const Built built = build(moe_job());
+  const auto& forward = built.chunk().forward;
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "ep dispatch"))].event).key(),
+            "all_to_all bytes=131072 group=4 intra");
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "expert fc1"))].event).key(),
+            "grouped_gemm groups=2 m=128 n=1024 k=256 bf16");
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "expert fc2"))].event).key(),
+            "grouped_gemm groups=2 m=128 n=256 k=512 bf16");
+}
+
+// The allgather dispatcher gathers the group's 4 x 128 tokens: 4·128·256·2 = 262144 bytes, and
+// reduce-scatters as many back.
+TEST(MoeEvents, AllGatherDispatcherGathersTheGroupsTokens) {
+  auto job = moe_job();
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::allgather;
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "ep dispatch"))].event).key(),
+            "all_gather bytes=262144 group=4 intra");
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "ep combine"))].event).key(),
+            "reduce_scatter bytes=262144 group=4 intra");
+}
+
+// Imbalance 1.5: the busiest rank gets ⌈256·1.5⌉ = 384 copies, 192 per expert; a capacity factor
+// of 1.25 caps it at ⌈256·1.25⌉ = 320, 160 per expert.
+TEST(MoeEvents, ImbalanceAndCapacityFactorSetTokensPerExpert) {
+  auto job = moe_job();
+  job.strategy.moe_imbalance = 1.5;
+  EXPECT_EQ(moe_tokens_per_expert(job.model, job.strategy, 128), 192);
+  EXPECT_EQ(moe_dispatched_copies(job.model, job.strategy, 128), 384);
+  job.model.moe.capacity_factor = 1.25;
+  EXPECT_EQ(moe_tokens_per_expert(job.model, job.strategy, 128), 160);
+}
+
+// Expert parameters per rank: each of the 2 layers has 8 experts of 3·256·512 = 393216 (SwiGLU
+// FC1 256 → 1024 and FC2 512 → 256, no biases); a rank holds 2 of them: 2·2·393216 = 1572864.
+// Their gradients (fp32, 4 B) are all-reduced over the expert data-parallel group, 8 / 4 = 2
+// ranks {0, 4} on two hosts.
+TEST(MoeEvents, ExpertParametersPerRankAndTheirReduction) {
+  const Built built = build(moe_job());
+  EXPECT_EQ(built.work.expert_parameters, 1572864);
+  ASSERT_TRUE(built.work.expert_gradient_reduction.has_value());
+  EXPECT_EQ(built.table.at(*built.work.expert_gradient_reduction).key(),
+            "all_reduce bytes=6291456 group=2 inter per_node=1");
+}
+
+}  // namespace distsim::events
