@@ -53,13 +53,11 @@ struct JobSet {
   std::vector<std::string> labels;
 };
 
-std::vector<strategy::Recompute> parse_recompute_list(const std::string& text) {
-  std::vector<strategy::Recompute> values;
-  std::istringstream items(text);
-  for (std::string item; std::getline(items, item, ',');) {
-    values.push_back(strategy::parse_recompute(item, "--recompute"));
-  }
-  return values;
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::istringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) items.push_back(item);
+  return items;
 }
 
 void check_flag_combinations(const EventsOptions& options) {
@@ -126,9 +124,20 @@ JobSet jobs_from_search(const EventsOptions& options) {
   search::SearchSpace space;
   space.base = distsim::options::assemble_job(base, io::spec_resolvers());
   strategy::validate_precision(space.base, base.names());
-  space.micro_batch_sizes = options.micro_batch_sizes;
-  space.schedules = options.schedules;
-  space.recompute = parse_recompute_list(options.recompute);
+  // The census covers the (tp, pp, dp) splits of the cluster and, for an MoE model, the expert
+  // parallel sizes a search tries unless --ep pins one; the listed flags vary their settings, and
+  // every other searched setting keeps the job's value.
+  const bool experts_free = options.job.settings().find("ep") == nullptr;
+  for (const auto* option : search::searched_options()) {
+    const bool free =
+        option->key == "tp" || option->key == "pp" || option->key == "dp" || (option->key == "ep" && experts_free);
+    if (!free) space.listed[option->key] = {option->read(space.base)};
+  }
+  std::vector<std::string> sizes;
+  for (const int size : options.micro_batch_sizes) sizes.push_back(std::to_string(size));
+  search::list_values(space, "micro_batch_size", sizes, "--micro-batch-sizes");
+  search::list_values(space, "schedule", options.schedules, "--schedules");
+  search::list_values(space, "recompute", split_list(options.recompute), "--recompute");
   JobSet set;
   for (const auto& candidate : search::census_candidates(space)) {
     set.jobs.push_back(candidate.job);

@@ -1,9 +1,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "cli/commands.hpp"
@@ -26,14 +29,9 @@ namespace {
 
 struct SearchCommandOptions {
   JobFlags job;
-  std::vector<std::string> micro_batch_sizes{"1"};
-  std::string micro_batch_size;
-  std::vector<std::string> schedules{"1f1b"};
-  std::vector<std::string> recompute{"none"};
-  CLI::Option* micro_batch_sizes_flag = nullptr;
-  CLI::Option* micro_batch_size_flag = nullptr;
-  CLI::Option* schedules_flag = nullptr;
-  CLI::Option* recompute_flag = nullptr;
+  //! Per searched option key: the values listed on the command line, and its flag.
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, CLI::Option*> list_flags;
   std::size_t top = 10;
   std::string csv;
   std::string report;
@@ -41,75 +39,88 @@ struct SearchCommandOptions {
   bool json = false;
   ThreadsFlag threads;
   bool simulate_out_of_memory = false;
+  std::string memory_headroom;
+  double max_memory_gib = 0;
+  CLI::Option* memory_headroom_flag = nullptr;
+  CLI::Option* max_memory_flag = nullptr;
 };
 
-//! Each item parsed by the option table's rule for `key`, named by `flag`.
-std::vector<distsim::options::Value> parse_items(const std::vector<std::string>& items, const std::string& key,
-                                                 const std::string& flag) {
-  std::vector<distsim::options::Value> values;
-  for (const auto& item : items) {
-    const distsim::options::ParsedValue parsed = distsim::options::parse_value(distsim::options::option(key), item);
-    if (!parsed.ok()) {
-      throw InputError(flag + ": " + parsed.problem);
-    }
-    values.push_back(parsed.value);
-  }
-  return values;
-}
-
-//! A list flag's items when given; else the job file's one value of the key; else the default.
-std::vector<std::string> items_of(const CLI::Option* flag, const std::vector<std::string>& items,
-                                  const distsim::options::JobSettings& file, const std::string& key) {
-  if (flag->count() == 0) {
-    if (const auto* setting = file.find(key)) return {distsim::options::value_text(setting->value)};
-  }
-  return items;
+//! The spellings of earlier versions, which named the lists in the plural.
+std::string plural_alias(const std::string& key) {
+  if (key == "micro_batch_size") return ",--micro-batch-sizes";
+  if (key == "schedule") return ",--schedules";
+  return "";
 }
 
 void check_search_flags(const SearchCommandOptions& options, const distsim::options::JobSettings& file) {
-  if (options.micro_batch_size_flag->count() > 0 && options.micro_batch_sizes_flag->count() > 0) {
-    throw InputError("--micro-batch-size and --micro-batch-sizes both given; use one or the other");
-  }
   options.threads.count();  // refuses a bad --threads before any work
-  for (const char* key : {"strategy", "tp", "pp", "dp", "cp"}) {
-    if (const auto* setting = file.find(key)) {
-      throw InputError(setting->origin + ": search tries every split of the cluster; leave the key out");
+  if (const auto* setting = file.find("strategy")) {
+    throw InputError(setting->origin +
+                     ": search varies the parallel sizes itself; pin them with the keys tp, pp, dp and cp");
+  }
+  if (options.memory_headroom_flag->count() > 0 && options.max_memory_flag->count() > 0) {
+    throw InputError("--memory-headroom and --max-memory-gib both given; use one or the other");
+  }
+}
+
+//! The listed values of every searched setting: the flag's list, else the job file's one value.
+void list_searched_values(const SearchCommandOptions& options, const distsim::options::JobSettings& file,
+                          search::SearchSpace& space) {
+  for (const auto* option : search::searched_options()) {
+    const CLI::Option* flag = options.list_flags.at(option->key);
+    if (flag->count() > 0) {
+      const auto& items = options.lists.at(option->key);
+      // A yes/no flag given alone (CLI11 then holds one empty value) means yes, as simulate's does.
+      const bool alone = items.empty() || (items.size() == 1 && items.front().empty());
+      const bool yes = alone && option->type == distsim::options::ValueType::boolean;
+      search::list_values(space, option->key, yes ? std::vector<std::string>{"true"} : items, option->flag);
+    } else if (const auto* setting = file.find(option->key)) {
+      space.listed[option->key] = {setting->value};
     }
   }
 }
 
 search::SearchSpace make_space(const SearchCommandOptions& options) {
-  const distsim::options::JobSettings file = options.job.file_settings();
+  distsim::options::JobSettings file = options.job.file_settings();
   check_search_flags(options, file);
+  search::SearchSpace space;
+  list_searched_values(options, file, space);
+  for (const auto& key : search::searched_keys()) file.erase(key);
   distsim::options::JobSettings searched;
   searched.set("strategy", std::string("1M1P1D"), "search");
   searched.set("micro_batch_size", 1, "search");
   const distsim::options::JobSettings settings = searched.over(options.job.flag_settings().over(file));
-  search::SearchSpace space;
   space.base = distsim::options::assemble_job(settings, io::spec_resolvers());
   strategy::validate_precision(space.base, settings.names());
-  const bool one_size = options.micro_batch_size_flag->count() > 0;
-  const auto sizes =
-      one_size ? std::vector<std::string>{options.micro_batch_size}
-               : items_of(options.micro_batch_sizes_flag, options.micro_batch_sizes, file, "micro_batch_size");
-  space.micro_batch_sizes.clear();
-  for (const auto& size :
-       parse_items(sizes, "micro_batch_size", one_size ? "--micro-batch-size" : "--micro-batch-sizes")) {
-    space.micro_batch_sizes.push_back(std::get<int>(size));
-  }
-  space.schedules.clear();
-  for (const auto& item : items_of(options.schedules_flag, options.schedules, file, "schedule")) {
-    if (item == search::kAllSchedules) {
-      space.schedules.push_back(item);
-      continue;
-    }
-    space.schedules.push_back(std::get<std::string>(parse_items({item}, "schedule", "--schedules").front()));
-  }
-  space.recompute.clear();
-  for (const auto& text : items_of(options.recompute_flag, options.recompute, file, "recompute")) {
-    space.recompute.push_back(strategy::parse_recompute(text, "--recompute"));
-  }
   return space;
+}
+
+//! What counts as fitting: --max-memory-gib, or the GPU's memory less --memory-headroom.
+std::optional<double> memory_limit(const SearchCommandOptions& options, const search::SearchSpace& space) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (options.max_memory_flag->count() > 0) {
+    if (!(options.max_memory_gib > 0)) {
+      throw InputError("--max-memory-gib: expected a positive number of GiB, got " +
+                       std::to_string(options.max_memory_gib));
+    }
+    return options.max_memory_gib * kGiB;
+  }
+  if (options.memory_headroom_flag->count() == 0) return std::nullopt;
+  std::string text = options.memory_headroom;
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  double percent = -1;
+  std::size_t used = 0;
+  try {
+    percent = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || percent < 0 || percent >= 100) {
+    throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
+                     options.memory_headroom + "'");
+  }
+  const auto capacity = static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
+  return capacity * (1.0 - percent / 100.0);
 }
 
 //! Redraws one stderr line, only on a terminal and only once the search has run half a second.
@@ -134,6 +145,8 @@ void run_search(const SearchCommandOptions& options) {
   search::SearchOptions search_options;
   search_options.threads = options.threads.count();
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
+  search_options.memory_limit_bytes = memory_limit(options, space);
+  search_options.keep = options.top;
   search_options.progress = ProgressBar{};
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
@@ -156,25 +169,29 @@ void run_search(const SearchCommandOptions& options) {
 void add_search_command(CLI::App& app) {
   auto options = std::make_shared<SearchCommandOptions>();
   auto* command = app.add_subcommand(
-      "search", "simulate every tensor x pipeline x data parallel split of the cluster and rank them by throughput");
+      "search",
+      "simulate every combination of the searchable job settings (the list flags below) and rank them by throughput");
   options->job.add_to(*command, search::searched_keys());  // the search varies these itself
-  options->micro_batch_sizes_flag =
-      command->add_option("--micro-batch-sizes", options->micro_batch_sizes, "micro-batch sizes to try, e.g. 1,2,4")
-          ->delimiter(',')
-          ->capture_default_str();
-  options->micro_batch_size_flag = command->add_option("--micro-batch-size", options->micro_batch_size,
-                                                       "one micro-batch size to try (--micro-batch-sizes with one)");
-  options->schedules_flag =
-      command
-          ->add_option("--schedules", options->schedules,
-                       "pipeline schedules to try, e.g. gpipe,1f1b, or all (every one of `distsim list schedules`)")
-          ->delimiter(',')
-          ->capture_default_str();
-  options->recompute_flag =
-      command->add_option("--recompute", options->recompute, "recomputation settings to try: none,selective,full")
-          ->delimiter(',')
-          ->capture_default_str();
-  command->add_option("--top", options->top, "rows of the ranking to print")->capture_default_str();
+  for (const auto* option : search::searched_options()) {
+    options->list_flags[option->key] =
+        command
+            ->add_option(option->flag + plural_alias(option->key), options->lists[option->key],
+                         "values to try, e.g. a,b,c, or all (the default: every valid value): " + option->help +
+                             "; job-file key " + option->key + " pins one value")
+            ->delimiter(',')
+            ->expected(0, CLI::detail::expected_max_vector_size)
+            ->type_name(option->type == distsim::options::ValueType::positive_integer ? "N,..." : "TEXT,...");
+  }
+  options->memory_headroom_flag =
+      command->add_option("--memory-headroom", options->memory_headroom,
+                          "a candidate fits when its peak memory leaves this share of the GPU's memory free, e.g. 10%");
+  options->max_memory_flag = command->add_option("--max-memory-gib", options->max_memory_gib,
+                                                 "a candidate fits when its peak memory is at most this many GiB");
+  command
+      ->add_option("--top", options->top,
+                   "rows of the ranking to print; the search finds these exactly and prunes candidates whose lower "
+                   "bound loses to them")
+      ->capture_default_str();
   command->add_option("--csv", options->csv, "write every candidate to this CSV file");
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
   options->profile.add_to(*command);

@@ -53,6 +53,10 @@ struct JobOption {
   //! mixture-of-experts model); the echo leaves out a setting that does not, so that a job's echo
   //! names only what shapes it. Empty: the setting always applies.
   std::function<bool(const strategy::JobSpec&)> applies;
+  //! The values a strategy search tries when the user leaves this setting free, for a job that
+  //! holds the candidate's values of the settings before it in the table. Empty: a search never
+  //! varies the setting (it is one value of the job, as for simulate).
+  std::function<std::vector<Value>(const strategy::JobSpec&)> search_values;
 };
 
 //! The option table in the order job assembly applies it: the model before its sequence length,

@@ -27,6 +27,29 @@ JobOption basic(std::string key, std::string flag, ValueType type, std::string d
   return option;
 }
 
+//! The divisors of n, ascending.
+std::vector<Value> divisors(int n) {
+  std::vector<Value> values;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) values.emplace_back(d);
+  }
+  return values;
+}
+
+//! A parallel size left free: every size that still divides the GPUs the other sizes leave.
+std::vector<Value> free_parallel_sizes(const JobSpec& job, int Strategy::*field) {
+  const int others = job.strategy.world_size() / job.strategy.*field;
+  const int gpus = job.cluster.total_gpus();
+  return gpus % others == 0 ? divisors(gpus / others) : std::vector<Value>{};
+}
+
+//! A yes/no setting left free: both, or only off when turning it on changes nothing for the job.
+std::function<std::vector<Value>(const JobSpec&)> both_when(std::function<bool(const JobSpec&)> matters) {
+  return [matters = std::move(matters)](const JobSpec& job) {
+    return matters(job) ? std::vector<Value>{false, true} : std::vector<Value>{false};
+  };
+}
+
 //! An integer setting that lives in one Strategy field.
 JobOption strategy_integer(std::string key, std::string flag, int Strategy::*field, std::string default_value,
                            std::string help) {
@@ -155,6 +178,26 @@ std::vector<JobOption> size_options() {
     auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size; });
     it->excludes = {"strategy"};
   }
+  for (const auto& size : {std::pair{"tp", &Strategy::tensor_parallel}, std::pair{"pp", &Strategy::pipeline_parallel},
+                           std::pair{"dp", &Strategy::data_parallel}, std::pair{"cp", &Strategy::context_parallel}}) {
+    auto it = std::find_if(sizes.begin(), sizes.end(), [&](const JobOption& o) { return o.key == size.first; });
+    it->search_values = [field = size.second](const JobSpec& job) { return free_parallel_sizes(job, field); };
+  }
+  // Ring attention runs inside the fused kernel: with unfused attention context parallelism stays 1.
+  auto context = std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "cp"; });
+  context->search_values = [](const JobSpec& job) {
+    return job.strategy.attention == strategy::Attention::unfused
+               ? std::vector<Value>{1}
+               : free_parallel_sizes(job, &Strategy::context_parallel);
+  };
+  // Every micro-batch size that divides a data-parallel rank's share of the global batch.
+  auto micro_batch =
+      std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "micro_batch_size"; });
+  micro_batch->search_values = [](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    return s.global_batch_size % s.data_parallel == 0 ? divisors(s.global_batch_size / s.data_parallel)
+                                                      : std::vector<Value>{};
+  };
   return sizes;
 }
 
@@ -167,6 +210,13 @@ JobOption schedule_option() {
     job.strategy.schedule = as_text(value);
   };
   schedule.read = [](const JobSpec& job) -> Value { return job.strategy.schedule; };
+  // One stage has no pipeline to schedule: every schedule would run its passes back to back.
+  schedule.search_values = [default_name = schedule.default_value](const JobSpec& job) {
+    if (job.strategy.pipeline_parallel == 1) return std::vector<Value>{default_name};
+    std::vector<Value> names;
+    for (const auto& name : schedule::schedule_names()) names.emplace_back(name);
+    return names;
+  };
   return schedule;
 }
 
@@ -233,6 +283,20 @@ std::vector<JobOption> precision_options() {
               "softmax and dropout through memory, Megatron-LM before 2023)")};
 }
 
+//! Virtual stages left free: for a schedule with a fixed number of chunks per stage (one, or the
+//! two of a V schedule), that number; for one that takes any number (interleaved), every count of
+//! at least two that splits each stage's layers into equal chunks.
+std::vector<Value> free_virtual_stages(const JobSpec& job) {
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  if (schedule.chunks_per_stage(3) != 3) return {schedule.chunks_per_stage(1)};
+  const int stages = job.strategy.pipeline_parallel;
+  std::vector<Value> counts;
+  for (int chunks = 2; chunks * stages <= job.model.num_layers; ++chunks) {
+    if (job.model.num_layers % (chunks * stages) == 0) counts.emplace_back(chunks);
+  }
+  return counts;
+}
+
 //! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
 //! that the echo names one stage once.
 JobOption distributed_optimizer_option() {
@@ -242,6 +306,7 @@ JobOption distributed_optimizer_option() {
                        "of the parameters, all-gather them (the same as --sharding zero1)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding == strategy::Sharding::none; };
   option.excludes = {"sharding"};
+  option.search_values = both_when([](const JobSpec& job) { return job.strategy.data_parallel > 1; });
   return option;
 }
 
@@ -278,16 +343,31 @@ std::vector<JobOption> feature_options() {
   JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
                                       "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
   bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
-  return {strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
-                           "model chunks per pipeline stage: V >= 2 for schedule interleaved, 2 for zbv and dualpipev"),
-          strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
-                           "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
-                           "instead of all-reduce (no effect with tp 1)"),
-          strategy_choice<Recompute>(
-              "recompute", "--recompute", "recomputation", &Strategy::recompute,
-              {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
-              "activation recomputation: none, selective (attention core) or full (every "
-              "layer's forward rerun before its backward)"),
+  JobOption virtual_stages =
+      strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
+                       "model chunks per pipeline stage: V >= 2 for schedule interleaved, 2 for zbv and dualpipev");
+  virtual_stages.search_values = free_virtual_stages;
+  JobOption sequence_parallel =
+      strategy_boolean("sequence_parallel", "--sequence-parallel", &Strategy::sequence_parallel,
+                       "Megatron sequence parallelism: norms and dropout on s/t rows, all-gather + reduce-scatter "
+                       "instead of all-reduce (no effect with tp 1)");
+  sequence_parallel.search_values = both_when([](const JobSpec& job) { return job.strategy.tensor_parallel > 1; });
+  JobOption recompute = strategy_choice<Recompute>(
+      "recompute", "--recompute", "recomputation", &Strategy::recompute,
+      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
+      "activation recomputation: none, selective (attention core) or full (every "
+      "layer's forward rerun before its backward)");
+  // A fused attention kernel recomputes its core in the backward pass anyway, so selective
+  // recomputation changes nothing there: a search tries it only with unfused attention.
+  recompute.search_values = [](const JobSpec& job) {
+    if (job.strategy.attention == strategy::Attention::unfused) {
+      return std::vector<Value>{std::string("none"), std::string("selective"), std::string("full")};
+    }
+    return std::vector<Value>{std::string("none"), std::string("full")};
+  };
+  return {virtual_stages,
+          sequence_parallel,
+          recompute,
           distributed_optimizer_option(),
           sharding_option(),
           shard_group_option(),
@@ -311,6 +391,20 @@ std::string imbalance_problem(const std::string& text) {
     return "expected a number such as 1.0 or 1.25, got '" + text + "'";
   }
   return "";
+}
+
+//! Expert parallel sizes left free: every size that divides the routed experts and, times the
+//! expert tensor parallel size, the ranks of a pipeline stage (tp x cp x dp), which the experts
+//! are folded over. A dense model has none.
+std::vector<Value> free_expert_parallel_sizes(const JobSpec& job) {
+  const int experts = job.model.moe.num_experts;
+  const Strategy& s = job.strategy;
+  const int stage_ranks = s.tensor_parallel * s.context_parallel * s.data_parallel;
+  std::vector<Value> sizes;
+  for (int ep = 1; ep <= experts; ++ep) {
+    if (experts % ep == 0 && stage_ranks % (ep * s.expert_tensor_parallel) == 0) sizes.emplace_back(ep);
+  }
+  return sizes;
 }
 
 std::vector<JobOption> expert_options() {
@@ -338,6 +432,7 @@ std::vector<JobOption> expert_options() {
     const std::string text = out.str();
     return text.find_first_of(".e") == std::string::npos ? text + ".0" : text;
   };
+  ep.search_values = free_expert_parallel_sizes;
   std::vector<JobOption> options{ep, etp, dispatcher, imbalance};
   for (auto& option : options) {
     option.applies = has_experts;

@@ -7,6 +7,7 @@ const char* to_string(CandidateStatus status) {
     case CandidateStatus::ok: return "ok";
     case CandidateStatus::out_of_memory: return "out of memory";
     case CandidateStatus::invalid: return "invalid";
+    case CandidateStatus::pruned: return "pruned by bound";
   }
   return "invalid";
 }
@@ -14,13 +15,14 @@ const char* to_string(CandidateStatus status) {
 std::string Candidate::label() const {
   const auto& s = job.strategy;
   std::string text = s.notation();
-  if (job.model.moe.enabled()) {
-    text += " ep " + std::to_string(s.expert_parallel);
-  }
+  if (job.model.moe.enabled()) text += " ep " + std::to_string(s.expert_parallel);
   text += " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
+  if (s.virtual_stages > 1) text += " v" + std::to_string(s.virtual_stages);
   if (s.recompute != strategy::Recompute::none) {
     text += std::string(" recompute=") + strategy::to_string(s.recompute);
   }
+  if (s.sequence_parallel) text += " sp";
+  if (s.distributed_optimizer) text += " distopt";
   return text;
 }
 

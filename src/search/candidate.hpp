@@ -10,6 +10,10 @@ enum class CandidateStatus {
   ok,             //!< simulated
   out_of_memory,  //!< valid but its peak memory exceeds the GPU's; not simulated unless asked
   invalid,        //!< breaks a rule of the model or the strategy; never simulated
+  //! valid and fits, not simulated: its lower bound on iteration time already loses to the k-th
+  //! best and to a simulated candidate that needs no more memory, so it can be neither in the
+  //! top k nor on the Pareto front
+  pruned,
 };
 
 const char* to_string(CandidateStatus status);
@@ -25,11 +29,13 @@ struct Candidate {
   double mfu = 0;
   double bubble_fraction = 0;
   double peak_memory_bytes = 0;
-  bool pareto = false;  //!< on the front of iteration time versus peak memory
+  double lower_bound_s = 0;  //!< api::compute_lower_bound, for valid candidates that fit
+  bool pareto = false;       //!< on the front of iteration time versus peak memory
 
   double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
-  //! "2M8P1D mbs 1 1f1b" ("2M8P1D ep 2 mbs 1 1f1b" for an MoE model), plus the recomputation
-  //! when there is any.
+  //! "2M8P1D mbs 1 1f1b" (with the expert parallel size for an MoE model: "2M8P1D ep 2 mbs 1
+  //! 1f1b"), plus the virtual stages, recomputation, sequence parallelism and distributed
+  //! optimizer when they are on: "4M2C4P8D mbs 1 interleaved v5 sp distopt".
   std::string label() const;
 };
 

@@ -1,45 +1,48 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "options/job_option.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::search {
 
-//! What a strategy search may vary. The base job fixes the model, the cluster (its GPU count is
-//! what every candidate must use), the global batch, the precision and every strategy option the
-//! search does not vary; the lists give the values it tries.
+//! What a strategy search may vary: every option of the job option table that has
+//! JobOption::search_values (searched_options). The base job fixes the model, the cluster (its
+//! GPU count is what every candidate must use), the global batch, the precision and every
+//! setting no search varies. A searched setting is pinned or listed (`listed` holds its values)
+//! or free (absent from `listed`: the search tries the option's search_values).
 struct SearchSpace {
   strategy::JobSpec base;
-  std::vector<int> micro_batch_sizes{1};
-  std::vector<std::string> schedules{"1f1b"};  //!< by name; kAllSchedules stands for every registered one
-  std::vector<strategy::Recompute> recompute{strategy::Recompute::none};
+  std::map<std::string, std::vector<options::Value>> listed;
 };
 
-//! The job settings (option-table keys) a search varies itself: a search's job leaves them out.
-const std::vector<std::string>& searched_keys();
+//! The options a search varies, in table order (the order candidates are built in).
+std::vector<const options::JobOption*> searched_options();
 
-//! In SearchSpace::schedules: every schedule distsim knows (schedule::all_schedules), in its order.
-inline constexpr std::string_view kAllSchedules = "all";
+//! The options `space` varies, in table order: the searched options that mean something for the
+//! base job (JobOption::applies, which for a searched option depends only on settings no search
+//! varies: the expert parallel size on an MoE model) and any whose values are listed.
+std::vector<const options::JobOption*> varied_options(const SearchSpace& space);
 
-//! The schedule names a search tries: SearchSpace::schedules with kAllSchedules replaced by every
-//! registered schedule's name, each name once, in the order first given.
-std::vector<std::string> schedules_to_try(const SearchSpace& space);
+//! The job settings a search varies itself: every searched option's key and the strategy
+//! notation that sets the parallel sizes together. A search's job echo leaves them out.
+std::vector<std::string> searched_keys();
 
-//! Checks the lists themselves (not the candidates): none empty, schedules known, micro-batch
-//! sizes positive and dividing the global batch. Throws InputError naming the flag and value.
+//! Written alone in a list of values, it leaves the setting free: `--schedule all`.
+inline constexpr std::string_view kAllValues = "all";
+
+//! Lists `items` as the values to try for the searched setting `key`, each parsed by the option
+//! table's rule; kAllValues alone makes the setting free again. Throws InputError naming `flag`.
+void list_values(SearchSpace& space, const std::string& key, const std::vector<std::string>& items,
+                 const std::string& flag);
+
+//! Checks the lists themselves (not the candidates): none empty, micro-batch sizes dividing the
+//! global batch, a model distsim can simulate, a cluster with GPUs. Throws InputError naming the
+//! flag and the value.
 void check_search_space(const SearchSpace& space);
-
-//! Every (tensor, pipeline, data) size triple whose product is `gpus`, tensor size first, in
-//! ascending lexicographic order.
-std::vector<strategy::Strategy> parallel_size_triples(int gpus);
-
-//! The expert parallel sizes a search tries for `base`'s model on the tensor x data parallel split
-//! `sizes`: for an MoE model every size that divides the routed experts and, times the expert
-//! tensor parallel size, the ranks of a pipeline stage (tp x cp x dp), ascending; for a dense model
-//! only the base job's own size.
-std::vector<int> expert_parallel_sizes(const strategy::JobSpec& base, const strategy::Strategy& sizes);
 
 }  // namespace distsim::search

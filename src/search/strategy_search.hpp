@@ -2,10 +2,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "api/simulation.hpp"
 #include "search/candidate.hpp"
+#include "search/memory_remedy.hpp"
 #include "search/search_space.hpp"
 
 namespace distsim::search {
@@ -14,6 +16,12 @@ struct SearchOptions {
   int threads = 1;
   //! Simulate candidates that do not fit in memory too (they stay marked out of memory).
   bool simulate_out_of_memory = false;
+  //! What counts as fitting: a peak of at most this many bytes per GPU. Unset: the GPU's memory.
+  std::optional<double> memory_limit_bytes;
+  //! How many of the fastest candidates the search must find exactly: a candidate whose lower
+  //! bound on iteration time exceeds the k-th best simulated time (and that a simulated candidate
+  //! needing no more memory beats) is pruned. 0 simulates every candidate that fits.
+  std::size_t keep = 0;
   //! Costs shared by every simulation (e.g. a profile database); read from several threads.
   api::SimulationOptions simulation;
   //! Called after each simulated candidate with (done, total); from worker threads, serialized.
@@ -27,20 +35,28 @@ struct SearchResult {
   std::size_t valid = 0;
   std::size_t invalid = 0;
   std::size_t out_of_memory = 0;
+  std::size_t pruned_by_bound = 0;
+  double memory_limit_bytes = 0;  //!< what counted as fitting
+  //! When no candidate fits: the leanest one (smallest peak) and what would bring it under.
+  std::optional<std::size_t> leanest;
+  std::vector<MemoryRemedy> memory_remedies;
 
   //! Best throughput over worst, among ranked candidates; 0 when fewer than one.
   double best_worst_ratio() const;
 };
 
-//! Every combination of parallel sizes, micro-batch size, schedule and recomputation in the
-//! space, each checked against the job rules (invalid ones carry the reason).
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space);
+//! Every combination of the searched settings' values (listed, or the option's search_values
+//! when free) whose parallel sizes use every GPU of the cluster, each checked against the job
+//! rules (invalid ones carry the reason) and against memory (`memory_limit_bytes`, or the GPU's
+//! memory when 0).
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0);
 
-//! Enumerates, prunes by memory, simulates the rest on `threads` threads and ranks them. The
-//! simulations aggregate each pipeline pass into one task (api::SimulationOptions::
+//! Enumerates, prunes by memory, then by the lower bound (largest bound last: the candidates
+//! are simulated by increasing bound, in batches of a fixed size so that the result does not
+//! depend on the number of threads), simulates the rest on `threads` threads and ranks them.
+//! The simulations aggregate each pipeline pass into one task (api::SimulationOptions::
 //! aggregate_passes), which gives the same iteration time as operator-level tasks (tested).
-//! Throws InputError when the space itself is malformed or no candidate is valid. The result
-//! does not depend on the number of threads.
+//! Throws InputError when the space itself is malformed or no candidate is valid.
 SearchResult run_search(const SearchSpace& space, const SearchOptions& options);
 
 }  // namespace distsim::search

@@ -21,16 +21,40 @@ std::string space_description(const search::SearchSpace& space) {
                      job.strategy.precision_name());
 }
 
-std::vector<std::string> recompute_names(const search::SearchSpace& space) {
-  std::vector<std::string> names;
-  for (const auto recompute : space.recompute) names.emplace_back(strategy::to_string(recompute));
-  return names;
+nlohmann::json value_json(const options::Value& value) {
+  return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
 }
 
+//! Each searched setting's values, or "all" for a free one (every value the search finds valid).
 nlohmann::json space_json(const search::SearchSpace& space) {
-  return {{"micro_batch_sizes", space.micro_batch_sizes},
-          {"schedules", space.schedules},
-          {"recompute", recompute_names(space)}};
+  nlohmann::json data = nlohmann::json::object();
+  for (const auto* option : search::varied_options(space)) {
+    const auto listed = space.listed.find(option->key);
+    if (listed == space.listed.end()) {
+      data[option->key] = std::string(search::kAllValues);
+      continue;
+    }
+    nlohmann::json values = nlohmann::json::array();
+    for (const auto& value : listed->second) values.push_back(value_json(value));
+    data[option->key] = std::move(values);
+  }
+  return data;
+}
+
+//! The flags that rerun the same space: "--tp all --micro-batch-size 1,2 ...".
+std::string space_flags(const search::SearchSpace& space) {
+  std::vector<std::string> flags;
+  for (const auto* option : search::varied_options(space)) {
+    const auto listed = space.listed.find(option->key);
+    std::vector<std::string> values;
+    if (listed == space.listed.end()) {
+      values.emplace_back(search::kAllValues);
+    } else {
+      for (const auto& value : listed->second) values.push_back(options::value_text(value));
+    }
+    flags.push_back(fmt::format("{} {}", option->flag, fmt::join(values, ",")));
+  }
+  return fmt::format("{}", fmt::join(flags, " "));
 }
 
 //! Wide enough for every label in the table, and at least 28 characters.
@@ -91,14 +115,19 @@ nlohmann::json candidate_json(const search::Candidate& c) {
                           {"tp", s.tensor_parallel},
                           {"pp", s.pipeline_parallel},
                           {"dp", s.data_parallel},
+                          {"cp", s.context_parallel},
                           {"micro_batch_size", s.micro_batch_size},
                           {"schedule", s.schedule},
+                          {"virtual_stages", s.virtual_stages},
                           {"recompute", strategy::to_string(s.recompute)},
+                          {"sequence_parallel", s.sequence_parallel},
+                          {"distributed_optimizer", s.distributed_optimizer},
                           {"status", search::to_string(c.status)},
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
   if (c.job.model.moe.enabled()) entry["ep"] = s.expert_parallel;
   if (!c.reason.empty()) entry["reason"] = c.reason;
+  if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
   if (c.simulated) {
     entry["iteration_time_s"] = c.iteration_time_s;
     entry["iterations_per_s"] = c.iterations_per_s();
@@ -118,6 +147,39 @@ std::string csv_quoted(const std::string& text) {
   return quoted + "\"";
 }
 
+//! The leanest candidate and the peak each remedy would leave it with.
+std::string memory_advice(const search::SearchResult& result) {
+  if (!result.leanest) return "";
+  const auto& leanest = result.candidates[*result.leanest];
+  std::string text = fmt::format("the leanest, {}, needs {:.2f} GiB of {:.2f} GiB; what would lower it:\n",
+                                 leanest.label(), leanest.peak_memory_bytes / kGiB, result.memory_limit_bytes / kGiB);
+  for (const auto& remedy : result.memory_remedies) {
+    fmt::format_to(std::back_inserter(text), "  {:<22} {} needs {:.2f} GiB{}\n", remedy.change + ":",
+                   remedy.changed.label(), remedy.changed.peak_memory_bytes / kGiB, remedy.fits ? " (fits)" : "");
+  }
+  if (result.memory_remedies.empty()) {
+    text += "  nothing: it has every pipeline stage, recomputation and optimizer sharding a valid job allows\n";
+  }
+  return text;
+}
+
+nlohmann::json memory_advice_json(const search::SearchResult& result) {
+  nlohmann::json advice = nlohmann::json::object();
+  if (!result.leanest) return advice;
+  const auto& leanest = result.candidates[*result.leanest];
+  advice["leanest"] = leanest.label();
+  advice["peak_memory_bytes"] = leanest.peak_memory_bytes;
+  nlohmann::json remedies = nlohmann::json::array();
+  for (const auto& remedy : result.memory_remedies) {
+    remedies.push_back({{"change", remedy.change},
+                        {"candidate", remedy.changed.label()},
+                        {"peak_memory_bytes", remedy.changed.peak_memory_bytes},
+                        {"fits", remedy.fits}});
+  }
+  advice["remedies"] = std::move(remedies);
+  return advice;
+}
+
 }  // namespace
 
 //! The searched keys, and the gradient bucket size when the default rule sets it: that rule
@@ -135,11 +197,7 @@ nlohmann::json search_job_json(const search::SearchSpace& space) {
 }
 
 std::string search_settings_text(const search::SearchSpace& space) {
-  const std::string experts =
-      space.base.model.moe.enabled() ? " and every ep that divides the experts and a stage's ranks" : "";
-  return fmt::format("{}; searched: --micro-batch-sizes {} --schedules {} --recompute {}{}",
-                     job_settings_text(space.base, left_out_of_echo(space)), fmt::join(space.micro_batch_sizes, ","),
-                     fmt::join(space.schedules, ","), fmt::join(recompute_names(space), ","), experts);
+  return fmt::format("{}; searched: {}", job_settings_text(space.base, left_out_of_echo(space)), space_flags(space));
 }
 
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
@@ -147,8 +205,10 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   auto out = std::back_inserter(text);
   fmt::format_to(out, "strategy search: {}\n", space_description(space));
   fmt::format_to(out, "settings: {}\n", search_settings_text(space));
-  fmt::format_to(out, "{} candidates: {} valid, {} invalid; {} do not fit in memory; {} simulated\n",
+  fmt::format_to(out,
+                 "{} candidates: {} valid, {} invalid; {} do not fit in {:.1f} GiB; {} pruned by bound; {} simulated\n",
                  result.candidates.size(), result.valid, result.invalid, result.out_of_memory,
+                 result.memory_limit_bytes / kGiB, result.pruned_by_bound,
                  std::count_if(result.candidates.begin(), result.candidates.end(),
                                [](const search::Candidate& c) { return c.simulated; }));
   if (result.invalid > 0) {
@@ -157,6 +217,7 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   }
   if (result.ranking.empty()) {
     text += "no candidate fits in memory\n";
+    text += memory_advice(result);
     return text;
   }
   text += "\n";
@@ -183,12 +244,15 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
 }
 
 void write_search_csv(std::ostream& out, const search::SearchResult& result) {
-  out << "label,tp,pp,dp,micro_batch_size,schedule,recompute,status,iteration_time_s,iterations_per_s,"
+  out << "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
+         "distributed_optimizer,status,iteration_time_s,iterations_per_s,"
          "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,reason\n";
   for (const auto& c : result.candidates) {
     const auto& s = c.job.strategy;
-    out << fmt::format("{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
-                       s.micro_batch_size, s.schedule, strategy::to_string(s.recompute), search::to_string(c.status));
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel,
+                       s.data_parallel, s.context_parallel, s.micro_batch_size, s.schedule, s.virtual_stages,
+                       strategy::to_string(s.recompute), s.sequence_parallel ? 1 : 0, s.distributed_optimizer ? 1 : 0,
+                       search::to_string(c.status));
     if (c.simulated) {
       out << fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
                          c.samples_per_s, c.mfu, c.bubble_fraction);
@@ -208,6 +272,9 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
   data["valid"] = result.valid;
   data["invalid"] = result.invalid;
   data["out_of_memory"] = result.out_of_memory;
+  data["memory_limit_bytes"] = result.memory_limit_bytes;
+  data["pruned_by_bound"] = result.pruned_by_bound;
+  if (result.leanest) data["memory_advice"] = memory_advice_json(result);
   data["best_worst_ratio"] = result.best_worst_ratio();
   nlohmann::json ranking = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top, result.ranking.size()); ++i) {

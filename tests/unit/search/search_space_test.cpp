@@ -29,77 +29,114 @@ std::string error_of(const SearchSpace& space) {
   return "";
 }
 
-TEST(ParallelSizeTriples, SixteenGpusHaveFifteenOrderedSplits) {
-  // 16 = 2^4: placing four factors of 2 among three sizes is C(4 + 2, 2) = 15 ways.
-  const auto triples = parallel_size_triples(16);
-  ASSERT_EQ(triples.size(), 15u);
-  for (const auto& t : triples) {
-    EXPECT_EQ(t.tensor_parallel * t.pipeline_parallel * t.data_parallel, 16);
-  }
-  EXPECT_EQ(triples.front().notation(), "1M1P16D");
-  EXPECT_EQ(triples.back().notation(), "16M1P1D");
-}
-
-TEST(ParallelSizeTriples, TwelveGpusHaveEighteen) {
-  // 12 = 2^2 * 3: C(2 + 2, 2) = 6 ways for the twos times 3 places for the three.
-  EXPECT_EQ(parallel_size_triples(12).size(), 18u);
-  EXPECT_EQ(parallel_size_triples(1).size(), 1u);
-}
-
-TEST(SearchSpaceCheck, RejectsEmptyLists) {
+std::string list_error(const std::string& key, const std::vector<std::string>& items, const std::string& flag) {
   SearchSpace space = bert_on_16_a10();
-  space.micro_batch_sizes.clear();
-  EXPECT_EQ(error_of(space), "empty search space: --micro-batch-sizes lists no values");
-  space = bert_on_16_a10();
-  space.schedules.clear();
-  EXPECT_EQ(error_of(space), "empty search space: --schedules lists no values");
+  try {
+    list_values(space, key, items, flag);
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// The searched settings come from the option table (JobOption::search_values), in table order.
+TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
+  std::vector<std::string> keys;
+  for (const auto* option : searched_options()) keys.push_back(option->key);
+  const std::vector<std::string> expected{"tp",
+                                          "pp",
+                                          "dp",
+                                          "cp",
+                                          "micro_batch_size",
+                                          "schedule",
+                                          "virtual_stages",
+                                          "sequence_parallel",
+                                          "recompute",
+                                          "distributed_optimizer",
+                                          "ep"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(searched_keys().front(), "strategy");
+}
+
+TEST(ListValues, ParsesByTheTableAndAllMeansFree) {
+  SearchSpace space = bert_on_16_a10();
+  list_values(space, "tp", {"1", "2", "2", "4"}, "--tp");
+  const std::vector<options::Value> expected{1, 2, 4};  // each value once
+  EXPECT_EQ(space.listed.at("tp"), expected);
+  list_values(space, "tp", {"all"}, "--tp");
+  EXPECT_EQ(space.listed.count("tp"), 0u);
+}
+
+TEST(ListValues, NamesTheFlagAndSuggestsTheClosestName) {
+  EXPECT_EQ(list_error("micro_batch_size", {"1", "0"}, "--micro-batch-size"),
+            "--micro-batch-size: expected a positive integer, got '0'");
+  const std::string message = list_error("schedule", {"1f1b", "gpip"}, "--schedule");
+  EXPECT_EQ(message.rfind("--schedule: unknown schedule 'gpip'; did you mean 'gpipe'?", 0), 0u) << message;
+  EXPECT_EQ(list_error("sequence_parallel", {"ture"}, "--sequence-parallel").rfind("--sequence-parallel: ", 0), 0u);
 }
 
 TEST(SearchSpaceCheck, RejectsMicroBatchThatDoesNotDivideTheGlobalBatch) {
   SearchSpace space = bert_on_16_a10();
-  space.micro_batch_sizes = {1, 3};
-  EXPECT_EQ(error_of(space), "--micro-batch-sizes: 3 does not divide the global batch size 16; use divisors of it");
+  space.listed["micro_batch_size"] = {1, 3};
+  EXPECT_EQ(error_of(space), "--micro-batch-size: 3 does not divide the global batch size 16; use divisors of it");
 }
 
-TEST(SearchSpaceCheck, UnknownScheduleSuggestsTheClosest) {
+TEST(SearchSpaceCheck, RejectsAnEmptyList) {
   SearchSpace space = bert_on_16_a10();
-  space.schedules = {"1f1b", "gpip"};
-  const std::string message = error_of(space);
-  EXPECT_EQ(message.rfind("--schedules: unknown schedule 'gpip'; did you mean 'gpipe'? (known: gpipe, 1f1b", 0), 0u)
-      << message;
+  space.listed["schedule"] = {};
+  EXPECT_EQ(error_of(space), "empty search space: --schedule lists no values");
 }
 
-// "all" is every registered schedule in `distsim list schedules` order; a name given before it
-// keeps its place and is tried once.
-TEST(SearchSpaceSchedules, AllIsEveryRegisteredSchedule) {
-  SearchSpace space = bert_on_16_a10();
-  space.schedules = {"zb-h1", "all"};
-  const std::vector<std::string> expected{"zb-h1", "gpipe", "1f1b", "interleaved", "zb-h2", "zbv", "dualpipev"};
-  EXPECT_EQ(schedules_to_try(space), expected);
-  EXPECT_EQ(error_of(space), "");
+// Qwen3-30B-A3B routes over 128 experts. A split of tp 2 x cp 1 x dp 12 has 24 ranks per stage;
+// the sizes that divide both 128 and 24 are 1, 2, 4, 8. With etp 2 the product ep x 2 must divide
+// 24, which drops 8 (16 does not divide 24). With cp 3 the stage has 72 ranks: 72 = 8 x 9, so the
+// powers of two up to 8 again. A dense model has no expert parallel size to try.
+TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
+  const options::JobOption& ep = options::option("ep");
+  strategy::JobSpec job;
+  job.model = catalog::find_model("qwen3-30b-a3b");
+  job.strategy.tensor_parallel = 2;
+  job.strategy.pipeline_parallel = 2;
+  job.strategy.data_parallel = 12;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4, 8}));
+  job.strategy.expert_tensor_parallel = 2;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4}));
+  job.strategy.expert_tensor_parallel = 1;
+  job.strategy.context_parallel = 3;
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4, 8}));
+  job.model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{}));
+}
+
+// The expert parallel size is varied for an MoE model only (JobOption::applies), so that a dense
+// model's search, its candidates and its echo are those of the searched options before it; a
+// listed value is applied whatever the model, for the job rules to judge.
+TEST(VariedOptions, TheExpertParallelSizeOnlyForAnMoeModel) {
+  const auto keys = [](const SearchSpace& space) {
+    std::vector<std::string> names;
+    for (const auto* option : varied_options(space)) names.push_back(option->key);
+    return names;
+  };
+  SearchSpace dense = bert_on_16_a10();
+  std::vector<std::string> expected{"tp",
+                                    "pp",
+                                    "dp",
+                                    "cp",
+                                    "micro_batch_size",
+                                    "schedule",
+                                    "virtual_stages",
+                                    "sequence_parallel",
+                                    "recompute",
+                                    "distributed_optimizer"};
+  EXPECT_EQ(keys(dense), expected);
+  dense.listed["ep"] = {2};
+  expected.emplace_back("ep");
+  EXPECT_EQ(keys(dense), expected);
+  SearchSpace moe = bert_on_16_a10();
+  moe.base.model = catalog::find_model("qwen3-30b-a3b");
+  EXPECT_EQ(keys(moe), expected);
 }
 
 }  // namespace
-
-}  // namespace distsim::search
-
-namespace distsim::search {
-
-// Qwen3-30B-A3B routes over 128 experts. A split of tp 2 x dp 12 has 24 ranks per stage; the sizes
-// that divide both 128 and 24 are 1, 2, 4, 8. With etp 2 the product ep x 2 must divide 24, which
-// drops 8 (16 does not divide 24). A dense model keeps its one size.
-TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
-  strategy::JobSpec base;
-  base.model = catalog::find_model("qwen3-30b-a3b");
-  strategy::Strategy sizes;
-  sizes.tensor_parallel = 2;
-  sizes.pipeline_parallel = 2;
-  sizes.data_parallel = 12;
-  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1, 2, 4, 8}));
-  base.strategy.expert_tensor_parallel = 2;
-  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1, 2, 4}));
-  base.model = catalog::find_model("gpt2-345m");
-  EXPECT_EQ(expert_parallel_sizes(base, sizes), (std::vector<int>{1}));
-}
 
 }  // namespace distsim::search

@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
-#include "cost/fixed_cost_model.hpp"
 #include "core/input_error.hpp"
+#include "cost/fixed_cost_model.hpp"
 
 namespace distsim::search {
 
@@ -19,6 +22,14 @@ constexpr SimTime kMs = 1'000'000;
 //! micro-batches and 4 / p layers per stage.
 SearchSpace four_gpu_space() {
   SearchSpace space;
+  // Only the (tp, pp, dp) split is free; every other searched setting is pinned.
+  space.listed = {{"cp", {1}},
+                  {"micro_batch_size", {1}},
+                  {"schedule", {std::string("1f1b")}},
+                  {"virtual_stages", {1}},
+                  {"sequence_parallel", {false}},
+                  {"recompute", {std::string("none")}},
+                  {"distributed_optimizer", {false}}};
   space.base.model = catalog::find_model("gpt2-345m");
   space.base.model.num_layers = 4;
   space.base.cluster = catalog::find_cluster("pcie-a40");
@@ -43,9 +54,8 @@ TEST(StrategySearch, RanksByTheHandComputedPipelineTimes) {
   // 1M1P4D: m 1, 4 layers x 3 ms = 12 ms.   1M2P2D: m 2, (2 + 1) x (2 + 4) ms = 18 ms.
   // 1M4P1D: m 4, (4 + 3) x (1 + 2) = 21 ms. 2M1P2D: m 2, 2 x 12 = 24 ms.
   // 2M2P1D: m 4, (4 + 1) x 6 = 30 ms.       4M1P1D: m 4, 4 x 12 = 48 ms.
-  const std::vector<std::pair<std::string, double>> expected{{"1M1P4D", 0.012}, {"1M2P2D", 0.018},
-                                                             {"1M4P1D", 0.021}, {"2M1P2D", 0.024},
-                                                             {"2M2P1D", 0.030}, {"4M1P1D", 0.048}};
+  const std::vector<std::pair<std::string, double>> expected{{"1M1P4D", 0.012}, {"1M2P2D", 0.018}, {"1M4P1D", 0.021},
+                                                             {"2M1P2D", 0.024}, {"2M2P1D", 0.030}, {"4M1P1D", 0.048}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const Candidate& c = result.candidates[result.ranking[i]];
     EXPECT_EQ(c.job.strategy.notation(), expected[i].first);
@@ -68,7 +78,7 @@ TEST(StrategySearch, ResultDoesNotDependOnTheThreadCount) {
 TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   // The DistSim paper's use case: every (tp, pp, dp) with product 16 is valid for 48 layers,
   // 16 heads and global batch 16.
-  SearchSpace space;
+  SearchSpace space = four_gpu_space();
   space.base.model = catalog::find_model("bert-exlarge");
   space.base.cluster = catalog::find_cluster("pcie-a10");
   space.base.cluster.num_hosts = 4;
@@ -81,20 +91,21 @@ TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   }
 }
 
-TEST(StrategySearch, OnlyInterleavedCandidatesGetTheVirtualStages) {
+TEST(StrategySearch, FreeVirtualStagesAreTheCountsThatSplitAStageIntoEqualChunks) {
+  // 4 layers on 4 GPUs, schedule free: one stage gets 1f1b only (no pipeline to schedule); two
+  // stages of 2 layers allow 2 chunks of one layer; four stages of one layer allow none.
   SearchSpace space = four_gpu_space();
-  space.base.strategy.virtual_stages = 2;
-  space.schedules = {"1f1b", "interleaved"};
+  space.listed.erase("schedule");
+  space.listed.erase("virtual_stages");
+  std::map<std::string, std::set<int>> chunks;  // "1M2P2D interleaved" -> {2}
   for (const auto& c : enumerate_candidates(space)) {
-    EXPECT_EQ(c.job.strategy.virtual_stages, c.job.strategy.schedule == "interleaved" ? 2 : 1) << c.label();
+    chunks[c.job.strategy.notation() + " " + c.job.strategy.schedule].insert(c.job.strategy.virtual_stages);
   }
-  // 1M2P2D interleaved: 4 layers in 2 stages x 2 chunks, m = 2 a multiple of p = 2: valid.
-  const auto candidates = enumerate_candidates(space);
-  const auto interleaved = std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) {
-    return c.job.strategy.schedule == "interleaved" && c.job.strategy.notation() == "1M2P2D";
-  });
-  ASSERT_NE(interleaved, candidates.end());
-  EXPECT_EQ(interleaved->status, CandidateStatus::ok) << interleaved->reason;
+  EXPECT_EQ(chunks.at("1M2P2D interleaved"), std::set<int>{2});
+  EXPECT_EQ(chunks.at("1M2P2D 1f1b"), std::set<int>{1});
+  EXPECT_EQ(chunks.count("1M4P1D interleaved"), 0u);
+  EXPECT_EQ(chunks.count("1M1P4D gpipe"), 0u);
+  EXPECT_EQ(chunks.count("1M1P4D 1f1b"), 1u);
 }
 
 TEST(StrategySearch, InvalidCandidatesCarryTheirReason) {

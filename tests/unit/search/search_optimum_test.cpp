@@ -1,0 +1,202 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "api/simulation.hpp"
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
+#include "memory/memory_estimate.hpp"
+#include "schedule/pipeline_schedule.hpp"
+#include "search/strategy_search.hpp"
+
+namespace distsim::search {
+
+namespace {
+
+//! GPT-2 345M cut to 4 layers, sequence 1024, on one DGX H100 node (8 GPUs), global batch 8,
+//! with analytical costs: tensor, context and data parallelism all cost something different.
+strategy::JobSpec small_job() {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("gpt2-345m");
+  job.model.num_layers = 4;
+  job.cluster = catalog::find_cluster("dgx-h100");
+  job.cluster.num_hosts = 1;
+  job.strategy.global_batch_size = 8;
+  return job;
+}
+
+struct Best {
+  double time_s = std::numeric_limits<double>::infinity();
+  std::string label;
+  std::size_t simulated = 0;
+};
+
+//! The ground truth: every combination of the searched settings written out by hand, each job
+//! checked by the same rules simulate applies and simulated at operator level, as `distsim
+//! simulate` runs it. Supersets of what the search tries (schedules with one stage, selective
+//! recomputation under fused attention, sequence parallelism with tp 1): if any of those were
+//! faster, the search would have missed it.
+//! Every job of `jobs` once with each value, `set` writing the value into the job's strategy.
+template <typename T, typename Set>
+std::vector<strategy::JobSpec> times(const std::vector<strategy::JobSpec>& jobs, const std::vector<T>& values,
+                                     Set set) {
+  std::vector<strategy::JobSpec> product;
+  for (const auto& job : jobs) {
+    for (const T& value : values) {
+      product.push_back(job);
+      set(product.back().strategy, value);
+    }
+  }
+  return product;
+}
+
+Best exhaustive_best(const strategy::JobSpec& base) {
+  using S = strategy::Strategy;
+  const std::vector<int> sizes{1, 2, 4, 8};
+  std::vector<strategy::JobSpec> jobs{base};
+  jobs = times(jobs, sizes, [](S& s, int v) { s.tensor_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.context_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.pipeline_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.data_parallel = v; });
+  std::erase_if(jobs, [&](const strategy::JobSpec& job) { return job.strategy.world_size() != 8; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
+  jobs = times(jobs, schedule::schedule_names(), [](S& s, const std::string& v) { s.schedule = v; });
+  jobs = times(jobs, std::vector<int>{1, 2, 3, 4}, [](S& s, int v) { s.virtual_stages = v; });
+  jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.sequence_parallel = v; });
+  jobs = times(jobs,
+               std::vector<strategy::Recompute>{strategy::Recompute::none, strategy::Recompute::selective,
+                                                strategy::Recompute::full},
+               [](S& s, strategy::Recompute v) { s.recompute = v; });
+  jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.distributed_optimizer = v; });
+  Best best;
+  for (const auto& job : jobs) {
+    try {
+      schedule::validate_job(job);
+    } catch (const InputError&) {
+      continue;
+    }
+    if (!memory::estimate_memory(job).fits()) continue;
+    const double time = time_to_seconds(api::simulate(job).summary.iteration_time);
+    ++best.simulated;
+    if (time < best.time_s) {
+      best.time_s = time;
+      Candidate candidate;
+      candidate.job = job;
+      best.label = candidate.label();
+    }
+  }
+  return best;
+}
+
+TEST(SearchOptimum, EqualsTheBestOfAnExhaustiveSimulate) {
+  SearchSpace space;
+  space.base = small_job();
+  const Best truth = exhaustive_best(space.base);
+  ASSERT_GT(truth.simulated, 100u);
+  SearchOptions options;
+  options.threads = 2;
+  options.keep = 1;  // the strongest pruning: only the best must be exact
+  const SearchResult result = run_search(space, options);
+  ASSERT_FALSE(result.ranking.empty());
+  const Candidate& found = result.candidates[result.ranking.front()];
+  EXPECT_EQ(found.iteration_time_s, truth.time_s) << "search: " << found.label() << ", exhaustive: " << truth.label;
+  EXPECT_GT(result.pruned_by_bound, 0u);
+}
+
+TEST(SearchOptimum, PruningKeepsTheTopAndTheParetoFront) {
+  SearchSpace space;
+  space.base = small_job();
+  SearchOptions every;
+  every.threads = 2;
+  SearchOptions pruned = every;
+  pruned.keep = 5;
+  const SearchResult all = run_search(space, every);
+  const SearchResult some = run_search(space, pruned);
+  EXPECT_EQ(all.pruned_by_bound, 0u);
+  ASSERT_GE(all.ranking.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(all.candidates[all.ranking[i]].iteration_time_s, some.candidates[some.ranking[i]].iteration_time_s);
+  }
+  EXPECT_EQ(all.pareto_front, some.pareto_front);
+}
+
+TEST(SearchOptimum, TheLowerBoundNeverExceedsTheSimulatedTime) {
+  SearchSpace space;
+  space.base = small_job();
+  for (const auto& candidate : enumerate_candidates(space)) {
+    if (candidate.status != CandidateStatus::ok) continue;
+    const SimTime bound = api::compute_lower_bound(candidate.job);
+    const SimTime time = api::simulate(candidate.job).summary.iteration_time;
+    EXPECT_LE(bound, time) << candidate.label();
+    EXPECT_GT(bound, 0) << candidate.label();
+  }
+}
+
+TEST(SearchOptimum, AMemoryLimitMarksCandidatesOutOfMemory) {
+  SearchSpace space;
+  space.base = small_job();
+  SearchOptions options;
+  options.threads = 2;
+  options.memory_limit_bytes = 2.0 * 1024 * 1024 * 1024;  // 2 GiB instead of the H100's 80
+  const SearchResult result = run_search(space, options);
+  EXPECT_GT(result.out_of_memory, 0u);
+  EXPECT_FALSE(result.ranking.empty());
+  for (const std::size_t index : result.ranking) {
+    EXPECT_LE(result.candidates[index].peak_memory_bytes, 2.0 * 1024 * 1024 * 1024);
+  }
+}
+
+}  // namespace
+
+}  // namespace distsim::search
+
+namespace distsim::search {
+
+namespace {
+
+TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
+  // GPT-2 345M (4 layers) on 8 GPUs, global batch 8, with dp 2 and nothing that saves memory:
+  // each change applies. Twice the stages halves dp; the distributed optimizer shards the
+  // optimizer states over dp 2; full recomputation drops the stored activations.
+  Candidate leanest;
+  leanest.job = small_job();
+  auto& s = leanest.job.strategy;
+  s.tensor_parallel = 2;
+  s.pipeline_parallel = 2;
+  s.data_parallel = 2;
+  leanest.peak_memory_bytes = static_cast<double>(memory::estimate_memory(leanest.job).peak().total());
+  const auto remedies = memory_remedies(leanest, 1.0);
+  std::vector<std::string> changes;
+  for (const auto& remedy : remedies) {
+    changes.push_back(remedy.change);
+    EXPECT_LT(remedy.changed.peak_memory_bytes, leanest.peak_memory_bytes) << remedy.change;
+    EXPECT_FALSE(remedy.fits);  // a 1-byte limit
+  }
+  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "distributed optimizer",
+                                          "all three"};
+  ASSERT_EQ(changes, expected);
+  EXPECT_EQ(remedies[0].changed.job.strategy.notation(), "2M4P1D");
+  EXPECT_EQ(remedies[1].changed.job.strategy.recompute, strategy::Recompute::full);
+  EXPECT_TRUE(remedies[2].changed.job.strategy.distributed_optimizer);
+  EXPECT_EQ(remedies[2].changed.job.strategy.notation(), "2M2P2D");
+}
+
+TEST(MemoryRemedies, ASearchWhereNothingFitsNamesTheLeanestCandidate) {
+  SearchSpace space;
+  space.base = small_job();
+  SearchOptions options;
+  options.memory_limit_bytes = 1.0;  // nothing fits in one byte
+  const SearchResult result = run_search(space, options);
+  EXPECT_TRUE(result.ranking.empty());
+  ASSERT_TRUE(result.leanest.has_value());
+  for (const auto& candidate : result.candidates) {
+    if (candidate.status == CandidateStatus::out_of_memory) {
+      EXPECT_GE(candidate.peak_memory_bytes, result.candidates[*result.leanest].peak_memory_bytes);
+    }
+  }
+}
+
+}  // namespace
+
+}  // namespace distsim::search
