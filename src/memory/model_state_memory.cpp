@@ -110,10 +110,10 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
   }
   constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
   const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
-  const double expert_model = std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel;
+  const auto expert_model = static_cast<double>(strategy.expert_parallel * strategy.expert_tensor_parallel);
   return std::llround(
       kCopies * bytes *
-      (static_cast<double>(weights / strategy.tensor_parallel) + static_cast<double>(expert_weights) / expert_model));
+      (static_cast<double>(weights) / strategy.tensor_parallel + static_cast<double>(expert_weights) / expert_model));
 }
 
 std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {

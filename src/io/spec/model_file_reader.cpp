@@ -27,6 +27,7 @@ const std::vector<Choice<Architecture>> kArchitectures = {
 };
 std::vector<Choice<FfnType>> ffn_type_choices() {
   std::vector<Choice<FfnType>> choices;
+  choices.reserve(model::kFfnTypes.size());
   for (const auto& info : model::kFfnTypes) {
     choices.push_back({info.name, info.type});
   }
