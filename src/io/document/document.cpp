@@ -26,20 +26,20 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 //! a number too large for a double ("1e400") is reported with the key it belongs to.
 class JsonChecker {
  public:
-  using json = nlohmann::json;
+  using Json = nlohmann::json;
 
   bool null() { return true; }
   bool boolean(bool /*value*/) { return true; }
-  bool number_integer(json::number_integer_t /*value*/) { return true; }
-  bool number_unsigned(json::number_unsigned_t /*value*/) { return true; }
-  bool number_float(json::number_float_t /*value*/, const json::string_t& /*text*/) { return true; }
-  bool string(json::string_t& /*value*/) { return true; }
-  bool binary(json::binary_t& /*value*/) { return true; }
+  bool number_integer(Json::number_integer_t /*value*/) { return true; }
+  bool number_unsigned(Json::number_unsigned_t /*value*/) { return true; }
+  bool number_float(Json::number_float_t /*value*/, const Json::string_t& /*text*/) { return true; }
+  bool string(Json::string_t& /*value*/) { return true; }
+  bool binary(Json::binary_t& /*value*/) { return true; }
   bool start_object(std::size_t /*size*/) { return open(); }
   bool end_object() { return close(); }
   bool start_array(std::size_t /*size*/) { return open(); }
   bool end_array() { return close(); }
-  bool key(json::string_t& name) {
+  bool key(Json::string_t& name) {
     keys_.back() = name;
     return true;
   }
