@@ -4,8 +4,6 @@
 #include <cmath>
 #include <utility>
 
-#include "events/moe_routing.hpp"
-
 namespace distsim::events {
 
 namespace {
@@ -435,121 +433,6 @@ void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int
   const Activation activation = activation_of(model_.ffn_type);
   add(backward_sink(), factory_.elementwise(activation.backward, rows, width, activation.inputs + 1, activation.inputs),
       layer, label);
-}
-
-std::int64_t PassBuilder::tokens_per_expert(int layer) const {
-  return moe_tokens_per_expert(model_, strategy_, router_tokens(layer));
-}
-
-int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch) {
-  if (expert_parallel_ == 1) {
-    return -1;  // every expert is local: the tokens are only permuted, nothing is exchanged
-  }
-  const std::int64_t token_bytes = hidden() * element_bytes_;
-  Event event;
-  if (dispatcher_ == strategy::MoeDispatcher::alltoall) {
-    // Every rank sends its routed copies, router_tokens·top_k rows of h; the busiest rank's share
-    // (the imbalance) sets when the exchange ends for all.
-    const std::int64_t rows = moe_dispatched_copies(model_, strategy_, router_tokens(layer));
-    event = factory_.collective(Collective::all_to_all, rows * token_bytes, expert_group_, expert_parallel_);
-  } else {
-    // The whole group's tokens are gathered, and the outputs reduce-scattered back.
-    const std::int64_t bytes = router_tokens(layer) * expert_parallel_ * token_bytes;
-    event = factory_.collective(dispatch ? Collective::all_gather : Collective::reduce_scatter, bytes, expert_group_,
-                                expert_parallel_);
-  }
-  sink.list->push_back({table_.intern(event), StreamKind::ep_comm, sink.phase, layer, label, -1});
-  return static_cast<int>(sink.list->size()) - 1;
-}
-
-void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
-  const std::int64_t m = tokens_per_expert(layer);
-  const std::int64_t groups = local_experts();
-  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
-  const std::int64_t rows = m * groups;
-  dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
-  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_low_precision(layer)), layer, "expert fc1",
-      dispatched);
-  activation_forward(sink, rows, width, layer, "expert activation");
-  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_low_precision(layer)), layer, "expert fc2",
-      quantize_operand(sink, rows, width, layer));
-}
-
-void PassBuilder::experts_backward(int layer, int combined) {
-  const Sink sink = backward_sink();
-  const std::int64_t m = tokens_per_expert(layer);
-  const std::int64_t groups = local_experts();
-  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
-  const std::int64_t rows = m * groups;
-  const bool fp8 = in_low_precision(layer);
-  // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
-  combined = quantize_operand(sink, rows, hidden(), layer, combined);
-  add(sink, factory_.grouped_gemm(groups, m, width, hidden(), fp8), layer, "expert fc2", combined);
-  int index = add(sink, factory_.grouped_gemm(groups, width, hidden(), m, fp8), layer, "expert fc2");
-  backward[static_cast<size_t>(index)].weight_gradient = true;
-  activation_backward(rows, width, layer, "expert activation");
-  quantize_operand(sink, rows, up_width(width), layer);
-  add(sink, factory_.grouped_gemm(groups, m, hidden(), up_width(width), fp8), layer, "expert fc1");
-  index = add(sink, factory_.grouped_gemm(groups, hidden(), up_width(width), m, fp8), layer, "expert fc1");
-  backward[static_cast<size_t>(index)].weight_gradient = true;
-}
-
-int PassBuilder::shared_experts_forward(Sink sink, int layer) {
-  if (model_.moe.shared_experts == 0) {
-    return -1;
-  }
-  const std::int64_t t = tokens(layer);
-  linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1", gather_sequence(sink, t, layer));
-  activation_forward(sink, t, shared_width(), layer, "shared activation");
-  linear_forward(sink, t, shared_width(), hidden(), layer, "shared fc2",
-                 quantize_operand(sink, t, shared_width(), layer));
-  return reduce_partial_sums(sink, t, layer);
-}
-
-int PassBuilder::shared_experts_backward(int layer) {
-  if (model_.moe.shared_experts == 0) {
-    return -1;
-  }
-  const std::int64_t t = tokens(layer);
-  row_linear_backward(t, shared_width(), hidden(), layer, "shared fc2");
-  activation_backward(t, shared_width(), layer, "shared activation");
-  return column_linear_backward(t, hidden(), up_width(shared_width()), layer, "shared fc1");
-}
-
-// Megatron-Core's router is a plain linear layer (no fp8) over the experts, then the scores and
-// top-k; the permutation copies each token once per routed expert.
-void PassBuilder::moe_forward(Sink sink, int layer) {
-  const std::int64_t t = router_tokens(layer);
-  const std::int64_t experts = model_.moe.num_experts;
-  const std::int64_t copies = t * model_.moe.top_k;
-  add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
-  add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
-  add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
-  add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
-  experts_forward(sink, layer, expert_exchange(sink, layer, "ep dispatch", true));
-  const int combined = expert_exchange(sink, layer, "ep combine", false);
-  add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute", combined);
-  dropout_add_forward(sink, tokens(layer), layer, shared_experts_forward(sink, layer));
-}
-
-void PassBuilder::moe_backward(int layer) {
-  const Sink sink = backward_sink();
-  const std::int64_t t = router_tokens(layer);
-  const std::int64_t experts = model_.moe.num_experts;
-  const std::int64_t copies = t * model_.moe.top_k;
-  const auto mask_bytes = static_cast<double>(t * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, t, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
-  const int shared_reduction = shared_experts_backward(layer);
-  add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
-  experts_backward(layer, expert_exchange(sink, layer, "ep combine", true));
-  const int dispatched = expert_exchange(sink, layer, "ep dispatch", false);
-  add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
-  add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");
-  add(sink, factory_.gemm(t, hidden(), experts), layer, "router");
-  const int index = add(sink, factory_.gemm(hidden(), experts, t), layer, "router");
-  backward[static_cast<size_t>(index)].weight_gradient = true;
-  add(sink, factory_.elementwise(norm_backward_op(), t, hidden(), 2, 1), layer, "norm", shared_reduction);
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {
