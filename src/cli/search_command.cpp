@@ -21,6 +21,8 @@
 #include "io/report/search_report_builder.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
+#include "options/job_option.hpp"
+#include "search/objective.hpp"
 #include "search/strategy_search.hpp"
 
 namespace distsim::cli {
@@ -43,7 +45,50 @@ struct SearchCommandOptions {
   double max_memory_gib = 0;
   CLI::Option* memory_headroom_flag = nullptr;
   CLI::Option* max_memory_flag = nullptr;
+  std::vector<std::string> nodes;
+  CLI::Option* nodes_flag = nullptr;
+  std::vector<std::string> objectives{"time", "memory"};
+  std::string tokens;
+  std::string gpu_hour_price;
+  CLI::Option* tokens_flag = nullptr;
+  CLI::Option* gpu_hour_price_flag = nullptr;
 };
+
+//! A positive, finite number such as 15e12 or 2.5, or InputError naming the flag.
+double positive_number(const std::string& flag, const std::string& text, const std::string& example) {
+  double value = 0;
+  std::size_t used = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value) || value <= 0) {
+    throw InputError(flag + ": expected a positive number, e.g. " + example + ", got '" + text + "'");
+  }
+  return value;
+}
+
+search::TrainingGoal training_goal(const SearchCommandOptions& options) {
+  search::TrainingGoal goal;
+  if (options.tokens_flag->count() > 0) goal.tokens = positive_number("--tokens", options.tokens, "15e12");
+  if (options.gpu_hour_price_flag->count() > 0) {
+    goal.gpu_hour_price = positive_number("--gpu-hour-price", options.gpu_hour_price, "2.50");
+  }
+  return goal;
+}
+
+//! The node counts of `--nodes a,b,c`, each parsed by the option table's rule.
+std::vector<int> listed_node_counts(const SearchCommandOptions& options) {
+  std::vector<int> counts;
+  if (options.nodes_flag->count() == 0) return counts;
+  for (const auto& item : options.nodes) {
+    const auto parsed = distsim::options::parse_value(distsim::options::option("nodes"), item);
+    if (!parsed.ok()) throw InputError("--nodes: " + parsed.problem);
+    counts.push_back(std::get<int>(parsed.value));
+  }
+  return counts;
+}
 
 //! The spellings of earlier versions, which named the lists in the plural.
 std::string plural_alias(const std::string& key) {
@@ -89,8 +134,11 @@ search::SearchSpace make_space(const SearchCommandOptions& options) {
   distsim::options::JobSettings searched;
   searched.set("strategy", std::string("1M1P1D"), "search");
   searched.set("micro_batch_size", 1, "search");
+  const std::vector<int> node_counts = listed_node_counts(options);
+  if (!node_counts.empty()) searched.set("nodes", node_counts.front(), "--nodes");
   const distsim::options::JobSettings settings = searched.over(options.job.flag_settings().over(file));
   space.base = distsim::options::assemble_job(settings, io::spec_resolvers());
+  if (node_counts.size() > 1) space.node_counts = node_counts;
   strategy::validate_precision(space.base, settings.names());
   return space;
 }
@@ -147,6 +195,8 @@ void run_search(const SearchCommandOptions& options) {
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
   search_options.memory_limit_bytes = memory_limit(options, space);
   search_options.keep = options.top;
+  search_options.objectives = search::parse_objectives(options.objectives, "--objectives");
+  search_options.goal = training_goal(options);
   search_options.progress = ProgressBar{};
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
@@ -154,7 +204,9 @@ void run_search(const SearchCommandOptions& options) {
     write_output_file("--csv", options.csv, [&](std::ostream& out) { io::write_search_csv(out, result); });
   }
   if (!options.report.empty()) {
-    const io::SearchReport report = io::make_search_report(space, result, options.top);
+    // --top 0 simulates every candidate, and the report's table then lists them all.
+    const io::SearchReport report =
+        io::make_search_report(space, result, options.top == 0 ? result.candidates.size() : options.top);
     write_output_file("--report", options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
   }
   if (options.json) {
@@ -171,7 +223,16 @@ void add_search_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "search",
       "simulate every combination of the searchable job settings (the list flags below) and rank them by throughput");
-  options->job.add_to(*command, search::searched_keys());  // the search varies these itself
+  std::vector<std::string> left_out = search::searched_keys();  // the search varies these itself
+  left_out.emplace_back("nodes");                               // a list here
+  options->job.add_to(*command, left_out);
+  options->nodes_flag =
+      command
+          ->add_option("--nodes", options->nodes,
+                       "node counts to try, e.g. 16,32,64 (default: the job file's nodes); each candidate uses every "
+                       "GPU of one")
+          ->delimiter(',')
+          ->type_name("N,...");
   for (const auto* option : search::searched_options()) {
     options->list_flags[option->key] =
         command
@@ -187,6 +248,16 @@ void add_search_command(CLI::App& app) {
                           "a candidate fits when its peak memory leaves this share of the GPU's memory free, e.g. 10%");
   options->max_memory_flag = command->add_option("--max-memory-gib", options->max_memory_gib,
                                                  "a candidate fits when its peak memory is at most this many GiB");
+  command
+      ->add_option("--objectives", options->objectives,
+                   "what to minimize: time (iteration time), cost (GPU-hours) or memory (peak per GPU); the first "
+                   "ranks, the Pareto front trades it against the second")
+      ->delimiter(',')
+      ->capture_default_str();
+  options->tokens_flag = command->add_option(
+      "--tokens", options->tokens, "tokens to train on: each candidate's time to train (and cost with a price)");
+  options->gpu_hour_price_flag = command->add_option("--gpu-hour-price", options->gpu_hour_price,
+                                                     "price of one GPU-hour, in any currency: each candidate's cost");
   command
       ->add_option("--top", options->top,
                    "rows of the ranking to print; the search finds these exactly and prunes candidates whose lower "

@@ -7,6 +7,10 @@
 
 namespace distsim::search {
 
+std::vector<int> SearchSpace::cluster_node_counts() const {
+  return node_counts.empty() ? std::vector<int>{base.cluster.num_hosts} : node_counts;
+}
+
 std::vector<const options::JobOption*> searched_options() {
   std::vector<const options::JobOption*> searched;
   for (const auto& option : options::job_options()) {
@@ -67,6 +71,14 @@ void check_search_space(const SearchSpace& space) {
   // Every candidate would be refused for the same reason: say it once, before enumerating them.
   if (const auto problems = strategy::unsimulated_features(space.base.model); !problems.empty()) {
     throw InputError(problems.front());
+  }
+  for (std::size_t i = 0; i < space.node_counts.size(); ++i) {
+    const int count = space.node_counts[i];
+    if (count <= 0) throw InputError("--nodes: expected positive node counts, got " + std::to_string(count));
+    if (std::find(space.node_counts.begin(), space.node_counts.begin() + static_cast<std::ptrdiff_t>(i), count) !=
+        space.node_counts.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw InputError("--nodes: " + std::to_string(count) + " is listed twice");
+    }
   }
   if (space.base.cluster.total_gpus() <= 0) {
     throw InputError("the cluster has no GPUs: nodes " + std::to_string(space.base.cluster.num_hosts) +

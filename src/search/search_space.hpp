@@ -15,9 +15,15 @@ namespace distsim::search {
 //! GPU count is what every candidate must use), the global batch, the precision and every
 //! setting no search varies. A searched setting is pinned or listed (`listed` holds its values)
 //! or free (absent from `listed`: the search tries the option's search_values).
+//! The cluster size is not a job option a search varies by default (it is what the user has),
+//! but `node_counts` may list several: each candidate then uses every GPU of one of them.
 struct SearchSpace {
   strategy::JobSpec base;
   std::map<std::string, std::vector<options::Value>> listed;
+  std::vector<int> node_counts;  //!< empty: the base cluster's
+
+  //! The node counts the candidates use: `node_counts`, or the base cluster's alone.
+  std::vector<int> cluster_node_counts() const;
 };
 
 //! The options a search varies, in table order (the order candidates are built in).

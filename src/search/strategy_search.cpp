@@ -11,6 +11,7 @@
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
 #include "memory/memory_estimate.hpp"
+#include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "search/pareto_front.hpp"
 #include "strategy/rank_layout.hpp"
@@ -67,7 +68,12 @@ class CandidateBuilder {
   }
 
   std::vector<Candidate> build() {
-    expand(0, space_.base);
+    const options::JobOption& nodes = options::option("nodes");
+    for (const int count : space_.cluster_node_counts()) {
+      strategy::JobSpec base = space_.base;
+      nodes.apply(count, base, {});
+      expand(0, base);
+    }
     return std::move(candidates_);
   }
 
@@ -85,7 +91,7 @@ class CandidateBuilder {
       strategy::JobSpec next = job;
       option.apply(value, next, {});
       // Once every parallel size is set, only splits that use the whole cluster are candidates.
-      if (level == last_size_level_ && next.strategy.world_size() != space_.base.cluster.total_gpus()) continue;
+      if (level == last_size_level_ && next.strategy.world_size() != next.cluster.total_gpus()) continue;
       expand(level + 1, next);
     }
   }
@@ -118,19 +124,31 @@ std::string invalid_summary(const std::vector<Candidate>& candidates) {
   return text;
 }
 
+//! Whether `a` ranks before `b`: by the ranked objective; ties, and the time objective itself,
+//! by throughput (the same order as iteration time, without its rounding).
+bool ranks_before(const Candidate& a, const Candidate& b, Objective objective) {
+  if (objective != Objective::time) {
+    const double value_a = objective_value(a, objective);
+    const double value_b = objective_value(b, objective);
+    if (value_a != value_b) return value_a < value_b;
+  }
+  return a.samples_per_s > b.samples_per_s;
+}
+
 void rank(SearchResult& result) {
+  const Objectives objectives = result.objectives;
   std::vector<ParetoPoint> points;
   std::vector<std::size_t> point_owner;
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     const Candidate& candidate = result.candidates[i];
     if (candidate.status == CandidateStatus::ok && candidate.simulated) {
       result.ranking.push_back(i);
-      points.push_back({candidate.iteration_time_s, candidate.peak_memory_bytes});
+      points.push_back({objective_value(candidate, objectives.rank), objective_value(candidate, objectives.trade_off)});
       point_owner.push_back(i);
     }
   }
   std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](std::size_t a, std::size_t b) {
-    return result.candidates[a].samples_per_s > result.candidates[b].samples_per_s;
+    return ranks_before(result.candidates[a], result.candidates[b], objectives.rank);
   });
   for (const std::size_t point : pareto_front(points)) {
     result.pareto_front.push_back(point_owner[point]);
@@ -138,32 +156,48 @@ void rank(SearchResult& result) {
   }
 }
 
-//! The simulated candidates' times, for the pruning rule: the k-th best, and the best among
-//! those that need no more memory than a given peak.
+//! The simulated candidates' values of both objectives, for the pruning rule: the k-th best of
+//! the ranked one, and the best among those no worse in the trade-off.
 class Simulated {
  public:
-  explicit Simulated(std::size_t keep) : keep_(keep) {}
+  Simulated(std::size_t keep, Objectives objectives) : keep_(keep), objectives_(objectives) {}
 
   void add(const Candidate& candidate) {
-    times_.insert(std::upper_bound(times_.begin(), times_.end(), candidate.iteration_time_s),
-                  candidate.iteration_time_s);
-    by_memory_.emplace_back(candidate.peak_memory_bytes, candidate.iteration_time_s);
+    const double ranked = objective_value(candidate, objectives_.rank);
+    ranked_.insert(std::upper_bound(ranked_.begin(), ranked_.end(), ranked), ranked);
+    points_.emplace_back(objective_value(candidate, objectives_.trade_off), ranked);
   }
 
-  //! Whether a candidate whose time is at least `bound` can be neither in the top k nor on the
-  //! front of time versus memory: k simulated candidates are faster than the bound, and one of
-  //! them that needs no more memory than `peak` is too.
-  bool excludes(double bound, double peak) const {
-    if (keep_ == 0 || times_.size() < keep_ || !(times_[keep_ - 1] < bound)) return false;
-    return std::any_of(by_memory_.begin(), by_memory_.end(),
-                       [&](const auto& point) { return point.first <= peak && point.second < bound; });
+  //! Whether a candidate that cannot come in under these bounds of the two objectives can be
+  //! neither in the top k nor on the front: k simulated candidates beat its ranked bound, and
+  //! one of them is no worse in the trade-off.
+  bool excludes(const Candidate& candidate) const {
+    const double bound = objective_bound(candidate, objectives_.rank);
+    const double trade_off = objective_bound(candidate, objectives_.trade_off);
+    if (keep_ == 0 || ranked_.size() < keep_ || !(ranked_[keep_ - 1] < bound)) return false;
+    return std::any_of(points_.begin(), points_.end(),
+                       [&](const auto& point) { return point.first <= trade_off && point.second < bound; });
   }
 
  private:
   std::size_t keep_;
-  std::vector<double> times_;
-  std::vector<std::pair<double, double>> by_memory_;
+  Objectives objectives_;
+  std::vector<double> ranked_;
+  std::vector<std::pair<double, double>> points_;
 };
+
+//! Why a candidate was pruned, in the ranked objective's unit.
+std::string pruned_reason(const Candidate& candidate, const SearchOptions& options) {
+  const Objective objective = options.objectives.rank;
+  const double bound = objective_bound(candidate, objective);
+  switch (objective) {
+    case Objective::time: return fmt::format("its lower bound {:.3f} s loses to the top {}", bound, options.keep);
+    case Objective::cost:
+      return fmt::format("its lower bound {:.4g} GPU-hours per iteration loses to the top {}", bound, options.keep);
+    case Objective::memory: return fmt::format("its {:.2f} GiB lose to the top {}", bound / kGiB, options.keep);
+  }
+  return "";
+}
 
 //! Fills lower_bound_s of each candidate to simulate, on `threads` threads.
 void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_simulate,
@@ -178,10 +212,11 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
   if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options.threads);
+  const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
-    return result.candidates[a].lower_bound_s < result.candidates[b].lower_bound_s;
+    return objective_bound(result.candidates[a], ranked) < objective_bound(result.candidates[b], ranked);
   });
-  Simulated simulated(options.keep);
+  Simulated simulated(options.keep, options.objectives);
   std::mutex progress_mutex;
   std::size_t done = 0;
   for (std::size_t first = 0; first < to_simulate.size(); first += kBatch) {
@@ -189,11 +224,9 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
     for (std::size_t n = first; n < std::min(first + kBatch, to_simulate.size()); ++n) {
       Candidate& candidate = result.candidates[to_simulate[n]];
       // Only fitting candidates are ranked; out-of-memory ones are simulated when asked, never pruned.
-      if (candidate.status == CandidateStatus::ok &&
-          simulated.excludes(candidate.lower_bound_s, candidate.peak_memory_bytes)) {
+      if (candidate.status == CandidateStatus::ok && simulated.excludes(candidate)) {
         candidate.status = CandidateStatus::pruned;
-        candidate.reason =
-            fmt::format("its lower bound {:.3f} s loses to the top {}", candidate.lower_bound_s, options.keep);
+        candidate.reason = pruned_reason(candidate, options);
         ++result.pruned_by_bound;
       } else {
         batch.push_back(to_simulate[n]);
@@ -211,6 +244,17 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
       if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
     }
   }
+}
+
+//! "256", or "128, 256 or 512" when the space lists several node counts.
+std::string gpu_counts_text(const SearchSpace& space) {
+  const auto counts = space.cluster_node_counts();
+  std::string text;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (i > 0) text += i + 1 == counts.size() ? " or " : ", ";
+    text += std::to_string(counts[i] * space.base.cluster.gpus_per_host);
+  }
+  return text;
 }
 
 void advise_on_memory(SearchResult& result) {
@@ -233,10 +277,25 @@ double memory_limit(const SearchSpace& space, const SearchOptions& options) {
 
 }  // namespace
 
+std::optional<std::size_t> SearchResult::fastest() const {
+  const auto found = std::min_element(ranking.begin(), ranking.end(), [&](std::size_t a, std::size_t b) {
+    return candidates[a].samples_per_s > candidates[b].samples_per_s;
+  });
+  return found == ranking.end() ? std::nullopt : std::optional<std::size_t>(*found);
+}
+
+std::optional<std::size_t> SearchResult::slowest() const {
+  // The last of equals, as the ranking by throughput lists them.
+  const auto found = std::min_element(ranking.rbegin(), ranking.rend(), [&](std::size_t a, std::size_t b) {
+    return candidates[a].samples_per_s < candidates[b].samples_per_s;
+  });
+  return found == ranking.rend() ? std::nullopt : std::optional<std::size_t>(*found);
+}
+
 double SearchResult::best_worst_ratio() const {
   if (ranking.empty()) return 0.0;
-  const double worst = candidates[ranking.back()].samples_per_s;
-  return worst > 0 ? candidates[ranking.front()].samples_per_s / worst : 0.0;
+  const double worst = candidates[*slowest()].samples_per_s;
+  return worst > 0 ? candidates[*fastest()].samples_per_s / worst : 0.0;
 }
 
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes) {
@@ -246,6 +305,8 @@ std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double mem
 
 SearchResult run_search(const SearchSpace& space, const SearchOptions& options) {
   SearchResult result;
+  result.objectives = options.objectives;
+  result.goal = options.goal;
   result.memory_limit_bytes = memory_limit(space, options);
   result.candidates = enumerate_candidates(space, options.memory_limit_bytes.value_or(0));
   std::vector<std::size_t> to_simulate;
@@ -264,7 +325,7 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   }
   if (result.valid == 0) {
     throw InputError("no valid strategy among " + std::to_string(result.candidates.size()) + " candidates for " +
-                     std::to_string(space.base.cluster.total_gpus()) + " GPUs:" + invalid_summary(result.candidates));
+                     gpu_counts_text(space) + " GPUs:" + invalid_summary(result.candidates));
   }
   simulate_in_bound_order(result, std::move(to_simulate), options);
   rank(result);

@@ -8,6 +8,7 @@
 #include "api/simulation.hpp"
 #include "search/candidate.hpp"
 #include "search/memory_remedy.hpp"
+#include "search/objective.hpp"
 #include "search/search_space.hpp"
 
 namespace distsim::search {
@@ -22,6 +23,10 @@ struct SearchOptions {
   //! bound on iteration time exceeds the k-th best simulated time (and that a simulated candidate
   //! needing no more memory beats) is pruned. 0 simulates every candidate that fits.
   std::size_t keep = 0;
+  //! What the ranking and the pruning minimize, and the Pareto front's second objective.
+  Objectives objectives;
+  //! Tokens and price for each candidate's time and money to train; carried to the result.
+  TrainingGoal goal;
   //! Costs shared by every simulation (e.g. a profile database); read from several threads.
   api::SimulationOptions simulation;
   //! Called after each simulated candidate with (done, total); from worker threads, serialized.
@@ -30,8 +35,10 @@ struct SearchOptions {
 
 struct SearchResult {
   std::vector<Candidate> candidates;      //!< in enumeration order
-  std::vector<std::size_t> ranking;       //!< simulated, fitting candidates, fastest first
-  std::vector<std::size_t> pareto_front;  //!< indices, by increasing peak memory
+  std::vector<std::size_t> ranking;       //!< simulated, fitting candidates, best first
+  std::vector<std::size_t> pareto_front;  //!< indices, by increasing trade-off objective
+  Objectives objectives;
+  TrainingGoal goal;
   std::size_t valid = 0;
   std::size_t invalid = 0;
   std::size_t out_of_memory = 0;
@@ -41,17 +48,23 @@ struct SearchResult {
   std::optional<std::size_t> leanest;
   std::vector<MemoryRemedy> memory_remedies;
 
+  //! The ranked candidates of highest and lowest throughput (the first and last of the ranking
+  //! when it ranks by time); nullopt when none is ranked.
+  std::optional<std::size_t> fastest() const;
+  std::optional<std::size_t> slowest() const;
   //! Best throughput over worst, among ranked candidates; 0 when fewer than one.
   double best_worst_ratio() const;
 };
 
 //! Every combination of the searched settings' values (listed, or the option's search_values
-//! when free) whose parallel sizes use every GPU of the cluster, each checked against the job
+//! when free) whose parallel sizes use every GPU of the cluster (of each of the space's node
+//! counts), each checked against the job
 //! rules (invalid ones carry the reason) and against memory (`memory_limit_bytes`, or the GPU's
 //! memory when 0).
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0);
 
-//! Enumerates, prunes by memory, then by the lower bound (largest bound last: the candidates
+//! Enumerates, prunes by memory, then by the lower bound on the ranked objective (largest bound
+//! last: the candidates
 //! are simulated by increasing bound, in batches of a fixed size so that the result does not
 //! depend on the number of threads), simulates the rest on `threads` threads and ranks them.
 //! The simulations aggregate each pipeline pass into one task (api::SimulationOptions::

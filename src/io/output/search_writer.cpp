@@ -3,23 +3,86 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "io/output/summary_writer.hpp"
+#include "search/objective.hpp"
 
 namespace distsim::io {
 
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kSecondsPerDay = 86400.0;
+constexpr double kMillion = 1e6;
 
 std::string space_description(const search::SearchSpace& space) {
   const auto& job = space.base;
-  return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name, job.cluster.num_hosts,
-                     job.cluster.gpus_per_host, job.cluster.gpu.name, job.strategy.global_batch_size,
-                     job.strategy.precision_name());
+  return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name,
+                     fmt::join(space.cluster_node_counts(), ","), job.cluster.gpus_per_host, job.cluster.gpu.name,
+                     job.strategy.global_batch_size, job.strategy.precision_name());
 }
+
+//! What a ranked objective is called in headings.
+std::string_view objective_title(search::Objective objective) {
+  switch (objective) {
+    case search::Objective::time: return "iteration time";
+    case search::Objective::cost: return "GPU-hours per iteration";
+    case search::Objective::memory: return "peak memory";
+  }
+  return "";
+}
+
+bool uses_cost(const search::SearchResult& result) {
+  return result.objectives.rank == search::Objective::cost || result.objectives.trade_off == search::Objective::cost;
+}
+
+//! The columns beyond the standard ones that this search's table has: the GPUs when candidates
+//! use different numbers of them, GPU-hours per iteration when cost is an objective, and time
+//! and money to train for the user's goal.
+struct TableExtras {
+  bool gpus = false;
+  bool gpu_hours = false;
+  std::optional<double> tokens;
+  std::optional<double> price;
+
+  TableExtras(const search::SearchSpace& space, const search::SearchResult& result)
+      : gpus(!space.node_counts.empty()),
+        gpu_hours(uses_cost(result)),
+        tokens(result.goal.tokens),
+        price(result.goal.gpu_hour_price) {}
+
+  std::string header() const {
+    std::string text;
+    auto out = std::back_inserter(text);
+    if (gpus) fmt::format_to(out, " {:>6}", "GPUs");
+    if (gpu_hours) fmt::format_to(out, " {:>10}", "GPU-h/it");
+    if (tokens) fmt::format_to(out, " {:>9} {:>11}", "days", "GPU-hours");
+    if (price) fmt::format_to(out, " {:>12}", tokens ? "cost" : "cost/Mtok");
+    return text;
+  }
+
+  std::string row(const search::Candidate& c) const {
+    std::string text;
+    auto out = std::back_inserter(text);
+    if (gpus) fmt::format_to(out, " {:>6}", c.job.cluster.total_gpus());
+    if (gpu_hours) fmt::format_to(out, " {:>10.4g}", search::gpu_hours_per_iteration(c));
+    if (tokens) {
+      fmt::format_to(out, " {:>9.2f} {:>11.1f}", search::time_to_train_s(c, *tokens) / kSecondsPerDay,
+                     search::gpu_hours_to_train(c, *tokens));
+    }
+    if (price) fmt::format_to(out, " {:>12.2f}", *price * hours_priced(c));
+    return text;
+  }
+
+  //! The GPU-hours that the cost column prices: to train on the tokens, or per million tokens.
+  double hours_priced(const search::Candidate& c) const {
+    return tokens ? search::gpu_hours_to_train(c, *tokens) : search::gpu_hours_to_train(c, kMillion);
+  }
+};
 
 nlohmann::json value_json(const options::Value& value) {
   return std::visit([](const auto& v) { return nlohmann::json(v); }, value);
@@ -38,6 +101,7 @@ nlohmann::json space_json(const search::SearchSpace& space) {
     for (const auto& value : listed->second) values.push_back(value_json(value));
     data[option->key] = std::move(values);
   }
+  if (!space.node_counts.empty()) data["nodes"] = space.node_counts;
   return data;
 }
 
@@ -54,6 +118,7 @@ std::string space_flags(const search::SearchSpace& space) {
     }
     flags.push_back(fmt::format("{} {}", option->flag, fmt::join(values, ",")));
   }
+  if (!space.node_counts.empty()) flags.push_back(fmt::format("--nodes {}", fmt::join(space.node_counts, ",")));
   return fmt::format("{}", fmt::join(flags, " "));
 }
 
@@ -66,16 +131,17 @@ std::size_t label_width(const search::SearchResult& result) {
   return width;
 }
 
-void append_row(std::string& text, std::size_t position, const search::Candidate& c, std::size_t width) {
+void append_row(std::string& text, std::size_t position, const search::Candidate& c, std::size_t width,
+                const TableExtras& extras) {
   fmt::format_to(std::back_inserter(text),
-                 "{:>4}  {:<{}} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}\n", position, c.label(),
+                 "{:>4}  {:<{}} {:>10.4f} {:>9.3f} {:>10.2f} {:>6.1f}% {:>7.1f}% {:>9.2f}{}{}\n", position, c.label(),
                  width, c.iteration_time_s, c.iterations_per_s(), c.samples_per_s, 100.0 * c.mfu,
-                 100.0 * c.bubble_fraction, c.peak_memory_bytes / kGiB, c.pareto ? "  *" : "");
+                 100.0 * c.bubble_fraction, c.peak_memory_bytes / kGiB, extras.row(c), c.pareto ? "  *" : "");
 }
 
-std::string table_header(std::size_t width) {
-  return fmt::format("{:>4}  {:<{}} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}\n", "rank", "candidate", width, "iter s",
-                     "it/s", "samples/s", "MFU", "bubble", "peak GiB");
+std::string table_header(std::size_t width, const TableExtras& extras) {
+  return fmt::format("{:>4}  {:<{}} {:>10} {:>9} {:>10} {:>7} {:>8} {:>9}{}\n", "rank", "candidate", width, "iter s",
+                     "it/s", "samples/s", "MFU", "bubble", "peak GiB", extras.header());
 }
 
 //! A validation message's first problem, without the "invalid job" heading.
@@ -109,7 +175,20 @@ std::string invalid_reasons(const search::SearchResult& result) {
   return text;
 }
 
-nlohmann::json candidate_json(const search::Candidate& c) {
+//! A simulated candidate's GPU-hours and, for the user's goal, its time and money to train.
+void add_training_json(nlohmann::json& entry, const search::Candidate& c, const search::TrainingGoal& goal) {
+  entry["gpu_hours_per_iteration"] = search::gpu_hours_per_iteration(c);
+  if (goal.tokens) {
+    entry["time_to_train_s"] = search::time_to_train_s(c, *goal.tokens);
+    entry["gpu_hours_to_train"] = search::gpu_hours_to_train(c, *goal.tokens);
+    if (goal.gpu_hour_price)
+      entry["cost_to_train"] = *goal.gpu_hour_price * search::gpu_hours_to_train(c, *goal.tokens);
+  } else if (goal.gpu_hour_price) {
+    entry["cost_per_million_tokens"] = *goal.gpu_hour_price * search::gpu_hours_to_train(c, kMillion);
+  }
+}
+
+nlohmann::json candidate_json(const search::Candidate& c, const search::TrainingGoal& goal) {
   const auto& s = c.job.strategy;
   nlohmann::json entry = {{"label", c.label()},
                           {"tp", s.tensor_parallel},
@@ -126,6 +205,7 @@ nlohmann::json candidate_json(const search::Candidate& c) {
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
   if (c.job.model.moe.enabled()) entry["ep"] = s.expert_parallel;
+  entry["gpus"] = c.job.cluster.total_gpus();
   if (!c.reason.empty()) entry["reason"] = c.reason;
   if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
   if (c.simulated) {
@@ -134,6 +214,7 @@ nlohmann::json candidate_json(const search::Candidate& c) {
     entry["samples_per_s"] = c.samples_per_s;
     entry["mfu"] = c.mfu;
     entry["bubble_fraction"] = c.bubble_fraction;
+    add_training_json(entry, c, goal);
   }
   return entry;
 }
@@ -145,6 +226,23 @@ std::string csv_quoted(const std::string& text) {
     quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch == '\n' ? ' ' : ch);
   }
   return quoted + "\"";
+}
+
+//! GPU-hours per iteration and the goal's columns, each followed by a comma; empty fields for a
+//! candidate not simulated.
+std::string training_csv(const search::Candidate& c, const search::TrainingGoal& goal) {
+  const std::size_t fields = 1 + (goal.tokens ? 2 : 0) + (goal.gpu_hour_price ? 1 : 0);
+  if (!c.simulated) return std::string(fields, ',');
+  std::string text = fmt::format("{:.9g},", search::gpu_hours_per_iteration(c));
+  if (goal.tokens) {
+    text += fmt::format("{:.6f},{:.6f},", search::time_to_train_s(c, *goal.tokens),
+                        search::gpu_hours_to_train(c, *goal.tokens));
+  }
+  if (goal.gpu_hour_price) {
+    const double hours = search::gpu_hours_to_train(c, goal.tokens ? *goal.tokens : kMillion);
+    text += fmt::format("{:.6f},", *goal.gpu_hour_price * hours);
+  }
+  return text;
 }
 
 //! The leanest candidate and the peak each remedy would leave it with.
@@ -186,6 +284,7 @@ nlohmann::json memory_advice_json(const search::SearchResult& result) {
 //! follows each candidate's data-parallel size, which the base job's value would pin.
 std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
   std::vector<std::string> keys = search::searched_keys();
+  if (!space.node_counts.empty()) keys.emplace_back("nodes");
   if (space.base.strategy.dp_bucket_params == 0) keys.emplace_back("gradient_bucket_size");
   return keys;
 }
@@ -222,31 +321,44 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   }
   text += "\n";
   const std::size_t width = label_width(result);
-  text += table_header(width);
+  const TableExtras extras(space, result);
+  if (result.objectives.rank != search::Objective::time) {
+    fmt::format_to(out, "ranked by {}\n", objective_title(result.objectives.rank));
+  }
+  text += table_header(width, extras);
   const std::size_t shown = std::min(top, result.ranking.size());
   for (std::size_t i = 0; i < shown; ++i) {
-    append_row(text, i + 1, result.candidates[result.ranking[i]], width);
+    append_row(text, i + 1, result.candidates[result.ranking[i]], width, extras);
   }
   if (shown < result.ranking.size()) {
     fmt::format_to(out, "      ... {} more (see --csv)\n", result.ranking.size() - shown);
   }
-  const auto& best = result.candidates[result.ranking.front()];
-  const auto& worst = result.candidates[result.ranking.back()];
-  fmt::format_to(out, "\nbest {} at {:.3f} it/s; worst {} at {:.3f} it/s; best/worst {:.2f}x\n", best.label(),
-                 best.iterations_per_s(), worst.label(), worst.iterations_per_s(), result.best_worst_ratio());
-  text += "Pareto front (iteration time vs peak memory, marked *):\n";
+  const auto& best = result.candidates[*result.fastest()];
+  const auto& worst = result.candidates[*result.slowest()];
+  const bool by_time = result.objectives.rank == search::Objective::time;
+  fmt::format_to(out, "\n{} {} at {:.3f} it/s; {} {} at {:.3f} it/s; best/worst {:.2f}x\n",
+                 by_time ? "best" : "fastest", best.label(), best.iterations_per_s(), by_time ? "worst" : "slowest",
+                 worst.label(), worst.iterations_per_s(), result.best_worst_ratio());
+  fmt::format_to(out, "Pareto front ({} vs {}, marked *):\n", objective_title(result.objectives.rank),
+                 objective_title(result.objectives.trade_off));
   for (const std::size_t index : result.pareto_front) {
     const auto& c = result.candidates[index];
-    fmt::format_to(out, "  {:<{}} {:>10.4f} s {:>9.2f} GiB\n", c.label(), width, c.iteration_time_s,
+    fmt::format_to(out, "  {:<{}} {:>10.4f} s {:>9.2f} GiB", c.label(), width, c.iteration_time_s,
                    c.peak_memory_bytes / kGiB);
+    if (extras.gpu_hours) fmt::format_to(out, " {:>10.4g} GPU-h/it", search::gpu_hours_per_iteration(c));
+    text += "\n";
   }
   return text;
 }
 
 void write_search_csv(std::ostream& out, const search::SearchResult& result) {
+  const auto& goal = result.goal;
   out << "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
          "distributed_optimizer,status,iteration_time_s,iterations_per_s,"
-         "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,reason\n";
+         "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,gpus,gpu_hours_per_iteration";
+  if (goal.tokens) out << ",time_to_train_s,gpu_hours_to_train";
+  if (goal.gpu_hour_price) out << (goal.tokens ? ",cost_to_train" : ",cost_per_million_tokens");
+  out << ",reason\n";
   for (const auto& c : result.candidates) {
     const auto& s = c.job.strategy;
     out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel,
@@ -259,7 +371,8 @@ void write_search_csv(std::ostream& out, const search::SearchResult& result) {
     } else {
       out << ",,,,,";
     }
-    out << fmt::format("{:.0f},{},{}\n", c.peak_memory_bytes, c.pareto ? 1 : 0, csv_quoted(c.reason));
+    out << fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.job.cluster.total_gpus());
+    out << training_csv(c, goal) << csv_quoted(c.reason) << "\n";
   }
 }
 
@@ -274,11 +387,15 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
   data["out_of_memory"] = result.out_of_memory;
   data["memory_limit_bytes"] = result.memory_limit_bytes;
   data["pruned_by_bound"] = result.pruned_by_bound;
+  data["objectives"] = {std::string(search::to_string(result.objectives.rank)),
+                        std::string(search::to_string(result.objectives.trade_off))};
+  if (result.goal.tokens) data["tokens"] = *result.goal.tokens;
+  if (result.goal.gpu_hour_price) data["gpu_hour_price"] = *result.goal.gpu_hour_price;
   if (result.leanest) data["memory_advice"] = memory_advice_json(result);
   data["best_worst_ratio"] = result.best_worst_ratio();
   nlohmann::json ranking = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top, result.ranking.size()); ++i) {
-    ranking.push_back(candidate_json(result.candidates[result.ranking[i]]));
+    ranking.push_back(candidate_json(result.candidates[result.ranking[i]], result.goal));
   }
   data["top"] = std::move(ranking);
   nlohmann::json front = nlohmann::json::array();
@@ -288,7 +405,7 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
   data["pareto_front"] = std::move(front);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& c : result.candidates) {
-    all.push_back(candidate_json(c));
+    all.push_back(candidate_json(c, result.goal));
   }
   data["candidates"] = std::move(all);
   return data;

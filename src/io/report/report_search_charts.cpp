@@ -92,9 +92,79 @@ void append_hatch_patterns(std::string& html) {
           "</defs>\n";
 }
 
+//! How many of the report's first rows the bar chart draws.
+std::size_t charted(const SearchReport& report) { return std::min(report.chart_rows, report.rows.size()); }
+
+//! The throughput of every simulated candidate as a histogram: readable at any number of them.
+class Histogram {
+ public:
+  Histogram(std::string& html, const SearchReport& report) : html_(html) {
+    for (const auto& row : report.rows) {
+      if (simulated(row)) values_.push_back(row.samples_per_s);
+    }
+  }
+
+  void append() {
+    if (values_.empty()) return;
+    const double max = *std::max_element(values_.begin(), values_.end());
+    Scale x{1, kLeft, kLeft + kPlotWidth};
+    const auto x_ticks = axis_ticks(max, 6, x);
+    const double width = x.data_max / kBins;
+    std::vector<int> counts(kBins, 0);
+    for (const double value : values_) {
+      ++counts[std::min(kBins - 1, static_cast<std::size_t>(value / width))];
+    }
+    const int most = *std::max_element(counts.begin(), counts.end());
+    Scale y{1, kTop + kPlotHeight, kTop};
+    const auto y_ticks = axis_ticks(most, 4, y);
+    fmt::format_to(out(),
+                   "<svg id=\"throughput-histogram\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
+                   "{1:.0f}\" font-size=\"11\" role=\"img\" aria-label=\"throughput of all simulated candidates\">\n",
+                   kLeft + kPlotWidth + 20, kTop + kPlotHeight + 46);
+    for (const double tick : y_ticks) {
+      fmt::format_to(out(),
+                     "<line class=\"grid\" x1=\"{0:.0f}\" x2=\"{1:.0f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>"
+                     "<text x=\"{3:.0f}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+                     kLeft, kLeft + kPlotWidth, y(tick), kLeft - 6, y(tick) + 4, format_tick(tick, tick_step(y_ticks)));
+    }
+    for (std::size_t bin = 0; bin < kBins; ++bin) {
+      if (counts[bin] == 0) continue;
+      const double left = x(width * static_cast<double>(bin));
+      const double top = y(counts[bin]);
+      fmt::format_to(out(),
+                     "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>{} "
+                     "candidates at {:.3g} to {:.3g} samples/s</title></rect>\n",
+                     left + 1, top, x(width) - x(0) - 2, kTop + kPlotHeight - top, counts[bin],
+                     width * static_cast<double>(bin), width * static_cast<double>(bin + 1));
+    }
+    for (const double tick : x_ticks) {
+      fmt::format_to(out(), "<text x=\"{:.1f}\" y=\"{:.0f}\" text-anchor=\"middle\">{}</text>", x(tick),
+                     kTop + kPlotHeight + 15, format_tick(tick, tick_step(x_ticks)));
+    }
+    fmt::format_to(out(),
+                   "<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\" font-weight=\"600\">samples / s</text>"
+                   "<text transform=\"translate(14,{:.0f}) rotate(-90)\" text-anchor=\"middle\" "
+                   "font-weight=\"600\">candidates</text>\n</svg>\n",
+                   kLeft + kPlotWidth / 2, kTop + kPlotHeight + 36, kTop + kPlotHeight / 2);
+  }
+
+ private:
+  static constexpr std::size_t kBins = 24;
+  static constexpr double kLeft = 62;
+  static constexpr double kTop = 14;
+  static constexpr double kPlotWidth = 700;
+  static constexpr double kPlotHeight = 160;
+
+  std::back_insert_iterator<std::string> out() { return std::back_inserter(html_); }
+
+  std::string& html_;
+  std::vector<double> values_;
+};
+
 class BarChart {
  public:
-  BarChart(std::string& html, const SearchReport& report) : html_(html), rows_(report.rows) {
+  BarChart(std::string& html, const SearchReport& report)
+      : html_(html), rows_(report.rows.begin(), report.rows.begin() + static_cast<std::ptrdiff_t>(charted(report))) {
     slot_ = std::clamp(kTargetWidth / static_cast<double>(std::max<std::size_t>(rows_.size(), 1)), 16.0, 72.0);
     std::size_t longest = 0;
     for (const auto& row : rows_) {
@@ -107,7 +177,7 @@ class BarChart {
   void append() {
     double max = 0;
     for (const auto& row : rows_) {
-      max = std::max(max, is_ok(row) ? row.samples_per_s : 0.0);
+      max = std::max(max, row.samples_per_s);
     }
     scale_ = {1, kTop + kPlotHeight, kTop};
     const auto ticks = axis_ticks(max, 5, scale_);
@@ -157,10 +227,11 @@ class BarChart {
     const double base = kTop + kPlotHeight;
     html_ += "<g>";
     append_row_title(html_, row);
-    if (is_ok(row)) {
+    if (simulated(row)) {
+      // A candidate simulated although it does not fit (--simulate-oom) keeps its hatching.
       const double top = scale_(row.samples_per_s);
-      fmt::format_to(out(), "<rect class=\"bar\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\"/>", x,
-                     top, bar_width, base - top);
+      fmt::format_to(out(), "<rect class=\"{}\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\"/>",
+                     is_ok(row) ? "bar" : "bar-oom", x, top, bar_width, base - top);
       if (slot_ >= 34) {
         fmt::format_to(out(), "<text x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"middle\" font-size=\"10\">{:.2f}</text>",
                        center, top - 4, row.samples_per_s);
@@ -181,7 +252,7 @@ class BarChart {
   }
 
   std::string& html_;
-  const std::vector<SearchReportRow>& rows_;
+  const std::vector<SearchReportRow> rows_;
   double slot_ = 16;
   double label_height_ = 0;
   Scale scale_;
@@ -331,10 +402,11 @@ class ParetoChart {
   Scale y_;
 };
 
-void append_table_row(std::string& html, std::size_t index, const SearchReportRow& row) {
+void append_table_row(std::string& html, std::size_t index, const SearchReportRow& row, bool show_gpus) {
   auto out = std::back_inserter(html);
   fmt::format_to(out, "<tr class=\"{}\"><td>{}</td><td class=\"text\">", status_class(row), index + 1);
   append_escaped(html, row.label);
+  if (show_gpus) fmt::format_to(out, "</td><td>{}", row.gpus);
   fmt::format_to(out, "</td><td class=\"text\"><span class=\"badge {}\">", status_class(row));
   append_escaped(html, row.status);
   html += "</span></td>";
@@ -347,6 +419,10 @@ void append_table_row(std::string& html, std::size_t index, const SearchReportRo
   fmt::format_to(out, "<td class=\"peak\">{}</td><td class=\"text\">{}</td><td class=\"text reason\">",
                  format_memory(row.peak_memory_bytes), row.pareto ? "✓" : "");
   append_escaped(html, row.reason);
+  if (!row.same_as.empty()) {
+    append_escaped(html,
+                   fmt::format("{}the same results: {}", row.reason.empty() ? "" : "; ", fmt::join(row.same_as, ", ")));
+  }
   html += "</td></tr>\n";
 }
 
@@ -365,7 +441,7 @@ void append_search_header(std::string& html, const SearchReport& report) {
   const auto& rows = report.rows;
   const auto count = [&](auto predicate) { return std::count_if(rows.begin(), rows.end(), predicate); };
   append_card(html, "candidates", std::to_string(rows.size()));
-  append_card(html, "simulated", std::to_string(count([](const auto& r) { return is_ok(r) && simulated(r); })));
+  append_card(html, "simulated", std::to_string(count(simulated)));
   append_card(html, "out of memory", std::to_string(count(is_out_of_memory)));
   append_card(html, "invalid", std::to_string(count([](const auto& r) { return r.status == kSearchStatusInvalid; })));
   double best = 0;
@@ -388,28 +464,38 @@ void append_search_header(std::string& html, const SearchReport& report) {
 }
 
 void append_search_bar_chart(std::string& html, const SearchReport& report) {
-  html += "<section id=\"throughput\"><h2>Throughput of every candidate</h2><div class=\"legend\">"
+  const std::size_t shown = charted(report);
+  html += "<section id=\"throughput\"><h2>";
+  html += shown < report.rows.size() ? fmt::format("Throughput of the first {} of {} rows", shown, report.rows.size())
+                                     : std::string("Throughput of every candidate");
+  html += "</h2><div class=\"legend\">"
           "<span><span class=\"swatch busy\"></span>simulated</span>"
           "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#c0392b 0 2px,#fdecea 2px "
           "5px)\">"
-          "</span>out of memory (not run)</span>"
+          "</span>out of memory</span>"
           "<span><span class=\"swatch\" style=\"background:repeating-linear-gradient(45deg,#9aa5b1 0 2px,#f1f3f5 2px "
           "5px)\">"
           "</span>invalid</span></div><div class=\"scroll\">";
   BarChart(html, report).append();
   html += "</div></section>\n";
+  if (shown < report.rows.size()) {
+    html += "<section id=\"distribution\"><h2>Throughput of all simulated candidates</h2><div class=\"scroll\">";
+    Histogram(html, report).append();
+    html += "</div></section>\n";
+  }
 }
 
 void append_search_table(std::string& html, const SearchReport& report) {
   const std::size_t shown = std::min(report.table_rows, report.rows.size());
   html += "<section id=\"ranking\"><h2>";
-  html += shown < report.rows.size() ? fmt::format("First {} of {} candidates", shown, report.rows.size())
+  html += shown < report.rows.size() ? fmt::format("First {} of {} rows", shown, report.rows.size())
                                      : std::string("All candidates");
-  html += "</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th class=\"text\">strategy</th>"
-          "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>"
+  html += "</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th class=\"text\">strategy</th>";
+  if (report.show_gpus) html += "<th>GPUs</th>";
+  html += "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>"
           "<th>peak memory</th><th class=\"text\">Pareto</th><th class=\"text\">note</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < shown; ++i) {
-    append_table_row(html, i, report.rows[i]);
+    append_table_row(html, i, report.rows[i], report.show_gpus);
   }
   html += "</tbody></table></div></section>\n";
 }

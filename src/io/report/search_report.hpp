@@ -23,6 +23,9 @@ struct SearchReportRow {
   double bubble_fraction = 0;    //!< fraction, 0..1
   double peak_memory_bytes = 0;  //!< per GPU, the largest over stages; 0 when unknown
   bool pareto = false;           //!< on the front of iteration time versus peak memory
+  //! Candidates with exactly the same results, collapsed into this row (their labels).
+  std::vector<std::string> same_as{};
+  int gpus = 0;  //!< the GPUs it uses; shown when the candidates use different numbers
 };
 
 //! Everything a search report shows, filled by the caller from the search result. Rows are drawn
@@ -33,6 +36,9 @@ struct SearchReport {
   std::string settings;              //!< the job's settings and the searched flags (search_settings_text)
   double memory_capacity_bytes = 0;  //!< the GPU's memory, drawn as the limit; 0 when unknown
   std::size_t table_rows = 10;       //!< how many of the first rows the table lists
+  //! How many of the first rows the bar chart draws; a histogram shows the throughput of all.
+  std::size_t chart_rows = 40;
+  bool show_gpus = false;  //!< a GPU column, for a search over several cluster sizes
   std::vector<SearchReportRow> rows;
 };
 

@@ -197,7 +197,7 @@ TEST(SearchReport, DrawsEveryCandidateAsABarOrAMarkedStub) {
 
 TEST(SearchReport, ListsTheFirstRowsInATable) {
   const std::string html = search_report(sample_search());
-  EXPECT_NE(html.find("First 3 of 5 candidates"), std::string::npos);
+  EXPECT_NE(html.find("First 3 of 5 rows"), std::string::npos);
   EXPECT_EQ(count(html, "<tr class=\"ok\">"), 3U);
   EXPECT_EQ(count(html, "<tr class=\"oom\">"), 0U);
 }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <set>
 
 #include "api/simulation.hpp"
 #include "catalog/builtin_clusters.hpp"
@@ -195,6 +196,47 @@ TEST(MemoryRemedies, ASearchWhereNothingFitsNamesTheLeanestCandidate) {
       EXPECT_GE(candidate.peak_memory_bytes, result.candidates[*result.leanest].peak_memory_bytes);
     }
   }
+}
+
+}  // namespace
+
+}  // namespace distsim::search
+
+namespace distsim::search {
+
+namespace {
+
+//! The cost objective over two cluster sizes: the ground truth is every candidate simulated
+//! (no pruning) and the one of least iteration time x GPUs picked here, independently of the
+//! search's ranking and pruning.
+TEST(SearchOptimum, TheCheapestOverSeveralClusterSizesEqualsTheExhaustiveOne) {
+  SearchSpace space;
+  space.base = small_job();
+  space.node_counts = {1, 2};
+  SearchOptions every;
+  every.threads = 2;
+  every.objectives = {Objective::cost, Objective::time};
+  const SearchResult all = run_search(space, every);
+  double cheapest = std::numeric_limits<double>::infinity();
+  std::set<int> gpu_counts;
+  for (const auto& candidate : all.candidates) {
+    if (candidate.status != CandidateStatus::ok) continue;
+    gpu_counts.insert(candidate.job.cluster.total_gpus());
+    cheapest = std::min(cheapest, candidate.iteration_time_s * candidate.job.cluster.total_gpus() / 3600.0);
+  }
+  EXPECT_EQ(gpu_counts, (std::set<int>{8, 16}));
+  SearchOptions pruned = every;
+  pruned.keep = 3;
+  const SearchResult some = run_search(space, pruned);
+  ASSERT_GE(some.ranking.size(), 3u);
+  EXPECT_DOUBLE_EQ(gpu_hours_per_iteration(some.candidates[some.ranking.front()]), cheapest);
+  EXPECT_GT(some.pruned_by_bound, 0u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(gpu_hours_per_iteration(all.candidates[all.ranking[i]]),
+              gpu_hours_per_iteration(some.candidates[some.ranking[i]]));
+  }
+  // The front of cost versus time is the same with and without pruning.
+  EXPECT_EQ(all.pareto_front, some.pareto_front);
 }
 
 }  // namespace

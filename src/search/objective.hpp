@@ -1,0 +1,59 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "search/candidate.hpp"
+
+namespace distsim::search {
+
+//! A quantity the search minimizes. Time and cost differ only when candidates use different
+//! numbers of GPUs (a search over several cluster sizes): the same global batch then takes each
+//! candidate `iteration_time_s` but costs it `iteration_time_s` x its GPUs.
+enum class Objective {
+  time,    //!< iteration time (for a fixed global batch, also the time to train on any number of tokens)
+  cost,    //!< GPU-hours per iteration (times a GPU-hour price, the money per iteration)
+  memory,  //!< peak memory per GPU
+};
+
+//! "time", "cost", "memory": the names `--objectives` takes.
+const std::vector<std::string>& objective_names();
+std::string_view to_string(Objective objective);
+//! The objective of that name; nullopt for an unknown name.
+std::optional<Objective> parse_objective(std::string_view name);
+
+//! What the search ranks by (`rank`) and the second objective of its Pareto front.
+struct Objectives {
+  Objective rank = Objective::time;
+  Objective trade_off = Objective::memory;
+};
+
+//! The objectives of `--objectives A[,B]`: A ranks, the front trades A against B (memory when
+//! only A is given, or time when A is memory). Throws InputError naming `flag`: an unknown name
+//! (with the closest), more than two, or the same one twice.
+Objectives parse_objectives(const std::vector<std::string>& names, const std::string& flag);
+
+//! A simulated candidate's value of the objective (seconds, GPU-hours, bytes).
+double objective_value(const Candidate& candidate, Objective objective);
+
+//! A value no simulation of the candidate can come in under: the iteration time's lower bound
+//! (Candidate::lower_bound_s) for time and cost; memory is known exactly before simulating.
+double objective_bound(const Candidate& candidate, Objective objective);
+
+//! What the user plans to train, for each candidate's time to train and money: both optional.
+struct TrainingGoal {
+  std::optional<double> tokens;          //!< tokens to train on (`--tokens`)
+  std::optional<double> gpu_hour_price;  //!< money per GPU-hour (`--gpu-hour-price`), any currency
+};
+
+//! Tokens per second of a simulated candidate: its samples per second times the sequence length.
+double tokens_per_s(const Candidate& candidate);
+//! GPU-hours per iteration: its iteration time times its GPUs.
+double gpu_hours_per_iteration(const Candidate& candidate);
+//! Seconds to train on `tokens` tokens, and the GPU-hours that takes.
+double time_to_train_s(const Candidate& candidate, double tokens);
+double gpu_hours_to_train(const Candidate& candidate, double tokens);
+
+}  // namespace distsim::search
