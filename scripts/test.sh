@@ -10,7 +10,7 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDISTSIM_WERROR=ON >/de
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs")
 
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDISTSIM_SANITIZE=ON -DDISTSIM_BUILD_BENCH=OFF \
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DDISTSIM_SANITIZE=ON -DDISTSIM_BUILD_BENCH=OFF -DDISTSIM_MPI=OFF \
   -DDISTSIM_WERROR=ON >/dev/null
 cmake --build build-sanitize -j "$jobs"
 (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs" -LE slow)

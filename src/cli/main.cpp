@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/mpi_process_group.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
@@ -96,13 +97,17 @@ int run(int argc, char** argv) {
 }  // namespace distsim::cli
 
 int main(int argc, char** argv) {
+  int status = 0;
   try {
-    return distsim::cli::run(argc, argv);
+    distsim::cli::start_mpi(argc, argv);
+    status = distsim::cli::run(argc, argv);
   } catch (const distsim::InputError& e) {
     std::cerr << "distsim: error: " << e.what() << "\n";
-    return distsim::cli::kExitInputError;
+    status = distsim::cli::kExitInputError;
   } catch (const std::exception& e) {
     std::cerr << "distsim: internal error: " << e.what() << " (please report)\n";
-    return distsim::cli::kExitInternalError;
+    status = distsim::cli::kExitInternalError;
   }
+  distsim::cli::stop_mpi();
+  return status;
 }

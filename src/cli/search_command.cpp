@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
+#include "cli/mpi_process_group.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
@@ -198,8 +199,11 @@ void run_search(const SearchCommandOptions& options) {
   search_options.objectives = search::parse_objectives(options.objectives, "--objectives");
   search_options.goal = training_goal(options);
   search_options.progress = ProgressBar{};
+  search_options.processes = mpi_processes();
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
+  // Every process of an MPI group holds the whole result; the first alone writes it.
+  if (search_options.processes != nullptr && search_options.processes->rank() != 0) return;
   if (!options.csv.empty()) {
     write_output_file("--csv", options.csv, [&](std::ostream& out) { io::write_search_csv(out, result); });
   }

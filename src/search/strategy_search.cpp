@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -199,19 +200,85 @@ std::string pruned_reason(const Candidate& candidate, const SearchOptions& optio
   return "";
 }
 
-//! Fills lower_bound_s of each candidate to simulate, on `threads` threads.
+//! What simulating a candidate records, as the numbers a process group exchanges: a flag that
+//! it was simulated, then the figures `record` sets.
+constexpr std::size_t kRecordWidth = 5;
+
+void write_record(const Candidate& candidate, double* out) {
+  out[0] = candidate.simulated ? 1.0 : 0.0;
+  out[1] = candidate.iteration_time_s;
+  out[2] = candidate.samples_per_s;
+  out[3] = candidate.mfu;
+  out[4] = candidate.bubble_fraction;
+}
+
+void read_record(const double* in, Candidate& candidate) {
+  candidate.simulated = in[0] > 0;
+  candidate.iteration_time_s = in[1];
+  candidate.samples_per_s = in[2];
+  candidate.mfu = in[3];
+  candidate.bubble_fraction = in[4];
+}
+
+//! Runs `work(n)` for every n in [0, count) that is this process's share (n modulo the group's
+//! size), on `threads` threads, and gives every process every result: `write(n, out)` writes
+//! n's `width` numbers after the work, `read(n, in)` takes them back. A failure on any process
+//! fails every process with the same message.
+template <typename Work, typename Write, typename Read>
+void share_out(std::size_t count, const SearchOptions& options, std::size_t width, Work work, Write write, Read read) {
+  const ProcessGroup* group = options.processes;
+  const auto size = static_cast<std::size_t>(group != nullptr ? group->size() : 1);
+  const auto rank = static_cast<std::size_t>(group != nullptr ? group->rank() : 0);
+  if (group == nullptr) {
+    parallel_for(count, options.threads, work);
+    return;
+  }
+  std::vector<std::size_t> mine;
+  for (std::size_t n = rank; n < count; n += size) mine.push_back(n);
+  // One entry per process after the records: 0, or how its share failed (bad input, or not).
+  constexpr double kInputFailure = 1.0;
+  constexpr double kOtherFailure = 2.0;
+  std::vector<double> values(count * width + size, 0.0);
+  std::string failure;
+  try {
+    parallel_for(mine.size(), options.threads, [&](std::size_t i) { work(mine[i]); });
+    for (const std::size_t n : mine) write(n, &values[n * width]);
+  } catch (const InputError& error) {
+    failure = error.what();
+    values[count * width + rank] = kInputFailure;
+  } catch (const std::exception& error) {
+    failure = error.what();
+    values[count * width + rank] = kOtherFailure;
+  }
+  group->sum(values);
+  for (std::size_t process = 0; process < size; ++process) {
+    const double kind = values[count * width + process];
+    if (kind > 0) {
+      group->broadcast(failure, static_cast<int>(process));
+      if (kind == kInputFailure) throw InputError(failure);
+      throw std::runtime_error(failure);
+    }
+  }
+  for (std::size_t n = 0; n < count; ++n) read(n, &values[n * width]);
+}
+
+//! Fills lower_bound_s of each candidate to simulate.
 void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_simulate,
-                    const api::SimulationOptions& simulation, int threads) {
-  parallel_for(to_simulate.size(), threads, [&](std::size_t n) {
-    Candidate& candidate = result.candidates[to_simulate[n]];
-    candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job, simulation));
-  });
+                    const api::SimulationOptions& simulation, const SearchOptions& options) {
+  share_out(
+      to_simulate.size(), options, 1,
+      [&](std::size_t n) {
+        Candidate& candidate = result.candidates[to_simulate[n]];
+        candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job, simulation));
+      },
+      [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
+      [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });
 }
 
 void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
-  if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options.threads);
+  if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options);
   const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
     return objective_bound(result.candidates[a], ranked) < objective_bound(result.candidates[b], ranked);
@@ -232,14 +299,18 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         batch.push_back(to_simulate[n]);
       }
     }
-    parallel_for(batch.size(), options.threads, [&](std::size_t n) {
-      Candidate& candidate = result.candidates[batch[n]];
-      record(candidate, api::simulate(candidate.job, simulation));
-      if (options.progress) {
-        const std::lock_guard lock(progress_mutex);
-        options.progress(++done, to_simulate.size());
-      }
-    });
+    share_out(
+        batch.size(), options, kRecordWidth,
+        [&](std::size_t n) {
+          Candidate& candidate = result.candidates[batch[n]];
+          record(candidate, api::simulate(candidate.job, simulation));
+          if (options.progress) {
+            const std::lock_guard lock(progress_mutex);
+            options.progress(++done, to_simulate.size());
+          }
+        },
+        [&](std::size_t n, double* out) { write_record(result.candidates[batch[n]], out); },
+        [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); });
     for (const std::size_t index : batch) {
       if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
     }

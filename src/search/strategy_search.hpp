@@ -9,6 +9,7 @@
 #include "search/candidate.hpp"
 #include "search/memory_remedy.hpp"
 #include "search/objective.hpp"
+#include "search/process_group.hpp"
 #include "search/search_space.hpp"
 
 namespace distsim::search {
@@ -30,7 +31,10 @@ struct SearchOptions {
   //! Costs shared by every simulation (e.g. a profile database); read from several threads.
   api::SimulationOptions simulation;
   //! Called after each simulated candidate with (done, total); from worker threads, serialized.
+  //! In a process group, done counts this process's share.
   std::function<void(std::size_t, std::size_t)> progress;
+  //! The processes sharing the search (MPI); null: this process alone. The result is the same.
+  const ProcessGroup* processes = nullptr;
 };
 
 struct SearchResult {
