@@ -89,6 +89,18 @@ TEST(MoeCalibration, AQwen3RowIsTheBuiltinModelWithTheRowsExpertParallelism) {
   EXPECT_EQ(run.assumptions.front().rfind("model=qwen3-30b-a3b (the built-in model the row names", 0), 0U);
 }
 
+// Qwen3-235B-A22B: 94 layers, 4096 hidden, 64 heads, 1536-wide experts.
+TEST(MoeCalibration, AQwen3235bRowIsItsBuiltinModel) {
+  const CalibrationRun run = moe_run({{"model", "Qwen3_235B_a22B"},
+                                      {"num_layers", "94"},
+                                      {"hidden_size", "4096"},
+                                      {"num_attention_heads", "64"},
+                                      {"moe_ffn_hidden_size", "1536"},
+                                      {"moe_layer_freq", "1 (all 94 layers MoE)"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.name, "qwen3-235b-a22b");
+}
+
 TEST(MoeCalibration, TheSequenceLengthIsTheRows) {
   const CalibrationRun run = moe_run({{"seq_len", "8192"}});
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
@@ -142,7 +154,17 @@ TEST(MoeCalibration, AModelItDoesNotKnowIsRefusedWithTheClosestName) {
 // text gives is checked. The job itself is refused by the simulator while latent attention has
 // no events, so only the reading is tested here.
 TEST(MoeCalibration, DeepSeekRowsWithAndWithoutMtp) {
+  CalibrationRun run = moe_run(kDeepSeek);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.name, "deepseek-v3");
+  EXPECT_EQ(run.job->model.mtp_layers, 0);
+  EXPECT_EQ(run.job->model.mla.kv_lora_rank, 512);
   auto changes = kDeepSeek;
+  changes["model"] = "DeepSeekV3 (w/ MTP)";
+  run = moe_run(changes);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.mtp_layers, 1);
+  changes = kDeepSeek;
   changes["arch"] = "DeepSeek-V3 (MLA: q_lora 1536; kv_lora 256)";
   EXPECT_EQ(refusal(changes), "arch 'DeepSeek-V3 (MLA: q_lora 1536; kv_lora 256)' states kv_lora 256; built-in "
                               "model 'deepseek-v3' has 512");
