@@ -145,6 +145,22 @@ def category_stats(validation, category):
             "mape": f"{sum(errors) / len(errors):.1f}" if errors else "–"}
 
 
+# The MoE models of the calibration set, by the start of their name in its model column.
+MOE_MODELS = {"qwen3_30b": "Qwen3_30B_a3B", "qwen3_235b": "Qwen3_235B_a22B", "deepseek_v3": "DeepSeekV3",
+              "gpt_oss_120b": "GPT OSS 120B"}
+
+
+def moe_model_stats(validation, prefix):
+    """Rows given, rows simulated and the MAPE over them ("–" when none simulated) for one MoE model."""
+    import csv
+    with open(CALIBRATION_CSV, newline="", encoding="utf-8") as table:
+        ids = {entry["id"] for entry in csv.DictReader(table)
+               if calibration_category(entry) == "moe" and entry["model"].startswith(prefix)}
+    errors = [abs(r["error_pct"]) for r in validation["rows"] if r["id"] in ids]
+    return {"rows": len(ids), "simulated": len(errors),
+            "mape": f"{sum(errors) / len(errors):.1f}" if errors else "–"}
+
+
 def row(validation, row_id):
     return next(r for r in validation["rows"] if r["id"] == row_id)
 
@@ -240,6 +256,8 @@ FIGURES = {
     "validate.given": ("validate", lambda v: str(len(v["rows"]) + len(v["excluded"]))),
     **{f"validate.cat.{category}.{field}": ("validate", lambda v, c=category, f=field: str(category_stats(v, c)[f]))
        for category in CATEGORIES for field in ("rows", "simulated", "mape")},
+    **{f"validate.moe.{model}.{field}": ("validate", lambda v, p=prefix, f=field: str(moe_model_stats(v, p)[f]))
+       for model, prefix in MOE_MODELS.items() for field in ("rows", "simulated", "mape")},
     **{f"validate.{key}.rows": ("validate", lambda v, p=prefix: str(source_stats(v, p)["rows"]))
        for key, prefix in SOURCES_BY_PREFIX.items()},
     **{f"validate.{key}.mape": ("validate", lambda v, p=prefix: f"{source_stats(v, p)['mape_pct']:.1f}")
@@ -249,7 +267,7 @@ FIGURES = {
     **{f"validate.{key}.max_row": ("validate", lambda v, p=prefix: worst_row(v, p)["id"])
        for key, prefix in SOURCES_BY_PREFIX.items()},
     **{f"validate.{row_id}.error": ("validate", lambda v, r=row_id: signed_pct(row(v, r)["error_pct"]))
-       for row_id in ("R202", "R203", "R214", "R215")},
+       for row_id in ("R202", "R203", "R214", "R215", "N177", "N189", "N192")},
     # Event census and profiling cost (README.md, docs/profiling_cost.md).
     **{f"census.{name}.{field}": (f"census_{name}", fn)
        for name in ("bert", "gpt3")

@@ -59,8 +59,9 @@ Event EventFactory::batched_gemm(std::int64_t batch, std::int64_t m, std::int64_
   return event;
 }
 
-Event EventFactory::grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) const {
-  const Event product = fp8 ? fp8_gemm(m, n, k) : gemm(m, n, k);
+Event EventFactory::grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::optional<Dtype> format) const {
+  const Event product = format ? low_precision_gemm(*format, m, n, k) : gemm(m, n, k);
   Event event = compute_event(Operator::grouped_gemm, product.dtype, {groups, m, n, k});
   event.flops = product.flops * static_cast<double>(groups);
   event.bytes_moved = product.bytes_moved * static_cast<double>(groups);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "events/event.hpp"
@@ -20,9 +21,10 @@ class EventFactory {
   //! GEMM, as torch.bmm and torch.baddbmm run): 2·batch·m·n·k FLOPs, op "batched_gemm".
   Event batched_gemm(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! One product per local expert, `groups` of them with m tokens each, in one grouped kernel
-  //! (TransformerEngine's GroupedLinear): 2·groups·m·n·k FLOPs; fp8 inputs when `fp8`, as
-  //! fp8_gemm; op "grouped_gemm".
-  Event grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k, bool fp8) const;
+  //! (TransformerEngine's GroupedLinear): 2·groups·m·n·k FLOPs; inputs in the low-precision
+  //! `format` when given, as low_precision_gemm; op "grouped_gemm".
+  Event grouped_gemm(std::int64_t groups, std::int64_t m, std::int64_t n, std::int64_t k,
+                     std::optional<Dtype> format) const;
   //! The same product with fp8 inputs, as TransformerEngine runs a linear layer's GEMMs with
   //! --fp8-format hybrid: 2mnk FLOPs, A and B read at 1 byte per element, C written in the
   //! factory's dtype (bf16); dtype fp8.

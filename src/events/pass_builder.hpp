@@ -101,6 +101,8 @@ class PassBuilder {
   //! The transformer layers' linear GEMMs run in the job's low-precision format, except the
   //! layers kept in bf16 at the start and the end; the embedding and LM head (layer -1) never do.
   bool in_low_precision(int layer) const;
+  //! The low-precision format of the layer's expert GEMMs; none when they run in 16 bits.
+  std::optional<Dtype> expert_format(int layer) const;
   Event linear_gemm(int layer, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! A layer's norm; in an fp8 layer it writes the next GEMM's fp8 input (TE's LayerNormLinear).
   //! Under mxfp8 and nvfp4 it writes bf16 and quantize_operand quantizes its output.

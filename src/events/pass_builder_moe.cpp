@@ -31,16 +31,23 @@ int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, b
   return static_cast<int>(sink.list->size()) - 1;
 }
 
+// TransformerEngine's GroupedLinear runs the expert GEMMs in the layer's low-precision format,
+// per-tensor fp8 or MXFP8 block scaling (NVIDIA/TransformerEngine#2966: GroupedLinear under
+// MXFP8BlockScaling; the Megatron-Bridge 25.11 FP8-MX MoE recipes).
+std::optional<Dtype> PassBuilder::expert_format(int layer) const {
+  return in_low_precision(layer) ? std::optional<Dtype>(gemm_dtype_) : std::nullopt;
+}
+
 void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
   const std::int64_t m = tokens_per_expert(layer);
   const std::int64_t groups = local_experts();
   const std::int64_t width = model_.moe.expert_ffn_hidden_size;
   const std::int64_t rows = m * groups;
   dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
-  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), in_low_precision(layer)), layer, "expert fc1",
+  add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), expert_format(layer)), layer, "expert fc1",
       dispatched);
   activation_forward(sink, rows, width, layer, "expert activation");
-  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, in_low_precision(layer)), layer, "expert fc2",
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), width, expert_format(layer)), layer, "expert fc2",
       quantize_operand(sink, rows, width, layer));
 }
 
@@ -50,16 +57,16 @@ void PassBuilder::experts_backward(int layer, int combined) {
   const std::int64_t groups = local_experts();
   const std::int64_t width = model_.moe.expert_ffn_hidden_size;
   const std::int64_t rows = m * groups;
-  const bool fp8 = in_low_precision(layer);
+  const std::optional<Dtype> format = expert_format(layer);
   // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
   combined = quantize_operand(sink, rows, hidden(), layer, combined);
-  add(sink, factory_.grouped_gemm(groups, m, width, hidden(), fp8), layer, "expert fc2", combined);
-  int index = add(sink, factory_.grouped_gemm(groups, width, hidden(), m, fp8), layer, "expert fc2");
+  add(sink, factory_.grouped_gemm(groups, m, width, hidden(), format), layer, "expert fc2", combined);
+  int index = add(sink, factory_.grouped_gemm(groups, width, hidden(), m, format), layer, "expert fc2");
   backward[static_cast<size_t>(index)].weight_gradient = true;
   activation_backward(rows, width, layer, "expert activation");
   quantize_operand(sink, rows, up_width(width), layer);
-  add(sink, factory_.grouped_gemm(groups, m, hidden(), up_width(width), fp8), layer, "expert fc1");
-  index = add(sink, factory_.grouped_gemm(groups, hidden(), up_width(width), m, fp8), layer, "expert fc1");
+  add(sink, factory_.grouped_gemm(groups, m, hidden(), up_width(width), format), layer, "expert fc1");
+  index = add(sink, factory_.grouped_gemm(groups, hidden(), up_width(width), m, format), layer, "expert fc1");
   backward[static_cast<size_t>(index)].weight_gradient = true;
 }
 

@@ -240,9 +240,9 @@ void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& 
   const std::string setting = precision_setting(names);
   const Dtype format = gemm_dtype(s.gemm_format, s.dtype);
   const std::string format_name(dtype_name(format));
-  if (job.model.moe.enabled() && s.gemm_format != GemmFormat::fp8) {
+  if (job.model.moe.enabled() && s.gemm_format == GemmFormat::nvfp4) {
     problems.push_back(setting + ": " + format_name + " grouped expert GEMMs of model " + quoted(job.model.name) +
-                       " are not modelled; use precision fp8 or bf16");
+                       " are not modelled; use precision fp8, mxfp8 or bf16");
   }
   if (s.dtype != Dtype::bf16) {
     problems.push_back(setting + ": " + format_name +

@@ -12,6 +12,7 @@
 #include "core/input_error.hpp"
 #include "io/calibration/calibration_vocabulary.hpp"
 #include "io/calibration/csv_table.hpp"
+#include "io/calibration/moe_row_model.hpp"
 #include "io/calibration/published_field.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -108,7 +109,13 @@ void read_architecture(const RowReader& row, model::ModelSpec& model, std::vecto
 model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions) {
   const PublishedField moe = read_published_field(row.text("moe"));
   if (!moe.missing && moe.value != "no") {
-    throw Unsupported{"mixture of experts (moe '" + row.text("moe") + "') is not modelled"};
+    if (moe.value != "moe" && moe.value != "yes") {
+      throw Unsupported{"moe '" + row.text("moe") + "' is neither MoE, yes nor no"};
+    }
+    MoeRowModel read = read_moe_row_model([&row](std::string_view column) { return row.text(column); });
+    if (!read.model) throw Unsupported{read.refused_because};
+    assumptions.insert(assumptions.end(), read.assumptions.begin(), read.assumptions.end());
+    return *read.model;
   }
   model::ModelSpec model;
   model.name = row.text("model");
@@ -292,8 +299,11 @@ void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy
       apply_setting(key, std::to_string(row.integer(column)), job);
     }
   }
-  if (const int ep = row.integer_or("ep", 1); ep > 1) {
-    throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") is not modelled"};
+  if (const int ep = row.integer_or("ep", 1); job.model.moe.enabled()) {
+    apply_setting("ep", std::to_string(ep), job);
+  } else if (ep > 1) {
+    throw Unsupported{"expert parallelism (ep " + std::to_string(ep) + ") in a row without experts (moe '" +
+                      row.text("moe") + "')"};
   }
   for (const auto& [key, value] : columns.settings) apply_setting(key, value, job);
   strategy::Strategy& s = job.strategy;

@@ -79,6 +79,8 @@ ColumnVocabulary recompute() {
                                                             "forward counted twice) implies full recomputation")},
            {"none/selective default", assumes({{"recompute", "none"}}, "Megatron-Core recomputes nothing unless "
                                                                        "recompute modules are set")},
+           {"selective: mla_up_proj",
+            refuses("selective recomputation of latent attention's up projections (mla_up_proj) is not modelled")},
            {"per-op selective activation checkpointing",
             refuses("torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
                     "modelled")}},
@@ -107,6 +109,10 @@ ColumnVocabulary optimizer_sharding() {
                                                         "optimizer")};
 }
 
+constexpr const char* kBridgeGradientOverlap =
+    "the gradient reduction's overlap is not stated; Megatron-Bridge recipes overlap it with the backward pass "
+    "(overlap_grad_reduce)";
+
 ColumnVocabulary comm_overlap() {
   const ColumnReading same_all_reduce = sets({});
   const ColumnReading torch_compile = refuses("torch.compile's kernel fusion is not modelled");
@@ -121,6 +127,15 @@ ColumnVocabulary comm_overlap() {
                         "priced without overlap")},
            {"fsdp * + tp * (vanilla tp) + torch.compile", torch_compile},
            {"fsdp * + tp * (async tp) + torch.compile", torch_compile},
+           // Megatron-Bridge rows state the expert all-to-all overlap and the CUDA graphs only.
+           {"ep a2a overlap=no", assumes({{"overlap_grad_reduce", "true"}}, kBridgeGradientOverlap)},
+           {"ep a2a overlap=yes",
+            refuses("overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
+                    "--overlap-moe-expert-parallel-comm) is not modelled")},
+           {"cuda_graph=off/default", sets({})},
+           {"cuda_graph=transformer_engine [*]",
+            assumes({}, "CUDA graphs of the named modules are not modelled: their kernels are priced with their "
+                        "launch overheads")},
            {"per recipe (not stated)", assumes({{"overlap_grad_reduce", "true"}}, "not stated; Megatron-Core "
                                                                                   "recipes overlap the gradient "
                                                                                   "reduction with the backward "
@@ -128,6 +143,37 @@ ColumnVocabulary comm_overlap() {
           sets({}),
           assumes({{"overlap_grad_reduce", "true"}},
                   "not stated; Megatron-Core recipes overlap the gradient reduction with the backward pass")};
+}
+
+// Megatron-Core's --expert-tensor-parallel-size; the Megatron-Bridge rows take it from the
+// release's performance recipes.
+ColumnVocabulary expert_tensor_parallel() {
+  return {"etp",
+          true,
+          {{"1", sets({{"etp", "1"}})},
+           {"1 (perf recipe default; not in table)",
+            assumes({{"etp", "1"}}, "the performance recipes' default; not in the table")},
+           {"1 (perf recipe; not in table)", assumes({{"etp", "1"}}, "the matched performance recipe's; not in the "
+                                                                     "table")}},
+          sets({}),
+          assumes({{"etp", "1"}}, "not stated")};
+}
+
+// Megatron-Core's --moe-token-dispatcher-type. The flex dispatcher with HybridEP or DeepEP fuses
+// permutation into the communication and sends a token once per destination rank, not once per
+// chosen expert, so it is not priced as the all-to-all one.
+ColumnVocabulary moe_dispatcher() {
+  return {"moe_dispatcher",
+          true,
+          {{"alltoall", sets({{"moe_dispatcher", "alltoall"}})},
+           {"allgather", sets({{"moe_dispatcher", "allgather"}})},
+           {"alltoall (perf recipe * at tag *; not in table)",
+            assumes({{"moe_dispatcher", "alltoall"}}, "the matched performance recipe's; not in the table")},
+           {"flex/* (*)", refuses("the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled")}},
+          sets({}),
+          assumes({{"moe_dispatcher", "alltoall"}},
+                  "not stated in the table; the all-to-all dispatcher, which the table's notes say the release's "
+                  "H100 and B200 recipes mostly use (its GB200 and GB300 recipes use flex with HybridEP)")};
 }
 
 // The node design each spelling of the link inside a node names (distsim list clusters).
@@ -154,8 +200,9 @@ std::vector<std::string> known_spellings(const ColumnVocabulary& vocabulary) {
 }  // namespace
 
 const std::vector<ColumnVocabulary>& calibration_vocabularies() {
-  static const std::vector<ColumnVocabulary> vocabularies{intra_node_link(), precision(), optimizer_sharding(),
-                                                          comm_overlap(),    recompute(), sequence_parallel()};
+  static const std::vector<ColumnVocabulary> vocabularies{
+      intra_node_link(), precision(),         optimizer_sharding(),     comm_overlap(),
+      recompute(),       sequence_parallel(), expert_tensor_parallel(), moe_dispatcher()};
   return vocabularies;
 }
 

@@ -75,9 +75,9 @@ int index_of(const std::vector<TaskTemplate>& list, int layer, std::string_view 
 // combine, unpermute, then the residual add (no shared experts in Mixtral).
 TEST(MoeEvents, ForwardRunsDispatchExpertsCombineInOrder) {
   const Built built = build(moe_job());
-  const std::vector<std::string> expected = {
-      "norm", "router", "router top-k", "permute", "ep dispatch", "expert fc1", "expert activation",
-      "expert fc2", "ep combine", "unpermute", "bias dropout add"};
+  const std::vector<std::string> expected = {"norm",        "router",     "router top-k",      "permute",
+                                             "ep dispatch", "expert fc1", "expert activation", "expert fc2",
+                                             "ep combine",  "unpermute",  "bias dropout add"};
   // The layer's second "norm" is the MoE block's (the first is attention's).
   auto labels = mlp_labels(built.chunk().forward, 0, "router");
   labels.insert(labels.begin(), "norm");
@@ -101,6 +101,32 @@ TEST(MoeEvents, DispatchBytesAndGroupedGemmShapes) {
             "grouped_gemm groups=2 m=128 n=1024 k=256 bf16");
   EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "expert fc2"))].event).key(),
             "grouped_gemm groups=2 m=128 n=256 k=512 bf16");
+}
+
+// MXFP8 (TransformerEngine's MXFP8BlockScaling) runs the expert GEMMs in the block format: FC1 of
+// 2 experts of 128 x 1024 x 256 is 2·2·128·1024·256 = 134217728 FLOPs; it reads A and B at
+// 1 + 1/32 bytes per element (an E8M0 scale per 32) and writes C in bf16:
+// 2·((128·256 + 256·1024)·1.03125 + 128·1024·2) = 2·(294912·1.03125 + 262144)
+// = 2·(304128 + 262144) = 1132544 bytes.
+// Each grouped GEMM's operand is quantized first.
+TEST(MoeEvents, Mxfp8RunsTheGroupedExpertGemmsInTheBlockFormat) {
+  auto job = moe_job();
+  job.cluster = catalog::find_cluster("dgx-b200");
+  job.cluster.num_hosts = 2;
+  job.cluster.gpus_per_host = 4;
+  job.strategy.gemm_format = strategy::GemmFormat::mxfp8;
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  const Event& fc1 = built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "expert fc1"))].event);
+  EXPECT_EQ(fc1.key(), "grouped_gemm groups=2 m=128 n=1024 k=256 mxfp8");
+  EXPECT_DOUBLE_EQ(fc1.flops, 134217728.0);
+  EXPECT_DOUBLE_EQ(fc1.bytes_moved, 1132544.0);
+  const std::vector<std::string> expected = {"ep dispatch", "quantize",   "expert fc1", "expert activation",
+                                             "quantize",    "expert fc2", "ep combine"};
+  auto labels = mlp_labels(forward, 0, "ep dispatch");
+  ASSERT_GE(labels.size(), expected.size());
+  labels.resize(expected.size());
+  EXPECT_EQ(labels, expected);
 }
 
 // The allgather dispatcher gathers the group's 4 x 128 tokens: 4·128·256·2 = 262144 bytes, and

@@ -65,7 +65,9 @@ std::string exclusion_of(const std::map<std::string, std::string>& changes) {
   return run.excluded_because;
 }
 
-std::string exclusion_of(const std::string& column, const std::string& value) { return exclusion_of({{column, value}}); }
+std::string exclusion_of(const std::string& column, const std::string& value) {
+  return exclusion_of({{column, value}});
+}
 
 }  // namespace
 
@@ -178,19 +180,21 @@ TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
 TEST(CalibrationReader, ReadsTheContextParallelSize) {
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
-  const auto runs = read(header +
-                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,"
-                         "80,8,8,4,1,1,2,1,no,n/a,1,16,none,none,,2.25\n");
+  const auto runs =
+      read(header + "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,"
+                    "80,8,8,4,1,1,2,1,no,n/a,1,16,none,none,,2.25\n");
   ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
   EXPECT_EQ(runs[0].job->strategy.context_parallel, 2);
-  EXPECT_EQ(runs[0].job->strategy.world_size(), 8);  // 4 x 2 x 1 x 1
+  EXPECT_EQ(runs[0].job->strategy.world_size(), 8);             // 4 x 2 x 1 x 1
   EXPECT_EQ(read(kRuns)[1].job->strategy.context_parallel, 1);  // cp 1 in the column
   EXPECT_EQ(read(kRuns)[2].job->strategy.context_parallel, 1);  // cp left empty
 }
 
 TEST(CalibrationReader, ExcludesRowsThatUseFeaturesDistsimDoesNotModel) {
-  EXPECT_EQ(exclusion_of("ep", "4"), "expert parallelism (ep 4) is not modelled");
-  EXPECT_EQ(exclusion_of("moe", "yes (8 experts)"), "mixture of experts (moe 'yes (8 experts)') is not modelled");
+  EXPECT_EQ(exclusion_of("ep", "4"), "expert parallelism (ep 4) in a row without experts (moe 'no')");
+  EXPECT_EQ(exclusion_of("moe", "yes (8 experts)"),
+            "model 'Llama 8B' is not a mixture-of-experts model the calibration reader knows; the closest it knows "
+            "is 'gpt oss 120b'");
   EXPECT_EQ(exclusion_of("ffn_activation", "relu"), "ffn_activation 'relu' is not modelled (gelu or swiglu)");
 }
 
@@ -219,8 +223,7 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
 // No intra_node_link column: every run of kRuns uses its GPU's own node design and says so.
 TEST(CalibrationReader, ARunListsWhatItAssumes) {
   const auto runs = read(kRuns);
-  EXPECT_EQ(runs[1].assumptions,
-            (std::vector<std::string>{"intra_node_link not given: the GPU's own node design"}));
+  EXPECT_EQ(runs[1].assumptions, (std::vector<std::string>{"intra_node_link not given: the GPU's own node design"}));
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
   const auto stated =
@@ -299,9 +302,9 @@ TEST(CalibrationReader, AGpuWhoseMemoryDiffersFromTheCatalogsIsAnotherPart) {
 TEST(CalibrationReader, EveryMissingMarkerMeansTheDefault) {
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
-  const auto runs = read(header +
-                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,-,BF16,H100-SXM5,"
-                         "80,8,4,4,1,1,NA,-,-,NA,1,16,-,NA,-,2.25\n");
+  const auto runs =
+      read(header + "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,-,BF16,H100-SXM5,"
+                    "80,8,4,4,1,1,NA,-,-,NA,1,16,-,NA,-,2.25\n");
   ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
   const auto& s = runs[0].job->strategy;
   EXPECT_FALSE(s.sequence_parallel);

@@ -1,0 +1,258 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "io/calibration/calibration_reader.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+using validation::CalibrationRun;
+
+// A Megatron-Bridge MoE row in the columns of data/published_calibration.csv (a subset): Qwen3
+// 30B-A3B on one DGX B200 with ep 8, as row N189 of the built-in set, with no commas inside fields
+// so that `moe_run` can replace a column by splitting on ','.
+constexpr const char* kHeader =
+    "id,source,model,arch,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,ffn_activation,"
+    "seq_len,vocab_size,moe,precision,gpu,gpu_mem_gb,gpus_per_node,intra_node_link,num_gpus,tp,pp,dp,cp,ep,"
+    "sequence_parallel,vpp,micro_batch,global_batch,recompute,optimizer_sharding,comm_overlap,iter_time_s,"
+    "moe_num_experts,moe_top_k,moe_ffn_hidden_size,moe_shared_experts,moe_layer_freq,etp,moe_dispatcher,moe_notes";
+constexpr const char* kQwenRow =
+    "Q1,Bridge,Qwen3_30B_a3B,Qwen3-MoE (RMSNorm; QK-layernorm; head_dim 128),48,2048,32,4,n/a (all layers MoE),"
+    "swiglu,4096,151936,MoE,FP8-MX,B200,180,8,NVLink5 + NVSwitch (DGX B200),8,1,1,8,1,8,n/a (TP=1),1,1,512,"
+    "none/selective default (recipe recompute_modules not set),DDP + distributed optimizer,"
+    "EP A2A overlap=no; cuda_graph=off/default,28.191,128,8,768,0,1 (all 48 layers MoE),1,alltoall,grouped GEMM on";
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> parts;
+  for (std::size_t pos = 0, next = 0; next != std::string::npos; pos = next + 1) {
+    next = line.find(',', pos);
+    parts.push_back(line.substr(pos, next - pos));
+  }
+  return parts;
+}
+
+//! The Qwen3 row, or the DeepSeek-V3 one, with each changed column holding its new value.
+CalibrationRun moe_run(const std::map<std::string, std::string>& changes) {
+  const auto names = split(kHeader);
+  const auto fields = split(kQwenRow);
+  std::string row;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    row += (i ? "," : "") + (changes.count(names[i]) ? changes.at(names[i]) : fields.at(i));
+  }
+  return read_calibration_runs(std::string(kHeader) + "\n" + row + "\n", "moe.csv").at(0);
+}
+
+std::string refusal(const std::map<std::string, std::string>& changes) {
+  const CalibrationRun run = moe_run(changes);
+  EXPECT_FALSE(run.job.has_value());
+  return run.excluded_because;
+}
+
+// DeepSeek-V3 as rows N174-N187 describe it: 3 dense layers of 18432, then 58 MoE layers with one
+// shared expert of 2048, and latent attention.
+const std::map<std::string, std::string> kDeepSeek{
+    {"model", "DeepSeekV3 (w/o MTP)"},
+    {"arch", "DeepSeek-V3 (MLA: q_lora 1536; kv_lora 512; qk_nope 128; qk_rope 64; v_head 128; RMSNorm)"},
+    {"num_layers", "61"},
+    {"hidden_size", "7168"},
+    {"num_attention_heads", "128"},
+    {"num_kv_heads", "128 (MLA; compressed latent KV 512)"},
+    {"ffn_hidden_size", "18432 (dense layers 1-3)"},
+    {"vocab_size", "129280"},
+    {"moe_num_experts", "256"},
+    {"moe_ffn_hidden_size", "2048"},
+    {"moe_shared_experts", "1 (2048 wide)"},
+    {"moe_layer_freq", "[0]*3+[1]*58 (first 3 dense; 58 MoE)"}};
+
+}  // namespace
+
+// The row names the built-in qwen3-30b-a3b and agrees with it column by column; the job gets its
+// expert parallel size, etp and dispatcher from the row.
+TEST(MoeCalibration, AQwen3RowIsTheBuiltinModelWithTheRowsExpertParallelism) {
+  const CalibrationRun run = moe_run({});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  const auto& job = *run.job;
+  EXPECT_EQ(job.model.name, "qwen3-30b-a3b");
+  EXPECT_TRUE(job.model.qk_norm);
+  EXPECT_EQ(job.model.head_dim(), 128);  // not 2048 / 32 = 64: the arch text and the catalog say 128
+  EXPECT_EQ(job.model.moe.num_experts, 128);
+  EXPECT_EQ(job.model.seq_length, 4096);
+  EXPECT_EQ(job.strategy.expert_parallel, 8);
+  EXPECT_EQ(job.strategy.expert_tensor_parallel, 1);
+  EXPECT_EQ(job.strategy.moe_dispatcher, strategy::MoeDispatcher::alltoall);
+  EXPECT_EQ(job.strategy.gemm_format, strategy::GemmFormat::mxfp8);
+  ASSERT_FALSE(run.assumptions.empty());
+  EXPECT_EQ(run.assumptions.front().rfind("model=qwen3-30b-a3b (the built-in model the row names", 0), 0U);
+}
+
+// Qwen3-235B-A22B: 94 layers, 4096 hidden, 64 heads, 1536-wide experts.
+TEST(MoeCalibration, AQwen3235bRowIsItsBuiltinModel) {
+  const CalibrationRun run = moe_run({{"model", "Qwen3_235B_a22B"},
+                                      {"num_layers", "94"},
+                                      {"hidden_size", "4096"},
+                                      {"num_attention_heads", "64"},
+                                      {"moe_ffn_hidden_size", "1536"},
+                                      {"moe_layer_freq", "1 (all 94 layers MoE)"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.name, "qwen3-235b-a22b");
+}
+
+TEST(MoeCalibration, TheSequenceLengthIsTheRows) {
+  const CalibrationRun run = moe_run({{"seq_len", "8192"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.seq_length, 8192);
+}
+
+// Every column that describes the model is checked against the built-in one.
+TEST(MoeCalibration, ARowThatDisagreesWithItsBuiltinModelIsRefusedNamingTheColumn) {
+  EXPECT_EQ(refusal({{"num_layers", "47"}}),
+            "num_layers '47' disagrees with built-in model 'qwen3-30b-a3b' (num_layers 48)");
+  EXPECT_EQ(refusal({{"num_kv_heads", "8"}}),
+            "num_kv_heads '8' disagrees with built-in model 'qwen3-30b-a3b' (num_kv_heads 4)");
+  EXPECT_EQ(refusal({{"moe_top_k", "4"}}), "moe_top_k '4' disagrees with built-in model 'qwen3-30b-a3b' (moe.top_k 8)");
+  EXPECT_EQ(refusal({{"moe_ffn_hidden_size", "1536"}}),
+            "moe_ffn_hidden_size '1536' disagrees with built-in model 'qwen3-30b-a3b' (moe.expert_ffn_hidden_size "
+            "768)");
+  EXPECT_EQ(refusal({{"moe_shared_experts", "1 (768 wide)"}}),
+            "moe_shared_experts '1 (768 wide)' disagrees with built-in model 'qwen3-30b-a3b' (moe.shared_experts 0)");
+  EXPECT_EQ(refusal({{"ffn_activation", "gelu"}}),
+            "ffn_activation 'gelu' disagrees with built-in model 'qwen3-30b-a3b' (ffn_type swiglu)");
+  EXPECT_EQ(refusal({{"moe_num_experts", ""}}), "missing moe_num_experts");
+  EXPECT_EQ(refusal({{"moe_layer_freq", "[0]*2+[1]*46"}}),
+            "moe_layer_freq '[0]*2+[1]*46' disagrees with built-in model 'qwen3-30b-a3b' (0 dense layers, then "
+            "every 1 of 48 MoE)");
+  EXPECT_EQ(refusal({{"moe_layer_freq", "2"}}),
+            "moe_layer_freq '2' is not a layer pattern the calibration reader knows (1, or [0]*N+[1]*M)");
+}
+
+// The arch text carries what the numeric columns lack; what it states must be the model's.
+TEST(MoeCalibration, TheFactsTheArchTextStatesMustBeTheBuiltinModels) {
+  EXPECT_EQ(refusal({{"arch", "Qwen3-MoE (QK-layernorm; head_dim 64)"}}),
+            "arch 'Qwen3-MoE (QK-layernorm; head_dim 64)' states head_dim 64; built-in model 'qwen3-30b-a3b' has 128");
+  EXPECT_EQ(refusal({{"arch", "Qwen3-MoE (head_dim 128)"}}),
+            "arch 'Qwen3-MoE (head_dim 128)' does not state QK-layernorm; built-in model 'qwen3-30b-a3b' has qk_norm "
+            "true");
+  EXPECT_EQ(refusal({{"arch", "Mixtral (QK-layernorm)"}}),
+            "arch 'Mixtral (QK-layernorm)' does not name the family of built-in model 'qwen3-30b-a3b' (qwen3-moe)");
+}
+
+TEST(MoeCalibration, AModelItDoesNotKnowIsRefusedWithTheClosestName) {
+  EXPECT_EQ(refusal({{"model", "Qwen3_30B_A3B_Base"}}),
+            "model 'Qwen3_30B_A3B_Base' is not a mixture-of-experts model the calibration reader knows; the closest "
+            "it knows is 'qwen3_30b_a3b'");
+  EXPECT_EQ(refusal({{"model", "GPT OSS 120B"}}),
+            "GPT-OSS 120B is not a built-in model: its attention sinks and alternating 128-token sliding-window layers "
+            "are not modelled");
+  EXPECT_EQ(refusal({{"moe", "sometimes"}}), "moe 'sometimes' is neither MoE, yes nor no");
+}
+
+// "w/o MTP" is DeepSeek-V3 without its multi-token prediction module; every MLA size the arch
+// text gives is checked. The job itself is refused by the simulator while latent attention has
+// no events, so only the reading is tested here.
+TEST(MoeCalibration, DeepSeekRowsWithAndWithoutMtp) {
+  CalibrationRun run = moe_run(kDeepSeek);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.name, "deepseek-v3");
+  EXPECT_EQ(run.job->model.mtp_layers, 0);
+  EXPECT_EQ(run.job->model.mla.kv_lora_rank, 512);
+  auto changes = kDeepSeek;
+  changes["model"] = "DeepSeekV3 (w/ MTP)";
+  run = moe_run(changes);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.mtp_layers, 1);
+  changes = kDeepSeek;
+  changes["arch"] = "DeepSeek-V3 (MLA: q_lora 1536; kv_lora 256)";
+  EXPECT_EQ(refusal(changes), "arch 'DeepSeek-V3 (MLA: q_lora 1536; kv_lora 256)' states kv_lora 256; built-in "
+                              "model 'deepseek-v3' has 512");
+  changes = kDeepSeek;
+  changes["ffn_hidden_size"] = "n/a";
+  EXPECT_EQ(refusal(changes), "missing ffn_hidden_size");  // DeepSeek-V3 has dense layers
+  changes = kDeepSeek;
+  changes["moe_shared_experts"] = "1 (4096 wide)";
+  EXPECT_EQ(refusal(changes), "moe_shared_experts '1 (4096 wide)' disagrees with built-in model 'deepseek-v3' "
+                              "(moe.shared_expert_ffn_hidden_size 2048)");
+  changes = kDeepSeek;
+  changes["moe_layer_freq"] = "1";
+  EXPECT_EQ(refusal(changes), "moe_layer_freq '1' disagrees with built-in model 'deepseek-v3' (3 dense layers, then "
+                              "every 1 of 58 MoE)");
+}
+
+// Each spelling of the expert columns of the Megatron-Bridge rows, and what it sets or assumes.
+TEST(MoeCalibration, ReadsEverySpellingOfEtpAndTheDispatcher) {
+  const auto assumes = [](const CalibrationRun& run, const std::string& text) {
+    for (const auto& assumption : run.assumptions) {
+      if (assumption == text) return true;
+    }
+    return false;
+  };
+  CalibrationRun run = moe_run({{"etp", "1 (perf recipe default; not in table)"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(assumes(run, "etp=1 (the performance recipes' default; not in the table)"));
+  run = moe_run({{"etp", "1 (perf recipe; not in table)"}});
+  EXPECT_TRUE(assumes(run, "etp=1 (the matched performance recipe's; not in the table)"));
+  run = moe_run({{"moe_dispatcher", "not stated in table"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(assumes(run, "moe_dispatcher=alltoall (not stated in the table; the all-to-all dispatcher, which the "
+                           "table's notes say the release's H100 and B200 recipes mostly use (its GB200 and GB300 "
+                           "recipes use flex with HybridEP))"));
+  run = moe_run({{"moe_dispatcher", "alltoall (perf recipe QWEN3_30B_A3B_B200_FP8_MX_BASE_CONFIG at tag v0.2.0; "
+                                    "not in table)"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(assumes(run, "moe_dispatcher=alltoall (the matched performance recipe's; not in the table)"));
+  run = moe_run({{"moe_dispatcher", "allgather"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->strategy.moe_dispatcher, strategy::MoeDispatcher::allgather);
+  EXPECT_EQ(refusal({{"moe_dispatcher", "flex/hybridep (perf recipe X at tag v0.2.0; not in table)"}}),
+            "the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled");
+  EXPECT_EQ(refusal({{"etp", "one"}}),
+            "etp 'one' is not a value the calibration reader knows; the closest it knows is '1'");
+}
+
+TEST(MoeCalibration, ReadsTheExpertOverlapCudaGraphsAndRecomputeSpellings) {
+  CalibrationRun run = moe_run({});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(run.job->strategy.overlap_grad_reduce);  // assumed with "EP A2A overlap=no"
+  run = moe_run({{"comm_overlap", "EP A2A overlap=no; cuda_graph=transformer_engine ['moe_router' 'moe_preprocess']"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(refusal({{"comm_overlap", "EP A2A overlap=yes; cuda_graph=off/default"}}),
+            "overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
+            "--overlap-moe-expert-parallel-comm) is not modelled");
+  EXPECT_EQ(refusal({{"recompute", "selective: mla_up_proj"}}),
+            "selective recomputation of latent attention's up projections (mla_up_proj) is not modelled");
+}
+
+// A dense row (moe empty or "no") with ep > 1 names the contradiction.
+TEST(MoeCalibration, ExpertParallelismInADenseRowIsRefused) {
+  EXPECT_EQ(refusal({{"moe", "no"}, {"arch", "Llama 3"}, {"ep", "4"}}),
+            "expert parallelism (ep 4) in a row without experts (moe 'no')");
+}
+
+// Rows N177, N189 and N192 of the built-in set simulate; N183 (flex/HybridEP), N193 (expert
+// all-to-all overlap) and the GPT-OSS rows are refused by the reader with their reasons.
+TEST(MoeCalibration, TheBuiltinQwen3RowsAreReadOrRefusedWithAReason) {
+  const auto runs = read_calibration_runs(builtin_calibration_csv(), "data/published_calibration.csv");
+  const std::map<std::string, std::string> expected{
+      {"N177", ""},
+      {"N189", ""},
+      {"N192", ""},
+      {"N183", "the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled"},
+      {"N193", "overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
+               "--overlap-moe-expert-parallel-comm) is not modelled"},
+      {"N176", "GPT-OSS 120B is not a built-in model: its attention sinks and alternating 128-token sliding-window "
+               "layers are not modelled"}};
+  int found = 0;
+  for (const auto& run : runs) {
+    if (!expected.count(run.id)) continue;
+    ++found;
+    SCOPED_TRACE(run.id);
+    EXPECT_EQ(run.excluded_because, expected.at(run.id));
+    EXPECT_EQ(run.job.has_value(), expected.at(run.id).empty());
+  }
+  EXPECT_EQ(found, 6);
+}
+
+}  // namespace distsim::io
