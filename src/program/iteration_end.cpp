@@ -43,6 +43,16 @@ void add_reduction(ProgramDraft& draft, const std::vector<int>& members, events:
   }
 }
 
+//! The expert data-parallel groups, for a job with experts; none for a dense one, which spares
+//! listing every stage's ranks (its expert data-parallel group is the whole stage).
+std::vector<std::vector<int>> expert_data_groups(const ProgramDraft& draft) {
+  for (int device = 0; device < draft.num_devices(); ++device) {
+    const auto& work = draft.work(device);
+    if (work.expert_gradient_reduction || work.expert_parameter_gather) return draft.groups().expert_data_groups();
+  }
+  return {};
+}
+
 //! Data-parallel gradient buckets, the sequence-parallel norm reduction, then the
 //! tied-embedding reduction. Without overlap every bucket waits for the end of backward;
 //! with it a bucket starts once the last micro-batch's backward has produced its gradients
@@ -56,7 +66,7 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
       add_reduction(draft, members, *reduction, StreamKind::tp_comm, "tp sequence-parallel grads all_reduce");
     }
   }
-  for (const auto& members : draft.groups().expert_data_groups()) {
+  for (const auto& members : expert_data_groups(draft)) {
     if (const auto reduction = draft.work(members.front()).expert_gradient_reduction) {
       const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
                                          ? "expert gradient reduce_scatter"
@@ -89,7 +99,7 @@ std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
 //! Distributed optimizer: each rank updated its shard, so the data-parallel group all-gathers
 //! the updated bf16 parameters, bucket by bucket, before the next iteration can start.
 void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optimizer_task) {
-  for (const auto& members : draft.groups().expert_data_groups()) {
+  for (const auto& members : expert_data_groups(draft)) {
     if (const auto gather = draft.work(members.front()).expert_parameter_gather) {
       const TaskId task = draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
                                          {*gather, Phase::optimizer, -1, -1, "expert parameter all_gather"});

@@ -1,6 +1,8 @@
 #include "strategy/rank_layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_map>
 #include <utility>
 
 #include "core/input_error.hpp"
@@ -166,34 +168,81 @@ GroupPlacement RankLayout::embedding_group(const RankCoord& coord) const {
       {rank_of(coord.with(ParallelDim::pp, 0)), rank_of(coord.with(ParallelDim::pp, size(ParallelDim::pp) - 1))});
 }
 
+namespace {
+
+//! The kinds of group that is_uniform compares, each a fixed pattern of offsets from its first
+//! (lowest) rank.
+enum class GroupKind { tensor, context, gradient, pipeline_link, embedding };
+
+//! A group's placement depends only on which of its ranks share hosts and domains, and that
+//! pattern repeats every scale-up domain: shifting all of a group's ranks by a multiple of the
+//! domain's GPU count (itself a multiple of the host's) moves the group whole onto other hosts and
+//! domains. So two groups of one kind whose first ranks are congruent modulo the domain size are
+//! placed alike, and each kind's placement is computed once per residue, not once per rank.
+class PlacementMemo {
+ public:
+  explicit PlacementMemo(int period) : period_(period) {}
+
+  template <typename Compute>
+  const GroupPlacement& get(GroupKind kind, int first_rank, Compute compute) {
+    const auto key = static_cast<std::int64_t>(kind) * period_ + first_rank % period_;
+    auto found = table_.find(key);
+    if (found == table_.end()) found = table_.emplace(key, compute()).first;
+    return found->second;
+  }
+
+ private:
+  std::int64_t period_;
+  std::unordered_map<std::int64_t, GroupPlacement> table_;
+};
+
+}  // namespace
+
 bool RankLayout::is_uniform() const {
   const int stages = size(ParallelDim::pp);
+  const bool folds_experts = folding_.expert_parallel * folding_.expert_tensor_parallel > 1;
+  PlacementMemo memo(std::max(packing_.gpus_per_domain, 1));
+  // Whether the group of `kind` first at `first` (computed by `compute`, for `coord`) is placed
+  // as the same kind's group of the stage's reference rank.
+  const auto alike = [&](GroupKind kind, int first, int reference_first, auto compute) {
+    return memo.get(kind, first, [&] { return compute(coord_of(first)); }) ==
+           memo.get(kind, reference_first, [&] { return compute(coord_of(reference_first)); });
+  };
   for (int rank = 0; rank < world_size_; ++rank) {
     const RankCoord coord = coord_of(rank);
     const int stage = coord[ParallelDim::pp];
     const RankCoord reference{{ParallelDim::pp, stage}};
-    // Each group is checked once, through its member whose own coordinate along it is 0.
-    if (coord[ParallelDim::tp] == 0 && tensor_group(coord) != tensor_group(reference)) {
+    const int reference_rank = rank_of(reference);
+    // Each group is checked once, through its member whose own coordinate along it is 0: its
+    // first rank.
+    if (coord[ParallelDim::tp] == 0 &&
+        !alike(GroupKind::tensor, rank, reference_rank, [&](const RankCoord& c) { return tensor_group(c); })) {
       return false;
     }
-    if (coord[ParallelDim::cp] == 0 && context_group(coord) != context_group(reference)) {
+    if (coord[ParallelDim::cp] == 0 &&
+        !alike(GroupKind::context, rank, reference_rank, [&](const RankCoord& c) { return context_group(c); })) {
       return false;
     }
     if (coord[ParallelDim::cp] == 0 && coord[ParallelDim::dp] == 0 &&
-        gradient_group(coord) != gradient_group(reference)) {
+        !alike(GroupKind::gradient, rank, reference_rank, [&](const RankCoord& c) { return gradient_group(c); })) {
       return false;
     }
-    const bool folds_experts = folding_.expert_parallel * folding_.expert_tensor_parallel > 1;
     for (const ExpertDim dim : {ExpertDim::etp, ExpertDim::ep, ExpertDim::edp}) {
       if (folds_experts && expert_group(coord, dim) != expert_group(reference, dim)) {
         return false;
       }
     }
-    if (stage + 1 < stages && pipeline_link(coord) != pipeline_link(reference)) {
+    if (stage + 1 < stages &&
+        !alike(GroupKind::pipeline_link, rank, reference_rank, [&](const RankCoord& c) { return pipeline_link(c); })) {
       return false;
     }
-    if (stages > 1 && embedding_group(coord) != embedding_group(reference)) {
-      return false;
+    if (stages > 1) {
+      const int first = rank_of(coord.with(ParallelDim::pp, 0));
+      const int reference_first = rank_of(reference.with(ParallelDim::pp, 0));
+      if (!alike(GroupKind::embedding, first, reference_first,
+                 [&](const RankCoord& c) { return embedding_group(c); })) {
+        return false;
+      }
     }
   }
   return true;

@@ -85,6 +85,54 @@ TEST(RankLayout, DetectsNonUniformPlacement) {
   EXPECT_FALSE(RankLayout(parallel_dims(make(1, 4, 3)), {4, 4}).is_uniform());
 }
 
+//! is_uniform computes each kind of group's placement once per residue of its first rank
+//! modulo the domain size; the ground truth compares every rank's groups with its stage's
+//! reference directly, over many grids and packings (uniform and not).
+bool uniform_by_every_rank(const RankLayout& layout) {
+  for (int rank = 0; rank < layout.world_size(); ++rank) {
+    const RankCoord coord = layout.coord_of(rank);
+    const int stage = coord[ParallelDim::pp];
+    const RankCoord reference{{ParallelDim::pp, stage}};
+    if (layout.tensor_group(coord) != layout.tensor_group(reference) ||
+        layout.context_group(coord) != layout.context_group(reference) ||
+        layout.gradient_group(coord) != layout.gradient_group(reference) ||
+        layout.embedding_group(coord) != layout.embedding_group(reference)) {
+      return false;
+    }
+    if (stage + 1 < layout.size(ParallelDim::pp) && layout.pipeline_link(coord) != layout.pipeline_link(reference)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(RankLayout, UniformityAgreesWithComparingEveryRanksGroups) {
+  int uniform = 0;
+  int checked = 0;
+  for (const int tp : {1, 2, 3}) {
+    for (const int cp : {1, 2}) {
+      for (const int pp : {1, 2, 3}) {
+        for (const int dp : {1, 2, 3, 5}) {
+          for (const auto& packing : std::vector<RankPacking>{{2, 2}, {4, 4}, {4, 12}, {8, 8}, {3, 6}}) {
+            Strategy strategy = make(tp, pp, dp);
+            strategy.context_parallel = cp;
+            const RankLayout layout(parallel_dims(strategy), packing);
+            const bool expected = uniform_by_every_rank(layout);
+            EXPECT_EQ(layout.is_uniform(), expected)
+                << "tp " << tp << " cp " << cp << " pp " << pp << " dp " << dp << " packing " << packing.gpus_per_host
+                << "/" << packing.gpus_per_domain;
+            uniform += expected ? 1 : 0;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  // Both answers occur, so the comparison means something either way.
+  EXPECT_GT(uniform, 0);
+  EXPECT_LT(uniform, checked);
+}
+
 }  // namespace distsim::strategy
 
 namespace distsim::strategy {
