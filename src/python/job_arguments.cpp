@@ -17,7 +17,7 @@ namespace {
 //! Where the CLI looks for the profile database when none is named (cli::default_profile_database_path).
 std::string default_database_path() {
   const auto variable = [](const char* name) {
-    const char* value = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read before any thread starts
+    const char* value = std::getenv(name);
     return value ? std::string(value) : std::string();
   };
   if (std::string chosen = variable("DISTSIM_PROFILE_DB"); !chosen.empty()) return chosen;

@@ -3,7 +3,6 @@
 #include "core/input_error.hpp"
 #include "python/bindings.hpp"
 
-// NOLINTNEXTLINE: the macro defines the module's entry point.
 PYBIND11_MODULE(_distsim, module) {
   module.doc() = "distsim's simulator core; use the `distsim` package, which wraps it";
   // A ValueError, so that code catching bad values in general catches it too.

@@ -95,3 +95,42 @@ def test_threads_simulate_at_once():
     with ThreadPoolExecutor(max_workers=4) as pool:
         together = [r.to_json() for r in pool.map(distsim.simulate, jobs)]
     assert together == [distsim.simulate(job).to_json() for job in jobs]
+
+
+def test_simulate_releases_the_gil():
+    """While one thread simulates a large job, the main thread keeps running Python code."""
+    import threading
+    import time
+
+    job = distsim.Job(model="llama-3.1-70b", cluster="dgx-h100", nodes=512, tp=8, pp=4, dp=128,
+                      micro_batch_size=1, global_batch_size=1024)
+    span = {}
+
+    def run():
+        span["start"] = time.monotonic()
+        distsim.simulate(job)
+        span["end"] = time.monotonic()
+
+    worker = threading.Thread(target=run)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.monotonic())
+        time.sleep(0.001)
+    worker.join()
+    assert span["end"] - span["start"] > 0.05, "the job is too small to tell"
+    # a tick strictly inside the simulation: the interpreter ran while the C++ core did
+    assert any(span["start"] + 0.01 < t < span["end"] - 0.01 for t in ticks)
+
+
+def test_specs_as_mappings_and_paths():
+    from pathlib import Path
+
+    gpu = next(g for g in distsim.catalog.gpus() if g["name"] == "a40")
+    by_mapping = distsim.simulate(distsim.Job(model=Path(TINY_GPT), gpu={**gpu, "name": "a40-copy"}, gpus_per_node=1,
+                                              tp=1, pp=1, dp=1, global_batch_size=4))
+    by_name = distsim.simulate(distsim.Job(model=TINY_GPT, gpu="a40", gpus_per_node=1, tp=1, pp=1, dp=1,
+                                           global_batch_size=4))
+    # the same GPU under another name gives the same time
+    assert by_mapping.iteration_time_s == by_name.iteration_time_s
+    assert by_mapping.summary["job"]["gpu"]["name"] == "a40-copy"
