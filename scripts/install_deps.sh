@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages distsim builds with, when any is missing (needs root or sudo).
 # --with-test-tools adds what only the tests run: python3-torch (the profiler and runner tests),
-# chromium (the HTML report rendering test) and OpenMPI (the search shared out over processes).
+# chromium (the HTML report rendering test), OpenMPI (the search shared out over processes), and
+# the Python module with its tests and example: python3-pybind11 and python3-dev (the module
+# builds when pybind11 is found), python3-pytest, python3-pandas and python3-matplotlib.
 # --with-style-tools adds clang-format-14 and clang-tidy-14 (scripts/check_style.sh).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3)
 for flag in "$@"; do
   case "$flag" in
-    --with-test-tools) packages+=(python3-torch chromium libopenmpi-dev openmpi-bin) ;;
+    --with-test-tools) packages+=(python3-torch chromium libopenmpi-dev openmpi-bin python3-pybind11 python3-dev
+                                  python3-pytest python3-pandas python3-matplotlib) ;;
     --with-style-tools) packages+=(clang-format-14 clang-tidy-14) ;;
     *) echo "install_deps.sh: unknown flag '$flag' (expected --with-test-tools or --with-style-tools)" >&2; exit 2 ;;
   esac

@@ -21,9 +21,10 @@
 #include "io/report/html_report.hpp"
 #include "io/report/search_report_builder.hpp"
 #include "io/spec/spec_resolver.hpp"
-#include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
+#include "search/memory_limit.hpp"
 #include "search/objective.hpp"
+#include "search/search_setup.hpp"
 #include "search/strategy_search.hpp"
 
 namespace distsim::cli {
@@ -79,18 +80,6 @@ search::TrainingGoal training_goal(const SearchCommandOptions& options) {
   return goal;
 }
 
-//! The node counts of `--nodes a,b,c`, each parsed by the option table's rule.
-std::vector<int> listed_node_counts(const SearchCommandOptions& options) {
-  std::vector<int> counts;
-  if (options.nodes_flag->count() == 0) return counts;
-  for (const auto& item : options.nodes) {
-    const auto parsed = distsim::options::parse_value(distsim::options::option("nodes"), item);
-    if (!parsed.ok()) throw InputError("--nodes: " + parsed.problem);
-    counts.push_back(std::get<int>(parsed.value));
-  }
-  return counts;
-}
-
 //! The spellings of earlier versions, which named the lists in the plural.
 std::string plural_alias(const std::string& key) {
   if (key == "micro_batch_size") return ",--micro-batch-sizes";
@@ -98,78 +87,34 @@ std::string plural_alias(const std::string& key) {
   return "";
 }
 
-void check_search_flags(const SearchCommandOptions& options, const distsim::options::JobSettings& file) {
-  options.threads.count();  // refuses a bad --threads before any work
-  if (const auto* setting = file.find("strategy")) {
-    throw InputError(setting->origin +
-                     ": search varies the parallel sizes itself; pin them with the keys tp, pp, dp and cp");
-  }
-  if (options.memory_headroom_flag->count() > 0 && options.max_memory_flag->count() > 0) {
-    throw InputError("--memory-headroom and --max-memory-gib both given; use one or the other");
-  }
-}
-
-//! The listed values of every searched setting: the flag's list, else the job file's one value.
-void list_searched_values(const SearchCommandOptions& options, const distsim::options::JobSettings& file,
-                          search::SearchSpace& space) {
+//! The values listed on the command line per searched option key, and the node counts of
+//! `--nodes` under "nodes".
+std::map<std::string, std::vector<std::string>> listed_values(const SearchCommandOptions& options) {
+  std::map<std::string, std::vector<std::string>> lists;
   for (const auto* option : search::searched_options()) {
-    const CLI::Option* flag = options.list_flags.at(option->key);
-    if (flag->count() > 0) {
-      const auto& items = options.lists.at(option->key);
-      // A yes/no flag given alone (CLI11 then holds one empty value) means yes, as simulate's does.
-      const bool alone = items.empty() || (items.size() == 1 && items.front().empty());
-      const bool yes = alone && option->type == distsim::options::ValueType::boolean;
-      search::list_values(space, option->key, yes ? std::vector<std::string>{"true"} : items, option->flag);
-    } else if (const auto* setting = file.find(option->key)) {
-      space.listed[option->key] = {setting->value};
-    }
+    if (options.list_flags.at(option->key)->count() == 0) continue;
+    const auto& items = options.lists.at(option->key);
+    // A yes/no flag given alone (CLI11 then holds one empty value) means yes, as simulate's does.
+    const bool alone = items.empty() || (items.size() == 1 && items.front().empty());
+    const bool yes = alone && option->type == distsim::options::ValueType::boolean;
+    lists[option->key] = yes ? std::vector<std::string>{"true"} : items;
   }
+  if (options.nodes_flag->count() > 0) lists["nodes"] = options.nodes;
+  return lists;
 }
 
 search::SearchSpace make_space(const SearchCommandOptions& options) {
-  distsim::options::JobSettings file = options.job.file_settings();
-  check_search_flags(options, file);
-  search::SearchSpace space;
-  list_searched_values(options, file, space);
-  for (const auto& key : search::searched_keys()) file.erase(key);
-  distsim::options::JobSettings searched;
-  searched.set("strategy", std::string("1M1P1D"), "search");
-  searched.set("micro_batch_size", 1, "search");
-  const std::vector<int> node_counts = listed_node_counts(options);
-  if (!node_counts.empty()) searched.set("nodes", node_counts.front(), "--nodes");
-  const distsim::options::JobSettings settings = searched.over(options.job.flag_settings().over(file));
-  space.base = distsim::options::assemble_job(settings, io::spec_resolvers());
-  if (node_counts.size() > 1) space.node_counts = node_counts;
-  strategy::validate_precision(space.base, settings.names());
-  return space;
+  options.threads.count();  // refuses a bad --threads before any work
+  return search::make_search_space(options.job.settings(), listed_values(options), io::spec_resolvers());
 }
 
 //! What counts as fitting: --max-memory-gib, or the GPU's memory less --memory-headroom.
 std::optional<double> memory_limit(const SearchCommandOptions& options, const search::SearchSpace& space) {
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  if (options.max_memory_flag->count() > 0) {
-    if (!(options.max_memory_gib > 0)) {
-      throw InputError("--max-memory-gib: expected a positive number of GiB, got " +
-                       std::to_string(options.max_memory_gib));
-    }
-    return options.max_memory_gib * kGiB;
-  }
-  if (options.memory_headroom_flag->count() == 0) return std::nullopt;
-  std::string text = options.memory_headroom;
-  if (!text.empty() && text.back() == '%') text.pop_back();
-  double percent = -1;
-  std::size_t used = 0;
-  try {
-    percent = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || percent < 0 || percent >= 100) {
-    throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
-                     options.memory_headroom + "'");
-  }
-  const auto capacity = static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
-  return capacity * (1.0 - percent / 100.0);
+  const std::optional<std::string> headroom =
+      options.memory_headroom_flag->count() > 0 ? std::optional(options.memory_headroom) : std::nullopt;
+  const std::optional<double> max_gib =
+      options.max_memory_flag->count() > 0 ? std::optional(options.max_memory_gib) : std::nullopt;
+  return search::memory_limit_bytes(space.base, headroom, max_gib);
 }
 
 //! Redraws one stderr line, only on a terminal and only once the search has run half a second.

@@ -1,0 +1,41 @@
+#include "search/memory_limit.hpp"
+
+#include <cmath>
+#include <exception>
+
+#include "core/input_error.hpp"
+
+namespace distsim::search {
+
+std::optional<double> memory_limit_bytes(const strategy::JobSpec& base,
+                                         const std::optional<std::string>& memory_headroom,
+                                         const std::optional<double>& max_memory_gib) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (memory_headroom && max_memory_gib) {
+    throw InputError("--memory-headroom and --max-memory-gib both given; use one or the other");
+  }
+  if (max_memory_gib) {
+    if (!(*max_memory_gib > 0)) {
+      throw InputError("--max-memory-gib: expected a positive number of GiB, got " + std::to_string(*max_memory_gib));
+    }
+    return *max_memory_gib * kGiB;
+  }
+  if (!memory_headroom) return std::nullopt;
+  std::string text = *memory_headroom;
+  if (!text.empty() && text.back() == '%') text.pop_back();
+  double percent = -1;
+  std::size_t used = 0;
+  try {
+    percent = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || percent < 0 || percent >= 100) {
+    throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
+                     *memory_headroom + "'");
+  }
+  const auto capacity = static_cast<double>(std::llround(base.cluster.gpu.memory_gb * kGiB));
+  return capacity * (1.0 - percent / 100.0);
+}
+
+}  // namespace distsim::search

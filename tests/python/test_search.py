@@ -1,0 +1,56 @@
+"""distsim.search: the CLI's search, results independent of the thread count."""
+
+import json
+
+import distsim
+from conftest import TINY_GPT, run_cli
+
+BASE = {"model": TINY_GPT, "nodes": 1, "gpus_per_node": 4, "global_batch_size": 16}
+
+
+def test_threads_do_not_change_the_result():
+    job = distsim.Job(**BASE)
+    one = distsim.search(job, micro_batch_sizes=[1, 2], recompute=["none", "full"], threads=1)
+    two = distsim.search(job, micro_batch_sizes=[1, 2], recompute=["none", "full"], threads=2)
+    assert one.to_json() == two.to_json()
+    assert one.candidates == two.candidates
+    assert len(one.candidates) > 4
+
+
+def test_search_json_is_the_cli_json():
+    job = distsim.Job(**BASE, schedule="1f1b")
+    result = distsim.search(job, micro_batch_sizes=[1, 2], recompute=["none", "full"], threads=2, top=5)
+    _, stdout, _ = run_cli("search", "--json", "--model", TINY_GPT, "--nodes", "1", "--gpus-per-node", "4",
+                           "--global-batch-size", "16", "--schedule", "1f1b", "--micro-batch-sizes", "1,2",
+                           "--recompute", "none,full", "--threads", "2", "--top", "5")
+    assert result.to_json() == stdout
+    data = json.loads(stdout)
+    assert [c["label"] for c in result.candidates] == [c["label"] for c in data["candidates"]]
+    # every candidate has a status and a reason ("" when it has none)
+    assert all(c["status"] in ("ok", "out of memory", "invalid", "pruned by bound") for c in result.candidates)
+    assert all("reason" in c for c in result.candidates)
+    assert all(c["reason"] for c in result.candidates if c["status"] == "invalid")
+
+
+def test_progress_is_called_with_the_gil():
+    calls = []
+    result = distsim.search(distsim.Job(**BASE), micro_batch_sizes=[1], recompute=["none"], threads=2,
+                            progress=lambda done, total: calls.append((done, total)))
+    simulated = sum(1 for c in result.candidates if "iteration_time_s" in c)
+    total = calls[-1][1]
+    # one call per simulated candidate, done counting up; total counts those the search meant to
+    # simulate before the lower bound pruned some
+    assert calls == [(done, total) for done in range(1, simulated + 1)]
+    assert total >= simulated > 0
+
+
+def test_progress_errors_reach_the_caller():
+    def stop(done, total):
+        raise KeyboardInterrupt("stop")
+
+    try:
+        distsim.search(distsim.Job(**BASE), micro_batch_sizes=[1], threads=2, progress=stop)
+    except KeyboardInterrupt as e:
+        assert str(e) == "stop"
+    else:
+        raise AssertionError("the callback's exception was lost")

@@ -1,0 +1,137 @@
+"""distsim.simulate gives what `distsim simulate --json` prints, for several kinds of job."""
+
+import json
+
+import pytest
+
+import distsim
+from conftest import SMALL_MOE, TINY_GPT, flags_of, run_cli
+
+JOBS = [
+    # the CLI's defaults
+    {},
+    # tensor and pipeline parallel GPT on the default A40 cluster
+    {"model": "gpt2-345m", "tp": 2, "pp": 2, "dp": 1},
+    # interleaved schedule with sequence parallelism and the distributed optimizer on H100s
+    {"model": "gpt2-345m", "gpu": "h100-sxm", "tp": 2, "pp": 2, "dp": 2, "micro_batch_size": 1,
+     "global_batch_size": 16, "schedule": "interleaved", "virtual_stages": 2, "sequence_parallel": True,
+     "distributed_optimizer": True},
+    # a model file, context parallelism and full recomputation
+    {"model": TINY_GPT, "cp": 2, "dp": 2, "recompute": "full", "global_batch_size": 8, "micro_batch_size": 2},
+    # a mixture-of-experts model with expert parallelism and fp8
+    {"model": SMALL_MOE, "gpu": "h100-sxm", "gpus_per_node": 4, "tp": 1, "pp": 1, "dp": 4, "ep": 4, "micro_batch_size": 1,
+     "global_batch_size": 8, "seq_length": 512, "precision": "fp8"},
+]
+
+
+@pytest.mark.parametrize("settings", JOBS, ids=[str(i) for i in range(len(JOBS))])
+def test_json_is_the_cli_json(settings):
+    result = distsim.simulate(distsim.Job(**settings))
+    _, stdout, _ = run_cli("simulate", "--json", *flags_of(settings))
+    assert result.to_json() == stdout
+    assert result.summary == json.loads(stdout)
+
+
+def test_all_ranks_matches_the_cli():
+    settings = {"model": TINY_GPT, "tp": 2, "pp": 2, "dp": 1, "global_batch_size": 4}
+    result = distsim.simulate(distsim.Job(**settings), all_ranks=True)
+    _, stdout, _ = run_cli("simulate", "--json", "--all-ranks", *flags_of(settings))
+    assert result.to_json() == stdout
+
+
+def test_attributes_read_the_json():
+    result = distsim.simulate(distsim.Job(model="gpt2-345m", tp=2, pp=2, dp=1))
+    data = json.loads(run_cli("simulate", "--json", "--model", "gpt2-345m", "--tp", "2", "--pp", "2", "--dp", "1")[1])
+    assert result.iteration_time_s == data["iteration_time_s"]
+    assert result.mfu == data["mfu"]
+    assert result.events.unique == data["events"]["unique"]
+    # peak_gib is peak_bytes in units of 2^30 bytes
+    assert result.memory.peak_gib == data["memory"]["peak_bytes"] / 1073741824
+    assert result.devices == data["devices"]
+    # 2M2P1D: four ranks, one record each
+    assert [d["rank"] for d in result.devices] == [0, 1, 2, 3]
+
+
+def test_text_trace_and_report_are_the_cli_files(tmp_path):
+    settings = {"model": TINY_GPT, "tp": 2, "pp": 2, "dp": 1, "global_batch_size": 4}
+    result = distsim.simulate(distsim.Job(**settings))
+    result.write_trace(tmp_path / "py_trace.json")
+    result.write_report(tmp_path / "py_report.html")
+    _, stdout, _ = run_cli("simulate", *flags_of(settings), "--trace", tmp_path / "cli_trace.json",
+                           "--report", tmp_path / "cli_report.html")
+    assert result.to_text() == stdout
+    assert (tmp_path / "py_trace.json").read_bytes() == (tmp_path / "cli_trace.json").read_bytes()
+    assert (tmp_path / "py_report.html").read_bytes() == (tmp_path / "cli_report.html").read_bytes()
+    result.write_trace(tmp_path / "all.json", ranks="all")
+    run_cli("simulate", *flags_of(settings), "--trace", tmp_path / "cli_all.json", "--trace-ranks", "all")
+    assert (tmp_path / "all.json").read_bytes() == (tmp_path / "cli_all.json").read_bytes()
+
+
+def test_model_objects_run_as_inline_mappings():
+    model = distsim.Model(base="gpt2-345m", name="gpt2-8-layers", num_layers=8)
+    assert model.num_layers == 8 and model.hidden_size == 1024
+    result = distsim.simulate(distsim.Job(model=model, gpus_per_node=2, pp=2))
+    _, stdout, _ = run_cli("simulate", "--json", "--model", model._inline, "--gpus-per-node", "2", "--pp", "2")
+    assert result.to_json() == stdout
+    assert result.summary["job"]["model"]["name"] == "gpt2-8-layers"
+
+
+def test_hf_config(source_dir):
+    path = source_dir / "tests" / "fixtures" / "models" / "hf" / "Meta-Llama-3.1-8B" / "config.json"
+    config = json.loads(path.read_text())
+    model = distsim.Model.from_hf_config(path)
+    assert model.num_layers == config["num_hidden_layers"]
+    assert model.hidden_size == config["hidden_size"]
+    result = distsim.simulate(distsim.Job(model=model, gpu="h100-sxm", tp=8, pp=1, dp=1, global_batch_size=8))
+    _, stdout, _ = run_cli("simulate", "--json", "--model", path, "--gpu", "h100-sxm", "--tp", "8", "--pp", "1",
+                           "--dp", "1", "--global-batch-size", "8")
+    assert result.summary["iteration_time_s"] == json.loads(stdout)["iteration_time_s"]
+
+
+def test_threads_simulate_at_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [distsim.Job(model="gpt2-345m", tp=2, pp=2, dp=1, global_batch_size=64 * (i + 1)) for i in range(4)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = [r.to_json() for r in pool.map(distsim.simulate, jobs)]
+    assert together == [distsim.simulate(job).to_json() for job in jobs]
+
+
+def test_simulate_releases_the_gil():
+    """While one thread simulates a large job, the main thread keeps running Python code."""
+    import threading
+    import time
+
+    # 16 stages x 128 micro-batches x 5 layers per stage, operator by operator: about 0.3 s alone
+    job = distsim.Job(model="llama-3.1-70b", cluster="dgx-h100", nodes=512, tp=8, pp=16, dp=32,
+                      micro_batch_size=1, global_batch_size=4096)
+    span = {}
+
+    def run():
+        span["start"] = time.monotonic()
+        distsim.simulate(job)
+        span["end"] = time.monotonic()
+
+    worker = threading.Thread(target=run)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.monotonic())
+        time.sleep(0.001)
+    worker.join()
+    assert span["end"] - span["start"] > 0.05, "the job is too small to tell"
+    # a tick strictly inside the simulation: the interpreter ran while the C++ core did
+    assert any(span["start"] + 0.01 < t < span["end"] - 0.01 for t in ticks)
+
+
+def test_specs_as_mappings_and_paths():
+    from pathlib import Path
+
+    gpu = next(g for g in distsim.catalog.gpus() if g["name"] == "a40")
+    by_mapping = distsim.simulate(distsim.Job(model=Path(TINY_GPT), gpu={**gpu, "name": "a40-copy"}, gpus_per_node=1,
+                                              tp=1, pp=1, dp=1, global_batch_size=4))
+    by_name = distsim.simulate(distsim.Job(model=TINY_GPT, gpu="a40", gpus_per_node=1, tp=1, pp=1, dp=1,
+                                           global_batch_size=4))
+    # the same GPU under another name gives the same time
+    assert by_mapping.iteration_time_s == by_name.iteration_time_s
+    assert by_mapping.summary["job"]["gpu"]["name"] == "a40-copy"
