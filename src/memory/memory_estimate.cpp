@@ -55,6 +55,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   memory.stage = stage;
   const auto chunks = schedule.stage_chunk_placements(job, stage);
   std::vector<events::LayerRange> layers;
+  layers.reserve(chunks.size());
   for (const auto& chunk : chunks) {
     layers.push_back(chunk.layers);
   }
