@@ -10,6 +10,7 @@
 #include "cost/fallback_cost_model.hpp"
 #include "events/job_events.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/pipeline_layout.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::api {
@@ -59,12 +60,39 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
   return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes);
 }
 
+//! The most transformer layers one pipeline rank holds: its even share, or under a valid custom
+//! pipeline layout the largest sum over a rank's chunks.
+std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
+  const strategy::Strategy& s = job.strategy;
+  const std::int64_t even = (job.model.total_layers() + s.pipeline_parallel - 1) / s.pipeline_parallel;
+  if (!s.custom_pipeline_layout()) {
+    return even;
+  }
+  std::vector<std::string> problems;
+  const auto& schedule = schedule::find_schedule(s.schedule);
+  const int chunks = schedule.chunks_per_stage(s.virtual_stages);
+  const auto layout = strategy::custom_pipeline_layout(s, job.model.total_layers(), chunks, problems);
+  if (layout.empty()) {
+    return even;
+  }
+  std::int64_t busiest = 0;
+  for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
+    std::int64_t layers = 0;
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      const auto index = schedule.virtual_stage_index(stage, chunk, s.pipeline_parallel, chunks);
+      layers += layout.at(static_cast<size_t>(index)).num_layers;
+    }
+    busiest = std::max(busiest, layers);
+  }
+  return busiest;
+}
+
 }  // namespace
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;
   const std::int64_t ranks = all_ranks ? std::int64_t{s.world_size()} : s.pipeline_parallel;
-  const std::int64_t layers_per_rank = (job.model.total_layers() + s.pipeline_parallel - 1) / s.pipeline_parallel;
+  const std::int64_t layers_per_rank = busiest_rank_layers(job);
   const auto per_rank = aggregate_passes
                             ? checked_product({s.num_microbatches(), s.virtual_stages, kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});

@@ -27,8 +27,10 @@ std::int64_t padded_vocab(std::int64_t vocab, int tensor_parallel) {
 }
 
 std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers) {
-  const bool first = layers.first == 0;
-  const bool last = layers.first + layers.count == model.total_layers();
+  return fsdp_units(model, layers, layers.first == 0, layers.first + layers.count == model.total_layers());
+}
+
+std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers, bool first, bool last) {
   std::vector<FsdpUnit> units;
   if (first) {
     units.push_back({-1, true, model::embedding_parameters(model)});
@@ -101,8 +103,8 @@ std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
 //! run of parameters.
 class ChunkBuilder {
  public:
-  //! The pipeline's first chunk holds layer 0 and its last chunk the last layer (validation
-  //! gives every chunk at least one layer).
+  //! The placement says whether the chunk holds the embedding and the head; it may hold no
+  //! transformer layer (a pipeline layout's loss-only stage).
   //! `rank_holds_embedding`: whether one of the rank's chunks holds the embedding, whose table a
   //! tied LM head then uses instead of a copy of its own.
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
@@ -111,13 +113,13 @@ class ChunkBuilder {
         coord_(coord),
         builder_(job, layout.tensor_group(coord), layout.context_group(coord),
                  layout.expert_group(coord, strategy::ExpertDim::ep), table),
-        first_(placement.layers.first == 0),
-        last_(placement.layers.first + placement.layers.count == job.model.total_layers()),
+        first_(placement.embedding),
+        last_(placement.head),
         rank_holds_embedding_(rank_holds_embedding),
         layers_(placement.layers),
         placement_(placement) {
     if (job.strategy.gathers_parameters()) {
-      units_ = fsdp_units(job.model, layers_);
+      units_ = fsdp_units(job.model, layers_, first_, last_);
       const int dp_per_shard = job.strategy.shard_data_parallel();
       shard_group_ = layout.shard_group(coord, dp_per_shard);
       if (job.strategy.shard_replicas() > 1) {
@@ -338,12 +340,9 @@ void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLay
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
                          const std::vector<ChunkPlacement>& chunks, EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
-  const int total_layers = job.model.total_layers();
   const bool holds_embedding =
-      std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.layers.first == 0; });
-  const bool holds_head = std::any_of(chunks.begin(), chunks.end(), [total_layers](const ChunkPlacement& c) {
-    return c.layers.first + c.layers.count == total_layers;
-  });
+      std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.embedding; });
+  const bool holds_head = std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.head; });
   RankWork work;
   std::int64_t sequence_sharded = 0;
   for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {

@@ -92,21 +92,24 @@ struct RankWork {
 };
 
 //! The global transformer layers [first, first + count) that a pipeline stage holds: as even as
-//! possible, with the remainder on the earliest stages.
+//! possible, with the remainder on the earliest stages (the split without a custom pipeline layout).
 struct LayerRange {
   int first = 0;
   int count = 0;
 };
 LayerRange stage_layers(int total_layers, int num_stages, int stage);
 
-//! A model chunk of a stage as its pipeline schedule places it: its layers and the stages that its
-//! activations come from and go to (gradients travel back the same way). Neither at the ends of
-//! the pipeline, nor where the neighbouring chunk is on the same stage (a local hand-off, no
-//! transfer).
+//! A model chunk of a stage as its pipeline schedule places it: its layers (possibly none), the
+//! stages that its activations come from and go to (gradients travel back the same way; neither at
+//! the ends of the pipeline, nor where the neighbouring chunk is on the same stage: a local
+//! hand-off, no transfer), and whether it holds the embedding and the final norm, LM head and loss
+//! (the pipeline layout's first and last virtual stage, strategy::VirtualStage).
 struct ChunkPlacement {
   LayerRange layers;
   std::optional<int> receives_from;
   std::optional<int> sends_to;
+  bool embedding = false;
+  bool head = false;
 };
 
 //! Megatron pads the vocabulary to a multiple of 128·tp (docs/reference/formats.md §5.1).
@@ -122,8 +125,10 @@ struct FsdpUnit {
   std::int64_t parameters = 0;  //!< of the whole model (before the tensor-parallel split)
 };
 
-//! The units of one model chunk in forward order (the embedding on the pipeline's first chunk,
-//! its layers, the final norm and LM head on its last chunk).
+//! The units of one model chunk in forward order (the embedding when the chunk holds it, its
+//! layers, the final norm and LM head when it holds them).
+std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers, bool embedding, bool head);
+//! The same for a chunk of an even split: the embedding with layer 0, the head with the last layer.
 std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layers);
 
 //! Builds the events and templates of the rank at `coord`, following Megatron-LM's partitioning

@@ -185,14 +185,13 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
                                     const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
-  const int chunks = schedule.chunks_per_stage(strategy.virtual_stages);
   // One micro-batch through every chunk of the stage; microbatches_in_flight counts a chunk as
-  // 1/chunks of it. Interleaving gives each of the v chunks l/(p·v) layers (validation makes p·v
-  // divide l and keeps encoder-decoder models out).
+  // 1/chunks of it, which is exact when the chunks hold equal work (an even split) and the mean
+  // chunk's share under a custom pipeline layout.
   std::int64_t per_microbatch = 0;
   std::int64_t rebuilt_layer = 0;
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    const events::LayerRange layers = schedule.chunk_layers(model.total_layers(), stages, chunks, stage, chunk);
+  for (const auto& chunk : schedule.stage_chunk_placements(model, strategy, stage)) {
+    const events::LayerRange layers = chunk.layers;
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
       per_microbatch += layer_activation_bytes(model, strategy, layer);
       if (strategy.recompute == strategy::Recompute::full) {
@@ -200,10 +199,10 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
                                                                    strategy::Recompute::none));
       }
     }
-    if (layers.first == 0) {
+    if (chunk.embedding) {
       per_microbatch += embedding_activation_bytes(model, strategy);
     }
-    if (layers.first + layers.count == model.total_layers()) {
+    if (chunk.head) {
       per_microbatch += head_activation_bytes(model, strategy);
     }
   }

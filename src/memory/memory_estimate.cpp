@@ -54,8 +54,12 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   StageMemory memory;
   memory.stage = stage;
   const auto chunks = schedule.stage_chunk_placements(job, stage);
-  const auto layers = schedule.stage_chunk_layers(job, stage);
-  memory.parameters = stage_parameters(model, strategy, layers);
+  std::vector<events::LayerRange> layers;
+  layers.reserve(chunks.size());
+  for (const auto& chunk : chunks) {
+    layers.push_back(chunk.layers);
+  }
+  memory.parameters = stage_parameters(model, strategy, chunks);
   // A sharded optimizer shards dense states over the shard group (dp x cp unless HSDP) and the
   // routed experts' over the expert data-parallel ranks that hold the same experts.
   const std::int64_t experts = stage_expert_parameters(model, strategy, layers);
@@ -65,7 +69,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
       model_state_bytes(experts, strategy.dtype, strategy.zero_stage(), strategy.expert_data_parallel());
   const ModelStateBytes gathered =
       strategy.gathers_parameters()
-          ? gathered_unit_bytes(largest_unit_parameters(model, layers, strategy.tensor_parallel), strategy.dtype)
+          ? gathered_unit_bytes(largest_unit_parameters(model, chunks, strategy.tensor_parallel), strategy.dtype)
           : ModelStateBytes{};
   memory.weights =
       dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);

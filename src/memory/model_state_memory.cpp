@@ -50,11 +50,11 @@ ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype) {
   return {kGatheredUnits * largest_unit * bytes.weights, largest_unit * bytes.gradients, 0};
 }
 
-std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
                                      int tensor_parallel) {
   std::int64_t largest = 0;
-  for (const auto& layers : chunks) {
-    for (const auto& unit : events::fsdp_units(model, layers)) {
+  for (const auto& chunk : chunks) {
+    for (const auto& unit : events::fsdp_units(model, chunk.layers, chunk.embedding, chunk.head)) {
       largest = std::max(largest, unit.parameters);
     }
   }
@@ -134,16 +134,24 @@ std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strate
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
-  return stage_parameters(model, strategy, even_stage_layers(model, strategy, stage));
+  const events::LayerRange layers = even_stage_layers(model, strategy, stage).front();
+  events::ChunkPlacement chunk;
+  chunk.layers = layers;
+  chunk.embedding = layers.first == 0;
+  chunk.head = layers.first + layers.count == model.total_layers();
+  return stage_parameters(model, strategy, std::vector<events::ChunkPlacement>{chunk});
 }
 
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
-                              const std::vector<events::LayerRange>& chunks) {
+                              const std::vector<events::ChunkPlacement>& chunks) {
   const int tp = strategy.tensor_parallel;
   std::int64_t total = 0;
   bool first = false;
   bool last = false;
-  for (const auto& layers : chunks) {
+  std::vector<events::LayerRange> ranges;
+  for (const auto& chunk : chunks) {
+    const events::LayerRange& layers = chunk.layers;
+    ranges.push_back(layers);
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
@@ -152,8 +160,8 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
         total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
       }
     }
-    first = first || layers.first == 0;
-    last = last || layers.first + layers.count == model.total_layers();
+    first = first || chunk.embedding;
+    last = last || chunk.head;
   }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;
@@ -169,7 +177,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       total += table;  // the last stage's own copy of the tied table
     }
   }
-  return total / tp + stage_expert_parameters(model, strategy, chunks);
+  return total / tp + stage_expert_parameters(model, strategy, ranges);
 }
 
 }  // namespace distsim::memory

@@ -41,7 +41,7 @@ ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
 
 //! The parameters, per tensor-parallel rank, of the largest ZeRO-3 unit (events::fsdp_units) of a
 //! stage's model chunks (as its schedule places them).
-std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::LayerRange>& chunks,
+std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
                                      int tensor_parallel);
 
 //! With low-precision GEMMs, TransformerEngine keeps a copy of every such GEMM's weight in the
@@ -75,11 +75,12 @@ std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strate
 //! by the tensor-parallel size, as Megatron's estimator does (replicated norm weights are < 0.1 %),
 //! but the routed experts, which are stage_expert_parameters.
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage);
-//! The same for a stage whose model chunks hold the layers `chunks`, as its schedule places them:
-//! the embedding goes with the chunk that holds layer 0, the head with the one that holds the last
-//! layer, and a tied head has its own copy of the table only on a stage without the embedding.
-//! A schedule that places one layer on two stages (two copies of the model) counts it on both.
+//! The same for a stage whose model chunks are `chunks`, as its schedule places them: the
+//! embedding and the head go with the chunks that hold them (the pipeline layout's first and last
+//! virtual stage), and a tied head has its own copy of the table only on a stage without the
+//! embedding. A schedule that places one layer on two stages (two copies of the model) counts it
+//! on both.
 std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy,
-                              const std::vector<events::LayerRange>& chunks);
+                              const std::vector<events::ChunkPlacement>& chunks);
 
 }  // namespace distsim::memory

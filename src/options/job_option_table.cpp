@@ -4,6 +4,7 @@
 #include "core/input_error.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/pipeline_layout.hpp"
 
 namespace distsim::options {
 
@@ -380,6 +381,41 @@ std::vector<JobOption> feature_options() {
           bucket};
 }
 
+//! The settings that say which layers each virtual pipeline stage holds, when not split evenly
+//! (strategy/pipeline_layout.hpp). A search keeps them as the job gives them.
+std::vector<JobOption> layout_options() {
+  JobOption text = basic("pipeline_layout", "--pipeline-layout", ValueType::text, "",
+                         "layers of each virtual pipeline stage in Megatron-Core's --pipeline-model-parallel-layout "
+                         "syntax: E embedding, t decoder layer, L head and loss, '|' between virtual stages, X*N "
+                         "and (...)*N repeat, commas ignored; e.g. 'Et*3|t*4|t*4|t*3L' (default: even split)");
+  text.check = strategy::pipeline_layout_problem;
+  text.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.pipeline_layout = as_text(value);
+  };
+  text.read = [](const JobSpec& job) -> Value { return job.strategy.pipeline_layout; };
+  text.applies = [](const JobSpec& job) { return !job.strategy.pipeline_layout.empty(); };
+  JobOption first = strategy_integer("first_stage_layers", "--first-stage-layers", &Strategy::first_stage_layers, "",
+                                     "decoder layers of the first pipeline stage, the rest split evenly over the "
+                                     "others (Megatron-Core --decoder-first-pipeline-num-layers)");
+  first.applies = [](const JobSpec& job) { return job.strategy.first_stage_layers > 0; };
+  JobOption last = strategy_integer("last_stage_layers", "--last-stage-layers", &Strategy::last_stage_layers, "",
+                                    "decoder layers of the last pipeline stage, the rest split evenly over the "
+                                    "others (Megatron-Core --decoder-last-pipeline-num-layers)");
+  last.applies = [](const JobSpec& job) { return job.strategy.last_stage_layers > 0; };
+  JobOption embedding = strategy_boolean(
+      "account_for_embedding_in_pipeline_split", "--account-for-embedding-in-pipeline-split",
+      &Strategy::account_for_embedding,
+      "count the embedding as one layer when splitting the layers over the virtual pipeline stages, so the first "
+      "holds one decoder layer fewer (Megatron-Core)");
+  embedding.applies = [](const JobSpec& job) { return job.strategy.account_for_embedding; };
+  JobOption loss = strategy_boolean(
+      "account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", &Strategy::account_for_loss,
+      "count the LM head and loss as one layer when splitting the layers over the "
+      "virtual pipeline stages, so the last holds one decoder layer fewer (Megatron-Core)");
+  loss.applies = [](const JobSpec& job) { return job.strategy.account_for_loss; };
+  return {text, first, last, embedding, loss};
+}
+
 bool has_experts(const JobSpec& job) { return job.model.moe.enabled(); }
 
 //! The busiest expert rank's tokens over the mean: a number, at least 1.0 (checked with the job).
@@ -450,8 +486,9 @@ JobOption nodes_option() {
 
 std::vector<JobOption> build_table() {
   std::vector<JobOption> table = spec_options();
-  for (const auto& part : {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(),
-                           feature_options(), expert_options(), std::vector<JobOption>{nodes_option()}}) {
+  for (const auto& part :
+       {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(), feature_options(),
+        layout_options(), expert_options(), std::vector<JobOption>{nodes_option()}}) {
     table.insert(table.end(), part.begin(), part.end());
   }
   return table;

@@ -96,7 +96,7 @@ void InterleavedSchedule::check(const strategy::JobSpec& job, std::vector<std::s
                        " to be a multiple of the pipeline parallel size " + std::to_string(s.pipeline_parallel));
   }
   const int chunks = s.pipeline_parallel * s.virtual_stages;
-  if (m.total_layers() > 0 && m.total_layers() % chunks != 0) {
+  if (m.total_layers() > 0 && m.total_layers() % chunks != 0 && !s.custom_pipeline_layout()) {
     problems.push_back(where + "splits the " + std::to_string(m.total_layers()) + " layers of model " + quoted(m.name) +
                        " into pipeline x virtual stages = " + std::to_string(s.pipeline_parallel) + " x " +
                        std::to_string(s.virtual_stages) + " = " + std::to_string(chunks) + " equal chunks, but " +

@@ -2,6 +2,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "strategy/pipeline_layout.hpp"
 
 namespace distsim::schedule {
 
@@ -82,6 +83,22 @@ void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& j
   }
 }
 
+//! A custom pipeline layout must give each of the schedule's chunks something to hold and name
+//! every layer once; encoder-decoder models keep the even split (so does Megatron-Core, whose
+//! layout refuses encoder layers).
+void check_layout(const PipelineSchedule& schedule, const strategy::JobSpec& job, std::vector<std::string>& problems) {
+  const strategy::Strategy& s = job.strategy;
+  if (!s.custom_pipeline_layout()) {
+    return;
+  }
+  if (job.model.architecture == model::Architecture::encoder_decoder) {
+    problems.push_back("a custom pipeline layout is not supported for the encoder-decoder model '" + job.model.name +
+                       "' (neither does Megatron-Core support one)");
+    return;
+  }
+  strategy::custom_pipeline_layout(s, job.model.total_layers(), schedule.chunks_per_stage(s.virtual_stages), problems);
+}
+
 }  // namespace
 
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
@@ -89,6 +106,7 @@ void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& na
   const auto rules = [&schedule](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
     schedule.check(checked, problems);
     check_sharding(schedule, checked, problems);
+    check_layout(schedule, checked, problems);
   };
   strategy::validate_job(job, rules, names);
 }

@@ -4,6 +4,7 @@
 
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/pipeline_layout.hpp"
 
 namespace distsim::schedule {
 
@@ -13,13 +14,15 @@ events::LayerRange PipelineSchedule::chunk_layers(int total_layers, int num_stag
 }
 
 std::vector<events::LayerRange> PipelineSchedule::stage_chunk_layers(const strategy::JobSpec& job, int stage) const {
-  const int chunks = chunks_per_stage(job.strategy.virtual_stages);
   std::vector<events::LayerRange> layers;
-  layers.reserve(static_cast<size_t>(chunks));
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    layers.push_back(chunk_layers(job.model.total_layers(), job.strategy.pipeline_parallel, chunks, stage, chunk));
+  for (const auto& placement : stage_chunk_placements(job, stage)) {
+    layers.push_back(placement.layers);
   }
   return layers;
+}
+
+int PipelineSchedule::virtual_stage_index(int stage, int chunk, int num_stages, int /*num_chunks*/) const {
+  return chunk * num_stages + stage;
 }
 
 std::optional<ChunkHop> PipelineSchedule::next_chunk(const ChunkSlot& from, int num_stages, int num_chunks) const {
@@ -46,8 +49,23 @@ std::optional<ChunkHop> PipelineSchedule::previous_chunk(const ChunkSlot& to, in
 
 std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(const strategy::JobSpec& job,
                                                                              int stage) const {
-  const int stages = job.strategy.pipeline_parallel;
-  const int chunks = chunks_per_stage(job.strategy.virtual_stages);
+  return stage_chunk_placements(job.model, job.strategy, stage);
+}
+
+std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(const model::ModelSpec& model,
+                                                                             const strategy::Strategy& strategy,
+                                                                             int stage) const {
+  const int stages = strategy.pipeline_parallel;
+  const int chunks = chunks_per_stage(strategy.virtual_stages);
+  const int total_layers = model.total_layers();
+  std::vector<strategy::VirtualStage> layout;
+  if (strategy.custom_pipeline_layout()) {
+    std::vector<std::string> problems;
+    layout = strategy::custom_pipeline_layout(strategy, total_layers, chunks, problems);
+    if (!problems.empty()) {
+      throw InternalError("pipeline layout used before validation: " + problems.front());
+    }
+  }
   const auto other_stage = [stage](const std::optional<ChunkHop>& hop) -> std::optional<int> {
     if (!hop || hop->peer.stage == stage) {
       return std::nullopt;
@@ -55,10 +73,22 @@ std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(con
     return hop->peer.stage;
   };
   std::vector<events::ChunkPlacement> placements;
-  for (const auto& layers : stage_chunk_layers(job, stage)) {
-    const ChunkSlot slot{stage, static_cast<int>(placements.size())};
-    placements.push_back(
-        {layers, other_stage(previous_chunk(slot, stages, chunks)), other_stage(next_chunk(slot, stages, chunks))});
+  for (int chunk = 0; chunk < chunks; ++chunk) {
+    events::ChunkPlacement placement;
+    if (layout.empty()) {
+      placement.layers = chunk_layers(total_layers, stages, chunks, stage, chunk);
+      placement.embedding = placement.layers.first == 0;
+      placement.head = placement.layers.first + placement.layers.count == total_layers;
+    } else {
+      const auto& virtual_stage = layout.at(static_cast<size_t>(virtual_stage_index(stage, chunk, stages, chunks)));
+      placement.layers = {virtual_stage.first_layer, virtual_stage.num_layers};
+      placement.embedding = virtual_stage.embedding;
+      placement.head = virtual_stage.head;
+    }
+    const ChunkSlot slot{stage, chunk};
+    placement.receives_from = other_stage(previous_chunk(slot, stages, chunks));
+    placement.sends_to = other_stage(next_chunk(slot, stages, chunks));
+    placements.push_back(placement);
   }
   return placements;
 }

@@ -56,6 +56,10 @@ class PipelineSchedule {
   //! The layers that chunk `chunk` of `stage` holds when each of the `num_stages` stages holds
   //! `num_chunks` chunks; with one chunk, the stage's layers (events::stage_layers).
   virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk) const;
+  //! Where chunk `chunk` of `stage` sits along the pipeline: the index of its virtual stage in
+  //! the pipeline's order, which a custom pipeline layout (strategy::custom_pipeline_layout) lists
+  //! in. By default Megatron-Core's: chunk c of stage s is virtual stage c·p + s.
+  virtual int virtual_stage_index(int stage, int chunk, int num_stages, int num_chunks) const;
   //! The layers of every chunk that `stage` holds in `job`, by chunk index on the stage.
   std::vector<events::LayerRange> stage_chunk_layers(const strategy::JobSpec& job, int stage) const;
   //! Where the activations of `chunk` of `stage` go next; none for a chunk that ends the pipeline
@@ -65,8 +69,12 @@ class PipelineSchedule {
   //! The chunk whose activations `to` receives (the inverse of next_chunk), with the hop between
   //! them; none for a chunk that starts the pipeline.
   std::optional<ChunkHop> previous_chunk(const ChunkSlot& to, int num_stages, int num_chunks) const;
-  //! Every chunk of `stage` in `job` with its layers and the stages it receives from and sends to.
+  //! Every chunk of `stage` in `job` with its layers, whether it holds the embedding and the head,
+  //! and the stages it receives from and sends to. The layers are the job's custom pipeline layout
+  //! when it asks for one (validation has checked it), and chunk_layers' even split otherwise.
   std::vector<events::ChunkPlacement> stage_chunk_placements(const strategy::JobSpec& job, int stage) const;
+  std::vector<events::ChunkPlacement> stage_chunk_placements(const model::ModelSpec& model,
+                                                             const strategy::Strategy& strategy, int stage) const;
 
   //! Micro-batches whose activations `stage` holds at its peak (a fraction when chunks of one
   //! micro-batch are counted separately), for `num_microbatches` per iteration.

@@ -16,8 +16,11 @@ std::string quoted(std::string_view text) {
 events::LayerRange VShapeSchedule::chunk_layers(int total_layers, int num_stages, int /*num_chunks*/, int stage,
                                                 int chunk) const {
   const int per_chunk = total_layers / (2 * num_stages);
-  const int position = chunk == 0 ? stage : 2 * num_stages - 1 - stage;
-  return {position * per_chunk, per_chunk};
+  return {virtual_stage_index(stage, chunk, num_stages, 2) * per_chunk, per_chunk};
+}
+
+int VShapeSchedule::virtual_stage_index(int stage, int chunk, int num_stages, int /*num_chunks*/) const {
+  return chunk == 0 ? stage : 2 * num_stages - 1 - stage;
 }
 
 std::optional<ChunkHop> VShapeSchedule::next_chunk(const ChunkSlot& from, int num_stages, int /*num_chunks*/) const {
@@ -53,7 +56,7 @@ void VShapeSchedule::check(const strategy::JobSpec& job, std::vector<std::string
     return;
   }
   const int chunks = 2 * s.pipeline_parallel;
-  if (m.total_layers() > 0 && m.total_layers() % chunks != 0) {
+  if (m.total_layers() > 0 && m.total_layers() % chunks != 0 && !s.custom_pipeline_layout()) {
     problems.push_back(where + "splits the " + std::to_string(m.total_layers()) + " layers of model " + quoted(m.name) +
                        " into 2 x pipeline = " + std::to_string(chunks) + " equal chunks placed in a V, but " +
                        std::to_string(chunks) + " does not divide " + std::to_string(m.total_layers()));

@@ -22,11 +22,13 @@ class VShapeSchedule : public PipelineSchedule {
   events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage,
                                   int chunk) const override;
   std::optional<ChunkHop> next_chunk(const ChunkSlot& from, int num_stages, int num_chunks) const override;
+  //! Chunk 0 of stage s is virtual stage s, chunk 1 virtual stage 2p − 1 − s.
+  int virtual_stage_index(int stage, int chunk, int num_stages, int num_chunks) const override;
   //! Counted from the step order: a micro-batch holds a chunk's activations from its F until its
   //! W there, each chunk counting half a micro-batch.
   double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
   //! virtual_stages 2 (the V's two chunks per stage), at least two stages, 2p equal chunks of
-  //! layers and no encoder-decoder model.
+  //! layers (unless a custom pipeline layout says otherwise) and no encoder-decoder model.
   void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const override;
 
  protected:

@@ -124,6 +124,25 @@ struct Strategy {
   //! --num-layers-at-end-in-bf16 M).
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  //! Which decoder layers each virtual pipeline stage holds, when not split evenly
+  //! (docs/features.md "Uneven pipeline layouts"; strategy/pipeline_layout.hpp). Megatron-Core's
+  //! --pipeline-model-parallel-layout string, empty for none.
+  std::string pipeline_layout;
+  //! Megatron-Core --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers:
+  //! the decoder layers of the first and the last pipeline stage, the rest split evenly over the
+  //! stages between; 0 when not set.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  //! Megatron-Core --account-for-embedding-in-pipeline-split and
+  //! --account-for-loss-in-pipeline-split: the embedding (the LM head and loss) counts as one
+  //! layer when the layers are split over the virtual stages.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+  //! Whether any of the four settings above asks for a layout other than the even split.
+  bool custom_pipeline_layout() const {
+    return !pipeline_layout.empty() || first_stage_layers > 0 || last_stage_layers > 0 || account_for_embedding ||
+           account_for_loss;
+  }
   bool low_precision_gemms() const { return gemm_format != GemmFormat::none; }
   //! "bf16", or "bf16, nvfp4 GEMMs" when the linear GEMMs run in a low-precision format.
   std::string precision_name() const {

@@ -10,6 +10,7 @@
 #include "catalog/builtin_gpus.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/calibration/calibration_recipes.hpp"
 #include "io/calibration/calibration_vocabulary.hpp"
 #include "io/calibration/csv_table.hpp"
 #include "io/calibration/moe_row_model.hpp"
@@ -316,6 +317,21 @@ void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy
   if (!problems.empty()) throw Unsupported{problems.front()};
 }
 
+//! The settings of the recipe the row's framework runs its model with, as an assumption naming it.
+void apply_recipe(const RowReader& row, strategy::JobSpec& job, std::vector<std::string>& assumptions) {
+  const strategy::Strategy& s = job.strategy;
+  const RecipeDefaults* recipe =
+      find_recipe(row.text("framework"), row.text("model"), s.pipeline_parallel, s.virtual_stages);
+  if (!recipe) return;
+  for (const auto& [key, value] : recipe->settings) {
+    const options::JobOption& option = options::option(key);
+    const options::ParsedValue parsed = options::parse_value(option, value);
+    if (!parsed.ok()) throw Unsupported{recipe->recipe + ": " + key + " '" + value + "' " + parsed.problem};
+    option.apply(parsed.value, job, options::SpecResolvers{});
+  }
+  assumptions.push_back(assumption_text(ColumnReading{recipe->settings, recipe->recipe, ""}));
+}
+
 validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
   const RowReader row(table, index);
   validation::CalibrationRun run;
@@ -332,6 +348,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     job.cluster = read_cluster(row, columns.cluster);
     read_strategy(row, columns, job);
     run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());
+    apply_recipe(row, job, run.assumptions);
     run.job = job;
   } catch (const Unsupported& unsupported) {
     run.excluded_because = unsupported.reason;

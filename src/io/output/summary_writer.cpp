@@ -17,6 +17,7 @@
 #include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
+#include "schedule/pipeline_schedule.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::io {
@@ -33,6 +34,21 @@ struct StageStats {
   double communication_s = 0;
   double idle_s = 0;
 };
+
+//! The layers a stage holds as one span: with an even split, the stage's contiguous share of the
+//! layers (events::stage_layers); with a custom pipeline layout, the first layer of its first chunk
+//! and the count over all its chunks.
+events::LayerRange stage_layer_span(const strategy::JobSpec& job, int stage) {
+  if (!job.strategy.custom_pipeline_layout()) {
+    return events::stage_layers(job.model.total_layers(), job.strategy.pipeline_parallel, stage);
+  }
+  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_layers(job, stage);
+  events::LayerRange span{chunks.front().first, 0};
+  for (const auto& chunk : chunks) {
+    span.count += chunk.count;
+  }
+  return span;
+}
 
 std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
   const int stages = simulation.job.strategy.pipeline_parallel;
@@ -55,7 +71,7 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
       s.communication_s /= count;
       s.idle_s /= count;
     }
-    s.layers = events::stage_layers(simulation.job.model.total_layers(), stages, stage);
+    s.layers = stage_layer_span(simulation.job, stage);
   }
   return result;
 }

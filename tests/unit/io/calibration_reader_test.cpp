@@ -220,6 +220,28 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
   EXPECT_EQ(exclusion_of("num_gpus", "12"), "num_gpus 12 is not a whole number of 8-GPU nodes");
 }
 
+// Megatron-Bridge's Llama 3.1 405B recipe counts the embedding and the loss as layers in the
+// pipeline split (src/megatron/bridge/recipes/llama/llama31_405b.py); the table does not say so,
+// so the row lists it as an assumption naming the recipe. Another framework's row does not get it.
+TEST(CalibrationReader, AppliesTheRecipeOfTheFrameworkAndModel) {
+  const std::string header =
+      "id,source,model,framework,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
+      "ffn_activation,seq_len,vocab_size,precision,gpu,gpus_per_node,num_gpus,tp,pp,dp,vpp,micro_batch,"
+      "global_batch,iter_time_s\n";
+  const std::string row = ",126,16384,128,8,53248,swiglu,8192,128256,BF16,H100-SXM5,8,512,8,8,8,4,1,64,10\n";
+  const auto runs = read(header + "R1,Bridge,LLAMA3.1_405B,Megatron-Bridge / Megatron-Core (NeMo 25.11)" + row +
+                         "R2,Other,LLAMA3.1_405B,Megatron-LM" + row);
+  ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
+  EXPECT_TRUE(runs[0].job->strategy.account_for_embedding);
+  EXPECT_TRUE(runs[0].job->strategy.account_for_loss);
+  EXPECT_EQ(runs[0].assumptions.back(),
+            "account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (Megatron-Bridge "
+            "recipe llama31_405b (src/megatron/bridge/recipes/llama/llama31_405b.py) counts the embedding and the loss "
+            "as layers in the pipeline split)");
+  ASSERT_TRUE(runs[1].job.has_value()) << runs[1].excluded_because;
+  EXPECT_FALSE(runs[1].job->strategy.custom_pipeline_layout());
+}
+
 // No intra_node_link column: every run of kRuns uses its GPU's own node design and says so.
 TEST(CalibrationReader, ARunListsWhatItAssumes) {
   const auto runs = read(kRuns);

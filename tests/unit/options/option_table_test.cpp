@@ -20,9 +20,9 @@ namespace {
 //! notation with a C part for the strategy, 2 for sizes, true for yes/no and the last allowed
 //! value of a choice. A new text option without a sample here fails the test.
 std::string sample_value(const JobOption& option) {
-  static const std::map<std::string, std::string> names{
-      {"model", "bert-large"}, {"cluster", "dgx-a100"}, {"gpu", "h100-sxm"}, {"strategy", "2M2C2P4D"},
-      {"moe_imbalance", "1.5"}};
+  static const std::map<std::string, std::string> names{{"model", "bert-large"},  {"cluster", "dgx-a100"},
+                                                        {"gpu", "h100-sxm"},      {"strategy", "2M2C2P4D"},
+                                                        {"moe_imbalance", "1.5"}, {"pipeline_layout", "Et*4|t*4L"}};
   switch (option.type) {
     case ValueType::positive_integer: return "2";
     case ValueType::boolean: return "true";
@@ -96,8 +96,9 @@ TEST(OptionTable, EveryOptionReadsTheSameFromItsFlagAndItsKey) {
     EXPECT_EQ(value_text(flagged.find(option.key)->value), value);
     EXPECT_EQ(value_text(filed.find(option.key)->value), value);
     EXPECT_EQ(flagged.find(option.key)->origin, option.flag);
-    EXPECT_EQ(filed.find(option.key)->origin, "job file '" + folder.write(option.key + ".yaml", option.key + ": " +
-                                                                            value + "\n") + "': key " + option.key);
+    EXPECT_EQ(
+        filed.find(option.key)->origin,
+        "job file '" + folder.write(option.key + ".yaml", option.key + ": " + value + "\n") + "': key " + option.key);
     const JobSettings needed = prerequisites(option);
     EXPECT_EQ(described(assemble_job(flagged.over(needed), io::spec_resolvers())),
               described(assemble_job(filed.over(needed), io::spec_resolvers())));
