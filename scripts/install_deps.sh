@@ -3,6 +3,8 @@
 # --with-test-tools adds what only the tests run: python3-torch (the profiler and runner tests)
 # and chromium (the HTML report rendering test).
 # --with-style-tools adds clang-format-14 and clang-tidy-14 (scripts/check_style.sh).
+# --with-fuzz-tools adds clang-14 and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for
+# clang; scripts/fuzz.sh).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3)
@@ -10,7 +12,8 @@ for flag in "$@"; do
   case "$flag" in
     --with-test-tools) packages+=(python3-torch chromium) ;;
     --with-style-tools) packages+=(clang-format-14 clang-tidy-14) ;;
-    *) echo "install_deps.sh: unknown flag '$flag' (expected --with-test-tools or --with-style-tools)" >&2; exit 2 ;;
+    --with-fuzz-tools) packages+=(clang-14 libclang-rt-14-dev) ;;
+    *) echo "install_deps.sh: unknown flag '$flag' (expected --with-test-tools, --with-style-tools or --with-fuzz-tools)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -1,8 +1,4 @@
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,6 +9,7 @@
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/progress.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -38,6 +35,7 @@ struct SearchCommandOptions {
   ProfileOptions profile;
   bool json = false;
   ThreadsFlag threads;
+  ProgressFlag progress;
   bool simulate_out_of_memory = false;
   std::string memory_headroom;
   double max_memory_gib = 0;
@@ -123,23 +121,6 @@ std::optional<double> memory_limit(const SearchCommandOptions& options, const se
   return capacity * (1.0 - percent / 100.0);
 }
 
-//! Redraws one stderr line, only on a terminal and only once the search has run half a second.
-class ProgressBar {
- public:
-  void operator()(std::size_t done, std::size_t total) {
-    using namespace std::chrono;
-    if (!isatty(STDERR_FILENO) || steady_clock::now() - start_ < milliseconds(500)) return;
-    constexpr std::size_t kWidth = 40;
-    const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    std::fprintf(stderr, "\rsimulating [%s%s] %zu/%zu", std::string(filled, '#').c_str(),
-                 std::string(kWidth - filled, ' ').c_str(), done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 void run_search(const SearchCommandOptions& options) {
   const search::SearchSpace space = make_space(options);
   search::SearchOptions search_options;
@@ -147,7 +128,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
   search_options.memory_limit_bytes = memory_limit(options, space);
   search_options.keep = options.top;
-  search_options.progress = ProgressBar{};
+  search_options.progress = options.progress.reporter("search", "candidates");
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
   if (!options.csv.empty()) {
@@ -197,6 +178,7 @@ void add_search_command(CLI::App& app) {
   options->profile.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
   options->threads.add_to(*command, "simulation threads");
+  options->progress.add_to(*command);
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
   command->callback([options] { run_search(*options); });

@@ -195,6 +195,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         candidate.reason =
             fmt::format("its lower bound {:.3f} s loses to the top {}", candidate.lower_bound_s, options.keep);
         ++result.pruned_by_bound;
+        ++done;  // decided too: progress counts it with the batch
       } else {
         batch.push_back(to_simulate[n]);
       }
@@ -207,6 +208,9 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         options.progress(++done, to_simulate.size());
       }
     });
+    if (options.progress && batch.empty() && done > 0) {
+      options.progress(done, to_simulate.size());
+    }
     for (const std::size_t index : batch) {
       if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
     }

@@ -24,7 +24,8 @@ struct SearchOptions {
   std::size_t keep = 0;
   //! Costs shared by every simulation (e.g. a profile database); read from several threads.
   api::SimulationOptions simulation;
-  //! Called after each simulated candidate with (done, total); from worker threads, serialized.
+  //! Called after each simulated candidate with (candidates decided, candidates to simulate or
+  //! prune); from worker threads, serialized. Pruned candidates count as decided.
   std::function<void(std::size_t, std::size_t)> progress;
 };
 
