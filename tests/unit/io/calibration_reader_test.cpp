@@ -65,7 +65,9 @@ std::string exclusion_of(const std::map<std::string, std::string>& changes) {
   return run.excluded_because;
 }
 
-std::string exclusion_of(const std::string& column, const std::string& value) { return exclusion_of({{column, value}}); }
+std::string exclusion_of(const std::string& column, const std::string& value) {
+  return exclusion_of({{column, value}});
+}
 
 }  // namespace
 
@@ -170,6 +172,9 @@ TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
   EXPECT_EQ(exclusion_of("num_layers", ""), "missing num_layers");
   EXPECT_EQ(exclusion_of("hidden_size", "big"), "hidden_size 'big' is not a number");
   EXPECT_EQ(exclusion_of("tp", "1.5"), "tp '1.5' is not a positive whole number");
+  // int holds at most 2^31 - 1 = 2147483647; the next whole number and 1e48 are refused by value.
+  EXPECT_EQ(exclusion_of("num_gpus", "2147483648"), "num_gpus '2147483648' is larger than 2147483647");
+  EXPECT_EQ(exclusion_of("num_gpus", "1e48"), "num_gpus '1e48' is larger than 2147483647");
   EXPECT_EQ(exclusion_of("iter_time_s", "0"), "iter_time_s must be positive");
   EXPECT_EQ(exclusion_of("iter_time_s", "n/a"), "missing iter_time_s");
 }
@@ -178,12 +183,12 @@ TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
 TEST(CalibrationReader, ReadsTheContextParallelSize) {
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
-  const auto runs = read(header +
-                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,"
-                         "80,8,8,4,1,1,2,1,no,n/a,1,16,none,none,,2.25\n");
+  const auto runs =
+      read(header + "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,no,BF16,H100-SXM5,"
+                    "80,8,8,4,1,1,2,1,no,n/a,1,16,none,none,,2.25\n");
   ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
   EXPECT_EQ(runs[0].job->strategy.context_parallel, 2);
-  EXPECT_EQ(runs[0].job->strategy.world_size(), 8);  // 4 x 2 x 1 x 1
+  EXPECT_EQ(runs[0].job->strategy.world_size(), 8);             // 4 x 2 x 1 x 1
   EXPECT_EQ(read(kRuns)[1].job->strategy.context_parallel, 1);  // cp 1 in the column
   EXPECT_EQ(read(kRuns)[2].job->strategy.context_parallel, 1);  // cp left empty
 }
@@ -219,8 +224,7 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
 // No intra_node_link column: every run of kRuns uses its GPU's own node design and says so.
 TEST(CalibrationReader, ARunListsWhatItAssumes) {
   const auto runs = read(kRuns);
-  EXPECT_EQ(runs[1].assumptions,
-            (std::vector<std::string>{"intra_node_link not given: the GPU's own node design"}));
+  EXPECT_EQ(runs[1].assumptions, (std::vector<std::string>{"intra_node_link not given: the GPU's own node design"}));
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
   const auto stated =
@@ -299,9 +303,9 @@ TEST(CalibrationReader, AGpuWhoseMemoryDiffersFromTheCatalogsIsAnotherPart) {
 TEST(CalibrationReader, EveryMissingMarkerMeansTheDefault) {
   const std::string text = kRuns;
   const std::string header = text.substr(0, text.find('\n') + 1);
-  const auto runs = read(header +
-                         "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,-,BF16,H100-SXM5,"
-                         "80,8,4,4,1,1,NA,-,-,NA,1,16,-,NA,-,2.25\n");
+  const auto runs =
+      read(header + "L1,Paper B,Llama 8B,Llama 3 (GQA),32,4096,32,8,14336,swiglu,8192,128256,-,BF16,H100-SXM5,"
+                    "80,8,4,4,1,1,NA,-,-,NA,1,16,-,NA,-,2.25\n");
   ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
   const auto& s = runs[0].job->strategy;
   EXPECT_FALSE(s.sequence_parallel);
