@@ -2,3 +2,15 @@ if(DISTSIM_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# The fuzzing build (tests/fuzz, scripts/fuzz.sh): every library gets libFuzzer's coverage
+# instrumentation and the same sanitizers; the harnesses add libFuzzer's main when they link.
+if(DISTSIM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "DISTSIM_FUZZ needs clang with libFuzzer (Debian: clang-14 and libclang-rt-14-dev); "
+                        "configure with -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

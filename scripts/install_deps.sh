@@ -5,6 +5,8 @@
 # the Python module with its tests and example: python3-pybind11 and python3-dev (the module
 # builds when pybind11 is found), python3-pytest, python3-pandas and python3-matplotlib.
 # --with-style-tools adds clang-format-14 and clang-tidy-14 (scripts/check_style.sh).
+# --with-fuzz-tools adds clang-14 and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for
+# clang; scripts/fuzz.sh).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
           libyaml-cpp-dev libcli11-dev libfmt-dev libsqlite3-dev python3)
@@ -13,7 +15,8 @@ for flag in "$@"; do
     --with-test-tools) packages+=(python3-torch chromium libopenmpi-dev openmpi-bin python3-pybind11 python3-dev
                                   python3-pytest python3-pandas python3-matplotlib) ;;
     --with-style-tools) packages+=(clang-format-14 clang-tidy-14) ;;
-    *) echo "install_deps.sh: unknown flag '$flag' (expected --with-test-tools or --with-style-tools)" >&2; exit 2 ;;
+    --with-fuzz-tools) packages+=(clang-14 libclang-rt-14-dev) ;;
+    *) echo "install_deps.sh: unknown flag '$flag' (expected --with-test-tools, --with-style-tools or --with-fuzz-tools)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -103,7 +103,7 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
 
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
   Simulation simulation{job, build(job, options), {}, {}, {}};
-  simulation.times = engine::run(simulation.program.program);
+  simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);
   return simulation;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "analysis/run_summary.hpp"
@@ -27,6 +29,9 @@ struct SimulationOptions {
   bool aggregate_passes = false;
   //! A job whose estimated_tasks exceed this is refused before anything is built.
   std::int64_t task_limit = kDefaultTaskLimit;
+  //! Told how many of the program's tasks have run (engine::run's progress); for a progress
+  //! display only, it does not change the result.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 //! An upper estimate of the tasks of the job's program, computed from its sizes alone (so that a

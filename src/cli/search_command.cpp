@@ -1,8 +1,4 @@
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +10,7 @@
 #include "cli/job_flags.hpp"
 #include "cli/mpi_process_group.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/progress.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -42,6 +39,7 @@ struct SearchCommandOptions {
   ProfileOptions profile;
   bool json = false;
   ThreadsFlag threads;
+  ProgressFlag progress;
   bool simulate_out_of_memory = false;
   std::string memory_headroom;
   double max_memory_gib = 0;
@@ -117,23 +115,6 @@ std::optional<double> memory_limit(const SearchCommandOptions& options, const se
   return search::memory_limit_bytes(space.base, headroom, max_gib);
 }
 
-//! Redraws one stderr line, only on a terminal and only once the search has run half a second.
-class ProgressBar {
- public:
-  void operator()(std::size_t done, std::size_t total) {
-    using namespace std::chrono;
-    if (!isatty(STDERR_FILENO) || steady_clock::now() - start_ < milliseconds(500)) return;
-    constexpr std::size_t kWidth = 40;
-    const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    std::fprintf(stderr, "\rsimulating [%s%s] %zu/%zu", std::string(filled, '#').c_str(),
-                 std::string(kWidth - filled, ' ').c_str(), done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
 void run_search(const SearchCommandOptions& options) {
   const search::SearchSpace space = make_space(options);
   search::SearchOptions search_options;
@@ -143,7 +124,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.keep = options.top;
   search_options.objectives = search::parse_objectives(options.objectives, "--objectives");
   search_options.goal = training_goal(options);
-  search_options.progress = ProgressBar{};
+  search_options.progress = options.progress.reporter("search", "candidates");
   search_options.processes = mpi_processes();
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
   const search::SearchResult result = search::run_search(space, search_options);
@@ -217,6 +198,7 @@ void add_search_command(CLI::App& app) {
   options->profile.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
   options->threads.add_to(*command, "simulation threads");
+  options->progress.add_to(*command);
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
   command->callback([options] { run_search(*options); });

@@ -1,17 +1,20 @@
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "api/simulation.hpp"
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
 #include "cli/profile_options.hpp"
+#include "cli/progress.hpp"
 #include "cli/task_limit_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/spec/spec_resolver.hpp"
+#include "io/trace/trace_notices.hpp"
 #include "io/trace/trace_writer.hpp"
 #include "options/job_assembly.hpp"
 
@@ -28,12 +31,25 @@ struct SimulateOptions {
   bool all_ranks = false;
   ProfileOptions profile;
   TaskLimitFlag task_limit;
+  ProgressFlag progress;
 };
 
 io::TraceRanks parse_trace_ranks(const std::string& text) {
   if (text == "replica") return io::TraceRanks::replica;
   if (text == "all") return io::TraceRanks::all;
   throw InputError("--trace-ranks: " + unknown_name_message("value", text, {"replica", "all"}));
+}
+
+//! Says on stderr how large the trace will be when that matters, before the time goes into it.
+void announce_trace(const SimulateOptions& options, const api::Simulation& simulation, io::TraceRanks ranks) {
+  const io::TraceSizeEstimate estimate = io::estimate_chrome_trace(simulation, ranks);
+  std::optional<io::TraceSizeEstimate> replica;
+  if (ranks == io::TraceRanks::all && estimate.ranks >= io::kManyTraceRanks) {
+    replica = io::estimate_chrome_trace(simulation, io::TraceRanks::replica);
+  }
+  for (const auto& notice : io::trace_notices(options.trace, ranks, estimate, replica)) {
+    std::cerr << "distsim: " << notice << "\n";
+  }
 }
 
 void run_simulate(const SimulateOptions& options) {
@@ -43,10 +59,13 @@ void run_simulate(const SimulateOptions& options) {
   simulation_options.task_limit = options.task_limit.limit();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
+  simulation_options.progress = options.progress.reporter("simulate", "tasks");
   const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {
+    announce_trace(options, simulation, trace_ranks);
+    const auto progress = options.progress.reporter("trace '" + options.trace + "'", "activities");
     write_output_file("--trace", options.trace,
-                      [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks); });
+                      [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks, progress); });
   }
   if (!options.report.empty()) {
     write_output_file("--report", options.report,
@@ -75,6 +94,7 @@ void add_simulate_command(CLI::App& app) {
   command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
   options->profile.add_to(*command);
   options->task_limit.add_to(*command);
+  options->progress.add_to(*command);
   command->callback([options] { run_simulate(*options); });
 }
 

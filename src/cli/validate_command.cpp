@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/input_error.hpp"
 #include "io/calibration/calibration_reader.hpp"
@@ -21,6 +22,7 @@ struct ValidateOptions {
   bool json = false;
   bool per_row = false;
   ThreadsFlag threads;
+  ProgressFlag progress;
 };
 
 std::string read_csv_file(const std::string& path) {
@@ -36,7 +38,8 @@ void run_validate(const ValidateOptions& options) {
   const std::string file_name = builtin ? kBuiltinName : options.csv;
   const std::string text = builtin ? std::string(io::builtin_calibration_csv()) : read_csv_file(options.csv);
   auto runs = io::read_calibration_runs(text, builtin ? "data/published_calibration.csv" : options.csv);
-  const auto report = validation::validate(std::move(runs), options.threads.count());
+  const auto report =
+      validation::validate(std::move(runs), options.threads.count(), options.progress.reporter("validate", "runs"));
   if (options.json) {
     std::cout << io::validation_json(report, file_name).dump(2) << "\n";
   } else {
@@ -54,6 +57,7 @@ void add_validate_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print one JSON object");
   command->add_flag("--per-row", options->per_row, "list every row's measured and predicted time");
   options->threads.add_to(*command, "simulation threads");
+  options->progress.add_to(*command);
   command->callback([options] { run_validate(*options); });
 }
 

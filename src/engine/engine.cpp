@@ -85,7 +85,7 @@ class Simulation {
   }
 
   // Not inlined into engine::run: that keeps the loop's state in registers (measured with callgrind).
-  [[gnu::noinline]] TaskTimes run() {
+  [[gnu::noinline]] TaskTimes run(const std::function<void(std::size_t, std::size_t)>& progress) {
     for (StreamId stream = 0; stream < program_.num_streams(); ++stream) {
       arrive_at_head(stream, 0);
     }
@@ -100,6 +100,12 @@ class Simulation {
       }
       ++finished;
       complete(entry.task, entry.time);
+      if (finished % kProgressInterval == 0 && progress) {
+        progress(finished, program_.num_tasks());
+      }
+    }
+    if (progress) {
+      progress(finished, program_.num_tasks());
     }
     if (finished != program_.num_tasks()) {
       throw InternalError("the task program deadlocked: " + std::to_string(program_.num_tasks() - finished) + " of " +
@@ -181,11 +187,11 @@ class Simulation {
 
 }  // namespace
 
-TaskTimes run(const Program& program) {
+TaskTimes run(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress) {
   if (program.resource_uses().empty()) {
-    return Simulation<false>(program).run();
+    return Simulation<false>(program).run(progress);
   }
-  return Simulation<true>(program).run();
+  return Simulation<true>(program).run(progress);
 }
 
 }  // namespace distsim::engine

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "core/sim_time.hpp"
@@ -21,6 +23,10 @@ struct TaskTimes {
 //! stand-alone speed, a task runs at the rate of its most crowded resource, and every start or
 //! end re-predicts the ends of the tasks on its resources, to the nearest ns. Throws
 //! InternalError if the program deadlocks (a cycle between stream order and dependencies).
-TaskTimes run(const Program& program);
+//! `progress`, when set, is told (tasks finished, tasks in all) every kProgressInterval tasks and
+//! at the end; it does not change the result.
+TaskTimes run(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress = {});
+//! How many finished tasks apart run() reports progress.
+inline constexpr std::size_t kProgressInterval = std::size_t{1} << 16;
 
 }  // namespace distsim::engine

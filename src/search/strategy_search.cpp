@@ -295,6 +295,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         candidate.status = CandidateStatus::pruned;
         candidate.reason = pruned_reason(candidate, options);
         ++result.pruned_by_bound;
+        ++done;  // decided too: progress counts it with the batch
       } else {
         batch.push_back(to_simulate[n]);
       }
@@ -311,6 +312,9 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         },
         [&](std::size_t n, double* out) { write_record(result.candidates[batch[n]], out); },
         [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); });
+    if (options.progress && batch.empty() && done > 0) {
+      options.progress(done, to_simulate.size());
+    }
     for (const std::size_t index : batch) {
       if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
     }

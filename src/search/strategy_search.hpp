@@ -30,8 +30,9 @@ struct SearchOptions {
   TrainingGoal goal;
   //! Costs shared by every simulation (e.g. a profile database); read from several threads.
   api::SimulationOptions simulation;
-  //! Called after each simulated candidate with (done, total); from worker threads, serialized.
-  //! In a process group, done counts this process's share.
+  //! Called after each simulated candidate with (candidates decided, candidates to simulate or
+  //! prune); from worker threads, serialized. Pruned candidates count as decided.
+  //! In a process group, simulated candidates count this process's share.
   std::function<void(std::size_t, std::size_t)> progress;
   //! The processes sharing the search (MPI); null: this process alone. The result is the same.
   const ProcessGroup* processes = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "api/simulation.hpp"
 #include "core/input_error.hpp"
@@ -42,16 +43,23 @@ bool simulate_run(CalibrationRun& run, RunError& error) {
 
 }  // namespace
 
-ValidationReport validate(std::vector<CalibrationRun> runs, int threads) {
+ValidationReport validate(std::vector<CalibrationRun> runs, int threads,
+                          const std::function<void(std::size_t, std::size_t)>& progress) {
   ValidationReport report;
   report.runs = std::move(runs);
   const std::size_t count = report.runs.size();
   std::vector<RunError> results(count);
   std::vector<char> simulated(count, 0);
+  std::mutex progress_mutex;
+  std::size_t done = 0;
   parallel_for(count, threads, [&](std::size_t i) {
     results[i].run = i;
     if (report.runs[i].job) {
       simulated[i] = simulate_run(report.runs[i], results[i]) ? 1 : 0;
+    }
+    if (progress) {
+      const std::lock_guard lock(progress_mutex);
+      progress(++done, count);
     }
   });
   for (std::size_t i = 0; i < count; ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct ValidationReport {
 
 //! Simulates every run that has a job on `threads` threads and compares. Runs whose simulation
 //! fails with an input error are excluded with that error as the reason.
-ValidationReport validate(std::vector<CalibrationRun> runs, int threads);
+//! `progress`, when set, is told (runs done, runs in all) after each run, serialized across threads;
+//! it does not change the report.
+ValidationReport validate(std::vector<CalibrationRun> runs, int threads,
+                          const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace distsim::validation

@@ -40,6 +40,16 @@ CASES = {
     "overlap_grad_reduce": {**TINY, "dp": 2, "overlap_grad_reduce": True},
     "p2p_scatter_gather": {**TINY, "tp": 2, "pp": 2, "p2p_scatter_gather": True},
     "gradient_bucket_size": {**TINY, "dp": 2, "gradient_bucket_size": 100000},
+    "pipeline_layout": {**TINY, "pp": 2, "pipeline_layout": "Et*3|tL"},
+    "first_stage_layers": {**TINY, "pp": 3, "first_stage_layers": 2},
+    "last_stage_layers": {**TINY, "pp": 3, "last_stage_layers": 2},
+    # 24 layers and the embedding (or the head) counted as one: 25 split over 5 stages
+    "account_for_embedding_in_pipeline_split": {"model": "gpt2-345m", "gpus_per_node": 1, "pp": 5,
+                                                "global_batch_size": 8, "micro_batch_size": 1,
+                                                "account_for_embedding_in_pipeline_split": True},
+    "account_for_loss_in_pipeline_split": {"model": "gpt2-345m", "gpus_per_node": 1, "pp": 5,
+                                           "global_batch_size": 8, "micro_batch_size": 1,
+                                           "account_for_loss_in_pipeline_split": True},
     "ep": {**MOE, "ep": 4},
     # etp above 1 is refused (not simulated yet; test_errors checks the message), 1 is settable
     "etp": {**MOE, "ep": 4, "etp": 1},

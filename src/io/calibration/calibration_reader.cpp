@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <regex>
+#include <string>
 
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
@@ -61,8 +63,13 @@ class RowReader {
 
   int integer(std::string_view column) const {
     const double value = number(column);
-    if (value <= 0 || value != static_cast<double>(static_cast<int>(value))) {
+    if (value <= 0 || value != std::floor(value)) {
       throw Unsupported{std::string(column) + " '" + text(column) + "' is not a positive whole number"};
+    }
+    // Checked before the conversion, which is undefined for a double beyond int's range.
+    constexpr int kLargest = std::numeric_limits<int>::max();
+    if (value > kLargest) {
+      throw Unsupported{std::string(column) + " '" + text(column) + "' is larger than " + std::to_string(kLargest)};
     }
     return static_cast<int>(value);
   }

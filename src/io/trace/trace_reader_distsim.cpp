@@ -27,7 +27,7 @@ strategy::Strategy job_of(const TraceFile& file, const json& other) {
   if (job.context_parallel < 1) {
     throw InputError(fmt::format("{}: cp must be at least 1, got {}", place, job.context_parallel));
   }
-  job.schedule = other.value("schedule", job.schedule);
+  job.schedule = optional_string(other, "schedule", place, job.schedule);
   return job;
 }
 
@@ -36,11 +36,12 @@ std::map<int, compare::RankTimeline> ranks_named(const TraceFile& file, int worl
   std::map<int, compare::RankTimeline> ranks;
   for (std::size_t i = 0; i < file.root["traceEvents"].size(); ++i) {
     const json& event = file.root["traceEvents"][i];
-    const auto ph = event.value("ph", "");
-    if (ph != "X" && !(ph == "M" && event.value("name", "") == "process_name")) {
+    const std::string place = fmt::format("{}: traceEvents[{}]", file.path, i);
+    const auto ph = optional_string(event, "ph", place);
+    if (ph != "X" && !(ph == "M" && optional_string(event, "name", place) == "process_name")) {
       continue;
     }
-    const int rank = required_int(event, "pid", fmt::format("{}: traceEvents[{}]", file.path, i));
+    const int rank = required_int(event, "pid", place);
     if (rank < 0 || rank >= world_size) {
       throw InputError(fmt::format("{}: traceEvents[{}]: pid {} is not a rank of the job's {} ranks", file.path, i,
                                    rank, world_size));

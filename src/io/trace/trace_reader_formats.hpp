@@ -60,6 +60,10 @@ compare::Activity labelled_activity(const TimedEvent& event, compare::ActivityKi
 
 //! An integer member of `object`; throws InputError naming `place` and `key` when missing or not an integer.
 int required_int(const nlohmann::json& object, std::string_view key, const std::string& place);
+//! A string member of `object`, or `fallback` when it is absent; throws InputError naming `place`
+//! and `key` when it holds something other than a string.
+std::string optional_string(const nlohmann::json& object, std::string_view key, const std::string& place,
+                            const std::string& fallback = "");
 //! A number member of `object` (in µs) as nanoseconds; throws InputError like required_int.
 SimTime required_microseconds(const nlohmann::json& object, std::string_view key, const std::string& place);
 

@@ -119,10 +119,11 @@ std::vector<TimedEvent> timed_events(const TraceFile& file) {
     if (!event.is_object()) {
       throw InputError(fmt::format("{}: traceEvents[{}] is not an object", file.path, i));
     }
-    if (event.value("ph", "") != "X") {
+    const std::string place = fmt::format("{}: traceEvents[{}]", file.path, i);
+    if (optional_string(event, "ph", place) != "X") {
       continue;
     }
-    TimedEvent timed{i, &event, event.value("name", ""), event.value("cat", ""), 0, 0};
+    TimedEvent timed{i, &event, optional_string(event, "name", place), optional_string(event, "cat", place), 0, 0};
     const auto ts = event.find("ts");
     const auto dur = event.find("dur");
     for (const auto& [key, value] : {std::pair{"ts", ts}, std::pair{"dur", dur}}) {
@@ -194,6 +195,18 @@ compare::Activity labelled_activity(const TimedEvent& event, compare::ActivityKi
     activity.microbatch = mb->get<int>();
   }
   return activity;
+}
+
+std::string optional_string(const json& object, std::string_view key, const std::string& place,
+                            const std::string& fallback) {
+  const auto value = object.find(key);
+  if (value == object.end()) {
+    return fallback;
+  }
+  if (!value->is_string()) {
+    throw InputError(fmt::format("{}: '{}' is {}; expected a string", place, key, value->dump()));
+  }
+  return value->get<std::string>();
 }
 
 int required_int(const json& object, std::string_view key, const std::string& place) {

@@ -14,7 +14,7 @@ strategy::Strategy job_of(const json& runner, const std::string& place) {
   job.tensor_parallel = required_int(runner, "tp", place);
   job.pipeline_parallel = required_int(runner, "pp", place);
   job.data_parallel = required_int(runner, "dp", place);
-  job.schedule = runner.value("schedule", job.schedule);
+  job.schedule = optional_string(runner, "schedule", place, job.schedule);
   return job;
 }
 

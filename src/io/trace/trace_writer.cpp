@@ -1,5 +1,6 @@
 #include "io/trace/trace_writer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -80,27 +81,76 @@ class ChromeTraceWriter {
         timelines_(simulation.program),
         event_args_(render_event_args(simulation.program)) {}
 
-  void write(TraceRanks ranks) {
+  void write(TraceRanks ranks, const std::function<void(std::size_t, std::size_t)>& progress) {
+    const auto ranks_shown = shown_ranks(layout_, ranks == TraceRanks::all);
+    std::size_t total = 0;
+    for (const int rank : ranks_shown) {
+      total += timelines_.of(device_of(rank)).size();
+    }
     out_ << "{\"traceEvents\":[\n";
-    for (const int rank : shown_ranks(layout_, ranks == TraceRanks::all)) {
+    for (const int rank : ranks_shown) {
       write_rank(rank);
+      if (progress) {
+        progress(activities_written_, total);
+      }
     }
     out_ << "\n],\"displayTimeUnit\":\"ms\",\"otherData\":" << other_data(ranks).dump() << "}\n";
   }
 
+  //! Bytes of the trace: each shown rank's metadata and activities, an activity priced at the mean
+  //! size of its device's first kSampled activities rendered (not written) in full.
+  TraceSizeEstimate estimate(TraceRanks ranks) {
+    constexpr std::size_t kSampled = 64;
+    constexpr std::uint64_t kEnvelopeBytes = 4096;  // the opening line and otherData
+    TraceSizeEstimate result{0, kEnvelopeBytes, 0};
+    std::vector<double> mean_bytes(program_.devices.size(), -1.0);
+    for (const int rank : shown_ranks(layout_, ranks == TraceRanks::all)) {
+      const std::size_t device = device_of(rank);
+      const auto activities = timelines_.of(device);
+      if (mean_bytes[device] < 0) {
+        const std::uint64_t before = bytes_emitted_;
+        const auto sampled = std::min(kSampled, activities.size());
+        for (std::size_t i = 0; i < sampled; ++i) {
+          write_activity(rank, layout_.coord_of(rank), activities[i]);
+        }
+        mean_bytes[device] =
+            sampled == 0 ? 0.0 : static_cast<double>(bytes_emitted_ - before) / static_cast<double>(sampled);
+      }
+      const std::uint64_t before = bytes_emitted_;
+      write_metadata(rank);
+      result.bytes += bytes_emitted_ - before;
+      result.bytes += static_cast<std::uint64_t>(mean_bytes[device] * static_cast<double>(activities.size()));
+      result.activities += activities.size();
+      ++result.ranks;
+    }
+    return result;
+  }
+
  private:
+  std::size_t device_of(int rank) const { return static_cast<size_t>(program_.device_for_rank(layout_, rank)); }
+
   void emit() {
     if (written_any_) {
       out_.write(",\n", 2);
     }
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    bytes_emitted_ += buffer_.size() + 2;
     buffer_.clear();
     written_any_ = true;
   }
 
   void write_rank(int rank) {
+    write_metadata(rank);
     const auto coord = layout_.coord_of(rank);
-    const auto device = static_cast<size_t>(program_.device_for_rank(layout_, rank));
+    for (const Activity& activity : timelines_.of(device_of(rank))) {
+      write_activity(rank, coord, activity);
+      ++activities_written_;
+    }
+  }
+
+  void write_metadata(int rank) {
+    const auto coord = layout_.coord_of(rank);
+    const auto device = device_of(rank);
     auto out = std::back_inserter(buffer_);
     const std::string context =
         simulation_.job.strategy.context_parallel > 1 ? fmt::format(", cp {}", coord[ParallelDim::cp]) : "";
@@ -124,9 +174,6 @@ class ChromeTraceWriter {
       fmt::format_to(out, R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
                      rank, k, k);
       emit();
-    }
-    for (const Activity& activity : timelines_.of(device)) {
-      write_activity(rank, coord, activity);
     }
   }
 
@@ -202,12 +249,20 @@ class ChromeTraceWriter {
   std::vector<EventArgs> event_args_;
   Buffer buffer_;
   bool written_any_ = false;
+  std::uint64_t bytes_emitted_ = 0;
+  std::size_t activities_written_ = 0;
 };
 
 }  // namespace
 
-void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks) {
-  ChromeTraceWriter(out, simulation).write(ranks);
+void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks,
+                        const std::function<void(std::size_t, std::size_t)>& progress) {
+  ChromeTraceWriter(out, simulation).write(ranks, progress);
+}
+
+TraceSizeEstimate estimate_chrome_trace(const api::Simulation& simulation, TraceRanks ranks) {
+  std::ostream nowhere(nullptr);  // rendered to count bytes, written nowhere
+  return ChromeTraceWriter(nowhere, simulation).estimate(ranks);
 }
 
 }  // namespace distsim::io

@@ -172,6 +172,9 @@ TEST(CalibrationReader, ExcludesRowsWithMissingOrMalformedFieldsAndSaysWhy) {
   EXPECT_EQ(exclusion_of("num_layers", ""), "missing num_layers");
   EXPECT_EQ(exclusion_of("hidden_size", "big"), "hidden_size 'big' is not a number");
   EXPECT_EQ(exclusion_of("tp", "1.5"), "tp '1.5' is not a positive whole number");
+  // int holds at most 2^31 - 1 = 2147483647; the next whole number and 1e48 are refused by value.
+  EXPECT_EQ(exclusion_of("num_gpus", "2147483648"), "num_gpus '2147483648' is larger than 2147483647");
+  EXPECT_EQ(exclusion_of("num_gpus", "1e48"), "num_gpus '1e48' is larger than 2147483647");
   EXPECT_EQ(exclusion_of("iter_time_s", "0"), "iter_time_s must be positive");
   EXPECT_EQ(exclusion_of("iter_time_s", "n/a"), "missing iter_time_s");
 }

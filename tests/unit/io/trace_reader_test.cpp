@@ -108,7 +108,7 @@ TEST(KinetoTrace, AnnotationsAreThePasses) {
   const auto timeline = measured({"kineto/annotated_rank0.json", "kineto/annotated_rank1.json"});
   EXPECT_EQ(timeline.format, "PyTorch profiler (Kineto)");
   EXPECT_TRUE(timeline.pass_labels);
-  EXPECT_EQ(timeline.begin, 1'000'000'000);  // the first kernel, 1,000,000 µs
+  EXPECT_EQ(timeline.begin, 1'000'000'000);           // the first kernel, 1,000,000 µs
   EXPECT_EQ(timeline.end - timeline.begin, 100'000);  // rank 0's optimizer ends at +100 µs
   const auto& rank0 = timeline.ranks[0].activities;
   ASSERT_EQ(rank0.size(), 9u);
@@ -130,7 +130,7 @@ TEST(KinetoTrace, WithoutAnnotationsKernelsAreUnlabelledAndFileOrderGivesTheRank
   ASSERT_EQ(timeline.ranks.size(), 2u);
   EXPECT_EQ(timeline.ranks[1].rank, 1);
   EXPECT_EQ(timeline.ranks[1].coord[ParallelDim::pp], 1);  // Megatron order of the predicted 1M2P1D job
-  EXPECT_EQ(timeline.ranks[0].activities.size(), 13u);  // 9 compute kernels, 4 NCCL kernels
+  EXPECT_EQ(timeline.ranks[0].activities.size(), 13u);     // 9 compute kernels, 4 NCCL kernels
   EXPECT_FALSE(timeline.ranks[0].activities[0].phase.has_value());
 }
 
@@ -149,9 +149,9 @@ TEST(MeasuredTraces, MissingRanksAreNamed) {
   four_ranks.files = {"four.json"};
   four_ranks.job.pipeline_parallel = 4;
   const auto message = error_of([&] {
-    read_measured_traces({trace("kineto/world4_rank0.json"), trace("kineto/world4_rank1.json"),
-                          trace("kineto/world4_rank3.json")},
-                         four_ranks);
+    read_measured_traces(
+        {trace("kineto/world4_rank0.json"), trace("kineto/world4_rank1.json"), trace("kineto/world4_rank3.json")},
+        four_ranks);
   });
   EXPECT_EQ(message,
             "--measured: missing rank 2: the predicted job has 4 ranks and the traces given hold ranks 0, 1, 3");
@@ -163,7 +163,9 @@ TEST(MeasuredTraces, TheOnlyOtherRankMissing) {
 }
 
 TEST(MeasuredTraces, DuplicateRanksNameBothFiles) {
-  EXPECT_EQ(error_of([] { measured({"runner/rank0.json", "kineto/annotated_rank0.json"}); }),
+  EXPECT_EQ(error_of([] {
+              measured({"runner/rank0.json", "kineto/annotated_rank0.json"});
+            }),
             "--measured: '" + trace("runner/rank0.json") + "' and '" + trace("kineto/annotated_rank0.json") +
                 "' both hold rank 0");
 }
@@ -206,7 +208,7 @@ TEST(MeasuredTraces, BadEventsAreNamed) {
             trace("errors/runner_bad_category.json") +
                 ": traceEvents[2] ('fc'): unknown category 'pp_sned_next'; did you mean 'pp_send_next'? (known: comp, "
                 "compute, tp_comm, pp_send, pp_send_next, pp_recv, pp_recv_prev, pp_send_prev, pp_recv_next, "
-                 "dp_comm, cp_comm, ep_comm, dp_reduce, dp_replica)");
+                "dp_comm, cp_comm, ep_comm, dp_reduce, dp_replica)");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_phase.json"}); }),
             trace("errors/kineto_bad_phase.json") +
                 ": traceEvents[0] ('distsim:fw:mb=0'): unknown phase 'fw'; did you mean 'fwd'? (known: fwd, bwd, "
@@ -235,9 +237,8 @@ TEST(MeasuredTraces, MalformedValuesAreNamed) {
                            R"("distsim_runner":{"rank":0,"tp":1,"pp":2,"dp":1,"world_size":2,)"
                            R"("iteration_start_us":0,"iteration_end_us":5}})"),
             path + ": traceEvents[0] ('c'): no args.phase (one of fwd, bwd, recompute, optim)");
-  // A wrongly typed value nlohmann reports itself.
-  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":7}]})"),
-            path + ": unexpected value: type must be string, but is number");
+  // A number where a string belongs, named with its event and key.
+  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":7}]})"), path + ": traceEvents[0]: 'ph' is 7; expected a string");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "io/trace/trace_writer.hpp"
+#include "io/trace/trace_notices.hpp"
 
 #include <gtest/gtest.h>
 
@@ -165,6 +166,67 @@ TEST(ChromeTrace, IsByteIdenticalWhenWrittenTwice) {
   const auto simulation = four_way_simulation();
   EXPECT_EQ(trace_of(simulation, TraceRanks::all), trace_of(simulation, TraceRanks::all));
   EXPECT_EQ(trace_of(simulation, TraceRanks::replica), trace_of(four_way_simulation(), TraceRanks::replica));
+}
+
+}  // namespace
+
+}  // namespace distsim::io
+
+namespace distsim::io {
+
+namespace {
+
+// The estimate renders a sample of each device's activities; with the tiny jobs' few dozen
+// activities per device the sample is all of them, so the estimate is within the envelope
+// (4096 bytes for the opening line and otherData) of the written size, and counts what is written.
+TEST(ChromeTraceEstimate, MatchesTheWrittenTrace) {
+  for (const auto ranks : {TraceRanks::replica, TraceRanks::all}) {
+    for (const bool all_ranks : {false, true}) {
+      const auto simulation = four_way_simulation(all_ranks);
+      const std::string trace = trace_of(simulation, ranks);
+      const TraceSizeEstimate estimate = estimate_chrome_trace(simulation, ranks);
+      const auto parsed = nlohmann::json::parse(trace);
+      EXPECT_EQ(estimate.activities, events_with_phase(parsed, "X").size());
+      EXPECT_EQ(estimate.ranks, ranks == TraceRanks::all ? 8U : 4U);  // 2M2P2D: replica 0 is 2 x 2 ranks
+      EXPECT_NEAR(static_cast<double>(estimate.bytes), static_cast<double>(trace.size()), 4096.0);
+    }
+  }
+}
+
+TEST(ChromeTraceProgress, CountsEveryActivityAndEndsAtTheTotal) {
+  const auto simulation = four_way_simulation(true);
+  std::vector<std::pair<std::size_t, std::size_t>> calls;
+  std::ostringstream with_progress;
+  write_chrome_trace(with_progress, simulation, TraceRanks::all,
+                     [&](std::size_t done, std::size_t total) { calls.emplace_back(done, total); });
+  EXPECT_EQ(with_progress.str(), trace_of(simulation, TraceRanks::all));
+  ASSERT_EQ(calls.size(), 8U);  // once per rank
+  const auto activities = events_with_phase(nlohmann::json::parse(with_progress.str()), "X").size();
+  EXPECT_EQ(calls.back(), std::make_pair(activities, activities));
+  EXPECT_TRUE(std::is_sorted(calls.begin(), calls.end()));
+}
+
+// 1024 ranks, 3.2e9 bytes, against a 1 GB threshold: both notices, sizes in decimal units
+// (3,210,000,000 B = 3.2 GB; 1,450,000 B = 1.4 MB, rounded to one decimal, half to even in the
+// binary fraction: 1.45 is stored as 1.4499...).
+TEST(TraceNotices, AnnounceALargeTraceAndSuggestTheReplica) {
+  const TraceSizeEstimate all{1024, 3'210'000'000, 5'000'000};
+  const TraceSizeEstimate replica{2, 1'450'000, 2'000};
+  const auto notices = trace_notices("out/t.json", TraceRanks::all, all, replica);
+  ASSERT_EQ(notices.size(), 2U);
+  EXPECT_EQ(notices[0], "--trace 'out/t.json': about 3.2 GB to write (1024 ranks, 5000000 activities)");
+  EXPECT_EQ(notices[1],
+            "--trace-ranks all writes every one of 1024 ranks (3.2 GB); --trace-ranks replica writes the 2 ranks of "
+            "data-parallel replica 0 (1.4 MB), which show every stage and tensor rank");
+}
+
+TEST(TraceNotices, StayQuietBelowTheThresholds) {
+  const TraceSizeEstimate small{1023, 999'999'999, 10};
+  EXPECT_TRUE(trace_notices("t.json", TraceRanks::all, small, TraceSizeEstimate{2, 1000, 1}).empty());
+  // A threshold of 1000 bytes: 1001 bytes are announced, in kB rounded up (2 kB).
+  const auto notices = trace_notices("t.json", TraceRanks::replica, {2, 1001, 3}, std::nullopt, 1000);
+  ASSERT_EQ(notices.size(), 1U);
+  EXPECT_EQ(notices[0], "--trace 't.json': about 2 kB to write (2 ranks, 3 activities)");
 }
 
 }  // namespace

@@ -1,0 +1,17 @@
+// Cluster files as `--cluster PATH` reads them, with inline or named GPUs.
+#include <cstddef>
+#include <cstdint>
+
+#include "core/input_error.hpp"
+#include "fuzz_input.hpp"
+#include "io/spec/spec_resolver.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    distsim::io::resolve_cluster(distsim::fuzz::write_input(distsim::fuzz::as_text(data, size), "cluster"));
+  } catch (const distsim::InputError&) {
+    // A refusal with a message is the expected answer to bad input; anything else escapes and
+    // the fuzzer reports it (the command line would exit 70 on it).
+  }
+  return 0;
+}
