@@ -57,7 +57,8 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const bool all_ranks = options.all_ranks || !layout.is_uniform();
-  return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes);
+  return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes,
+                                    options.build_progress);
 }
 
 //! The most transformer layers one pipeline rank holds: its even share, or under a valid custom

@@ -32,6 +32,9 @@ struct SimulationOptions {
   //! Told how many of the program's tasks have run (engine::run's progress); for a progress
   //! display only, it does not change the result.
   std::function<void(std::size_t, std::size_t)> progress;
+  //! Told how many groups of devices have their passes built (program::build_job_program), for
+  //! a progress display while a large --all-ranks program is built; it changes no result.
+  std::function<void(std::size_t, std::size_t)> build_progress;
 };
 
 //! An upper estimate of the tasks of the job's program, computed from its sizes alone (so that a

@@ -59,6 +59,7 @@ void run_simulate(const SimulateOptions& options) {
   simulation_options.task_limit = options.task_limit.limit();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
+  simulation_options.build_progress = options.progress.reporter("build", "groups");
   simulation_options.progress = options.progress.reporter("simulate", "tasks");
   const api::Simulation simulation = api::simulate(job, simulation_options);
   if (!options.trace.empty()) {

@@ -14,11 +14,14 @@ int JobProgram::device_for_rank(const strategy::RankLayout& layout, int rank) co
 }
 
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes) {
+                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes,
+                             const std::function<void(std::size_t, std::size_t)>& progress) {
   ProgramDraft draft(job, schedule, costs, all_ranks);
   PipelinePasses passes(draft, aggregate_passes);
-  for (const auto& group : draft.groups().pass_groups()) {
-    passes.add_passes(group);
+  const auto groups = draft.groups().pass_groups();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    passes.add_passes(groups[i]);
+    if (progress) progress(i + 1, groups.size());
   }
   add_pipeline_transfers(draft, passes);
   add_iteration_end(draft, passes);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -66,7 +68,9 @@ struct JobProgram {
 //! each forward or backward pass becomes one task lasting as long as the pass takes alone; the
 //! pipeline, transfers and reductions stay as they are. It is much faster for long pipelines
 //! and loses only overlap between a pass's trailing TP collective and the next pass.
+//! `progress`, if set, is told (groups built, groups) after each group of devices' passes.
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes = false);
+                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes = false,
+                             const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace distsim::program

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# --progress off a terminal (stderr is a file here): each long step prints lines of the form
+# --progress off a terminal (stderr is a file here): each long step (building the program, by
+# groups of devices; running it; writing the trace; validate's runs; search's candidates) prints
+# lines of the form
 # "distsim: STEP: DONE/TOTAL UNIT (P%) after S s" to stderr and ends with its 100% line, while
 # stdout and the trace are the same bytes as without it. Without the flag stderr stays empty.
 # A trace of every one of 1024 ranks suggests the replica trace, with both sizes.
@@ -39,6 +41,7 @@ expect_final_line() {
 
 job=(--model gpt2-345m --gpu a40 --nodes 1 --gpus-per-node 2 --strategy 2M1P1D --global-batch-size 8)
 compare_runs simulate simulate "${job[@]}" --trace @
+expect_final_line build groups
 expect_final_line simulate tasks
 expect_final_line "trace 'progress.out'" activities
 
