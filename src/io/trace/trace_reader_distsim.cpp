@@ -59,7 +59,12 @@ bool is_distsim_trace(const TraceFile& file) {
 }
 
 FileTrace read_distsim_trace(const TraceFile& file) {
-  const json& other = file.root["otherData"];
+  // find, not operator[]: on a const document a missing key is undefined behaviour there.
+  const auto found = file.root.find("otherData");
+  if (found == file.root.end() || !found->is_object()) {
+    throw InputError(file.path + ": otherData is not an object");
+  }
+  const json& other = *found;
   FileTrace trace;
   trace.format = "distsim trace";
   trace.job = job_of(file, other);

@@ -34,11 +34,13 @@ bool read_coord(const json& runner, const std::string& place, strategy::RankCoor
 bool is_runner_trace(const TraceFile& file) { return file.root.contains("distsim_runner"); }
 
 FileTrace read_runner_trace(const TraceFile& file) {
-  const json& runner = file.root["distsim_runner"];
   const std::string place = file.path + ": distsim_runner";
-  if (!runner.is_object()) {
+  // find, not operator[]: on a const document a missing key is undefined behaviour there.
+  const auto found = file.root.find("distsim_runner");
+  if (found == file.root.end() || !found->is_object()) {
     throw InputError(place + " is not an object");
   }
+  const json& runner = *found;
   FileTrace trace;
   trace.format = "distsim runner";
   trace.job = job_of(runner, place);
