@@ -298,7 +298,9 @@ constexpr SettingColumn kSettingColumns[] = {{"tp", "tp", true},
 
 void apply_setting(std::string_view key, const std::string& text, strategy::JobSpec& job) {
   const options::JobOption& option = options::option(key);
-  option.apply(options::parse_value(option, text).value, job, options::SpecResolvers{});
+  const options::ParsedValue parsed = options::parse_value(option, text);
+  if (!parsed.ok()) throw Unsupported{std::string(key) + " as the table gives it: " + parsed.problem};
+  option.apply(parsed.value, job, options::SpecResolvers{});
 }
 
 void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy::JobSpec& job) {

@@ -19,15 +19,31 @@ ColumnReading assumes(Settings settings, std::string because) {
 
 ColumnReading refuses(std::string because) { return ColumnReading{{}, "", std::move(because)}; }
 
-bool glob_matches(std::string_view pattern, std::string_view text) {
+//! Whether `text` matches `pattern` whole, '*' standing for any text; `captured` gets the text
+//! each '*' stood for, in order.
+bool glob_matches(std::string_view pattern, std::string_view text, std::vector<std::string>& captured) {
   if (pattern.empty()) return text.empty();
   if (pattern.front() == '*') {
     for (std::size_t skip = 0; skip <= text.size(); ++skip) {
-      if (glob_matches(pattern.substr(1), text.substr(skip))) return true;
+      captured.emplace_back(text.substr(0, skip));
+      if (glob_matches(pattern.substr(1), text.substr(skip), captured)) return true;
+      captured.pop_back();
     }
     return false;
   }
-  return !text.empty() && pattern.front() == text.front() && glob_matches(pattern.substr(1), text.substr(1));
+  return !text.empty() && pattern.front() == text.front() && glob_matches(pattern.substr(1), text.substr(1), captured);
+}
+
+//! The reading with each "$N" setting value replaced by the text the N-th '*' stood for.
+ColumnReading with_captures(ColumnReading reading, const std::vector<std::string>& captured) {
+  for (auto& setting : reading.settings) {
+    std::string& value = setting.second;
+    if (value.size() == 2 && value[0] == '$' && value[1] >= '1' && value[1] <= '9') {
+      const auto index = static_cast<std::size_t>(value[1] - '1');
+      if (index < captured.size()) value = captured[index];
+    }
+  }
+  return reading;
 }
 
 std::string lowercase(std::string text) {
@@ -55,6 +71,13 @@ ColumnVocabulary precision() {
            {"fp8 tensorwise + bf16", assumes(fp8, "torchao float8 with tensor-wise scaling, priced as "
                                                   "TransformerEngine's per-tensor-scaled fp8 GEMMs")},
            {"fp8 rowwise + bf16", refuses("fp8 with row-wise scaling (torchao float8 rowwise) is not modelled")},
+           // Megatron-Bridge's performance tables put GB200 and B200 MXFP8 results in parentheses with a
+           // footnote on 32x32 scaling blocks; TransformerEngine's MXFP8 recipe scales 1x32 blocks
+           // (TE docs, "MXFP8": "No 2D scaling is performed").
+           {"fp8-mx (parenthesised value; footnote: 32x32 granularity on gb200/b200)",
+            assumes({{"dtype", "bf16"}, {"precision", "mxfp8"}},
+                    "the source's footnote names 32x32 scaling blocks; priced as TransformerEngine's MXFP8 with 1x32 "
+                    "blocks, the same GEMM peak and one quantize pass per operand layout")},
            {"fp8-mx", sets({{"dtype", "bf16"}, {"precision", "mxfp8"}})}},
           assumes({{"dtype", "bf16"}}, "precision not given"),
           assumes({{"dtype", "bf16"}}, "precision not stated")};
@@ -90,7 +113,9 @@ ColumnVocabulary recompute() {
 
 ColumnVocabulary optimizer_sharding() {
   // FSDP2's fully_shard and Megatron-FSDP's optim_grads_params shard parameters, gradients and
-  // optimizer states over the data-parallel ranks: ZeRO-3.
+  // optimizer states over the data-parallel ranks: ZeRO-3. FSDP2 over fewer ranks than dp x cp
+  // replicates across shard groups (HSDP); the job's own check refuses a group that does not
+  // divide dp x cp.
   const ColumnReading fsdp = sets({{"sharding", "zero3"}});
   return {"optimizer_sharding",
           false,
@@ -99,7 +124,7 @@ ColumnVocabulary optimizer_sharding() {
            // NeMo's distributed_fused_adam shards the optimizer over data parallelism and overlaps
            // the gradient reduce-scatter with the backward pass (overlap_grad_sync, on by default).
            {"distributed_fused_adam", sets({{"distributed_optimizer", "true"}, {"overlap_grad_reduce", "true"}})},
-           {"fsdp2 over * ranks", fsdp},
+           {"fsdp2 over * ranks", sets({{"sharding", "zero3"}, {"shard_group_size", "$1"}})},
            {"megatron-fsdp", fsdp},
            {"zero-1", sets({{"sharding", "zero1"}})},
            {"zero-2", sets({{"sharding", "zero2"}})},
@@ -209,8 +234,12 @@ const std::vector<ColumnVocabulary>& calibration_vocabularies() {
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field) {
   if (field.missing) return vocabulary.when_missing;
   const std::string value = vocabulary.remarks_matter ? lowercase(field.text) : field.value;
+  const std::string whole = lowercase(field.text);
   for (const auto& [spelling, reading] : vocabulary.spellings) {
-    if (glob_matches(spelling, value)) return reading;
+    // A spelling that writes a remark is matched with the field's remarks.
+    const bool with_remarks = spelling.find('(') != std::string::npos;
+    std::vector<std::string> captured;
+    if (glob_matches(spelling, with_remarks ? whole : value, captured)) return with_captures(reading, captured);
   }
   if (value.rfind("not stated", 0) == 0) return vocabulary.when_not_stated;
   return refuses(vocabulary.column + " '" + field.text +

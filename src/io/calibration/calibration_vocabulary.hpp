@@ -21,7 +21,9 @@ struct ColumnReading {
 };
 
 //! The spellings of one column that the calibration reader understands. A spelling is matched
-//! whole, ignoring case; '*' stands for any text. Nothing is matched by a substring.
+//! whole, ignoring case; '*' stands for any text, and a setting value "$N" takes the text the N-th
+//! '*' stood for. A spelling that contains '(' is matched with the field's remarks. Nothing is
+//! matched by a substring.
 struct ColumnVocabulary {
   std::string column;
   //! Whether parenthesised remarks are part of the value ("(async TP)" changes the run) or only

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "io_test_support.hpp"
@@ -305,15 +306,45 @@ TEST(CalibrationReader, ExcludesFormatsAndShardingItDoesNotModel) {
 // FSDP2's fully_shard and Megatron-FSDP shard parameters, gradients and optimizer states over the
 // data-parallel ranks (ZeRO-3); MXFP8 on a GPU with MXFP8 tensor cores is the mxfp8 precision.
 TEST(CalibrationReader, ReadsFullyShardedRunsAndMxfp8) {
-  for (const char* spelling : {"FSDP2 (fully_shard) over 4 ranks (ZeRO-3-like)", "Megatron-FSDP (FSDP=4)"}) {
-    const CalibrationRun run = run_of({{"optimizer_sharding", spelling}});
+  for (const char* spelling : {"FSDP2 (fully_shard) over 2 ranks (ZeRO-3-like)", "Megatron-FSDP (FSDP=4)"}) {
+    const CalibrationRun run = run_of({{"num_gpus", "8"}, {"dp", "2"}, {"optimizer_sharding", spelling}});
     ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
     EXPECT_EQ(run.job->strategy.sharding, strategy::Sharding::full);
+    EXPECT_EQ(run.job->strategy.shard_group_size(), 2);
     for (const auto& assumption : run.assumptions) EXPECT_EQ(assumption.find("sharding"), std::string::npos);
   }
   const CalibrationRun mxfp8 = run_of({{"gpu", "B200"}, {"gpu_mem_gb", "180"}, {"precision", "FP8-MX"}});
   ASSERT_TRUE(mxfp8.job.has_value()) << mxfp8.excluded_because;
   EXPECT_EQ(mxfp8.job->strategy.gemm_format, strategy::GemmFormat::mxfp8);
+  for (const auto& assumption : mxfp8.assumptions) EXPECT_EQ(assumption.find("mxfp8"), std::string::npos);
+}
+
+// "FSDP2 over N ranks" shards over N ranks: over fewer than dp x cp it is HSDP (N = 2 of dp 4:
+// two replicas of a 2-rank shard group); a group that does not divide dp x cp is the job's error.
+TEST(CalibrationReader, ReadsTheRanksAFullyShardedRunShardsOver) {
+  const CalibrationRun hsdp =
+      run_of({{"num_gpus", "16"}, {"dp", "4"}, {"optimizer_sharding", "FSDP2 (fully_shard) over 2 ranks"}});
+  ASSERT_TRUE(hsdp.job.has_value()) << hsdp.excluded_because;
+  EXPECT_EQ(hsdp.job->strategy.shard_group_size(), 2);
+  EXPECT_EQ(hsdp.job->strategy.data_parallel, 4);
+  EXPECT_EQ(exclusion_of({{"optimizer_sharding", "FSDP2 (fully_shard) over all ranks"}}),
+            "shard_group_size as the table gives it: expected a positive integer, got 'all'");
+}
+
+// Megatron-Bridge's GB200/B200 MXFP8 results carry a footnote on 32x32 scaling blocks, which
+// distsim prices as TransformerEngine's 1x32-block MXFP8: an assumption the row lists.
+TEST(CalibrationReader, ListsTheBlockFootnoteOfAnMxfp8RowAsAnAssumption) {
+  const std::map<std::string, std::string> b200{{"gpu", "B200"}, {"gpu_mem_gb", "180"}, {"precision", "FP8-MX"}};
+  std::map<std::string, std::string> footnoted = b200;
+  footnoted["precision"] = "FP8-MX (parenthesised value; footnote: 32x32 granularity on GB200/B200)";
+  const CalibrationRun plain = run_of(b200);
+  const CalibrationRun run = run_of(footnoted);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->strategy.gemm_format, strategy::GemmFormat::mxfp8);
+  ASSERT_EQ(run.assumptions.size(), plain.assumptions.size() + 1);
+  EXPECT_EQ(std::count_if(run.assumptions.begin(), run.assumptions.end(),
+                          [](const std::string& a) { return a.find("32x32 scaling blocks") != std::string::npos; }),
+            1);
 }
 
 // An H100 with 96 GB (Meta's Grand Teton parts) is not the catalog's 80 GB h100-sxm.
