@@ -57,7 +57,7 @@ void add_sweep_command(CLI::App& app) {
   command
       ->add_option("file", options->file,
                    "the sweep file: lists models, gpus, clusters, nodes, global_batch_sizes, seq_lengths, and a "
-                   "search mapping of distsim search's flags (docs/search.md, Sweeps)")
+                   "search mapping of distsim search's flags (docs/sweep.md)")
       ->required();
   command->add_option("--csv", options->csv, "write the best candidates of every point to this CSV file");
   options->profile.add_to(*command);

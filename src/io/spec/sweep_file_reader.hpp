@@ -6,7 +6,7 @@
 
 namespace distsim::io {
 
-//! Reads a YAML or JSON sweep file (docs/search.md, Sweeps). Its top-level lists are the axes:
+//! Reads a YAML or JSON sweep file (docs/sweep.md). Its top-level lists are the axes:
 //! `models` (required), `gpus`, `clusters`, `nodes`, `global_batch_sizes`, `seq_lengths`, each a
 //! non-empty list whose values the option table parses and the catalog or a file resolves (a
 //! relative path is relative to the sweep file). `search` holds what `distsim search` takes as
