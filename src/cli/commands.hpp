@@ -12,6 +12,7 @@ void add_list_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_db_command(CLI::App& app);
 void add_search_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 

@@ -71,6 +71,7 @@ int run(int argc, char** argv) {
   add_show_command(app);
   add_db_command(app);
   add_search_command(app);
+  add_sweep_command(app);
   add_validate_command(app);
   add_compare_command(app);
   try {

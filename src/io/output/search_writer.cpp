@@ -19,12 +19,16 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kSecondsPerDay = 86400.0;
 constexpr double kMillion = 1e6;
 
-std::string space_description(const search::SearchSpace& space) {
+}  // namespace
+
+std::string search_space_description(const search::SearchSpace& space) {
   const auto& job = space.base;
   return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name,
                      fmt::join(space.cluster_node_counts(), ","), job.cluster.gpus_per_host, job.cluster.gpu.name,
                      job.strategy.global_batch_size, job.strategy.precision_name());
 }
+
+namespace {
 
 //! What a ranked objective is called in headings.
 std::string_view objective_title(search::Objective objective) {
@@ -188,7 +192,9 @@ void add_training_json(nlohmann::json& entry, const search::Candidate& c, const 
   }
 }
 
-nlohmann::json candidate_json(const search::Candidate& c, const search::TrainingGoal& goal) {
+}  // namespace
+
+nlohmann::json search_candidate_json(const search::Candidate& c, const search::TrainingGoal& goal) {
   const auto& s = c.job.strategy;
   nlohmann::json entry = {{"label", c.label()},
                           {"tp", s.tensor_parallel},
@@ -219,6 +225,8 @@ nlohmann::json candidate_json(const search::Candidate& c, const search::Training
   return entry;
 }
 
+namespace {
+
 //! CSV fields never contain commas or quotes except the reason, which is quoted.
 std::string csv_quoted(const std::string& text) {
   std::string quoted = "\"";
@@ -245,8 +253,9 @@ std::string training_csv(const search::Candidate& c, const search::TrainingGoal&
   return text;
 }
 
-//! The leanest candidate and the peak each remedy would leave it with.
-std::string memory_advice(const search::SearchResult& result) {
+}  // namespace
+
+std::string search_memory_advice(const search::SearchResult& result) {
   if (!result.leanest) return "";
   const auto& leanest = result.candidates[*result.leanest];
   std::string text = fmt::format("the leanest, {}, needs {:.2f} GiB of {:.2f} GiB; what would lower it:\n",
@@ -261,7 +270,7 @@ std::string memory_advice(const search::SearchResult& result) {
   return text;
 }
 
-nlohmann::json memory_advice_json(const search::SearchResult& result) {
+nlohmann::json search_memory_advice_json(const search::SearchResult& result) {
   nlohmann::json advice = nlohmann::json::object();
   if (!result.leanest) return advice;
   const auto& leanest = result.candidates[*result.leanest];
@@ -277,8 +286,6 @@ nlohmann::json memory_advice_json(const search::SearchResult& result) {
   advice["remedies"] = std::move(remedies);
   return advice;
 }
-
-}  // namespace
 
 //! The searched keys, and the gradient bucket size when the default rule sets it: that rule
 //! follows each candidate's data-parallel size, which the base job's value would pin.
@@ -302,7 +309,7 @@ std::string search_settings_text(const search::SearchSpace& space) {
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
   std::string text;
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "strategy search: {}\n", space_description(space));
+  fmt::format_to(out, "strategy search: {}\n", search_space_description(space));
   fmt::format_to(out, "settings: {}\n", search_settings_text(space));
   fmt::format_to(out,
                  "{} candidates: {} valid, {} invalid; {} do not fit in {:.1f} GiB; {} pruned by bound; {} simulated\n",
@@ -316,7 +323,7 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   }
   if (result.ranking.empty()) {
     text += "no candidate fits in memory\n";
-    text += memory_advice(result);
+    text += search_memory_advice(result);
     return text;
   }
   text += "\n";
@@ -351,34 +358,39 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   return text;
 }
 
-void write_search_csv(std::ostream& out, const search::SearchResult& result) {
-  const auto& goal = result.goal;
-  out << "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
-         "distributed_optimizer,status,iteration_time_s,iterations_per_s,"
-         "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,gpus,gpu_hours_per_iteration";
-  if (goal.tokens) out << ",time_to_train_s,gpu_hours_to_train";
-  if (goal.gpu_hour_price) out << (goal.tokens ? ",cost_to_train" : ",cost_per_million_tokens");
-  out << ",reason\n";
-  for (const auto& c : result.candidates) {
-    const auto& s = c.job.strategy;
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel,
-                       s.data_parallel, s.context_parallel, s.micro_batch_size, s.schedule, s.virtual_stages,
-                       strategy::to_string(s.recompute), s.sequence_parallel ? 1 : 0, s.distributed_optimizer ? 1 : 0,
-                       search::to_string(c.status));
-    if (c.simulated) {
-      out << fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
-                         c.samples_per_s, c.mfu, c.bubble_fraction);
-    } else {
-      out << ",,,,,";
-    }
-    out << fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.job.cluster.total_gpus());
-    out << training_csv(c, goal) << csv_quoted(c.reason) << "\n";
+std::string search_csv_header(const search::TrainingGoal& goal) {
+  std::string text = "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
+                     "distributed_optimizer,status,iteration_time_s,iterations_per_s,"
+                     "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,gpus,gpu_hours_per_iteration";
+  if (goal.tokens) text += ",time_to_train_s,gpu_hours_to_train";
+  if (goal.gpu_hour_price) text += goal.tokens ? ",cost_to_train" : ",cost_per_million_tokens";
+  return text + ",reason";
+}
+
+std::string search_csv_row(const search::Candidate& c, const search::TrainingGoal& goal) {
+  const auto& s = c.job.strategy;
+  std::string text = fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
+      s.context_parallel, s.micro_batch_size, s.schedule, s.virtual_stages, strategy::to_string(s.recompute),
+      s.sequence_parallel ? 1 : 0, s.distributed_optimizer ? 1 : 0, search::to_string(c.status));
+  if (c.simulated) {
+    text += fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
+                        c.samples_per_s, c.mfu, c.bubble_fraction);
+  } else {
+    text += ",,,,,";
   }
+  text += fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.job.cluster.total_gpus());
+  return text + training_csv(c, goal) + csv_quoted(c.reason);
+}
+
+void write_search_csv(std::ostream& out, const search::SearchResult& result) {
+  out << search_csv_header(result.goal) << "\n";
+  for (const auto& c : result.candidates) out << search_csv_row(c, result.goal) << "\n";
 }
 
 nlohmann::json search_json(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
   nlohmann::json data;
-  data["search"] = space_description(space);
+  data["search"] = search_space_description(space);
   data["job"] = search_job_json(space);
   data["space"] = space_json(space);
   data["candidates_total"] = result.candidates.size();
@@ -391,11 +403,11 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
                         std::string(search::to_string(result.objectives.trade_off))};
   if (result.goal.tokens) data["tokens"] = *result.goal.tokens;
   if (result.goal.gpu_hour_price) data["gpu_hour_price"] = *result.goal.gpu_hour_price;
-  if (result.leanest) data["memory_advice"] = memory_advice_json(result);
+  if (result.leanest) data["memory_advice"] = search_memory_advice_json(result);
   data["best_worst_ratio"] = result.best_worst_ratio();
   nlohmann::json ranking = nlohmann::json::array();
   for (std::size_t i = 0; i < std::min(top, result.ranking.size()); ++i) {
-    ranking.push_back(candidate_json(result.candidates[result.ranking[i]], result.goal));
+    ranking.push_back(search_candidate_json(result.candidates[result.ranking[i]], result.goal));
   }
   data["top"] = std::move(ranking);
   nlohmann::json front = nlohmann::json::array();
@@ -405,7 +417,7 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
   data["pareto_front"] = std::move(front);
   nlohmann::json all = nlohmann::json::array();
   for (const auto& c : result.candidates) {
-    all.push_back(candidate_json(c, result.goal));
+    all.push_back(search_candidate_json(c, result.goal));
   }
   data["candidates"] = std::move(all);
   return data;

@@ -24,6 +24,22 @@ std::string search_settings_text(const search::SearchSpace& space);
 //! best/worst throughput ratio and the Pareto front of iteration time versus peak memory.
 std::string search_text(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top);
 
+//! "tiny on 1,2 nodes x 4 a40, global batch 8, bf16": the model, the cluster and the batch.
+std::string search_space_description(const search::SearchSpace& space);
+
+//! When no candidate fits: the leanest candidate and the peak each remedy would leave it with,
+//! as text lines and as JSON; empty when the result has no leanest candidate.
+std::string search_memory_advice(const search::SearchResult& result);
+nlohmann::json search_memory_advice_json(const search::SearchResult& result);
+
+//! One candidate as the JSON lists it: its settings, status and, when simulated, its figures and
+//! those of the training goal.
+nlohmann::json search_candidate_json(const search::Candidate& c, const search::TrainingGoal& goal);
+
+//! The CSV's header line and one candidate's line, both without the newline.
+std::string search_csv_header(const search::TrainingGoal& goal);
+std::string search_csv_row(const search::Candidate& c, const search::TrainingGoal& goal);
+
 //! One row per candidate, in enumeration order, with a header; numbers in fixed formats.
 void write_search_csv(std::ostream& out, const search::SearchResult& result);
 

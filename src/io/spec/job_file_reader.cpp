@@ -11,14 +11,6 @@ namespace distsim::io {
 
 namespace {
 
-//! A model, GPU or cluster file named relative to the job file is looked up next to it.
-std::string relative_to_job_file(const std::string& name, const std::string& job_path) {
-  if (!looks_like_path(name) || std::filesystem::path(name).is_absolute()) {
-    return name;
-  }
-  return (std::filesystem::path(job_path).parent_path() / name).lexically_normal().string();
-}
-
 bool names_a_spec(const options::JobOption& option) {
   return option.key == "model" || option.key == "gpu" || option.key == "cluster";
 }
@@ -64,12 +56,19 @@ void read_setting(MappingReader& reader, const options::JobOption& option, const
   }
   options::Value setting = parsed.value;
   if (names_a_spec(option)) {
-    setting = relative_to_job_file(std::get<std::string>(setting), path);
+    setting = relative_to_file(std::get<std::string>(setting), path);
   }
   settings.set(option.key, setting, "job file '" + path + "': key " + option.key);
 }
 
 }  // namespace
+
+std::string relative_to_file(const std::string& name, const std::string& file_path) {
+  if (!looks_like_path(name) || std::filesystem::path(name).is_absolute()) {
+    return name;
+  }
+  return (std::filesystem::path(file_path).parent_path() / name).lexically_normal().string();
+}
 
 options::JobSettings read_job_file(const std::string& path) {
   const Document document = load_document(path, "job file");

@@ -15,4 +15,8 @@ namespace distsim::io {
 //! one InputError, one problem per line with the file and line.
 options::JobSettings read_job_file(const std::string& path);
 
+//! A model, GPU or cluster named in the file at `file_path`: a relative path is made relative to
+//! that file's folder; a catalog name or an absolute path stays as written.
+std::string relative_to_file(const std::string& name, const std::string& file_path);
+
 }  // namespace distsim::io
