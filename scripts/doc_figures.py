@@ -66,7 +66,8 @@ SOURCES = {
     "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
     "memory_example": ("distsim", MEMORY_EXAMPLE),
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name]) for name in ("1f1b", "zb-h1", "zb-h2")},
-    **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"]) for name in ("zbv", "dualpipev")},
+    **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"])
+       for name in ("zbv", "dualpipe", "dualpipev")},
     "cp_events": ("distsim", CP_EVENTS),
     "simulate_bench": ("bench", "simulate_bench"),
     "calibration_sweep": ("bench", "calibration_sweep"),
@@ -302,11 +303,12 @@ FIGURES = {
                              lambda bf16, fp8: f"{bf16['iteration_time_s'] / fp8['iteration_time_s']:.2f}"),
     # Zero-bubble schedules against 1F1B (README.md, docs/features.md).
     **{f"zb.{short}.{what}": (f"zb_{name}", fn)
-       for short, name in {"1f1b": "1f1b", "h1": "zb-h1", "h2": "zb-h2", "zbv": "zbv", "dualpipev": "dualpipev"}.items()
+       for short, name in {"1f1b": "1f1b", "h1": "zb-h1", "h2": "zb-h2", "zbv": "zbv", "dualpipe": "dualpipe",
+                           "dualpipev": "dualpipev"}.items()
        for what, fn in {"s": lambda j: f"{j['iteration_time_s']:.3f}",
                         "bubble_pct": lambda j: f"{100 * j['bubble_fraction']:.1f}"}.items()},
     **{f"zb.{short}.peak_gib": (f"zb_{short}", lambda j: f"{j['memory']['peak_bytes'] / 2**30:.1f}")
-       for short in ("zbv", "dualpipev")},
+       for short in ("zbv", "dualpipe", "dualpipev")},
     **{f"zb.{short}.speedup": (("zb_1f1b", f"zb_{name}"),
                                lambda base, zb: f"{base['iteration_time_s'] / zb['iteration_time_s']:.2f}")
        for short, name in {"h1": "zb-h1", "h2": "zb-h2"}.items()},

@@ -122,16 +122,24 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
     }
     return total;
   };
-  const SimTime microbatches = job.strategy.num_microbatches();
+  const strategy::Strategy& s = job.strategy;
+  const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   SimTime busiest = 0;
-  for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
+  for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
     events::EventTable table;
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
     const events::RankWork work =
         events::build_rank_work(job, layout, coord, schedule.stage_chunk_placements(job, stage), table);
+    // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
+    std::vector<SimTime> forwards(static_cast<size_t>(chunks), 0);
+    for (const auto& step : schedule.steps(stage, s.pipeline_parallel, s.num_microbatches(), chunks)) {
+      if (step.kind == schedule::StepKind::forward) ++forwards[static_cast<size_t>(step.chunk)];
+    }
     SimTime stage_time = costs->cost(table.at(work.optimizer_step)).duration;
-    for (const auto& chunk : work.chunks) {
-      stage_time += microbatches * (compute_time(chunk.forward, table) + compute_time(chunk.backward, table));
+    for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
+      const auto& work_chunk = work.chunks[chunk];
+      stage_time +=
+          forwards[chunk] * (compute_time(work_chunk.forward, table) + compute_time(work_chunk.backward, table));
     }
     busiest = std::max(busiest, stage_time);
   }

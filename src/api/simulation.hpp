@@ -57,8 +57,9 @@ struct Simulation {
 //! summarizes. Throws InputError for an invalid job.
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
-//! A time no schedule can beat for this job: the compute of its busiest pipeline stage (every
-//! micro-batch's forward and backward passes over the stage's chunks, and the optimizer step),
+//! A time no schedule can beat for this job: the compute of its busiest pipeline stage (the
+//! forward and backward passes of every micro-batch that the schedule runs through each of the
+//! stage's chunks, and the optimizer step),
 //! which the stage's one compute stream runs one task at a time. Prices the events as simulate
 //! does, without building the task program. Throws InputError for an invalid job.
 SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {});

@@ -53,10 +53,10 @@ std::vector<std::vector<int>> expert_data_groups(const ProgramDraft& draft) {
   return {};
 }
 
-//! Data-parallel gradient buckets, the sequence-parallel norm reduction, then the
-//! tied-embedding reduction. Without overlap every bucket waits for the end of backward;
-//! with it a bucket starts once the last micro-batch's backward has produced its gradients
-//! (Megatron-LM --overlap-grad-reduce). Chunks finish backward last to first.
+//! Data-parallel gradient buckets, the sequence-parallel norm reduction, the tied-embedding
+//! reduction, then the sum of parameter copies' gradients between the stages that hold them. Without overlap every
+//! bucket waits for the end of backward; with it a bucket starts once the last micro-batch's backward has produced its
+//! gradients (Megatron-LM --overlap-grad-reduce). Chunks finish backward last to first.
 void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) {
   for (const auto& members : draft.groups().gradient_groups()) {
     add_buckets(draft, passes, members, draft.work(members.front()));
@@ -79,6 +79,13 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
       const int last = draft.groups().on_stage(device, draft.stages() - 1);
       add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, StreamKind::dp_comm,
                     "embedding all_reduce");
+    }
+  }
+  for (int device = 0; device < draft.num_devices(); ++device) {
+    const auto& copies = draft.copy_reduction(device);
+    if (copies && draft.coord(device)[ParallelDim::pp] < copies->stage) {
+      add_reduction(draft, {device, draft.groups().on_stage(device, copies->stage)}, copies->event, StreamKind::dp_comm,
+                    "copy gradient all_reduce");
     }
   }
 }

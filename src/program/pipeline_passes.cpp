@@ -52,6 +52,19 @@ bool reduces_after_pass(StreamKind stream) {
   return stream == StreamKind::dp_reduce || stream == StreamKind::dp_replica;
 }
 
+//! For each chunk, the index of its last step that completes gradients: the one whose end the
+//! chunk's data-parallel buckets wait for. A chunk need not see every micro-batch (DualPipe sends
+//! half of them each way), so it is the last such step in order, not the last micro-batch's.
+std::vector<size_t> last_completing_steps(const std::vector<schedule::Step>& steps, int chunks) {
+  std::vector<size_t> last(static_cast<size_t>(chunks), steps.size());
+  for (size_t index = 0; index < steps.size(); ++index) {
+    if (steps[index].kind->completes_gradients) {
+      last[static_cast<size_t>(steps[index].chunk)] = index;
+    }
+  }
+  return last;
+}
+
 }  // namespace
 
 PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
@@ -78,13 +91,16 @@ TaskId PipelinePasses::bucket_ready(int device, int chunk, const events::Gradien
 
 void PipelinePasses::add_passes(const std::vector<int>& members) {
   const auto& coord = draft_.coord(members.front());
-  for (const auto& step :
-       draft_.schedule().steps(coord[ParallelDim::pp], draft_.stages(), draft_.microbatches(), draft_.chunks())) {
+  const auto steps =
+      draft_.schedule().steps(coord[ParallelDim::pp], draft_.stages(), draft_.microbatches(), draft_.chunks());
+  const auto last_completing = last_completing_steps(steps, draft_.chunks());
+  for (size_t index = 0; index < steps.size(); ++index) {
+    const auto& step = steps[index];
     for (int device : members) {
       pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = passes_[device].size();
     }
     const auto& chunk = draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)];
-    const bool completes_gradients = step.kind->completes_gradients && step.microbatch + 1 == draft_.microbatches();
+    const bool completes_gradients = index == last_completing[static_cast<size_t>(step.chunk)];
     const auto& templates = chunk.*(step.kind->templates);
     if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
       add_aggregated_pass(members.front(), templates, step);

@@ -21,9 +21,16 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   result_.ranks_per_device =
       all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   groups_.add_devices(result_);
+  std::vector<std::vector<events::ChunkPlacement>> placements;
+  placements.reserve(static_cast<size_t>(stages()));
+  for (int stage = 0; stage < stages(); ++stage) {
+    placements.push_back(schedule_.stage_chunk_placements(job_, stage));
+  }
   for (int device = 0; device < num_devices(); ++device) {
-    const auto chunks = schedule_.stage_chunk_placements(job_, coord(device)[strategy::ParallelDim::pp]);
+    const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));
+    copy_reductions_.push_back(
+        program::copy_reduction(job_, layout_, coord(device), placements, work_.back(), result_.events));
   }
   last_task.assign(static_cast<size_t>(num_devices()), kNoTask);
   last_reduction.assign(static_cast<size_t>(num_devices()), kNoTask);

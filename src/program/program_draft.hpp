@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "events/job_events.hpp"
 #include "program/device_groups.hpp"
 #include "program/job_program.hpp"
+#include "program/parameter_copies.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
 #include "strategy/rank_layout.hpp"
@@ -43,6 +45,10 @@ class ProgramDraft {
   int num_devices() const { return groups_.num_devices(); }
   const strategy::RankCoord& coord(int device) const { return groups_.coord(device); }
   const events::RankWork& work(int device) const { return work_[static_cast<size_t>(device)]; }
+  //! The sum of `device`'s parameter copies' gradients with another stage's, if it holds copies.
+  const std::optional<CopyReduction>& copy_reduction(int device) const {
+    return copy_reductions_[static_cast<size_t>(device)];
+  }
   engine::StreamId stream(int device, events::StreamKind kind) const {
     return result_.devices[static_cast<size_t>(device)].stream(kind);
   }
@@ -72,7 +78,8 @@ class ProgramDraft {
   strategy::RankLayout layout_;
   DeviceGroups groups_;
   JobProgram result_;
-  std::vector<events::RankWork> work_;  //!< per device
+  std::vector<events::RankWork> work_;                         //!< per device
+  std::vector<std::optional<CopyReduction>> copy_reductions_;  //!< per device
 };
 
 }  // namespace distsim::program

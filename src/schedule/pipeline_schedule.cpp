@@ -2,6 +2,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "schedule/dual_pipe_schedule.hpp"
 #include "strategy/pipeline_layout.hpp"
 
 namespace distsim::schedule {
@@ -14,8 +15,9 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   static const ZeroBubbleH2Schedule zero_bubble_h2;
   static const ZeroBubbleVSchedule zero_bubble_v;
   static const DualPipeVSchedule dual_pipe_v;
+  static const DualPipeSchedule dual_pipe;
   static const std::vector<const PipelineSchedule*> schedules{
-      &gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1, &zero_bubble_h2, &zero_bubble_v, &dual_pipe_v};
+      &gpipe, &one_f_one_b, &interleaved, &zero_bubble_h1, &zero_bubble_h2, &zero_bubble_v, &dual_pipe, &dual_pipe_v};
   return schedules;
 }
 

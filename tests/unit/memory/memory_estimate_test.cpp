@@ -70,6 +70,25 @@ TEST(EstimateMemory, VPlacementGivesStageZeroBothEnds) {
   EXPECT_EQ(estimate.stages[3].activations, 855'638'016);
 }
 
+// DualPipe (a copy of stage r and of stage 3 − r on rank r): rank 1 holds layers 6-11 and 12-17,
+// 12 · 12,596,224 = 151,154,688 parameters, twice 1F1B's stage 1 (75,577,344); rank 0 holds the
+// zbv stage 0's 128,139,264 above (layers 0-2 and 21-23, embedding, final norm, the tied head on
+// the embedding's table) plus layers 3-5 and 18-20, 6 · 12,596,224 = 75,577,344: 203,716,608.
+// The DualPipe README's PP + 1 = 5 stage activations, 2.5 micro-batches of rank 1's 12 layers:
+// 2.5 · 12 · 34 · 2^20 = 1,069,547,520.
+TEST(EstimateMemory, DualPipeHoldsTwoStagesPerRank) {
+  auto job = gpt2_job();
+  job.strategy.schedule = "dualpipe";
+  job.strategy.virtual_stages = 2;
+  const auto estimate = estimate_memory(job);
+  EXPECT_EQ(estimate.stages[1].parameters, 151'154'688);
+  EXPECT_EQ(estimate.stages[2].parameters, 151'154'688);
+  EXPECT_EQ(estimate.stages[0].parameters, 203'716'608);
+  EXPECT_EQ(estimate.stages[3].parameters, 203'716'608);
+  EXPECT_EQ(estimate.stages[1].microbatches_in_flight, 2.5);
+  EXPECT_EQ(estimate.stages[1].activations, 1'069'547'520);
+}
+
 TEST(EstimateMemory, OneStageHasNoPipelineBuffers) {
   auto job = gpt2_job();
   job.strategy.pipeline_parallel = 1;

@@ -129,7 +129,7 @@ TEST(CustomSchedule, OwnsItsValidation) {
     strategy::validate_job(job, rules);
     FAIL() << "expected InputError";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv' or 'dualpipev', got 'one-at-a-time'");
+    EXPECT_STREQ(error.what(), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got 'one-at-a-time'");
   }
 }
 

@@ -119,7 +119,7 @@ TEST(ScheduleRegistry, FindsByNameAndSuggests) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipev)");
+                 "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev)");
   }
 }
 

@@ -127,13 +127,13 @@ TEST(ChunkPolicy, LayersOfEachChunk) {
 TEST(ScheduleRegistry, NamesMegatronsScheduleByChunkCount) {
   EXPECT_EQ(megatron_schedule(1).name(), "1f1b");
   EXPECT_EQ(megatron_schedule(3).name(), "interleaved");
-  EXPECT_EQ(schedules_with_chunks(2), (std::vector<std::string>{"interleaved", "zbv", "dualpipev"}));
+  EXPECT_EQ(schedules_with_chunks(2), (std::vector<std::string>{"interleaved", "zbv", "dualpipe", "dualpipev"}));
   EXPECT_EQ(schedules_with_chunks(3), std::vector<std::string>{"interleaved"});
 }
 
 // Each schedule's own rules, through schedule::validate_job.
 TEST(ScheduleValidation, OneChunkSchedulesRejectVirtualStages) {
-  EXPECT_EQ(error_of(job_with("1f1b", 2)), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv' or 'dualpipev', got '1f1b'");
+  EXPECT_EQ(error_of(job_with("1f1b", 2)), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
   EXPECT_EQ(error_of(job_with("gpipe", 3)), "invalid job: virtual_stages 3 needs schedule 'interleaved', got 'gpipe'");
   EXPECT_EQ(error_of(job_with("1f1b", 1)), "");
 }

@@ -150,7 +150,7 @@ TEST(ValidateJob, RejectsInterleavingEncoderDecoderModels) {
 TEST(ValidateJob, RejectsVirtualStagesWithoutInterleaving) {
   JobSpec job = valid_job();
   job.strategy.virtual_stages = 2;
-  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv' or 'dualpipev', got '1f1b'");
+  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
   job.strategy.virtual_stages = 0;
   EXPECT_EQ(error_of(job), "invalid job: virtual_stages must be positive, got 0");
 }
