@@ -93,10 +93,23 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 //! and that sequence parallelism therefore all-reduces over the tensor group: the norms and the
 //! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
 //! model::layer_parameters counts them.
+//! Latent attention's down-projections and latent norms are whole on every tensor-parallel rank
+//! (TELinear 'duplicated'); under sequence parallelism each rank's gradient covers its own rows,
+//! so they are summed over the tensor group as the norms are.
+std::int64_t latent_duplicated_parameters(const ModelSpec& model) {
+  const model::MlaSpec& mla = model.mla;
+  if (!mla.enabled()) {
+    return 0;
+  }
+  const std::int64_t norms =
+      (model.norm == model::NormType::layernorm ? 2 : 1) * (std::int64_t{mla.q_lora_rank} + mla.kv_lora_rank);
+  return std::int64_t{model.hidden_size} * (mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim) + norms;
+}
+
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
   const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0));
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) + latent_duplicated_parameters(model);
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each

@@ -155,6 +155,22 @@ class PassBuilder {
   //! A ring exchange over the context-parallel group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
   void attention_block_forward(Sink sink, int layer, bool cross);
+  //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
+  void latent_attention_forward(Sink sink, int layer);
+  void latent_attention_backward(int layer);
+  std::int64_t latent_heads() const;
+  //! This rank's query width: heads/t x (qk_nope + qk_rope).
+  std::int64_t latent_query_width() const;
+  //! The key/value up-projection's output on this rank: heads/t x (qk_nope + v_head_dim).
+  std::int64_t latent_kv_up_width() const;
+  std::int64_t latent_value_width() const;
+  //! The key/value down-projection's output: kv_lora_rank + qk_rope (the shared RoPE key).
+  std::int64_t latent_kv_down_width() const;
+  void latent_norm_forward(Sink sink, std::int64_t rows, std::int64_t cols, int layer, std::string_view label);
+  //! The sequence-parallel all-gather of a latent of `width` before an up-projection, or -1.
+  int gather_latent(Sink sink, std::int64_t token_count, std::int64_t width, int layer);
+  int latent_up_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer, std::string_view label,
+                         std::int64_t latent_width);
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
   void mlp_backward(int layer);
