@@ -191,6 +191,7 @@ class ChunkBuilder {
     if (last_) {
       builder_.await_parameters(false, gathered);
       builder_.head_forward();
+      builder_.mtp_forward();
     }
   }
 
@@ -245,6 +246,7 @@ class ChunkBuilder {
     if (last_) {
       const int next = gather_unit(true, units - 2);
       builder_.await_parameters(true, gathered);
+      add_mtp_backward();
       builder_.head_backward();
       reduce_unit(units - 1);
       gathered = next;
@@ -279,6 +281,28 @@ class ChunkBuilder {
       reduce_unit(units_.empty() ? -1 : 0);
       end_segment(model::embedding_parameters(model));
     }
+  }
+
+  //! The MTP modules' backward and their gradients: the routed experts of an MoE module layer are
+  //! reduced with the other experts; the rest, and the embedding table the modules look their
+  //! tokens up in when this rank does not hold the main one, with the dense parameters.
+  void add_mtp_backward() {
+    const ModelSpec& model = job_.model;
+    if (model.mtp_layers == 0) {
+      return;
+    }
+    builder_.mtp_backward(job_.strategy.recompute == strategy::Recompute::full);
+    std::int64_t parameters = model.mtp_layers * model::mtp_module_parameters(model);
+    if (model.moe.is_moe_layer(model.num_layers)) {
+      const std::int64_t routed = model.mtp_layers * model::routed_expert_parameters(model);
+      parameters -= routed;
+      const strategy::Strategy& s = job_.strategy;
+      expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
+    }
+    if (!model.tie_embeddings && !rank_holds_embedding_) {
+      parameters += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
+    }
+    end_segment(parameters);
   }
 
   void end_segment(std::int64_t parameters) {
@@ -367,7 +391,10 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   work.sequence_parallel_reduction = sequence_parallel_reduction(job, layout, coord, sequence_sharded, table);
   const EventFactory factory(strategy.dtype);
   // Megatron-LM's embedding group: the stage with the table and the stage with the head's copy.
-  if (job.model.tie_embeddings && holds_embedding != holds_head) {
+  // MTP modules look their tokens up in a copy of the table on the stage of the head (Megatron-Core
+  // builds the embedding where mtp_process holds), kept equal to the first stage's the same way.
+  const bool shares_table = job.model.tie_embeddings || job.model.mtp_layers > 0;
+  if (shares_table && holds_embedding != holds_head) {
     const std::int64_t bytes = padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel *
                                job.model.hidden_size * 4;
     work.embedding_reduction =

@@ -40,6 +40,11 @@ class PassBuilder {
   void layer_backward(int layer);
   void head_forward();
   void head_backward();
+  //! The model's multi-token prediction modules, each with its own layer and a pass through the
+  //! shared output head and loss (pass_builder_mtp.cpp); on the chunk that holds the head.
+  //! `recompute`: full recomputation reruns each module's layer before its backward.
+  void mtp_forward();
+  void mtp_backward(bool recompute);
   //! The all-gather over the tensor group that reassembles a pipeline tensor received in 1/t
   //! slices (scatter/gather transfers): before the forward pass for an activation, before the
   //! backward pass for a gradient. The pass's first compute step waits for it.
@@ -155,6 +160,7 @@ class PassBuilder {
   //! A ring exchange over the context-parallel group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
   void attention_block_forward(Sink sink, int layer, bool cross);
+  void mtp_head_forward(int layer);
   //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
   void latent_attention_forward(Sink sink, int layer);
   void latent_attention_backward(int layer);

@@ -209,6 +209,20 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
   return shard_over_sequence(norm_tensors, strategy) + kSoftmaxBytes * tokens * vocab_shard;
 }
 
+std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
+  constexpr std::int64_t kTokenIdBytes = 8;
+  std::int64_t total = 0;
+  for (int layer = model.num_layers; layer < model.num_layers + model.mtp_layers; ++layer) {
+    const std::int64_t tokens = tokens_of_layer(model, strategy, layer);
+    const std::int64_t e = element_bytes(strategy.dtype);
+    // The shifted token ids, the two norms' inputs and the 2h-wide concatenation eh_proj keeps.
+    const std::int64_t inputs = e * tokens * model.hidden_size * 2 + e * tokens * 2 * model.hidden_size;
+    total += tokens * kTokenIdBytes + shard_over_sequence(inputs, strategy) +
+             layer_activation_bytes(model, strategy, layer) + head_activation_bytes(model, strategy);
+  }
+  return total;
+}
+
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
                                     const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
@@ -230,7 +244,7 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
       per_microbatch += embedding_activation_bytes(model, strategy);
     }
     if (chunk.head) {
-      per_microbatch += head_activation_bytes(model, strategy);
+      per_microbatch += head_activation_bytes(model, strategy) + mtp_activation_bytes(model, strategy);
     }
   }
   const double in_flight =

@@ -483,20 +483,14 @@ std::vector<std::string> precision_problems(const JobSpec& job, const SettingNam
 void validate_precision(const JobSpec& job, const SettingNames& names) { throw_if_any(precision_problems(job, names)); }
 
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
-  std::vector<std::string> features;
-  if (model.mtp_layers > 0) {
-    features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
+  // Megatron-Core builds MTP modules in GPTModel only, after a decoder-only stack.
+  if (model.mtp_layers > 0 && model.architecture != model::Architecture::decoder) {
+    return {"model '" + model.name + "' has " + std::to_string(model.mtp_layers) +
+            " multi-token prediction layer(s) in a model that is not decoder-only: distsim simulates them after a "
+            "decoder-only stack, "
+            "as Megatron-Core's GPTModel runs them"};
   }
-  if (features.empty()) {
-    return {};
-  }
-  std::string list;
-  for (std::size_t i = 0; i < features.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == features.size() ? " and " : ", ") + features[i];
-  }
-  return {"model '" + model.name + "' has " + list +
-          ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
-          "refuses to simulate a different model in their place"};
+  return {};
 }
 
 }  // namespace distsim::strategy

@@ -53,16 +53,14 @@ class LayoutReader {
     switch (c) {
       case 'E':
       case 't':
+      case 'm':
       case 'L':
       case '|': return {Symbol{c, position}};
-      case 'm':
-        throw LayoutTextError{position,
-                              "E, t, L or '|', got 'm': multi-token prediction layers are not simulated (no MTP "
-                              "events yet)"};
       case ',': return {};
       case '(': return group(position);
       case '*': throw LayoutTextError{position, "a layer symbol, '|' or a group in parentheses before '*'"};
-      default: throw LayoutTextError{position, std::string("E, t, L, '|', ',', '(' or a repeat '*N', got '") + c + "'"};
+      default:
+        throw LayoutTextError{position, std::string("E, t, m, L, '|', ',', '(' or a repeat '*N', got '") + c + "'"};
     }
   }
 
@@ -129,6 +127,14 @@ void check_ends(const std::vector<Symbol>& symbols) {
   for (auto it = symbols.rbegin(); it != symbols.rend() && it->kind != 'L'; ++it) {
     if (it->kind != '|') throw LayoutTextError{it->position, "L (head and loss) after every other layer"};
   }
+  // The MTP modules run with the head and loss they share (Megatron-Core's layouts put them there).
+  bool in_last_stage = true;
+  for (auto it = symbols.rbegin(); it != symbols.rend(); ++it) {
+    in_last_stage = in_last_stage && it->kind != '|';
+    if (it->kind == 'm' && !in_last_stage) {
+      throw LayoutTextError{it->position, "m (a multi-token prediction layer) only in the virtual stage that holds L"};
+    }
+  }
 }
 
 std::vector<VirtualStage> stages_of(const std::vector<Symbol>& symbols) {
@@ -138,6 +144,7 @@ std::vector<VirtualStage> stages_of(const std::vector<Symbol>& symbols) {
     switch (symbol.kind) {
       case 'E': stages.back().embedding = true; break;
       case 'L': stages.back().head = true; break;
+      case 'm': ++stages.back().mtp_layers; break;
       case 't':
         ++stages.back().num_layers;
         ++next_layer;

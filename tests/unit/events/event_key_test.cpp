@@ -162,7 +162,6 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
       strategy::JobSpec job = job_on_two_nodes(model, split, cluster);
       job.model.num_layers = std::min(job.model.num_layers, 4);
       job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);
-      job.model.mtp_layers = 0;  // refused by validation; the latent attention of deepseek-v3 is wanted
       program::JobProgram program;
       try {
         program = api::job_events(job);

@@ -35,4 +35,18 @@ TEST(MlaMemory, TensorAndSequenceParallelSplitTheLatentLayer) {
   EXPECT_EQ(layer_activation_bytes(model, strategy, 0), 181403648);
 }
 
+// DeepSeek-V3 cut to one decoder layer: its MTP module's layer (numbered 1) is a dense latent
+// layer like the one above, 1451229184 bytes. Besides it, per micro-batch: the shifted token ids
+// 8·4096 = 32768; the two norms' inputs 2·2·4096·7168 = 117440512 and eh_proj's 2h-wide input
+// 2·4096·14336 = 117440512; the second pass through the head, its norm's input and output
+// 2·2·4096·7168 = 117440512 and the fp32 softmax 4·4096·129280 = 2118123520. Sum 3921707008.
+TEST(MtpMemory, ModuleActivationsByHand) {
+  model::ModelSpec model = catalog::find_model("deepseek-v3");
+  model.num_layers = 1;
+  model.seq_length = 4096;
+  strategy::Strategy strategy;
+  strategy.micro_batch_size = 1;
+  EXPECT_EQ(mtp_activation_bytes(model, strategy), 3921707008);
+}
+
 }  // namespace distsim::memory
