@@ -406,6 +406,11 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
     problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
                        quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
   }
+  if (job.model.mtp_layers > 0 && s.sharding == Sharding::full) {
+    problems.push_back(sharding + ": the multi-token prediction modules of model " + quoted(job.model.name) +
+                       " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
+                       "zero2");
+  }
   if (s.shard_group <= 0) {
     return;
   }

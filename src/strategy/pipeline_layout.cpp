@@ -1,5 +1,7 @@
 #include "strategy/pipeline_layout.hpp"
 
+#include <algorithm>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -128,11 +130,13 @@ void check_ends(const std::vector<Symbol>& symbols) {
     if (it->kind != '|') throw LayoutTextError{it->position, "L (head and loss) after every other layer"};
   }
   // The MTP modules run with the head and loss they share (Megatron-Core's layouts put them there).
-  bool in_last_stage = true;
-  for (auto it = symbols.rbegin(); it != symbols.rend(); ++it) {
-    in_last_stage = in_last_stage && it->kind != '|';
-    if (it->kind == 'm' && !in_last_stage) {
-      throw LayoutTextError{it->position, "m (a multi-token prediction layer) only in the virtual stage that holds L"};
+  const auto stage_ends = std::count_if(symbols.begin(), symbols.end(), [](const Symbol& s) { return s.kind == '|'; });
+  std::ptrdiff_t ends_seen = 0;
+  for (const Symbol& symbol : symbols) {
+    ends_seen += symbol.kind == '|' ? 1 : 0;
+    if (symbol.kind == 'm' && ends_seen < stage_ends) {
+      throw LayoutTextError{symbol.position,
+                            "m (a multi-token prediction layer) only in the virtual stage that holds L"};
     }
   }
 }
