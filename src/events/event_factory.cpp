@@ -83,6 +83,24 @@ Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t he
   return event;
 }
 
+Event EventFactory::latent_attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t seq_q,
+                                     std::int64_t seq_kv, std::int64_t qk_head_dim, std::int64_t v_head_dim,
+                                     bool causal) const {
+  Event event = compute_event(backward ? Operator::mla_attention_bwd : Operator::mla_attention_fwd, dtype_,
+                              {batch, heads, seq_q, seq_kv, qk_head_dim, v_head_dim, causal ? 1 : 0});
+  const double scores = 2.0 * static_cast<double>(batch * heads) * static_cast<double>(seq_q) *
+                        static_cast<double>(seq_kv) * (causal ? 0.5 : 1.0);
+  const auto dqk = static_cast<double>(qk_head_dim);
+  const auto dv = static_cast<double>(v_head_dim);
+  event.flops = backward ? scores * (3 * dqk + 2 * dv) : scores * (dqk + dv);
+  const auto q = static_cast<double>(batch * seq_q * heads * qk_head_dim);
+  const auto o = static_cast<double>(batch * seq_q * heads * v_head_dim);
+  const auto k = static_cast<double>(batch * seq_kv * heads * qk_head_dim);
+  const auto v = static_cast<double>(batch * seq_kv * heads * v_head_dim);
+  event.bytes_moved = element_ * (backward ? 2 * (q + k + v) + 4 * o : q + k + v + o);
+  return event;
+}
+
 Event EventFactory::elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,
                                 double extra_bytes) const {
   Event event = compute_event(op, dtype_, {rows, cols});

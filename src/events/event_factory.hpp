@@ -37,6 +37,15 @@ class EventFactory {
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
   Event attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t seq_q,
                   std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;
+  //! Fused attention of multi-head latent attention over `heads` heads, query/key heads of `dqk`
+  //! and value heads of `dv` (TransformerEngine's DotProductAttention with k_channels dqk and
+  //! v_channels dv, as Megatron-Core's MLASelfAttention builds it). Forward: QKᵀ is 2·b·heads·sq·skv·dqk
+  //! FLOPs and PV 2·b·heads·sq·skv·dv, halved when causal. Backward (FlashAttention-2's five
+  //! matmuls): QKᵀ recomputed, dQ and dK use dqk, dP and dV use dv: 2·b·heads·sq·skv·(3·dqk + 2·dv),
+  //! which is 2.5× the forward when dqk = dv. Bytes: forward reads Q, K, V and writes O; backward
+  //! reads Q, K, V, O and dO, writes dQ, dK and dV, and reads O and dO once more for the row sums.
+  Event latent_attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t seq_q, std::int64_t seq_kv,
+                         std::int64_t qk_head_dim, std::int64_t v_head_dim, bool causal) const;
   //! An elementwise or normalization kernel over `elements` values that reads `reads` and writes
   //! `writes` tensors of that size (plus `extra_bytes`, e.g. a 1-byte dropout mask).
   Event elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,

@@ -93,10 +93,23 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 //! and that sequence parallelism therefore all-reduces over the tensor group: the norms and the
 //! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
 //! model::layer_parameters counts them.
+//! Latent attention's down-projections and latent norms are whole on every tensor-parallel rank
+//! (TELinear 'duplicated'); under sequence parallelism each rank's gradient covers its own rows,
+//! so they are summed over the tensor group as the norms are.
+std::int64_t latent_duplicated_parameters(const ModelSpec& model) {
+  const model::MlaSpec& mla = model.mla;
+  if (!mla.enabled()) {
+    return 0;
+  }
+  const std::int64_t norms =
+      (model.norm == model::NormType::layernorm ? 2 : 1) * (std::int64_t{mla.q_lora_rank} + mla.kv_lora_rank);
+  return std::int64_t{model.hidden_size} * (mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim) + norms;
+}
+
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
   const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0));
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) + latent_duplicated_parameters(model);
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each
@@ -178,6 +191,7 @@ class ChunkBuilder {
     if (last_) {
       builder_.await_parameters(false, gathered);
       builder_.head_forward();
+      builder_.mtp_forward();
     }
   }
 
@@ -232,6 +246,7 @@ class ChunkBuilder {
     if (last_) {
       const int next = gather_unit(true, units - 2);
       builder_.await_parameters(true, gathered);
+      add_mtp_backward();
       builder_.head_backward();
       reduce_unit(units - 1);
       gathered = next;
@@ -266,6 +281,28 @@ class ChunkBuilder {
       reduce_unit(units_.empty() ? -1 : 0);
       end_segment(model::embedding_parameters(model));
     }
+  }
+
+  //! The MTP modules' backward and their gradients: the routed experts of an MoE module layer are
+  //! reduced with the other experts; the rest, and the embedding table the modules look their
+  //! tokens up in when this rank does not hold the main one, with the dense parameters.
+  void add_mtp_backward() {
+    const ModelSpec& model = job_.model;
+    if (model.mtp_layers == 0) {
+      return;
+    }
+    builder_.mtp_backward(job_.strategy.recompute == strategy::Recompute::full);
+    std::int64_t parameters = model.mtp_layers * model::mtp_module_parameters(model);
+    if (model.moe.is_moe_layer(model.num_layers)) {
+      const std::int64_t routed = model.mtp_layers * model::routed_expert_parameters(model);
+      parameters -= routed;
+      const strategy::Strategy& s = job_.strategy;
+      expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
+    }
+    if (!model.tie_embeddings && !rank_holds_embedding_) {
+      parameters += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
+    }
+    end_segment(parameters);
   }
 
   void end_segment(std::int64_t parameters) {
@@ -354,7 +391,10 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   work.sequence_parallel_reduction = sequence_parallel_reduction(job, layout, coord, sequence_sharded, table);
   const EventFactory factory(strategy.dtype);
   // Megatron-LM's embedding group: the stage with the table and the stage with the head's copy.
-  if (job.model.tie_embeddings && holds_embedding != holds_head) {
+  // MTP modules look their tokens up in a copy of the table on the stage of the head (Megatron-Core
+  // builds the embedding where mtp_process holds), kept equal to the first stage's the same way.
+  const bool shares_table = job.model.tie_embeddings || job.model.mtp_layers > 0;
+  if (shares_table && holds_embedding != holds_head) {
     const std::int64_t bytes = padded_vocab(job.model.vocab_size, strategy.tensor_parallel) / strategy.tensor_parallel *
                                job.model.hidden_size * 4;
     work.embedding_reduction =

@@ -43,6 +43,19 @@ std::vector<KeyField> attention_fields() {
           dtype("type of Q, K, V and the output")};
 }
 
+//! Latent attention's core after the up-projections: every head has its own key (no grouping),
+//! and the query/key head dimension differs from the value's.
+std::vector<KeyField> latent_attention_fields() {
+  return {dim("b", "sequences in the micro-batch"),
+          dim("heads", "query, key and value heads on this rank"),
+          dim("sq", "query tokens of each sequence"),
+          dim("skv", "key/value tokens of each sequence"),
+          dim("dqk", "query and key head dimension (the no-RoPE part plus the RoPE part)"),
+          dim("dv", "value head dimension"),
+          {"causal", KeyFieldType::flag, 0, "1 when the causal mask lets the kernel skip the masked half"},
+          dtype("type of Q, K, V and the output")};
+}
+
 std::vector<KeyField> rows_cols_fields() {
   return {dim("rows", "rows of the tensor: tokens, or attention score rows (b x heads x sq)"),
           dim("cols", "elements of each row"), dtype("type of the tensor")};
@@ -144,6 +157,11 @@ std::vector<OperatorSpec> build_table() {
                    "TransformerEngine's NVFP4 quantization of a GEMM input: a rowwise and a columnwise E2M1 copy, "
                    "each with one E4M3 scale per 16 elements, the columnwise one (the weight-gradient GEMM's "
                    "operand) after a 16x16 random Hadamard transform; dtype is the input's type"),
+      compute(O::mla_attention_fwd, "mla_attention_fwd", C::attention, latent_attention_fields(),
+              "fused attention forward of multi-head latent attention: softmax(Q K^T / sqrt(dqk)) V with query/key "
+              "heads of dqk and value heads of dv"),
+      compute(O::mla_attention_bwd, "mla_attention_bwd", C::attention, latent_attention_fields(),
+              "fused attention backward of multi-head latent attention: dQ, dK and dV"),
       communication(O::all_reduce, "all_reduce", C::collective, "NCCL all-reduce of the buffer over the group"),
       communication(O::all_gather, "all_gather", C::collective,
                     "NCCL all-gather: each rank gives bytes / group, every rank receives the whole buffer"),

@@ -65,6 +65,8 @@ enum class Operator {
   moe_unpermute_bwd,
   mxfp8_quantize,
   nvfp4_quantize,
+  mla_attention_fwd,
+  mla_attention_bwd,
   all_reduce,
   all_gather,
   reduce_scatter,

@@ -342,6 +342,10 @@ void PassBuilder::ring_attention_backward(int layer) {
 }
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
+  if (model_.mla.enabled() && !cross) {
+    latent_attention_forward(sink, layer);
+    return;
+  }
   const std::int64_t t = tokens(layer);
   norm_forward(sink, sharded(t), layer);
   if (cross) {
@@ -365,6 +369,10 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
 }
 
 void PassBuilder::attention_block_backward(int layer, bool cross) {
+  if (model_.mla.enabled() && !cross) {
+    latent_attention_backward(layer);
+    return;
+  }
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);

@@ -40,6 +40,11 @@ class PassBuilder {
   void layer_backward(int layer);
   void head_forward();
   void head_backward();
+  //! The model's multi-token prediction modules, each with its own layer and a pass through the
+  //! shared output head and loss (pass_builder_mtp.cpp); on the chunk that holds the head.
+  //! `recompute`: full recomputation reruns each module's layer before its backward.
+  void mtp_forward();
+  void mtp_backward(bool recompute);
   //! The all-gather over the tensor group that reassembles a pipeline tensor received in 1/t
   //! slices (scatter/gather transfers): before the forward pass for an activation, before the
   //! backward pass for a gradient. The pass's first compute step waits for it.
@@ -155,6 +160,23 @@ class PassBuilder {
   //! A ring exchange over the context-parallel group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
   void attention_block_forward(Sink sink, int layer, bool cross);
+  void mtp_head_forward(int layer);
+  //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
+  void latent_attention_forward(Sink sink, int layer);
+  void latent_attention_backward(int layer);
+  std::int64_t latent_heads() const;
+  //! This rank's query width: heads/t x (qk_nope + qk_rope).
+  std::int64_t latent_query_width() const;
+  //! The key/value up-projection's output on this rank: heads/t x (qk_nope + v_head_dim).
+  std::int64_t latent_kv_up_width() const;
+  std::int64_t latent_value_width() const;
+  //! The key/value down-projection's output: kv_lora_rank + qk_rope (the shared RoPE key).
+  std::int64_t latent_kv_down_width() const;
+  void latent_norm_forward(Sink sink, std::int64_t rows, std::int64_t cols, int layer, std::string_view label);
+  //! The sequence-parallel all-gather of a latent of `width` before an up-projection, or -1.
+  int gather_latent(Sink sink, std::int64_t token_count, std::int64_t width, int layer);
+  int latent_up_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer, std::string_view label,
+                         std::int64_t latent_width);
   void attention_block_backward(int layer, bool cross);
   void mlp_forward(Sink sink, int layer);
   void mlp_backward(int layer);

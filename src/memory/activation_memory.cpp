@@ -77,6 +77,29 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   }
 }
 
+//! A latent-attention block (Megatron-Core MLASelfAttention), per rank. Hidden-wide (sharded by
+//! sequence parallelism): the norm input, the down-projections' input, the output dropout mask.
+//! The latents, which the duplicated down-projections write for this rank's rows (sharded the
+//! same way): the query and key/value latents as the latent norms' inputs and, normalized, as the
+//! up-projections' inputs. Split over the heads: the query and key of qk_nope + qk_rope per head
+//! and the value and attention output of v_head_dim per head, which the fused attention keeps for
+//! its backward (RoPE and the concatenations keep nothing: the rotation needs only its angles).
+void add_latent_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                std::int64_t tokens) {
+  const model::MlaSpec& mla = model.mla;
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const double g = gemm_input_bytes(strategy);
+  const std::int64_t heads = model.num_attention_heads / strategy.tensor_parallel;
+  const std::int64_t latents = std::int64_t{mla.q_lora_rank} + mla.kv_lora_rank;
+  parts.sequence_sharded +=
+      whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * model.hidden_size));
+  parts.sequence_sharded += whole((static_cast<double>(e) + g) * static_cast<double>(tokens * latents));
+  parts.tensor_split += e * tokens * heads * (2 * std::int64_t{mla.qk_head_dim()} + 2 * std::int64_t{mla.v_head_dim});
+  if (strategy.low_precision_gemms()) {
+    parts.tensor_split += whole(g * static_cast<double>(tokens * heads * mla.v_head_dim));
+  }
+}
+
 //! The MLP block: norm input, FC1 input, output dropout mask (replicated); the activation
 //! function's input and FC2's input (split). SwiGLU's input is the 2f-wide gate-and-up output.
 //! With fp8 GEMMs FC1's and FC2's inputs are kept in fp8.
@@ -139,7 +162,11 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   const bool unfused = kernel == AttentionKernel::unfused || strategy.attention == strategy::Attention::unfused;
   const bool keep_scores = unfused && recompute == strategy::Recompute::none;
   LayerParts parts;
-  add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
+  if (model.mla.enabled()) {
+    add_latent_attention_block(parts, model, strategy, tokens);
+  } else {
+    add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
+  }
   if (is_decoder_layer_of_encoder_decoder(model, layer)) {
     const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
     add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
@@ -182,6 +209,20 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
   return shard_over_sequence(norm_tensors, strategy) + kSoftmaxBytes * tokens * vocab_shard;
 }
 
+std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy) {
+  constexpr std::int64_t kTokenIdBytes = 8;
+  std::int64_t total = 0;
+  for (int layer = model.num_layers; layer < model.num_layers + model.mtp_layers; ++layer) {
+    const std::int64_t tokens = tokens_of_layer(model, strategy, layer);
+    const std::int64_t e = element_bytes(strategy.dtype);
+    // The shifted token ids, the two norms' inputs and the 2h-wide concatenation eh_proj keeps.
+    const std::int64_t inputs = e * tokens * model.hidden_size * 2 + e * tokens * 2 * model.hidden_size;
+    total += tokens * kTokenIdBytes + shard_over_sequence(inputs, strategy) +
+             layer_activation_bytes(model, strategy, layer) + head_activation_bytes(model, strategy);
+  }
+  return total;
+}
+
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
                                     const schedule::PipelineSchedule& schedule) {
   const int stages = strategy.pipeline_parallel;
@@ -203,7 +244,7 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
       per_microbatch += embedding_activation_bytes(model, strategy);
     }
     if (chunk.head) {
-      per_microbatch += head_activation_bytes(model, strategy);
+      per_microbatch += head_activation_bytes(model, strategy) + mtp_activation_bytes(model, strategy);
     }
   }
   const double in_flight =

@@ -35,6 +35,11 @@ std::int64_t embedding_activation_bytes(const model::ModelSpec& model, const str
 //! With sequence parallelism this is docs/reference/formats.md §6.5's 4·s·b·h·(1 + V/h)/t.
 std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
 
+//! Per micro-batch on the stage of the head, for each multi-token prediction module: the shifted
+//! token ids, the inputs of its two norms and of eh_proj (the 2h-wide concatenation), its layer's
+//! activations and a second pass through the head (head_activation_bytes).
+std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
+
 //! Everything stage `stage` stores for backward at its peak: its layers' activations plus the
 //! embedding (first stage) and head (last stage) extras, times the micro-batches in flight that
 //! the job's schedule keeps (schedule::PipelineSchedule::microbatches_in_flight); with full

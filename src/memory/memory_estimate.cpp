@@ -58,6 +58,9 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   layers.reserve(chunks.size());
   for (const auto& chunk : chunks) {
     layers.push_back(chunk.layers);
+    if (chunk.head && model.mtp_layers > 0) {  // the MTP modules' layers run with the head
+      layers.push_back({model.num_layers, model.mtp_layers});
+    }
   }
   memory.parameters = stage_parameters(model, strategy, chunks);
   // A sharded optimizer shards dense states over the shard group (dp x cp unless HSDP) and the

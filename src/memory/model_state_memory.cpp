@@ -163,6 +163,16 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
     first = first || chunk.embedding;
     last = last || chunk.head;
   }
+  if (last && model.mtp_layers > 0) {  // the MTP modules run with the head
+    const events::LayerRange mtp{model.num_layers, model.mtp_layers};
+    ranges.push_back(mtp);
+    for (int layer = mtp.first; layer < mtp.first + mtp.count; ++layer) {
+      total += model::mtp_module_parameters(model);
+      if (model.moe.is_moe_layer(layer)) {
+        total -= model::routed_expert_parameters(model);
+      }
+    }
+  }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;
   const std::int64_t unpadded_table = static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
@@ -173,8 +183,10 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
     total += model::head_parameters(model);
     if (!model.tie_embeddings) {
       total += table - unpadded_table;
-    } else if (!first) {
-      total += table;  // the last stage's own copy of the tied table
+    }
+    // The last stage's own copy of the table: the tied head's, or the one MTP looks tokens up in.
+    if ((model.tie_embeddings || model.mtp_layers > 0) && !first) {
+      total += table;
     }
   }
   return total / tp + stage_expert_parameters(model, strategy, ranges);

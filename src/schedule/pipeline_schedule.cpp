@@ -99,6 +99,18 @@ void check_layout(const PipelineSchedule& schedule, const strategy::JobSpec& job
     return;
   }
   strategy::custom_pipeline_layout(s, job.model.total_layers(), schedule.chunks_per_stage(s.virtual_stages), problems);
+  if (!s.pipeline_layout.empty()) {
+    const strategy::ParsedPipelineLayout parsed = strategy::parse_pipeline_layout(s.pipeline_layout);
+    int named = 0;
+    for (const auto& stage : parsed.stages) {
+      named += stage.mtp_layers;
+    }
+    if (parsed.ok() && named != job.model.mtp_layers) {
+      problems.push_back("pipeline_layout '" + s.pipeline_layout + "' names " + std::to_string(named) +
+                         " multi-token prediction layers (m), but model '" + job.model.name + "' has " +
+                         std::to_string(job.model.mtp_layers));
+    }
+  }
 }
 
 }  // namespace

@@ -36,9 +36,9 @@ void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const
 //! every parallel split of a job: what breaks them, one message each, or nothing.
 std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names = {});
 
-//! The parts of `model` that the events do not yet produce work for (latent attention,
-//! multi-token prediction): one sentence saying so, or nothing. A job whose model has any is
-//! refused rather than simulated as the model it is not.
+//! The parts of `model` that the events do not produce work for (multi-token prediction after an
+//! encoder): one sentence saying so, or nothing. A job whose model has any is refused rather than
+//! simulated as the model it is not.
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model);
 
 //! Throws precision_problems as one InputError: a search checks them once before it tries any split.

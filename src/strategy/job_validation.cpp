@@ -286,6 +286,11 @@ void check_context_parallel(const JobSpec& job, Problems& problems) {
                        ") needs attention 'flash': it runs as ring attention inside the fused attention kernel "
                        "(TransformerEngine), got 'unfused'");
   }
+  if (m.mla.enabled()) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") is not modelled with the latent attention of model " + quoted(m.name) +
+                       " (its ring exchange would move the up-projected keys and values); use cp 1");
+  }
   if (m.architecture == model::Architecture::encoder_decoder) {
     problems.push_back("context parallelism (cp " + std::to_string(cp) +
                        ") is modelled for decoder-only and "
@@ -401,6 +406,11 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
     problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
                        quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
   }
+  if (job.model.mtp_layers > 0 && s.sharding == Sharding::full) {
+    problems.push_back(sharding + ": the multi-token prediction modules of model " + quoted(job.model.name) +
+                       " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
+                       "zero2");
+  }
   if (s.shard_group <= 0) {
     return;
   }
@@ -422,6 +432,15 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
   }
 }
 
+//! Megatron-Core runs latent attention's core through TransformerEngine's fused attention only
+//! (MLASelfAttention builds its core_attention with separate key and value head sizes).
+void check_latent_attention(const JobSpec& job, Problems& problems) {
+  if (job.model.mla.enabled() && job.strategy.attention == Attention::unfused) {
+    problems.push_back("attention 'unfused' is not modelled with the latent attention of model " +
+                       quoted(job.model.name) + ": its core runs as fused attention; use attention 'flash'");
+  }
+}
+
 void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
                     Problems& problems) {
   const Strategy& s = job.strategy;
@@ -432,6 +451,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   schedule_rules(job, problems);
   check_sequence_parallel(job, problems);
   check_context_parallel(job, problems);
+  check_latent_attention(job, problems);
   check_gemm_format(job, names, problems);
   check_experts(job, names, problems);
   check_sharding(job, names, problems);
@@ -468,23 +488,14 @@ std::vector<std::string> precision_problems(const JobSpec& job, const SettingNam
 void validate_precision(const JobSpec& job, const SettingNames& names) { throw_if_any(precision_problems(job, names)); }
 
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
-  std::vector<std::string> features;
-  if (model.mla.enabled()) {
-    features.push_back("multi-head latent attention (kv_lora_rank " + std::to_string(model.mla.kv_lora_rank) + ")");
+  // Megatron-Core builds MTP modules in GPTModel only, after a decoder-only stack.
+  if (model.mtp_layers > 0 && model.architecture != model::Architecture::decoder) {
+    return {"model '" + model.name + "' has " + std::to_string(model.mtp_layers) +
+            " multi-token prediction layer(s) in a model that is not decoder-only: distsim simulates them after a "
+            "decoder-only stack, "
+            "as Megatron-Core's GPTModel runs them"};
   }
-  if (model.mtp_layers > 0) {
-    features.push_back(std::to_string(model.mtp_layers) + " multi-token prediction layer(s)");
-  }
-  if (features.empty()) {
-    return {};
-  }
-  std::string list;
-  for (std::size_t i = 0; i < features.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == features.size() ? " and " : ", ") + features[i];
-  }
-  return {"model '" + model.name + "' has " + list +
-          ": described and counted (distsim show model, parameter counts) but not yet simulated; distsim "
-          "refuses to simulate a different model in their place"};
+  return {};
 }
 
 }  // namespace distsim::strategy

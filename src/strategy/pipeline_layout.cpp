@@ -1,5 +1,7 @@
 #include "strategy/pipeline_layout.hpp"
 
+#include <algorithm>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -53,16 +55,14 @@ class LayoutReader {
     switch (c) {
       case 'E':
       case 't':
+      case 'm':
       case 'L':
       case '|': return {Symbol{c, position}};
-      case 'm':
-        throw LayoutTextError{position,
-                              "E, t, L or '|', got 'm': multi-token prediction layers are not simulated (no MTP "
-                              "events yet)"};
       case ',': return {};
       case '(': return group(position);
       case '*': throw LayoutTextError{position, "a layer symbol, '|' or a group in parentheses before '*'"};
-      default: throw LayoutTextError{position, std::string("E, t, L, '|', ',', '(' or a repeat '*N', got '") + c + "'"};
+      default:
+        throw LayoutTextError{position, std::string("E, t, m, L, '|', ',', '(' or a repeat '*N', got '") + c + "'"};
     }
   }
 
@@ -129,6 +129,16 @@ void check_ends(const std::vector<Symbol>& symbols) {
   for (auto it = symbols.rbegin(); it != symbols.rend() && it->kind != 'L'; ++it) {
     if (it->kind != '|') throw LayoutTextError{it->position, "L (head and loss) after every other layer"};
   }
+  // The MTP modules run with the head and loss they share (Megatron-Core's layouts put them there).
+  const auto stage_ends = std::count_if(symbols.begin(), symbols.end(), [](const Symbol& s) { return s.kind == '|'; });
+  std::ptrdiff_t ends_seen = 0;
+  for (const Symbol& symbol : symbols) {
+    ends_seen += symbol.kind == '|' ? 1 : 0;
+    if (symbol.kind == 'm' && ends_seen < stage_ends) {
+      throw LayoutTextError{symbol.position,
+                            "m (a multi-token prediction layer) only in the virtual stage that holds L"};
+    }
+  }
 }
 
 std::vector<VirtualStage> stages_of(const std::vector<Symbol>& symbols) {
@@ -138,6 +148,7 @@ std::vector<VirtualStage> stages_of(const std::vector<Symbol>& symbols) {
     switch (symbol.kind) {
       case 'E': stages.back().embedding = true; break;
       case 'L': stages.back().head = true; break;
+      case 'm': ++stages.back().mtp_layers; break;
       case 't':
         ++stages.back().num_layers;
         ++next_layer;

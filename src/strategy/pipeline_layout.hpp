@@ -11,13 +11,13 @@ namespace distsim::strategy {
 //! What one virtual pipeline stage holds: its decoder layers (possibly none), whether it holds
 //! the embedding, and whether it holds the final norm, the LM head and the loss. Virtual stages
 //! are numbered in pipeline order as Megatron-Core numbers them: virtual stage v of pipeline rank
-//! p is the pipeline's v·pp + p (pipeline_parallel_layer_layout.py). Multi-token prediction
-//! layers, which Megatron-Core places after the last decoder layer, would be one more count here.
+//! p is the pipeline's v·pp + p (pipeline_parallel_layer_layout.py).
 struct VirtualStage {
   int first_layer = 0;  //!< the global index of its first decoder layer (the next one if it holds none)
   int num_layers = 0;
   bool embedding = false;
   bool head = false;
+  int mtp_layers = 0;  //!< the multi-token prediction layers the layout string names here (m)
   bool operator==(const VirtualStage&) const = default;
 };
 
@@ -26,7 +26,8 @@ struct VirtualStage {
 //! in the string and what was expected there.
 //!
 //! Syntax: E the embedding, t a decoder (transformer) layer, L the final norm, LM head and loss,
-//! m a multi-token prediction layer (refused: not simulated), `|` ends a virtual stage, `X*N`
+//! m a multi-token prediction layer (only in the virtual stage that holds L: the modules run with
+//! the head), `|` ends a virtual stage, `X*N`
 //! repeats the symbol X N times, `(...)*N` repeats a group, commas are ignored. Rules that need
 //! only the text: exactly one E, as the first symbol, and exactly one L, as the last.
 struct ParsedPipelineLayout {

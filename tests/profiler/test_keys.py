@@ -89,6 +89,8 @@ COMMUNICATION_OPERATIONS = {"all_reduce", "all_gather", "reduce_scatter", "send_
 NOT_MEASURABLE = {name: "mixture-of-experts operators: no PyTorch builder yet (docs/moe_models.md)"
                   for name in ("grouped_gemm", "moe_router", "moe_router_bwd", "moe_permute", "moe_permute_bwd",
                                "moe_unpermute", "moe_unpermute_bwd", "all_to_all")}
+NOT_MEASURABLE.update({name: "latent attention's core: no PyTorch builder yet (docs/moe_models.md)"
+                       for name in ("mla_attention_fwd", "mla_attention_bwd")})
 
 
 class OperatorTableTest(unittest.TestCase):

@@ -101,7 +101,8 @@ TEST(ParseEventKey, RefusesWordsAfterTheLastField) {
             "per_node=2'");
   EXPECT_EQ(error_of("all_reduce bytes=8 group=2 across"),
             "operator 'all_reduce' takes bytes= group= and intra, or inter per_node=, got 'bytes=8 group=2 across'");
-  EXPECT_EQ(error_of("gelu rows=1 cols=2 bf16 bf16"), "operator 'gelu' takes rows= cols= and a dtype (3 fields), got 4");
+  EXPECT_EQ(error_of("gelu rows=1 cols=2 bf16 bf16"),
+            "operator 'gelu' takes rows= cols= and a dtype (3 fields), got 4");
 }
 
 TEST(ParseEventKey, RefusesKeysDistsimWouldWriteDifferently) {
@@ -140,6 +141,8 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   context.data_parallel = 2;
   strategy::Strategy experts = sharded;  // MoE models only: dense ones refuse ep
   experts.expert_parallel = 2;
+  strategy::Strategy latent = experts;  // latent attention runs only as fused attention
+  latent.attention = strategy::Attention::flash;
   std::set<Operator> seen;
   const auto read_back = [&seen](const program::JobProgram& program) {
     for (events::EventId id = 0; id < program.events.size(); ++id) {
@@ -151,11 +154,11 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
   };
   int jobs = 0;
   for (const auto& model : catalog::model_names()) {
-    for (const auto& split : {plain, sharded, fp8, mxfp8, nvfp4, context, experts}) {
+    for (const auto& split : {plain, sharded, fp8, mxfp8, nvfp4, context, experts, latent}) {
       SCOPED_TRACE(model);
       const char* cluster = split.gemm_format == distsim::strategy::GemmFormat::none  ? "dgx-a100"
                             : split.gemm_format == distsim::strategy::GemmFormat::fp8 ? "dgx-h100"
-                                                                                       : "dgx-b200";
+                                                                                      : "dgx-b200";
       strategy::JobSpec job = job_on_two_nodes(model, split, cluster);
       job.model.num_layers = std::min(job.model.num_layers, 4);
       job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);

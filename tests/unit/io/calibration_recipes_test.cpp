@@ -26,13 +26,15 @@ TEST(CalibrationRecipes, DeepSeekV3LayoutPerPipelineShape) {
   EXPECT_EQ(find_recipe(kBridge, "DeepSeekV3 (w/o MTP)", 2, 4), nullptr);
 }
 
-// With MTP the recipe's last virtual stage holds the MTP layer, which distsim does not simulate:
-// the layout says so instead of dropping the layer.
-TEST(CalibrationRecipes, DeepSeekV3WithMtpIsRefusedByTheLayout) {
+// With MTP the recipe's last virtual stage holds one layer, the MTP layer and the loss ("tmL"):
+// the MTP layer is read into that stage.
+TEST(CalibrationRecipes, DeepSeekV3WithMtpPutsTheMtpLayerWithTheLoss) {
   const RecipeDefaults* recipe = find_recipe(kBridge, "deepseekv3 (w/ mtp)", 16, 1);
   ASSERT_NE(recipe, nullptr);
-  EXPECT_NE(strategy::parse_pipeline_layout(recipe->settings[0].second).problem.find("multi-token prediction"),
-            std::string::npos);
+  const auto parsed = strategy::parse_pipeline_layout(recipe->settings[0].second);
+  ASSERT_TRUE(parsed.ok()) << parsed.problem;
+  ASSERT_EQ(parsed.stages.size(), 16U);
+  EXPECT_EQ(parsed.stages[15], (strategy::VirtualStage{60, 1, false, true, 1}));
 }
 
 }  // namespace distsim::io

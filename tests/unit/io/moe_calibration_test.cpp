@@ -151,8 +151,8 @@ TEST(MoeCalibration, AModelItDoesNotKnowIsRefusedWithTheClosestName) {
 }
 
 // "w/o MTP" is DeepSeek-V3 without its multi-token prediction module; every MLA size the arch
-// text gives is checked. The job itself is refused by the simulator while latent attention has
-// no events, so only the reading is tested here.
+// text gives is checked. Only the reading is tested here; what the rows simulate is distsim
+// validate's.
 TEST(MoeCalibration, DeepSeekRowsWithAndWithoutMtp) {
   CalibrationRun run = moe_run(kDeepSeek);
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;

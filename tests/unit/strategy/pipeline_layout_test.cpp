@@ -32,11 +32,21 @@ std::string problem_of(const Strategy& strategy, int layers, int chunks) {
 
 // Megatron-Core's own example (docs: custom pipeline model parallel layout, DeepSeek-V3 on
 // PP16 VPP2): "Et*3|(tt|)*29,m|L". Symbols: E1 t2 *3 3(4) |5 (6 t7 t8 |9 )10 *11 2(12) 9(13) ,14
-// m15: the MTP layer is refused at position 15.
+// m15: an MTP layer in a virtual stage of its own, before the loss's, is refused at position 15
+// (distsim runs the modules with the output head they share).
 TEST(PipelineLayoutText, RefusesMegatronsMtpExampleAtTheMtpSymbol) {
   EXPECT_EQ(parse_pipeline_layout("Et*3|(tt|)*29,m|L").problem,
-            "at position 15: expected E, t, L or '|', got 'm': multi-token prediction layers are not simulated (no "
-            "MTP events yet)");
+            "at position 15: expected m (a multi-token prediction layer) only in the virtual stage that holds L");
+}
+
+// The Megatron-Bridge DeepSeek-V3 layout for pp 16: the last virtual stage holds one layer, the
+// MTP layer and the loss: 15 stages, 4 + 14 x 4 + 1 = 61 decoder layers.
+TEST(PipelineLayoutText, CountsMtpLayersInTheStageOfTheLoss) {
+  const auto parsed = parse_pipeline_layout("Et*4|(t*4|)*14tmL");
+  ASSERT_TRUE(parsed.ok()) << parsed.problem;
+  ASSERT_EQ(parsed.stages.size(), 16U);
+  EXPECT_EQ(parsed.stages[15], (VirtualStage{60, 1, false, true, 1}));
+  EXPECT_EQ(parsed.stages[14].mtp_layers, 0);
 }
 
 // The same example without its MTP stage: "Ettt", then 29 stages of "tt", then "L": 31 virtual
@@ -63,8 +73,8 @@ TEST(PipelineLayoutText, NestedGroupsRepeat) {
 }
 
 TEST(PipelineLayoutText, NamesThePositionAndWhatWasExpected) {
-  EXPECT_EQ(parse_pipeline_layout("Etx|L").problem, "at position 3: expected E, t, L, '|', ',', '(' or a repeat "
-                                                    "'*N', got 'x'");
+  EXPECT_EQ(parse_pipeline_layout("Etx|L").problem, "at position 3: expected E, t, m, L, '|', ',', '(' or a "
+                                                    "repeat '*N', got 'x'");
   EXPECT_EQ(parse_pipeline_layout("Et*|L").problem, "at position 3: expected a repeat count after '*'");
   EXPECT_EQ(parse_pipeline_layout("Et*0|L").problem, "at position 4: expected a repeat count of at least 1, got 0");
   EXPECT_EQ(parse_pipeline_layout("E*2t|L").problem, "at position 1: expected one E only, got a second");
@@ -86,7 +96,7 @@ TEST(PipelineLayoutText, NamesThePositionAndWhatWasExpected) {
   EXPECT_EQ(parse_pipeline_layout("").problem, "at position 1: expected a layout such as 'Et*3|t*4|t*3L'; got an "
                                                "empty string");
   EXPECT_EQ(parse_pipeline_layout("E t|L").problem,
-            "at position 2: expected E, t, L, '|', ',', '(' or a repeat '*N', got ' '");
+            "at position 2: expected E, t, m, L, '|', ',', '(' or a repeat '*N', got ' '");
 }
 
 TEST(PipelineLayoutText, RefusesRepeatsBeyondAMillionSymbols) {
