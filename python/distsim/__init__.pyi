@@ -37,6 +37,7 @@ class Job:
         pp: int = ...,
         dp: int = ...,
         cp: int = ...,
+        cp_comm_type: str = ...,
         micro_batch_size: int = ...,
         global_batch_size: int = ...,
         schedule: str = ...,

@@ -72,8 +72,15 @@ Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t he
                               std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const {
   Event event = compute_event(backward ? Operator::flash_attention_bwd : Operator::flash_attention_fwd, dtype_,
                               {batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal ? 1 : 0});
-  const double forward_flops = 4.0 * static_cast<double>(batch * heads) * static_cast<double>(seq_q) *
-                               static_cast<double>(seq_kv) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
+  double forward_flops = 4.0 * static_cast<double>(batch * heads) * static_cast<double>(seq_q) *
+                         static_cast<double>(seq_kv) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
+  if (causal && seq_q < seq_kv) {
+    // Bottom-right causal mask: the queries are the last seq_q positions, so query i sees
+    // seq_kv − seq_q + i + 1 keys, seq_q·seq_kv − seq_q²/2 query-key pairs in all.
+    const auto pairs = static_cast<double>(seq_q) * static_cast<double>(seq_kv) -
+                       0.5 * static_cast<double>(seq_q) * static_cast<double>(seq_q);
+    forward_flops = 4.0 * static_cast<double>(batch * heads) * pairs * static_cast<double>(head_dim);
+  }
   event.flops = backward ? 2.5 * forward_flops : forward_flops;
   // Forward reads q, k, v and writes o; backward also reads o and do and writes dq, dk, dv.
   const auto q_and_o = static_cast<double>(batch * seq_q * heads * head_dim);

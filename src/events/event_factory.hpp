@@ -33,7 +33,8 @@ class EventFactory {
   //! format's storage_bytes (block scales included), C written in the factory's dtype.
   Event low_precision_gemm(Dtype format, std::int64_t m, std::int64_t n, std::int64_t k) const;
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
-  //! halved when causal since the masked half is skipped. Backward does 2.5× the forward's
+  //! halved when causal since the masked half is skipped (with sq < skv the mask is bottom-right:
+  //! sq·skv − sq²/2 query-key pairs). Backward does 2.5× the forward's
   //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
   Event attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t seq_q,
                   std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;

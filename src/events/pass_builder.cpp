@@ -70,6 +70,7 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       end_of_low_precision_layers_(job.model.total_layers() - job.strategy.bf16_layers_at_end),
       tensor_group_(tensor_group),
       cp_(job.strategy.context_parallel),
+      cp_comm_type_(job.strategy.cp_comm_type),
       context_group_(context_group),
       expert_group_(expert_group),
       expert_parallel_(job.strategy.expert_parallel),
@@ -231,7 +232,11 @@ void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int l
 
 void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   if (cp_ > 1) {  // validation keeps cross-attention and the unfused core away from context parallelism
-    ring_attention_forward(sink, layer);
+    switch (cp_comm_type_) {
+      case strategy::CpCommType::p2p: ring_attention_forward(sink, layer); break;
+      case strategy::CpCommType::a2a: a2a_attention_forward(sink, layer); break;
+      case strategy::CpCommType::allgather: allgather_attention_forward(sink, layer); break;
+    }
     return;
   }
   const std::int64_t seq_q = tokens(layer) / batch_;
@@ -259,7 +264,11 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
 
 void PassBuilder::attention_core_backward(int layer, bool cross) {
   if (cp_ > 1) {
-    ring_attention_backward(layer);
+    switch (cp_comm_type_) {
+      case strategy::CpCommType::p2p: ring_attention_backward(layer); break;
+      case strategy::CpCommType::a2a: a2a_attention_backward(layer); break;
+      case strategy::CpCommType::allgather: allgather_attention_backward(layer); break;
+    }
     return;
   }
   const std::int64_t seq_q = tokens(layer) / batch_;
@@ -339,6 +348,76 @@ void PassBuilder::ring_attention_backward(int layer) {
     received = exchange;
   }
   backward_input_ = received;
+}
+
+int PassBuilder::context_collective(Sink sink, Collective collective, std::int64_t bytes, int layer,
+                                    std::string_view label) {
+  const Event event = factory_.collective(collective, bytes, context_group_, cp_);
+  sink.list->push_back({table_.intern(event), StreamKind::cp_comm, sink.phase, layer, label, -1});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+std::int64_t PassBuilder::a2a_bytes(bool q_and_kv) const {
+  const std::int64_t width = q_and_kv ? query_width() + 2 * kv_width() : query_width();
+  return std::int64_t{batch_} * (model_.seq_length / cp_) * width * element_bytes_;
+}
+
+// After the all-to-all each rank holds the whole sequence for heads/(t·cp) query and KV heads,
+// which validation requires to be whole numbers, as TransformerEngine does.
+void PassBuilder::a2a_attention_forward(Sink sink, int layer) {
+  const std::int64_t heads = model_.num_attention_heads / tp_ / cp_;
+  const std::int64_t kv_heads = model_.num_kv_heads / tp_ / cp_;
+  const std::int64_t seq = model_.seq_length;
+  const int inputs = context_collective(sink, Collective::all_to_all, a2a_bytes(true), layer, "cp qkv all_to_all");
+  add(sink,
+      factory_.attention(false, batch_, heads, kv_heads, seq, seq, model_.head_dim(), model_.causal_self_attention()),
+      layer, "attention", inputs);
+  forward_input_ = context_collective(sink, Collective::all_to_all, a2a_bytes(false), layer, "cp o all_to_all");
+}
+
+void PassBuilder::a2a_attention_backward(int layer) {
+  const Sink sink = backward_sink();
+  const std::int64_t heads = model_.num_attention_heads / tp_ / cp_;
+  const std::int64_t kv_heads = model_.num_kv_heads / tp_ / cp_;
+  const std::int64_t seq = model_.seq_length;
+  const int output_gradient =
+      context_collective(sink, Collective::all_to_all, a2a_bytes(false), layer, "cp do all_to_all");
+  add(sink,
+      factory_.attention(true, batch_, heads, kv_heads, seq, seq, model_.head_dim(), model_.causal_self_attention()),
+      layer, "attention", output_gradient);
+  backward_input_ = context_collective(sink, Collective::all_to_all, a2a_bytes(true), layer, "cp dqkv all_to_all");
+}
+
+Event PassBuilder::gathered_chunk_attention(bool backward_pass, int chunk) const {
+  const std::int64_t chunk_seq = model_.seq_length / (2 * cp_);
+  const bool causal = model_.causal_self_attention();
+  const std::int64_t keys = causal && chunk == 0 ? chunk_seq : model_.seq_length;
+  return factory_.attention(backward_pass, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_,
+                            chunk_seq, keys, model_.head_dim(), causal);
+}
+
+int PassBuilder::gather_keys_and_values(Sink sink, int layer) {
+  // The gathered K (or V): the whole sequence's tokens for this rank's KV heads.
+  const std::int64_t bytes = std::int64_t{batch_} * model_.seq_length * kv_width() * element_bytes_;
+  context_collective(sink, Collective::all_gather, bytes, layer, "cp kv all_gather");
+  return context_collective(sink, Collective::all_gather, bytes, layer, "cp kv all_gather");
+}
+
+void PassBuilder::allgather_attention_forward(Sink sink, int layer) {
+  const int gathered = gather_keys_and_values(sink, layer);
+  add(sink, gathered_chunk_attention(false, 0), layer, "attention", gathered);
+  add(sink, gathered_chunk_attention(false, 1), layer, "attention");
+}
+
+// TransformerEngine keeps only the local K and V for backward and gathers them again.
+void PassBuilder::allgather_attention_backward(int layer) {
+  const Sink sink = backward_sink();
+  const int gathered = gather_keys_and_values(sink, layer);
+  add(sink, gathered_chunk_attention(true, 0), layer, "attention", gathered);
+  add(sink, gathered_chunk_attention(true, 1), layer, "attention");
+  const std::int64_t bytes = std::int64_t{batch_} * model_.seq_length * kv_width() * element_bytes_;
+  context_collective(sink, Collective::reduce_scatter, bytes, layer, "cp dkv reduce_scatter");
+  backward_input_ = context_collective(sink, Collective::reduce_scatter, bytes, layer, "cp dkv reduce_scatter");
 }
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {

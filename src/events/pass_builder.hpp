@@ -159,6 +159,27 @@ class PassBuilder {
   std::int64_t kv_block_bytes() const;
   //! A ring exchange over the context-parallel group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
+  //! A collective over the context-parallel group on the CP stream; returns its index.
+  int context_collective(Sink sink, Collective collective, std::int64_t bytes, int layer, std::string_view label);
+  //! cp_comm_type a2a (TransformerEngine's AttnFuncWithCPAndQKVOA2A): an all-to-all of Q, K and V
+  //! gives each rank the whole sequence for heads/cp of its heads, attention runs over it, and an
+  //! all-to-all of the output restores the sequence shards; the next step waits for it. Backward:
+  //! the all-to-all of dO, attention backward, the all-to-all of dQ, dK and dV.
+  void a2a_attention_forward(Sink sink, int layer);
+  void a2a_attention_backward(int layer);
+  //! The rank's Q, K, V (q_and_kv) or O (otherwise) for its s/cp tokens, the buffer each rank sends.
+  std::int64_t a2a_bytes(bool q_and_kv) const;
+  //! cp_comm_type allgather (TransformerEngine's AttnFuncWithCPAndKVAllGather): K and V gathered
+  //! from every rank, then the rank's two load-balanced query chunks against the keys up to their
+  //! end. Backward gathers K and V again, runs both chunks and reduce-scatters dK and dV.
+  void allgather_attention_forward(Sink sink, int layer);
+  void allgather_attention_backward(int layer);
+  //! Attention of one of CP rank 0's two query chunks against the gathered keys: chunk 0 (the
+  //! sequence's first s/(2cp) tokens) against itself, causal; chunk 1 (the last s/(2cp)) against
+  //! the whole sequence, causal bottom-right. Without the causal mask both see every key.
+  Event gathered_chunk_attention(bool backward_pass, int chunk) const;
+  //! Gathers K and V (one all-gather each, s tokens); returns the second one's index.
+  int gather_keys_and_values(Sink sink, int layer);
   void attention_block_forward(Sink sink, int layer, bool cross);
   void mtp_head_forward(int layer);
   //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
@@ -230,6 +251,7 @@ class PassBuilder {
   int end_of_low_precision_layers_;
   strategy::GroupPlacement tensor_group_;
   int cp_;
+  strategy::CpCommType cp_comm_type_;
   strategy::GroupPlacement context_group_;
   strategy::GroupPlacement expert_group_;
   int expert_parallel_;

@@ -29,6 +29,10 @@ ParsedValue parse_choice(const JobOption& option, std::string_view text) {
   for (const auto& allowed : option.allowed) {
     if (text == allowed) return {allowed, ""};
   }
+  // A choice's check names what a known but unmodelled value is, instead of calling it unknown.
+  if (option.check) {
+    if (std::string problem = option.check(std::string(text)); !problem.empty()) return {std::string(), problem};
+  }
   return {std::string(), unknown_name_message(option.noun, text, option.allowed)};
 }
 

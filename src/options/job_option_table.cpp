@@ -191,6 +191,26 @@ std::vector<JobOption> size_options() {
                ? std::vector<Value>{1}
                : free_parallel_sizes(job, &Strategy::context_parallel);
   };
+  // The exchange is a choice of the software stack, not of the hardware: search keeps the job's
+  // own unless values are listed.
+  JobOption comm_type = strategy_choice<strategy::CpCommType>(
+      "cp_comm_type", "--cp-comm-type", "context-parallel exchange", &Strategy::cp_comm_type,
+      {{"p2p", strategy::CpCommType::p2p},
+       {"a2a", strategy::CpCommType::a2a},
+       {"allgather", strategy::CpCommType::allgather}},
+      "how context-parallel attention exchanges the sequence (Megatron-Core --cp-comm-type): p2p (ring of K/V blocks "
+      "beside the attention steps), a2a (all-to-all of Q, K, V to head shards and of the output back; heads/tp and "
+      "KV heads/tp divisible by cp) or allgather (gather K and V, reduce-scatter their gradients); the hierarchical "
+      "a2a+p2p is not modelled; a search keeps the job's exchange unless values are listed");
+  comm_type.check = [](const std::string& text) -> std::string {
+    return text == "a2a+p2p"
+               ? "the hierarchical exchange 'a2a+p2p' (Megatron-Core --hierarchical-context-parallel-sizes: "
+                 "all-to-all inside groups, a ring across them) is not modelled; use p2p, a2a or allgather"
+               : "";
+  };
+  comm_type.applies = [](const JobSpec& job) { return job.strategy.context_parallel > 1; };
+  comm_type.search_values = [read = comm_type.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  sizes.insert(context + 1, comm_type);
   // Every micro-batch size that divides a data-parallel rank's share of the global batch.
   auto micro_batch =
       std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "micro_batch_size"; });

@@ -16,6 +16,9 @@ std::string Candidate::label() const {
   const auto& s = job.strategy;
   std::string text = s.notation();
   if (job.model.moe.enabled()) text += " ep " + std::to_string(s.expert_parallel);
+  if (s.context_parallel > 1 && s.cp_comm_type != strategy::CpCommType::p2p) {
+    text += std::string(" cp ") + strategy::to_string(s.cp_comm_type);
+  }
   text += " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
   if (s.virtual_stages > 1) text += " v" + std::to_string(s.virtual_stages);
   if (s.recompute != strategy::Recompute::none) {

@@ -42,6 +42,24 @@ inline const char* to_string(MoeDispatcher dispatcher) {
   return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
 }
 
+//! How context-parallel attention exchanges the sequence between the cp ranks (Megatron-Core
+//! --cp-comm-type, TransformerEngine context_parallel.py). p2p: a ring of K/V blocks beside the
+//! attention steps (AttnFuncWithCPAndKVP2P). a2a: an all-to-all turns the sequence shards of Q, K
+//! and V into head shards, attention runs over the whole sequence for heads/cp heads, and an
+//! all-to-all turns the output back (AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses). allgather: K
+//! and V are gathered whole and each rank runs its own queries against them; backward gathers
+//! them again and reduce-scatters dK and dV (AttnFuncWithCPAndKVAllGather). docs/features.md.
+enum class CpCommType { p2p, a2a, allgather };
+
+inline const char* to_string(CpCommType type) {
+  switch (type) {
+    case CpCommType::p2p: return "p2p";
+    case CpCommType::a2a: return "a2a";
+    case CpCommType::allgather: return "allgather";
+  }
+  return "p2p";
+}
+
 //! How far data parallelism shards the model state over the ranks that hold the same weights,
 //! by ZeRO stage (Rajbhandari et al. SC'20): none keeps full replicas; optimizer shards the
 //! optimizer states (ZeRO-1, Megatron's distributed optimizer, DeepSpeed stage 1, Megatron-FSDP
@@ -90,6 +108,8 @@ struct Strategy {
   //! and attention runs as a ring over them (docs/features.md); weights are replicated, so
   //! gradients are reduced over dp·cp ranks.
   int context_parallel = 1;
+  //! How the context-parallel ranks exchange K/V (or Q/K/V/O) around the attention core.
+  CpCommType cp_comm_type = CpCommType::p2p;
   int micro_batch_size = 1;
   int global_batch_size = 1;
   std::string schedule = "1f1b";

@@ -22,6 +22,7 @@ CASES = {
     "pp": {**TINY, "pp": 2},
     "dp": {**TINY, "dp": 2},
     "cp": {**TINY, "cp": 2},
+    "cp_comm_type": {**TINY, "cp": 2, "cp_comm_type": "a2a"},
     "micro_batch_size": {**TINY, "micro_batch_size": 2},
     "global_batch_size": {**TINY, "global_batch_size": 16},
     "schedule": {**TINY, "pp": 2, "schedule": "gpipe"},

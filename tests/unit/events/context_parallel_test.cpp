@@ -37,7 +37,8 @@ struct Built {
 Built build(const strategy::JobSpec& job, strategy::RankCoord coord = {}) {
   Built built;
   const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
+  const auto chunks =
+      schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
   built.work = build_rank_work(job, layout, coord, chunks, built.table);
   return built;
 }
@@ -209,6 +210,83 @@ TEST(ContextParallelEvents, WithoutContextParallelismThereIsNoRing) {
         std::none_of(list->begin(), list->end(), [](const auto& t) { return t.stream == StreamKind::cp_comm; }));
   }
   EXPECT_EQ(count(built.chunk().forward, "attention"), 24);
+}
+
+namespace {
+
+strategy::JobSpec with_comm_type(strategy::JobSpec job, strategy::CpCommType type) {
+  job.strategy.cp_comm_type = type;
+  return job;
+}
+
+}  // namespace
+
+// cp_comm_type a2a, tp 2, cp 2 (b = 4, s = 1024, 16 heads of d = 64, no GQA). Each rank sends its
+// s/cp = 512 tokens of Q, K and V for its 16/2 = 8 heads: 4·512·(512 + 2·512)·2 = 6,291,456 bytes,
+// and of the output 4·512·512·2 = 2,097,152. Attention then runs over the whole 1024 tokens for
+// 8/2 = 4 heads: 4·4·4·1024²·64 / 2 = 2^31 FLOPs, what the ring's two steps do together.
+TEST(ContextParallelEvents, AllToAllTurnsSequenceShardsIntoHeadShards) {
+  const Built built = build(with_comm_type(gpt2_job(2, 2, 1, 2), strategy::CpCommType::a2a));
+  const auto& forward = built.chunk().forward;
+  const int inputs = layer0(forward, "cp qkv all_to_all").front();
+  const auto steps = layer0(forward, "attention");
+  const int output = layer0(forward, "cp o all_to_all").front();
+  ASSERT_EQ(steps.size(), 1U);
+  EXPECT_EQ(forward[static_cast<size_t>(inputs)].stream, StreamKind::cp_comm);
+  EXPECT_EQ(key_of(built, forward, inputs), "all_to_all bytes=6291456 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, output), "all_to_all bytes=2097152 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, steps[0]),
+            "flash_attention_fwd b=4 heads=4 kv_heads=4 sq=1024 skv=1024 d=64 causal=1 bf16");
+  EXPECT_DOUBLE_EQ(built.event(forward[static_cast<size_t>(steps[0])]).flops, 2147483648.0);
+  EXPECT_EQ(forward[static_cast<size_t>(steps[0])].waits_for, inputs);
+  EXPECT_EQ(output, steps[0] + 1);
+  // The output projection waits for the output's all-to-all.
+  EXPECT_EQ(forward[static_cast<size_t>(output + 1)].label, "attention out");
+  EXPECT_EQ(forward[static_cast<size_t>(output + 1)].waits_for, output);
+  EXPECT_EQ(count(forward, "cp kv exchange"), 0);
+
+  const auto& backward = built.chunk().backward;
+  const int output_gradient = layer0(backward, "cp do all_to_all").front();
+  const int input_gradients = layer0(backward, "cp dqkv all_to_all").front();
+  EXPECT_EQ(key_of(built, backward, output_gradient), "all_to_all bytes=2097152 group=2 intra");
+  EXPECT_EQ(key_of(built, backward, input_gradients), "all_to_all bytes=6291456 group=2 intra");
+  const int step = layer0(backward, "attention").front();
+  EXPECT_EQ(backward[static_cast<size_t>(step)].waits_for, output_gradient);
+  EXPECT_EQ(input_gradients, step + 1);
+}
+
+// cp_comm_type allgather, tp 2, cp 2: K and V gathered whole, each 4·1024·512·2 = 4,194,304 bytes.
+// CP rank 0 holds chunks 0 and 3 of 2·cp = 4 chunks of 256 tokens: chunk 0 against itself
+// (4·4·8·256²·64 / 2 = 268,435,456 FLOPs), chunk 3 against all 1024 keys under the bottom-right
+// causal mask (4·4·8·64·(256·1024 − 256²/2) = 8192·229,376 = 1,879,048,192): 2^31 together.
+TEST(ContextParallelEvents, AllGatherRunsTheLocalChunksAgainstGatheredKeys) {
+  const Built built = build(with_comm_type(gpt2_job(2, 2, 1, 2), strategy::CpCommType::allgather));
+  const auto& forward = built.chunk().forward;
+  const auto gathers = layer0(forward, "cp kv all_gather");
+  const auto steps = layer0(forward, "attention");
+  ASSERT_EQ(gathers.size(), 2U);
+  ASSERT_EQ(steps.size(), 2U);
+  EXPECT_EQ(key_of(built, forward, gathers[0]), "all_gather bytes=4194304 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, steps[0]),
+            "flash_attention_fwd b=4 heads=8 kv_heads=8 sq=256 skv=256 d=64 causal=1 bf16");
+  EXPECT_EQ(key_of(built, forward, steps[1]),
+            "flash_attention_fwd b=4 heads=8 kv_heads=8 sq=256 skv=1024 d=64 causal=1 bf16");
+  EXPECT_DOUBLE_EQ(built.event(forward[static_cast<size_t>(steps[0])]).flops, 268435456.0);
+  EXPECT_DOUBLE_EQ(built.event(forward[static_cast<size_t>(steps[1])]).flops, 1879048192.0);
+  EXPECT_EQ(forward[static_cast<size_t>(steps[0])].waits_for, gathers[1]);
+
+  // Backward gathers K and V again and reduce-scatters dK and dV (the whole 1024 tokens each).
+  const auto& backward = built.chunk().backward;
+  EXPECT_EQ(layer0(backward, "cp kv all_gather").size(), 2U);
+  const auto scatters = layer0(backward, "cp dkv reduce_scatter");
+  ASSERT_EQ(scatters.size(), 2U);
+  EXPECT_EQ(key_of(built, backward, scatters[1]), "reduce_scatter bytes=4194304 group=2 intra");
+  auto next = static_cast<size_t>(scatters[1] + 1);
+  while (backward[next].stream != StreamKind::compute) {
+    ++next;
+  }
+  EXPECT_EQ(backward[next].label, "qkv");
+  EXPECT_EQ(backward[next].waits_for, scatters[1]);
 }
 
 }  // namespace distsim::events

@@ -66,6 +66,9 @@ JobSettings prerequisites(const JobOption& option) {
   JobSettings settings;
   if (option.key == "bf16_layers_at_start" || option.key == "bf16_layers_at_end") {
     settings.set_text("precision", "fp8", "--precision");
+  } else if (option.key == "cp_comm_type") {
+    // The exchange means something only with context parallelism.
+    settings.set("cp", 2, "--cp");
   } else if (option.applies) {
     // A setting that applies to some models only (the experts') is compared on such a model.
     settings.set("model", std::string("mixtral-8x7b"), "test");

@@ -47,6 +47,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "pp",
                                           "dp",
                                           "cp",
+                                          "cp_comm_type",
                                           "micro_batch_size",
                                           "schedule",
                                           "virtual_stages",
