@@ -14,6 +14,7 @@
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 #include "io/output/search_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/report/search_report_builder.hpp"
@@ -56,17 +57,11 @@ struct SearchCommandOptions {
 
 //! A positive, finite number such as 15e12 or 2.5, or InputError naming the flag.
 double positive_number(const std::string& flag, const std::string& text, const std::string& example) {
-  double value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value) || value <= 0) {
+  const auto value = parse_finite_number(text);
+  if (!value || *value <= 0) {
     throw InputError(flag + ": expected a positive number, e.g. " + example + ", got '" + text + "'");
   }
-  return value;
+  return *value;
 }
 
 search::TrainingGoal training_goal(const SearchCommandOptions& options) {

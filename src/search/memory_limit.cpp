@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 
 namespace distsim::search {
 
@@ -23,19 +24,13 @@ std::optional<double> memory_limit_bytes(const strategy::JobSpec& base,
   if (!memory_headroom) return std::nullopt;
   std::string text = *memory_headroom;
   if (!text.empty() && text.back() == '%') text.pop_back();
-  double percent = -1;
-  std::size_t used = 0;
-  try {
-    percent = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || percent < 0 || percent >= 100) {
+  const auto percent = parse_finite_number(text);
+  if (!percent || *percent < 0 || *percent >= 100) {
     throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
                      *memory_headroom + "'");
   }
   const auto capacity = static_cast<double>(std::llround(base.cluster.gpu.memory_gb * kGiB));
-  return capacity * (1.0 - percent / 100.0);
+  return capacity * (1.0 - *percent / 100.0);
 }
 
 }  // namespace distsim::search

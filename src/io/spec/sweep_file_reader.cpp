@@ -6,6 +6,7 @@
 #include <exception>
 #include <string_view>
 
+#include "core/number_text.hpp"
 #include "io/document/diagnostics.hpp"
 #include "io/document/document.hpp"
 #include "io/document/mapping_reader.hpp"
@@ -172,15 +173,8 @@ void read_job_setting(MappingReader& reader, const SweepFile& file, const option
 
 //! A positive, finite number such as 15e12 (beyond MappingReader's range for sizes).
 std::optional<double> positive_number(MappingReader& reader, std::string_view key, std::string_view example) {
-  const std::string text = reader.text_of(key);
-  double value = 0;
-  std::size_t used = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value) || value <= 0) {
+  const auto value = parse_finite_number(reader.text_of(key));
+  if (!value || *value <= 0) {
     reader.report(key,
                   "expected a positive number, e.g. " + std::string(example) + ", got " + describe(reader.value(key)));
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -31,28 +32,13 @@ strategy::JobSpec gpt2_job(strategy::Attention attention, strategy::Recompute re
   return job;
 }
 
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-};
-
-Built build(const strategy::JobSpec& job) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
-  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
-  return built;
-}
-
 int count(const std::vector<TaskTemplate>& list, Phase phase, std::string_view label) {
-  return static_cast<int>(std::count_if(list.begin(), list.end(),
-                                        [&](const auto& t) { return t.phase == phase && t.label == label; }));
+  return static_cast<int>(
+      std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.phase == phase && t.label == label; }));
 }
 
 //! "key label" of the steps of `layer` whose label starts with "attention " (the unfused core).
-std::vector<std::string> core_steps(const Built& built, const std::vector<TaskTemplate>& list, int layer,
-                                    Phase phase) {
+std::vector<std::string> core_steps(const Built& built, const std::vector<TaskTemplate>& list, int layer, Phase phase) {
   std::vector<std::string> steps;
   for (const auto& step : list) {
     if (step.layer == layer && step.phase == phase && step.label.rfind("attention ", 0) == 0 &&
@@ -69,11 +55,10 @@ TEST(UnfusedAttention, RunsFourKernelsInForwardOverTheFullScoreMatrix) {
   const Built built = build(gpt2_job(strategy::Attention::unfused, strategy::Recompute::none));
   // QKᵀ: 32 products of [1024×64]·[64×1024]; P·V: 32 of [1024×1024]·[1024×64]. The softmax and
   // dropout see 32·1024 = 32768 rows of 1024 scores.
-  const std::vector<std::string> expected = {
-      "batched_gemm batch=32 m=1024 n=1024 k=64 bf16 attention scores",
-      "scale_mask_softmax rows=32768 cols=1024 bf16 attention softmax",
-      "attention_dropout rows=32768 cols=1024 bf16 attention dropout",
-      "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention context"};
+  const std::vector<std::string> expected = {"batched_gemm batch=32 m=1024 n=1024 k=64 bf16 attention scores",
+                                             "scale_mask_softmax rows=32768 cols=1024 bf16 attention softmax",
+                                             "attention_dropout rows=32768 cols=1024 bf16 attention dropout",
+                                             "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention context"};
   EXPECT_EQ(core_steps(built, built.chunk().forward, 0, Phase::forward), expected);
   EXPECT_EQ(count(built.chunk().forward, Phase::forward, "attention"), 0);
 }
@@ -82,9 +67,8 @@ TEST(UnfusedAttention, CountsTheWorkAndTrafficOfEachKernel) {
   const Built built = build(gpt2_job(strategy::Attention::unfused, strategy::Recompute::none));
   const auto& forward = built.chunk().forward;
   auto event_of = [&](std::string_view label) -> const Event& {
-    return built.table.at(std::find_if(forward.begin(), forward.end(), [&](const auto& t) {
-                            return t.label == label;
-                          })->event);
+    return built.table.at(
+        std::find_if(forward.begin(), forward.end(), [&](const auto& t) { return t.label == label; })->event);
   };
   // 2·32·1024·1024·64 FLOPs, and 2 bytes × 32 × (1024·64 + 64·1024 + 1024·1024) moved.
   EXPECT_DOUBLE_EQ(event_of("attention scores").flops, 4'294'967'296.0);
@@ -97,8 +81,8 @@ TEST(UnfusedAttention, CountsTheWorkAndTrafficOfEachKernel) {
   // 4·b·(a/t)·s²·d / 2 = 4'294'967'296 FLOPs.
   const Built flash = build(gpt2_job(strategy::Attention::flash, strategy::Recompute::none));
   const auto& flash_forward = flash.chunk().forward;
-  const auto attention = std::find_if(flash_forward.begin(), flash_forward.end(),
-                                      [](const auto& t) { return t.label == "attention"; });
+  const auto attention =
+      std::find_if(flash_forward.begin(), flash_forward.end(), [](const auto& t) { return t.label == "attention"; });
   EXPECT_DOUBLE_EQ(flash.table.at(attention->event).flops, 4'294'967'296.0);
   EXPECT_DOUBLE_EQ(event_of("attention scores").flops + event_of("attention context").flops,
                    2 * flash.table.at(attention->event).flops);
@@ -107,13 +91,12 @@ TEST(UnfusedAttention, CountsTheWorkAndTrafficOfEachKernel) {
 TEST(UnfusedAttention, RunsFourBatchedGemmsInBackward) {
   const Built built = build(gpt2_job(strategy::Attention::unfused, strategy::Recompute::none));
   // dP = dO·Vᵀ and dV = Pᵀ·dO, dropout then softmax backward, dQ = dS·K and dK = dSᵀ·Q.
-  const std::vector<std::string> expected = {
-      "batched_gemm batch=32 m=1024 n=1024 k=64 bf16 attention context",
-      "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention context",
-      "attention_dropout_bwd rows=32768 cols=1024 bf16 attention dropout",
-      "scale_mask_softmax_bwd rows=32768 cols=1024 bf16 attention softmax",
-      "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention scores",
-      "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention scores"};
+  const std::vector<std::string> expected = {"batched_gemm batch=32 m=1024 n=1024 k=64 bf16 attention context",
+                                             "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention context",
+                                             "attention_dropout_bwd rows=32768 cols=1024 bf16 attention dropout",
+                                             "scale_mask_softmax_bwd rows=32768 cols=1024 bf16 attention softmax",
+                                             "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention scores",
+                                             "batched_gemm batch=32 m=1024 n=64 k=1024 bf16 attention scores"};
   EXPECT_EQ(core_steps(built, built.chunk().backward, 5, Phase::backward), expected);
   EXPECT_EQ(count(built.chunk().backward, Phase::recompute, "attention scores"), 0);
   // Dropout backward reads the gradient and the mask and writes the gradient: 5 B per score;
@@ -139,10 +122,10 @@ TEST(UnfusedAttention, SelectiveRecomputationRerunsTheCoreBeforeItsBackward) {
   EXPECT_EQ(std::count_if(backward.begin(), backward.end(), [](const auto& t) { return t.phase == Phase::recompute; }),
             4 * 24);
   // Layer 7's rerun core equals its forward core and comes right before the core's backward.
-  EXPECT_EQ(core_steps(built, backward, 7, Phase::recompute), core_steps(built, built.chunk().forward, 7, Phase::forward));
-  const auto last_rerun = std::find_if(backward.rbegin(), backward.rend(), [](const auto& t) {
-    return t.layer == 7 && t.phase == Phase::recompute;
-  });
+  EXPECT_EQ(core_steps(built, backward, 7, Phase::recompute),
+            core_steps(built, built.chunk().forward, 7, Phase::forward));
+  const auto last_rerun = std::find_if(backward.rbegin(), backward.rend(),
+                                       [](const auto& t) { return t.layer == 7 && t.phase == Phase::recompute; });
   const auto next = last_rerun.base();
   EXPECT_EQ(next->phase, Phase::backward);
   EXPECT_EQ(built.table.at(next->event).key(), "batched_gemm batch=32 m=1024 n=1024 k=64 bf16");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -27,20 +28,6 @@ strategy::JobSpec nvfp4_job() {
   job.strategy.global_batch_size = 4;
   job.strategy.gemm_format = strategy::GemmFormat::nvfp4;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-};
-
-Built build(const strategy::JobSpec& job) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
-  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
-  return built;
 }
 
 std::vector<std::string> layer_keys(const Built& built, const std::vector<TaskTemplate>& list, int layer) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -25,22 +26,6 @@ strategy::JobSpec gpt2_job(int tp, int cp, int pp, int dp) {
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 4 * dp * 8;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-  const Event& event(const TaskTemplate& step) const { return table.at(step.event); }
-};
-
-Built build(const strategy::JobSpec& job, strategy::RankCoord coord = {}) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks =
-      schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
-  built.work = build_rank_work(job, layout, coord, chunks, built.table);
-  return built;
 }
 
 int count(const std::vector<TaskTemplate>& list, std::string_view label) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/event_factory.hpp"
@@ -26,20 +27,6 @@ strategy::JobSpec fp8_job() {
   job.strategy.global_batch_size = 4;
   job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-};
-
-Built build(const strategy::JobSpec& job) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
-  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
-  return built;
 }
 
 int count(const std::vector<TaskTemplate>& list, std::string_view label) {
@@ -127,8 +114,8 @@ TEST(Fp8Gemm, KeepsTheLmHeadAndTheFinalNormInBf16) {
   for (const auto* list : {&built.chunk().forward, &built.chunk().backward}) {
     for (const auto& step : *list) {
       const Event& event = built.table.at(step.event);
-      const bool linear = step.label == "qkv" || step.label == "attention out" || step.label == "fc1" ||
-                          step.label == "fc2";
+      const bool linear =
+          step.label == "qkv" || step.label == "attention out" || step.label == "fc1" || step.label == "fc2";
       if (event.event_class == EventClass::gemm) {
         EXPECT_EQ(event.dtype, linear ? Dtype::fp8 : Dtype::bf16) << event.key() << " (" << step.label << ")";
       } else {

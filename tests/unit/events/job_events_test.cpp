@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -23,20 +24,6 @@ strategy::JobSpec gpt2_job(int tp, int pp, int dp) {
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 4 * dp * 8;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-};
-
-Built build(const strategy::JobSpec& job, strategy::RankCoord coord) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
-  built.work = build_rank_work(job, layout, coord, chunks, built.table);
-  return built;
 }
 
 int count(const std::vector<TaskTemplate>& list, std::string_view label) {
@@ -191,8 +178,8 @@ std::vector<const Event*> events_with_label(const Built& built, const std::vecto
 }
 
 int count_phase(const std::vector<TaskTemplate>& list, Phase phase, std::string_view label) {
-  return static_cast<int>(std::count_if(list.begin(), list.end(),
-                                        [&](const auto& t) { return t.phase == phase && t.label == label; }));
+  return static_cast<int>(
+      std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.phase == phase && t.label == label; }));
 }
 
 std::vector<std::string> keys(const Built& built, const std::vector<TaskTemplate>& list) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -27,20 +28,6 @@ strategy::JobSpec mtp_job() {
   job.strategy.micro_batch_size = 1;
   job.strategy.global_batch_size = 1;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-};
-
-Built build(const strategy::JobSpec& job) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
-  built.work = build_rank_work(job, layout, strategy::RankCoord{}, chunks, built.table);
-  return built;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -35,21 +36,6 @@ strategy::JobSpec zero3_job(int tp, int dp, int shard_group) {
   job.strategy.sharding = strategy::Sharding::full;
   job.strategy.shard_group = shard_group;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-  const ChunkWork& chunk() const { return work.chunks.front(); }
-  std::string key(const TaskTemplate& step) const { return table.at(step.event).key(); }
-};
-
-Built build(const strategy::JobSpec& job) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks = schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, 0);
-  built.work = build_rank_work(job, layout, {}, chunks, built.table);
-  return built;
 }
 
 std::vector<int> steps_labelled(const std::vector<TaskTemplate>& list, std::string_view label) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "built_rank_work.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "events/job_events.hpp"
@@ -26,20 +27,6 @@ strategy::JobSpec data_parallel_job(int hosts_per_domain) {
   job.strategy.micro_batch_size = 1;
   job.strategy.global_batch_size = 8;
   return job;
-}
-
-struct Built {
-  EventTable table;
-  RankWork work;
-};
-
-Built build(const strategy::JobSpec& job, const RankCoord& coord) {
-  Built built;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto chunks =
-      schedule::find_schedule(job.strategy.schedule).stage_chunk_placements(job, coord[strategy::ParallelDim::pp]);
-  built.work = build_rank_work(job, layout, coord, chunks, built.table);
-  return built;
 }
 
 std::string gradient_key(const Built& built) {

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace distsim {
+
+//! The finite number that `text` spells whole ("15e12", "2.5"), or none: std::stod alone accepts
+//! a prefix ("2.5x"), throws on text that is no number, and reads "nan" and "inf".
+inline std::optional<double> parse_finite_number(std::string_view text) {
+  const std::string whole(text);
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(whole, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != whole.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+}  // namespace distsim
