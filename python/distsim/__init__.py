@@ -185,8 +185,10 @@ class Result:
 
     @property
     def devices(self) -> List[Dict[str, Any]]:
-        """One record per rank (rank, node, stage, tp, dp, busy and idle seconds)."""
-        return [dict(device) for device in self.summary["devices"]]
+        """One record per rank (rank, node, stage, tp, dp, busy and idle seconds): the `devices` of
+        `distsim simulate --json --json-ranks`, made when asked for, as it grows with the GPU count."""
+        ranks = json.loads(self._simulation.to_json(every_rank=True))["devices"]
+        return [dict(device) for device in ranks]
 
     @property
     def world_size(self) -> int:

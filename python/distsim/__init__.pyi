@@ -106,6 +106,7 @@ class Result:
     job: _Fields
     events: _Events
     stages: List[Dict[str, Any]]
+    rank_layout: _Fields
     @property
     def memory(self) -> _Memory: ...
     @property

@@ -25,6 +25,7 @@ namespace {
 struct SimulateOptions {
   JobFlags job;
   bool json = false;
+  bool json_ranks = false;
   std::string trace;
   std::string report;
   std::string trace_ranks = "replica";
@@ -73,7 +74,10 @@ void run_simulate(const SimulateOptions& options) {
                       [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
   }
   if (options.json) {
-    std::cout << io::summary_json(simulation).dump(2) << "\n";
+    std::cout << io::summary_json(simulation,
+                                  options.json_ranks ? io::RankRecords::every_rank : io::RankRecords::stages)
+                     .dump(2)
+              << "\n";
   } else {
     std::cout << io::summary_text(simulation);
   }
@@ -86,6 +90,10 @@ void add_simulate_command(CLI::App& app) {
   auto* command = app.add_subcommand("simulate", "simulate one training iteration and summarize it");
   options->job.add_to(*command);
   command->add_flag("--json", options->json, "print one JSON object instead of the text summary");
+  command->add_flag(
+      "--json-ranks", options->json_ranks,
+      "with --json, also list every rank (node, grid coordinates, busy and idle time) under "
+      "'devices'; without it the JSON has one entry per stage and the rank layout, whatever the GPU count");
   command->add_option("--trace", options->trace, "write a Chrome/Perfetto trace JSON to this file");
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
   command

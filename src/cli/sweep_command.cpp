@@ -30,7 +30,7 @@ void run_sweep(const SweepCommandOptions& options) {
   const search::Sweep sweep = io::read_sweep_file(options.file);
   search::SweepRun run;
   run.search.threads = options.threads.count();
-  run.search.progress = options.progress.reporter("search", "candidates");
+  run.progress = options.progress.reporter("sweep", "points");
   run.search.processes = mpi_processes();
   run.costs = [&](const strategy::JobSpec& base) { return options.profile.cost_model(base.cluster.gpu.name); };
   const std::vector<search::SweepPoint> points = search::run_sweep(sweep, io::spec_resolvers(), run);

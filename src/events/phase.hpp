@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <string_view>
 
 #include "events/stream_kind.hpp"
@@ -9,6 +10,9 @@ namespace distsim::events {
 //! Which part of the training iteration a task belongs to. A schedule that splits the backward
 //! pass runs its weight-gradient GEMMs as weight_gradient; otherwise they are part of backward.
 enum class Phase { forward, backward, recompute, optimizer, weight_gradient };
+
+inline constexpr std::array<Phase, 5> kPhases{Phase::forward, Phase::backward, Phase::recompute, Phase::optimizer,
+                                              Phase::weight_gradient};
 
 constexpr std::string_view phase_name(Phase phase) {
   switch (phase) {

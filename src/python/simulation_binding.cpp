@@ -78,8 +78,13 @@ void write_report(const api::Simulation& simulation, const std::string& path) {
 void bind_simulation(py::module_& module) {
   py::class_<api::Simulation>(module, "Simulation", "One simulated iteration (wrapped by distsim.Result).")
       .def(
-          "to_json", [](const api::Simulation& s) { return io::summary_json(s).dump(2) + "\n"; },
-          "What `distsim simulate --json` prints, byte for byte.")
+          "to_json",
+          [](const api::Simulation& s, bool every_rank) {
+            return io::summary_json(s, every_rank ? io::RankRecords::every_rank : io::RankRecords::stages).dump(2) +
+                   "\n";
+          },
+          py::arg("every_rank") = false,
+          "What `distsim simulate --json` prints, byte for byte (with every_rank, `--json --json-ranks`).")
       .def("to_text", &io::summary_text, "What `distsim simulate` prints.")
       .def("timeline", &timeline, py::arg("rank"))
       .def("write_trace", &write_trace, py::arg("path"), py::arg("ranks"), py::call_guard<py::gil_scoped_release>())

@@ -39,6 +39,7 @@ std::string settings_text(const Sweep& sweep, const options::JobSettings& point)
 
 SearchOptions point_options(const Sweep& sweep, const SweepRun& run, const SearchSpace& space) {
   SearchOptions options = run.search;
+  options.progress = nullptr;
   options.memory_limit_bytes = memory_limit_bytes(space.base, sweep.memory_headroom, sweep.max_memory_gib);
   options.keep = sweep.top;
   options.objectives = sweep.objectives;
@@ -107,6 +108,7 @@ std::vector<SweepPoint> run_sweep(const Sweep& sweep, const options::SpecResolve
     } catch (const InputError& error) {
       throw InputError("sweep point " + points[i].name + ": " + error.what());
     }
+    if (run.progress) run.progress(i + 1, points.size());
   }
   return points;
 }

@@ -58,11 +58,14 @@ struct SweepPoint {
   std::size_t simulated = 0;
 };
 
-//! What every point's search shares: threads, processes, progress; `costs` gives the costs to put
-//! before the analytical model for a point's base job (null: none).
+//! What every point's search shares: threads, processes; `costs` gives the costs to put before the
+//! analytical model for a point's base job (null: none); `progress`, when set, hears (points
+//! searched, points) after each point (the points' own searches report nothing, so that a count
+//! that restarts at every point does not hide how far the sweep got).
 struct SweepRun {
   SearchOptions search;
   std::function<std::shared_ptr<const cost::CostModel>(const strategy::JobSpec&)> costs;
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 //! Builds every point's space first (so that bad input stops the sweep before any simulation),

@@ -41,7 +41,8 @@ def test_all_ranks_matches_the_cli():
 
 def test_attributes_read_the_json():
     result = distsim.simulate(distsim.Job(model="gpt2-345m", tp=2, pp=2, dp=1))
-    data = json.loads(run_cli("simulate", "--json", "--model", "gpt2-345m", "--tp", "2", "--pp", "2", "--dp", "1")[1])
+    data = json.loads(
+        run_cli("simulate", "--json", "--json-ranks", "--model", "gpt2-345m", "--tp", "2", "--pp", "2", "--dp", "1")[1])
     assert result.iteration_time_s == data["iteration_time_s"]
     assert result.mfu == data["mfu"]
     assert result.events.unique == data["events"]["unique"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --progress off a terminal (stderr is a file here): each long step (building the program, by
-# groups of devices; running it; writing the trace; validate's runs; search's candidates) prints
+# groups of devices; running it; writing the trace; validate's runs; search's candidates; a sweep's
+# points) prints
 # lines of the form
 # "distsim: STEP: DONE/TOTAL UNIT (P%) after S s" to stderr and ends with its 100% line, while
 # stdout and the trace are the same bytes as without it. Without the flag stderr stays empty.
@@ -50,6 +51,11 @@ expect_final_line validate runs
 
 compare_runs search search --model gpt2-345m --gpu a40 --nodes 1 --gpus-per-node 4 --global-batch-size 8
 expect_final_line search candidates
+
+# tiny.yaml has 8 points; the sweep counts points, not each point's candidates.
+compare_runs sweep sweep "$fixtures/sweeps/tiny.yaml"
+expect_final_line sweep points
+grep -q "candidates" progress.stderr && fail "sweep progress counts candidates: $(cat progress.stderr)"
 
 # 1024 ranks of a two-layer model over 2 stages: replica 0 is the 2 ranks of the stages.
 "$distsim" simulate --model "{name: one, num_layers: 2, hidden_size: 64, num_attention_heads: 1, vocab_size: 128, \

@@ -225,9 +225,21 @@ nlohmann::json search_candidate_json(const search::Candidate& c, const search::T
   return entry;
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(text);
+  }
+  std::string quoted = "\"";
+  for (const char ch : text) {
+    quoted += ch;
+    if (ch == '"') quoted += '"';
+  }
+  return quoted + "\"";
+}
+
 namespace {
 
-//! CSV fields never contain commas or quotes except the reason, which is quoted.
+//! CSV fields never contain commas or quotes except the reason, which is always quoted.
 std::string csv_quoted(const std::string& text) {
   std::string quoted = "\"";
   for (const char ch : text) {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,10 @@ nlohmann::json search_memory_advice_json(const search::SearchResult& result);
 //! One candidate as the JSON lists it: its settings, status and, when simulated, its figures and
 //! those of the training goal.
 nlohmann::json search_candidate_json(const search::Candidate& c, const search::TrainingGoal& goal);
+
+//! A CSV field as RFC 4180 writes it: the text itself, or, when it holds a comma, a quote or a line
+//! break, the text in quotes with each inner quote doubled.
+std::string csv_field(std::string_view text);
 
 //! The CSV's header line and one candidate's line, both without the newline.
 std::string search_csv_header(const search::TrainingGoal& goal);

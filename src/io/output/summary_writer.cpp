@@ -102,6 +102,16 @@ nlohmann::json devices_json(const api::Simulation& simulation) {
   return devices;
 }
 
+//! How rank numbers map to grid coordinates and nodes: the dimensions fastest varying first, so
+//! that rank = tp + TP·(cp + CP·(dp + DP·pp)), and the node of a rank is rank / gpus_per_node.
+nlohmann::json rank_layout_json(const strategy::JobSpec& job) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (const auto& dim : strategy::parallel_dims(job.strategy)) {
+    dims.push_back({{"dim", strategy::parallel_dim_name(dim.dim)}, {"size", dim.size}});
+  }
+  return {{"fastest_first", std::move(dims)}, {"gpus_per_node", job.cluster.gpus_per_host}};
+}
+
 nlohmann::json stages_json(const api::Simulation& simulation) {
   nlohmann::json stages = nlohmann::json::array();
   int stage = 0;
@@ -342,7 +352,7 @@ std::vector<std::string> moe_assumptions(const strategy::JobSpec& job) {
   return assumptions;
 }
 
-nlohmann::json summary_json(const api::Simulation& simulation) {
+nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks) {
   const auto& summary = simulation.summary;
   const auto& counts = summary.events;
   const auto& s = simulation.job.strategy;
@@ -357,7 +367,7 @@ nlohmann::json summary_json(const api::Simulation& simulation) {
                          {"mfu", summary.mfu},
                          {"mfu_peak_tflops", summary.mfu_peak_tflops},
                          {"bubble_fraction", summary.bubble_fraction},
-                         {"devices", devices_json(simulation)},
+                         {"rank_layout", rank_layout_json(simulation.job)},
                          {"stages", stages_json(simulation)},
                          {"events",
                           {{"unique", counts.unique},
@@ -367,6 +377,9 @@ nlohmann::json summary_json(const api::Simulation& simulation) {
                            {"analytical", counts.analytical},
                            {"dedup_ratio", dedup_ratio(counts)}}},
                          {"memory", memory_json(simulation.memory)}};
+  if (ranks == RankRecords::every_rank) {
+    json["devices"] = devices_json(simulation);
+  }
   const auto assumptions = moe_assumptions(simulation.job);
   if (!assumptions.empty()) {
     json["assumptions"] = assumptions;

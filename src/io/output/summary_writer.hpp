@@ -41,9 +41,14 @@ nlohmann::json memory_json(const memory::MemoryEstimate& estimate);
 //! "OUT OF MEMORY: stage 0 needs 93.1 GiB, the a100-40gb has 40 GiB".
 std::string memory_text(const memory::MemoryEstimate& estimate, const std::string& gpu_name);
 
-//! The metrics of a run: job, iteration time, throughput, MFU, bubbles, every rank's busy and idle
-//! time (fanned out from the simulated devices), per-stage means, event counts and memory.
-nlohmann::json summary_json(const api::Simulation& simulation);
+//! Whether the JSON lists every rank. Per-stage figures and the rank layout describe every rank
+//! in a size that does not grow with the GPU count; the list of ranks does.
+enum class RankRecords { stages, every_rank };
+
+//! The metrics of a run: job, iteration time, throughput, MFU, bubbles, per-stage means, how ranks
+//! map to stages and nodes, event counts and memory; with RankRecords::every_rank also every
+//! rank's busy and idle time (fanned out from the simulated devices) under `devices`.
+nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks = RankRecords::stages);
 
 //! The same metrics as a short human-readable report with a per-stage table and a memory table.
 std::string summary_text(const api::Simulation& simulation);

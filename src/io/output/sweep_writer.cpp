@@ -152,7 +152,8 @@ void write_sweep_csv(std::ostream& out, const search::Sweep& sweep, const std::v
   out << "rank," << search_csv_header(sweep.goal) << "\n";
   for (std::size_t p = 0; p < points.size(); ++p) {
     std::string prefix;
-    for (const auto& axis : sweep.axes) prefix += options::value_text(settings[p].find(axis.key)->value) + ",";
+    for (const auto& axis : sweep.axes)
+      prefix += csv_field(options::value_text(settings[p].find(axis.key)->value)) + ",";
     const auto& result = points[p].result;
     for (const std::size_t i : result.ranking) {
       out << prefix << i + 1 << "," << search_csv_row(result.candidates[i], result.goal) << "\n";

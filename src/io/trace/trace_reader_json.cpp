@@ -37,7 +37,14 @@ json parse_json(const std::string& path, const std::string& text) {
 constexpr double kLatestMicroseconds = 4e15;
 
 const std::vector<std::string>& phase_names() {
-  static const std::vector<std::string> names{"fwd", "bwd", "recompute", "optim", "wgrad"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    all.reserve(events::kPhases.size());
+    for (const events::Phase phase : events::kPhases) {
+      all.emplace_back(events::phase_name(phase));
+    }
+    return all;
+  }();
   return names;
 }
 
@@ -148,13 +155,12 @@ std::vector<TimedEvent> timed_events(const TraceFile& file) {
 }
 
 events::Phase parse_phase(std::string_view name, const std::string& place) {
-  const auto& names = phase_names();
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) {
-      return static_cast<events::Phase>(i);
+  for (const events::Phase phase : events::kPhases) {
+    if (events::phase_name(phase) == name) {
+      return phase;
     }
   }
-  throw InputError(place + ": " + unknown_name_message("phase", name, names));
+  throw InputError(place + ": " + unknown_name_message("phase", name, phase_names()));
 }
 
 compare::ActivityKind parse_category(std::string_view category, int tid, const std::string& place) {
@@ -185,7 +191,7 @@ compare::Activity labelled_activity(const TimedEvent& event, compare::ActivityKi
   const json& args = found != event.event->end() ? *found : no_args;
   const auto phase = args.find("phase");
   if (!args.is_object() || phase == args.end() || !phase->is_string()) {
-    throw InputError(place + ": no args.phase (one of fwd, bwd, recompute, optim)");
+    throw InputError(place + ": no args.phase (one of " + fmt::format("{}", fmt::join(phase_names(), ", ")) + ")");
   }
   activity.phase = parse_phase(phase->get<std::string>(), place);
   if (const auto mb = args.find("mb"); mb != args.end()) {

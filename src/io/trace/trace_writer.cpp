@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "events/phase.hpp"
+#include "events/stream_kind.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/trace/device_timelines.hpp"
 #include "strategy/rank_layout.hpp"
@@ -24,9 +26,7 @@ using Buffer = fmt::memory_buffer;
 
 void append(Buffer& buffer, std::string_view text) { buffer.append(text.data(), text.data() + text.size()); }
 
-//! Appends `text` as a JSON string literal.
-void append_quoted(Buffer& buffer, std::string_view text) {
-  buffer.push_back('"');
+void append_escaped(Buffer& buffer, std::string_view text) {
   for (const char c : text) {
     if (c == '"' || c == '\\') {
       buffer.push_back('\\');
@@ -37,6 +37,13 @@ void append_quoted(Buffer& buffer, std::string_view text) {
       buffer.push_back(c);
     }
   }
+}
+
+//! Appends `text` followed by `suffix` as one JSON string literal.
+void append_quoted(Buffer& buffer, std::string_view text, std::string_view suffix = {}) {
+  buffer.push_back('"');
+  append_escaped(buffer, text);
+  append_escaped(buffer, suffix);
   buffer.push_back('"');
 }
 
@@ -44,6 +51,27 @@ void append_quoted(Buffer& buffer, std::string_view text) {
 //! (docs/reference/formats.md §1.3): a double would lose nanoseconds once times grow large.
 void append_microseconds(Buffer& buffer, SimTime ns) {
   fmt::format_to(std::back_inserter(buffer), "{}.{:03}", ns / 1000, ns % 1000);
+}
+
+//! How a computation slice shows its phase in the two viewers. Perfetto colours a slice by a hash
+//! of its name and ignores `cname`, so the backward, weight-gradient and recomputation slices carry
+//! their phase in the name (" (B)", " (W)", " (R)", as the zero-bubble schedules call the steps);
+//! chrome://tracing colours by `cname`, one of the trace viewer's reserved colour names (catapult,
+//! tracing/base/color_scheme.html), one per phase, close to the HTML report's colours.
+struct PhaseLook {
+  std::string_view name_suffix;
+  std::string_view colour;
+};
+
+PhaseLook phase_look(events::Phase phase) {
+  switch (phase) {
+    case events::Phase::forward: return {"", "rail_response"};
+    case events::Phase::backward: return {" (B)", "rail_idle"};
+    case events::Phase::weight_gradient: return {" (W)", "olive"};
+    case events::Phase::recompute: return {" (R)", "thread_state_uninterruptible"};
+    case events::Phase::optimizer: return {"", "good"};
+  }
+  return {"", "generic_work"};
 }
 
 //! The parts of an activity's args that depend only on its event, rendered once per event:
@@ -185,7 +213,13 @@ class ChromeTraceWriter {
     auto out = std::back_inserter(buffer_);
     // The category is the fixed vocabulary of formats.md §1.9, usable as a filter in the viewer.
     fmt::format_to(out, R"({{"ph":"X","cat":"{}","name":)", events::stream_kind_info(kind).trace_category);
-    append_quoted(buffer_, info.label);
+    if (kind == events::StreamKind::compute) {
+      const PhaseLook look = phase_look(info.phase);
+      append_quoted(buffer_, info.label, look.name_suffix);
+      fmt::format_to(out, R"(,"cname":"{}")", look.colour);
+    } else {
+      append_quoted(buffer_, info.label);
+    }
     fmt::format_to(out, R"(,"pid":{},"tid":{},"ts":)", rank, static_cast<int>(kind));
     append_microseconds(buffer_, start);
     append(buffer_, R"(,"dur":)");

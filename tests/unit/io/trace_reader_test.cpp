@@ -236,7 +236,7 @@ TEST(MeasuredTraces, MalformedValuesAreNamed) {
   EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":"X","cat":"compute","name":"c","ts":0,"dur":1,"tid":0}],)"
                            R"("distsim_runner":{"rank":0,"tp":1,"pp":2,"dp":1,"world_size":2,)"
                            R"("iteration_start_us":0,"iteration_end_us":5}})"),
-            path + ": traceEvents[0] ('c'): no args.phase (one of fwd, bwd, recompute, optim)");
+            path + ": traceEvents[0] ('c'): no args.phase (one of fwd, bwd, recompute, optim, wgrad)");
   // A number where a string belongs, named with its event and key.
   EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":7}]})"), path + ": traceEvents[0]: 'ph' is 7; expected a string");
 }

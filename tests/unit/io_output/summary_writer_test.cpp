@@ -24,17 +24,37 @@ void expect_keys(const nlohmann::json& object, std::initializer_list<const char*
 
 TEST(SummaryJson, HasEveryRequiredKey) {
   const auto json = summary_json(api::simulate(two_stage_job(), fixed_costs()));
-  expect_keys(json, {"job", "strategy", "num_microbatches", "simulated", "iteration_time_s",
-                     "throughput_samples_per_s", "tokens_per_s", "tflops_per_gpu", "mfu", "bubble_fraction", "devices",
-                     "stages", "events"});
+  expect_keys(json, {"job", "strategy", "num_microbatches", "simulated", "iteration_time_s", "throughput_samples_per_s",
+                     "tokens_per_s", "tflops_per_gpu", "mfu", "bubble_fraction", "rank_layout", "stages", "events"});
+  EXPECT_FALSE(json.contains("devices")) << "the list of ranks is written only on request";
   // The job is echoed as a job file: every key of the option table but the strategy notation,
   // whose sizes come one by one.
-  expect_keys(json["job"], {"model", "seq_length", "cluster", "gpu", "gpus_per_node", "tp", "pp", "dp", "cp",
-                            "micro_batch_size", "global_batch_size", "schedule", "dtype", "precision", "attention",
-                            "virtual_stages", "sequence_parallel", "recompute", "distributed_optimizer",
-                            "overlap_grad_reduce", "p2p_scatter_gather", "gradient_bucket_size", "nodes"});
+  expect_keys(json["job"], {"model",
+                            "seq_length",
+                            "cluster",
+                            "gpu",
+                            "gpus_per_node",
+                            "tp",
+                            "pp",
+                            "dp",
+                            "cp",
+                            "micro_batch_size",
+                            "global_batch_size",
+                            "schedule",
+                            "dtype",
+                            "precision",
+                            "attention",
+                            "virtual_stages",
+                            "sequence_parallel",
+                            "recompute",
+                            "distributed_optimizer",
+                            "overlap_grad_reduce",
+                            "p2p_scatter_gather",
+                            "gradient_bucket_size",
+                            "nodes"});
   EXPECT_EQ(json["job"].size(), 23u);
-  for (const auto& device : json["devices"]) {
+  for (const auto& device :
+       summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank)["devices"]) {
     expect_keys(device, {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s"});
   }
   for (const auto& stage : json["stages"]) {
@@ -114,9 +134,17 @@ TEST(SummaryJson, ReportsTheHandComputedTimeline) {
                    events["instances"].get<double>() / events["unique"].get<double>());
 }
 
-TEST(SummaryJson, ListsEveryRankWithItsStageDevice) {
+// 2M2P2D on two nodes of four GPUs: tp varies fastest, then dp, then pp (cp is 1), so rank 7 =
+// tp 1 + 2·(cp 0 + 1·(dp 1 + 2·pp 1)) and sits on node 7 / 4 = 1. The layout says just that.
+TEST(SummaryJson, DescribesTheRankLayoutInsteadOfListingRanks) {
+  const auto json = summary_json(api::simulate(tiny_job(2, 2, 2, 4, 2, 4), fixed_costs()));
+  EXPECT_EQ(json["rank_layout"], nlohmann::json::parse(R"({"fastest_first": [{"dim": "tp", "size": 2},
+      {"dim": "cp", "size": 1}, {"dim": "dp", "size": 2}, {"dim": "pp", "size": 2}], "gpus_per_node": 4})"));
+}
+
+TEST(SummaryJson, ListsEveryRankWithItsStageDeviceOnRequest) {
   const auto simulation = api::simulate(tiny_job(2, 2, 2, 4, 2, 4), fixed_costs());
-  const auto json = summary_json(simulation);
+  const auto json = summary_json(simulation, RankRecords::every_rank);
   const auto& devices = json["devices"];
   ASSERT_EQ(devices.size(), 8U);
   // Rank 7 is tp 1, dp 1 of stage 1, on the second node.

@@ -62,6 +62,31 @@ TEST(ChromeTrace, IsAnObjectWithOneNamedProcessPerRank) {
   EXPECT_EQ(events_with_phase(trace, "M").front()["args"]["name"], "rank 0 (node 0, stage 0, tp 0, dp 0)");
 }
 
+// Perfetto colours a slice by a hash of its name, chrome://tracing by `cname`: each computation
+// phase must differ in both. zb-h1 on 1M2P1D splits each backward into B and W, so the compute
+// slices of rank 0 fall into exactly four phases (with the optimizer step, once per iteration),
+// each with its own colour; B and W slices also carry their phase in the name.
+TEST(ChromeTrace, GivesEachComputationPhaseItsOwnNameAndColour) {
+  auto job = two_stage_job();
+  job.strategy.schedule = "zb-h1";
+  const auto trace = nlohmann::json::parse(trace_of(api::simulate(job, fixed_costs()), TraceRanks::all));
+  std::map<std::string, std::set<std::string>> colours_by_phase;
+  for (const auto& event : events_with_phase(trace, "X")) {
+    if (event["pid"] != 0 || event["cat"] != "comp") {
+      continue;
+    }
+    const auto phase = event["args"]["phase"].get<std::string>();
+    const auto name = event["name"].get<std::string>();
+    colours_by_phase[phase].insert(event["cname"].get<std::string>());
+    const std::string suffix = phase == "bwd" ? " (B)" : phase == "wgrad" ? " (W)" : "";
+    EXPECT_EQ(name.substr(name.size() - suffix.size()), suffix) << name;
+    EXPECT_EQ(name.find(" ("), suffix.empty() ? std::string::npos : name.size() - suffix.size()) << name;
+  }
+  EXPECT_EQ(colours_by_phase,
+            (std::map<std::string, std::set<std::string>>{
+                {"fwd", {"rail_response"}}, {"bwd", {"rail_idle"}}, {"wgrad", {"olive"}}, {"optim", {"good"}}}));
+}
+
 TEST(ChromeTrace, NamesOnlyTheStreamsThatHaveActivities) {
   const auto trace = nlohmann::json::parse(trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all));
   std::map<int, std::set<int>> threads;
@@ -79,10 +104,12 @@ TEST(ChromeTrace, NamesOnlyTheStreamsThatHaveActivities) {
 TEST(ChromeTrace, WritesMicrosecondsWithThreeDecimalsFromNanoseconds) {
   const std::string text = trace_of(api::simulate(two_stage_job(), fixed_costs()), TraceRanks::all);
   // The first attention starts after the 2 µs embedding and lasts 1.5 µs.
-  EXPECT_NE(text.find(R"("cat":"comp","name":"attention","pid":0,"tid":0,"ts":2.000,"dur":1.500,"args":{)"
-                      R"("event":"flash_attention_fwd b=1 heads=4 kv_heads=4 sq=32 skv=32 d=16 causal=1 bf16",)"
-                      R"("phase":"fwd","mb":0,"layer":0,"source":"profiled"}})"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(
+          R"("cat":"comp","name":"attention","cname":"rail_response","pid":0,"tid":0,"ts":2.000,"dur":1.500,"args":{)"
+          R"("event":"flash_attention_fwd b=1 heads=4 kv_heads=4 sq=32 skv=32 d=16 causal=1 bf16",)"
+          R"("phase":"fwd","mb":0,"layer":0,"source":"profiled"}})"),
+      std::string::npos);
   const std::regex number(R"re("(ts|dur)":([^,}]*))re");
   const std::regex fixed_point(R"re([0-9]+\.[0-9]{3})re");
   int checked = 0;
