@@ -142,6 +142,9 @@ class PassBuilder {
   //! dQ = dS·K and dK = dSᵀ·Q, four batched GEMMs in all. Selective recomputation first reruns
   //! the core's forward (phase recompute), since it kept none of the scores.
   void attention_core_backward(int layer, bool cross);
+  //! The attention core under context parallelism, by cp_comm_type (pass_builder_cp.cpp).
+  void context_attention_forward(Sink sink, int layer);
+  void context_attention_backward(int layer);
   //! Context parallelism's ring attention (TransformerEngine's AttnFuncWithCPAndKVP2P): cp
   //! attention steps, each on the K/V block the previous exchange brought. Exchange i runs on the
   //! CP stream beside step i and step i + 1 waits for it. Forward starts on the local K/V and
@@ -180,6 +183,8 @@ class PassBuilder {
   Event gathered_chunk_attention(bool backward_pass, int chunk) const;
   //! Gathers K and V (one all-gather each, s tokens); returns the second one's index.
   int gather_keys_and_values(Sink sink, int layer);
+  //! The gathered K (or V): the whole sequence's tokens for this rank's KV heads.
+  std::int64_t gathered_kv_bytes() const;
   void attention_block_forward(Sink sink, int layer, bool cross);
   void mtp_head_forward(int layer);
   //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
@@ -235,6 +240,7 @@ class PassBuilder {
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
   void dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for);
+  void dropout_add_backward(std::int64_t token_count, int layer);
 
   const model::ModelSpec& model_;
   EventTable& table_;

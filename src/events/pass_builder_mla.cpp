@@ -98,9 +98,7 @@ void PassBuilder::latent_attention_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
+  dropout_add_backward(t, layer);
   row_linear_backward(t, latent_value_width(), hidden(), layer, "attention out");
   const std::int64_t seq = t / batch_;
   add(sink,
