@@ -206,13 +206,19 @@ void PassBuilder::weight_gradient_gemm(std::int64_t token_count, std::int64_t in
 
 int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                         std::string_view label) {
-  const Sink sink = backward_sink();
   // Sequence parallelism keeps only the input's shard; wgrad needs all of it (Korthikanti §4.2.2).
-  const int gathered_input = gather_sequence(sink, token_count, layer);
+  const int gathered_input = gather_sequence(backward_sink(), token_count, layer);
+  return column_backward_gemms(token_count, in, out, in, layer, label, gathered_input);
+}
+
+int PassBuilder::column_backward_gemms(std::int64_t token_count, std::int64_t in, std::int64_t out,
+                                       std::int64_t reduced_width, int layer, std::string_view label,
+                                       int gathered_input) {
+  const Sink sink = backward_sink();
   quantize_operand(sink, token_count, out, layer);
   add(sink, linear_gemm(layer, token_count, in, out), layer, label);
   const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
-  const int reduction = tensor_collective(sink, collective, token_count * in * element_bytes_, layer);
+  const int reduction = tensor_collective(sink, collective, token_count * reduced_width * element_bytes_, layer);
   weight_gradient_gemm(token_count, in, out, layer, label, gathered_input);
   return reduction;
 }

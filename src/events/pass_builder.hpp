@@ -122,6 +122,11 @@ class PassBuilder {
   //! group while wgrad runs. Returns that reduction's index for the next step to wait for, or -1.
   int column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                              std::string_view label);
+  //! The GEMMs of a column-parallel backward once its input's gather is under way: dgrad, the
+  //! reduction over the tensor group of the `reduced_width`-wide input gradient, then wgrad,
+  //! which waits for `gathered_input`. Returns the reduction's index, or -1.
+  int column_backward_gemms(std::int64_t token_count, std::int64_t in, std::int64_t out, std::int64_t reduced_width,
+                            int layer, std::string_view label, int gathered_input);
   //! dgrad then wgrad of a row-parallel GEMM, after gathering the output gradient's shards.
   void row_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                            std::string_view label);

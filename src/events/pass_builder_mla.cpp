@@ -83,14 +83,8 @@ void PassBuilder::latent_attention_forward(Sink sink, int layer) {
 // gradient is reduced with the latent's.
 int PassBuilder::latent_up_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                     std::string_view label, std::int64_t latent_width) {
-  const Sink sink = backward_sink();
-  const int gathered_input = gather_latent(sink, token_count, latent_width, layer);
-  quantize_operand(sink, token_count, out, layer);
-  add(sink, linear_gemm(layer, token_count, in, out), layer, label);
-  const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
-  const int reduction = tensor_collective(sink, collective, token_count * latent_width * element_bytes_, layer);
-  weight_gradient_gemm(token_count, in, out, layer, label, gathered_input);
-  return reduction;
+  const int gathered_input = gather_latent(backward_sink(), token_count, latent_width, layer);
+  return column_backward_gemms(token_count, in, out, latent_width, layer, label, gathered_input);
 }
 
 void PassBuilder::latent_attention_backward(int layer) {
