@@ -206,13 +206,19 @@ void PassBuilder::weight_gradient_gemm(std::int64_t token_count, std::int64_t in
 
 int PassBuilder::column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                         std::string_view label) {
-  const Sink sink = backward_sink();
   // Sequence parallelism keeps only the input's shard; wgrad needs all of it (Korthikanti §4.2.2).
-  const int gathered_input = gather_sequence(sink, token_count, layer);
+  const int gathered_input = gather_sequence(backward_sink(), token_count, layer);
+  return column_backward_gemms(token_count, in, out, in, layer, label, gathered_input);
+}
+
+int PassBuilder::column_backward_gemms(std::int64_t token_count, std::int64_t in, std::int64_t out,
+                                       std::int64_t reduced_width, int layer, std::string_view label,
+                                       int gathered_input) {
+  const Sink sink = backward_sink();
   quantize_operand(sink, token_count, out, layer);
   add(sink, linear_gemm(layer, token_count, in, out), layer, label);
   const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
-  const int reduction = tensor_collective(sink, collective, token_count * in * element_bytes_, layer);
+  const int reduction = tensor_collective(sink, collective, token_count * reduced_width * element_bytes_, layer);
   weight_gradient_gemm(token_count, in, out, layer, label, gathered_input);
   return reduction;
 }
@@ -230,13 +236,16 @@ void PassBuilder::dropout_add_forward(Sink sink, std::int64_t token_count, int l
       "bias dropout add", waits_for);
 }
 
+void PassBuilder::dropout_add_backward(std::int64_t token_count, int layer) {
+  const std::int64_t rows = sharded(token_count);
+  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
+  add(backward_sink(), factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
+      "bias dropout add");
+}
+
 void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   if (cp_ > 1) {  // validation keeps cross-attention and the unfused core away from context parallelism
-    switch (cp_comm_type_) {
-      case strategy::CpCommType::p2p: ring_attention_forward(sink, layer); break;
-      case strategy::CpCommType::a2a: a2a_attention_forward(sink, layer); break;
-      case strategy::CpCommType::allgather: allgather_attention_forward(sink, layer); break;
-    }
+    context_attention_forward(sink, layer);
     return;
   }
   const std::int64_t seq_q = tokens(layer) / batch_;
@@ -264,11 +273,7 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
 
 void PassBuilder::attention_core_backward(int layer, bool cross) {
   if (cp_ > 1) {
-    switch (cp_comm_type_) {
-      case strategy::CpCommType::p2p: ring_attention_backward(layer); break;
-      case strategy::CpCommType::a2a: a2a_attention_backward(layer); break;
-      case strategy::CpCommType::allgather: allgather_attention_backward(layer); break;
-    }
+    context_attention_backward(layer);
     return;
   }
   const std::int64_t seq_q = tokens(layer) / batch_;
@@ -298,126 +303,6 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   add(sink, factory_.elementwise(Operator::scale_mask_softmax_bwd, score_rows, seq_kv, 2, 1), layer, label.softmax);
   add(sink, factory_.batched_gemm(batches, seq_q, d, seq_kv), layer, label.scores);  // dQ = dS·K
   add(sink, factory_.batched_gemm(batches, seq_kv, d, seq_q), layer, label.scores);  // dK = dSᵀ·Q
-}
-
-std::int64_t PassBuilder::kv_block_bytes() const {
-  const std::int64_t local_seq = model_.seq_length / cp_;
-  return std::int64_t{2} * batch_ * local_seq * (model_.num_kv_heads / tp_) * model_.head_dim() * element_bytes_;
-}
-
-int PassBuilder::context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label) {
-  const Event event = factory_.ring_exchange(bytes, context_group_, cp_);
-  sink.list->push_back({table_.intern(event), StreamKind::cp_comm, sink.phase, layer, label, -1});
-  return static_cast<int>(sink.list->size()) - 1;
-}
-
-Event PassBuilder::ring_attention_step(bool backward_pass, bool diagonal) const {
-  const std::int64_t local_seq = model_.seq_length / cp_;
-  const std::int64_t heads = model_.num_attention_heads / tp_;
-  const std::int64_t kv_heads = model_.num_kv_heads / tp_;
-  const std::int64_t d = model_.head_dim();
-  if (!model_.causal_self_attention()) {
-    return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq, local_seq, d, false);
-  }
-  if (diagonal) {
-    return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq, local_seq, d, true);
-  }
-  return factory_.attention(backward_pass, batch_, heads, kv_heads, local_seq / 2, local_seq, d, false);
-}
-
-void PassBuilder::ring_attention_forward(Sink sink, int layer) {
-  int received = -1;
-  for (int step = 0; step < cp_; ++step) {
-    const bool more = step + 1 < cp_;
-    const int exchange = more ? context_exchange(sink, kv_block_bytes(), layer, "cp kv exchange") : -1;
-    add(sink, ring_attention_step(false, step == 0), layer, "attention", received);
-    received = exchange;
-  }
-}
-
-void PassBuilder::ring_attention_backward(int layer) {
-  const Sink sink = backward_sink();
-  int received = -1;
-  for (int step = 0; step < cp_; ++step) {
-    const bool first = step == 0;
-    const bool last = step + 1 == cp_;
-    const std::int64_t bytes = first || last ? kv_block_bytes() : 2 * kv_block_bytes();
-    const std::string_view label = first ? "cp kv exchange" : last ? "cp dkv exchange" : "cp kv dkv exchange";
-    const int exchange = context_exchange(sink, bytes, layer, label);
-    add(sink, ring_attention_step(true, last), layer, "attention", received);
-    received = exchange;
-  }
-  backward_input_ = received;
-}
-
-int PassBuilder::context_collective(Sink sink, Collective collective, std::int64_t bytes, int layer,
-                                    std::string_view label) {
-  const Event event = factory_.collective(collective, bytes, context_group_, cp_);
-  sink.list->push_back({table_.intern(event), StreamKind::cp_comm, sink.phase, layer, label, -1});
-  return static_cast<int>(sink.list->size()) - 1;
-}
-
-std::int64_t PassBuilder::a2a_bytes(bool q_and_kv) const {
-  const std::int64_t width = q_and_kv ? query_width() + 2 * kv_width() : query_width();
-  return std::int64_t{batch_} * (model_.seq_length / cp_) * width * element_bytes_;
-}
-
-// After the all-to-all each rank holds the whole sequence for heads/(t·cp) query and KV heads,
-// which validation requires to be whole numbers, as TransformerEngine does.
-void PassBuilder::a2a_attention_forward(Sink sink, int layer) {
-  const std::int64_t heads = model_.num_attention_heads / tp_ / cp_;
-  const std::int64_t kv_heads = model_.num_kv_heads / tp_ / cp_;
-  const std::int64_t seq = model_.seq_length;
-  const int inputs = context_collective(sink, Collective::all_to_all, a2a_bytes(true), layer, "cp qkv all_to_all");
-  add(sink,
-      factory_.attention(false, batch_, heads, kv_heads, seq, seq, model_.head_dim(), model_.causal_self_attention()),
-      layer, "attention", inputs);
-  forward_input_ = context_collective(sink, Collective::all_to_all, a2a_bytes(false), layer, "cp o all_to_all");
-}
-
-void PassBuilder::a2a_attention_backward(int layer) {
-  const Sink sink = backward_sink();
-  const std::int64_t heads = model_.num_attention_heads / tp_ / cp_;
-  const std::int64_t kv_heads = model_.num_kv_heads / tp_ / cp_;
-  const std::int64_t seq = model_.seq_length;
-  const int output_gradient =
-      context_collective(sink, Collective::all_to_all, a2a_bytes(false), layer, "cp do all_to_all");
-  add(sink,
-      factory_.attention(true, batch_, heads, kv_heads, seq, seq, model_.head_dim(), model_.causal_self_attention()),
-      layer, "attention", output_gradient);
-  backward_input_ = context_collective(sink, Collective::all_to_all, a2a_bytes(true), layer, "cp dqkv all_to_all");
-}
-
-Event PassBuilder::gathered_chunk_attention(bool backward_pass, int chunk) const {
-  const std::int64_t chunk_seq = model_.seq_length / (2 * cp_);
-  const bool causal = model_.causal_self_attention();
-  const std::int64_t keys = causal && chunk == 0 ? chunk_seq : model_.seq_length;
-  return factory_.attention(backward_pass, batch_, model_.num_attention_heads / tp_, model_.num_kv_heads / tp_,
-                            chunk_seq, keys, model_.head_dim(), causal);
-}
-
-int PassBuilder::gather_keys_and_values(Sink sink, int layer) {
-  // The gathered K (or V): the whole sequence's tokens for this rank's KV heads.
-  const std::int64_t bytes = std::int64_t{batch_} * model_.seq_length * kv_width() * element_bytes_;
-  context_collective(sink, Collective::all_gather, bytes, layer, "cp kv all_gather");
-  return context_collective(sink, Collective::all_gather, bytes, layer, "cp kv all_gather");
-}
-
-void PassBuilder::allgather_attention_forward(Sink sink, int layer) {
-  const int gathered = gather_keys_and_values(sink, layer);
-  add(sink, gathered_chunk_attention(false, 0), layer, "attention", gathered);
-  add(sink, gathered_chunk_attention(false, 1), layer, "attention");
-}
-
-// TransformerEngine keeps only the local K and V for backward and gathers them again.
-void PassBuilder::allgather_attention_backward(int layer) {
-  const Sink sink = backward_sink();
-  const int gathered = gather_keys_and_values(sink, layer);
-  add(sink, gathered_chunk_attention(true, 0), layer, "attention", gathered);
-  add(sink, gathered_chunk_attention(true, 1), layer, "attention");
-  const std::int64_t bytes = std::int64_t{batch_} * model_.seq_length * kv_width() * element_bytes_;
-  context_collective(sink, Collective::reduce_scatter, bytes, layer, "cp dkv reduce_scatter");
-  backward_input_ = context_collective(sink, Collective::reduce_scatter, bytes, layer, "cp dkv reduce_scatter");
 }
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
@@ -455,9 +340,7 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
+  dropout_add_backward(t, layer);
   row_linear_backward(t, query_width(), hidden(), layer, "attention out");
   attention_core_backward(layer, cross);
   int reduction = -1;
@@ -501,9 +384,7 @@ void PassBuilder::mlp_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
+  dropout_add_backward(t, layer);
   row_linear_backward(t, ffn_width(), hidden(), layer, "fc2");
   activation_backward(t, ffn_width(), layer, model::ffn_type_name(model_.ffn_type));
   const int reduction = column_linear_backward(t, hidden(), ffn_up_width(), layer, "fc1");

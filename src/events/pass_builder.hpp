@@ -122,6 +122,11 @@ class PassBuilder {
   //! group while wgrad runs. Returns that reduction's index for the next step to wait for, or -1.
   int column_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                              std::string_view label);
+  //! The GEMMs of a column-parallel backward once its input's gather is under way: dgrad, the
+  //! reduction over the tensor group of the `reduced_width`-wide input gradient, then wgrad,
+  //! which waits for `gathered_input`. Returns the reduction's index, or -1.
+  int column_backward_gemms(std::int64_t token_count, std::int64_t in, std::int64_t out, std::int64_t reduced_width,
+                            int layer, std::string_view label, int gathered_input);
   //! dgrad then wgrad of a row-parallel GEMM, after gathering the output gradient's shards.
   void row_linear_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                            std::string_view label);
@@ -142,6 +147,9 @@ class PassBuilder {
   //! dQ = dS·K and dK = dSᵀ·Q, four batched GEMMs in all. Selective recomputation first reruns
   //! the core's forward (phase recompute), since it kept none of the scores.
   void attention_core_backward(int layer, bool cross);
+  //! The attention core under context parallelism, by cp_comm_type (pass_builder_cp.cpp).
+  void context_attention_forward(Sink sink, int layer);
+  void context_attention_backward(int layer);
   //! Context parallelism's ring attention (TransformerEngine's AttnFuncWithCPAndKVP2P): cp
   //! attention steps, each on the K/V block the previous exchange brought. Exchange i runs on the
   //! CP stream beside step i and step i + 1 waits for it. Forward starts on the local K/V and
@@ -180,6 +188,8 @@ class PassBuilder {
   Event gathered_chunk_attention(bool backward_pass, int chunk) const;
   //! Gathers K and V (one all-gather each, s tokens); returns the second one's index.
   int gather_keys_and_values(Sink sink, int layer);
+  //! The gathered K (or V): the whole sequence's tokens for this rank's KV heads.
+  std::int64_t gathered_kv_bytes() const;
   void attention_block_forward(Sink sink, int layer, bool cross);
   void mtp_head_forward(int layer);
   //! Multi-head latent attention in place of the self-attention block (pass_builder_mla.cpp).
@@ -235,6 +245,7 @@ class PassBuilder {
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
   void dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for);
+  void dropout_add_backward(std::int64_t token_count, int layer);
 
   const model::ModelSpec& model_;
   EventTable& table_;

@@ -83,14 +83,8 @@ void PassBuilder::latent_attention_forward(Sink sink, int layer) {
 // gradient is reduced with the latent's.
 int PassBuilder::latent_up_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer,
                                     std::string_view label, std::int64_t latent_width) {
-  const Sink sink = backward_sink();
-  const int gathered_input = gather_latent(sink, token_count, latent_width, layer);
-  quantize_operand(sink, token_count, out, layer);
-  add(sink, linear_gemm(layer, token_count, in, out), layer, label);
-  const Collective collective = sequence_parallel_ ? Collective::reduce_scatter : Collective::all_reduce;
-  const int reduction = tensor_collective(sink, collective, token_count * latent_width * element_bytes_, layer);
-  weight_gradient_gemm(token_count, in, out, layer, label, gathered_input);
-  return reduction;
+  const int gathered_input = gather_latent(backward_sink(), token_count, latent_width, layer);
+  return column_backward_gemms(token_count, in, out, latent_width, layer, label, gathered_input);
 }
 
 void PassBuilder::latent_attention_backward(int layer) {
@@ -98,9 +92,7 @@ void PassBuilder::latent_attention_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
-  const auto mask_bytes = static_cast<double>(rows * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, rows, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
+  dropout_add_backward(t, layer);
   row_linear_backward(t, latent_value_width(), hidden(), layer, "attention out");
   const std::int64_t seq = t / batch_;
   add(sink,

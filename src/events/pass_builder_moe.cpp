@@ -113,9 +113,7 @@ void PassBuilder::moe_backward(int layer) {
   const std::int64_t t = router_tokens(layer);
   const std::int64_t experts = model_.moe.num_experts;
   const std::int64_t copies = t * model_.moe.top_k;
-  const auto mask_bytes = static_cast<double>(t * hidden());  // the 1-byte dropout mask
-  add(sink, factory_.elementwise(Operator::bias_dropout_add_bwd, t, hidden(), 2, 1, mask_bytes), layer,
-      "bias dropout add");
+  dropout_add_backward(tokens(layer), layer);
   const int shared_reduction = shared_experts_backward(layer);
   add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
   experts_backward(layer, expert_exchange(sink, layer, "ep combine", true));

@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,13 +9,30 @@
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "model/moe_rules.hpp"
+#include "strategy/job_checks.hpp"
 #include "strategy/job_spec.hpp"
 
 namespace distsim::strategy {
 
+namespace detail {
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+std::string name_of(const SettingNames& names, const std::string& key) {
+  const auto it = names.find(key);
+  return it == names.end() ? key : it->second;
+}
+
+}  // namespace detail
+
 namespace {
 
-using Problems = std::vector<std::string>;
+using detail::check_context_parallel;
+using detail::check_experts;
+using detail::check_sharding;
+using detail::name_of;
+using detail::Problems;
+using detail::quoted;
 
 void require_positive(Problems& problems, const std::string& what, long long value) {
   if (value <= 0) {
@@ -169,8 +185,6 @@ void check_strategy(const JobSpec& job, Problems& problems) {
   }
 }
 
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
-
 //! Sequence parallelism shards the sequence over the tensor group, so the group must divide it.
 //! With tensor parallel size 1 it is a no-op, as Megatron-LM turns it off (arguments.py).
 void check_sequence_parallel(const JobSpec& job, Problems& problems) {
@@ -196,11 +210,6 @@ void check_sequence_parallel(const JobSpec& job, Problems& problems) {
   if (m.architecture == model::Architecture::encoder_decoder && m.target_seq_length() != m.seq_length) {
     check("decoder_seq_length", m.target_seq_length());
   }
-}
-
-std::string name_of(const SettingNames& names, const std::string& key) {
-  const auto it = names.find(key);
-  return it == names.end() ? key : it->second;
 }
 
 std::string builtin_gpus_running(Dtype format) {
@@ -261,203 +270,6 @@ void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& 
                        name_of(names, "bf16_layers_at_end") + " " + std::to_string(s.bf16_layers_at_end) + " = " +
                        std::to_string(high) + " exceeds the " + std::to_string(job.model.total_layers()) +
                        " layers of model " + quoted(job.model.name) + "; the layers kept in bf16 must be among them");
-  }
-}
-
-//! The a2a exchange gives each context rank heads/cp whole query and KV heads of its tensor rank
-//! (TransformerEngine asserts num_heads % cp_size == 0 for Q, K and V).
-void check_a2a_heads(const JobSpec& job, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const int cp = s.context_parallel;
-  const int tp = std::max(1, s.tensor_parallel);
-  const int heads = job.model.num_attention_heads / tp;
-  const int kv_heads = job.model.num_kv_heads / tp;
-  if (s.cp_comm_type != CpCommType::a2a || (heads % cp == 0 && kv_heads % cp == 0)) {
-    return;
-  }
-  std::string sizes;
-  for (int size = 2; size <= std::min(heads, kv_heads); ++size) {
-    if (heads % size == 0 && kv_heads % size == 0) sizes += ", " + std::to_string(size);
-  }
-  problems.push_back(
-      "cp_comm_type 'a2a' needs the query heads of a tensor rank (num_attention_heads / tp = " +
-      std::to_string(job.model.num_attention_heads) + " / " + std::to_string(tp) + " = " + std::to_string(heads) +
-      ") and its KV heads (num_kv_heads / tp = " + std::to_string(job.model.num_kv_heads) + " / " + std::to_string(tp) +
-      " = " + std::to_string(kv_heads) + ") to be divisible by cp " + std::to_string(cp) +
-      " (the all-to-all gives each context rank heads/cp whole heads); cp sizes that divide both: 1" + sizes +
-      "; or use cp_comm_type 'p2p' or 'allgather'");
-}
-
-//! Context parallelism (Megatron-Core, TransformerEngine's ring attention) cuts each sequence into
-//! 2·cp chunks and gives rank r chunks r and 2cp − 1 − r, so 2·cp must divide the sequence. It runs
-//! inside TransformerEngine's fused attention, and distsim models it for one sequence per model
-//! (decoder-only or encoder-only).
-void check_context_parallel(const JobSpec& job, const SettingNames& names, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const auto& m = job.model;
-  const int cp = s.context_parallel;
-  if (cp <= 1) {  // cp <= 0 is reported by check_strategy
-    if (cp == 1 && s.cp_comm_type != CpCommType::p2p) {
-      problems.push_back(name_of(names, "cp_comm_type") + " " + to_string(s.cp_comm_type) +
-                         ": a context-parallel exchange needs context parallelism (cp 2 or more), got cp 1");
-    }
-    return;
-  }
-  if (m.seq_length > 0 && m.seq_length % (2 * cp) != 0) {
-    problems.push_back("context parallelism needs seq_length " + std::to_string(m.seq_length) + " of model " +
-                       quoted(m.name) + " to be divisible by 2 x context parallel size = 2 x " + std::to_string(cp) +
-                       " = " + std::to_string(2 * cp) + " (each rank holds 2 of the sequence's " +
-                       std::to_string(2 * cp) + " load-balanced chunks)");
-  }
-  if (s.attention == Attention::unfused) {
-    problems.push_back("context parallelism (cp " + std::to_string(cp) +
-                       ") needs attention 'flash': it runs as ring attention inside the fused attention kernel "
-                       "(TransformerEngine), got 'unfused'");
-  }
-  if (m.mla.enabled()) {
-    problems.push_back("context parallelism (cp " + std::to_string(cp) +
-                       ") is not modelled with the latent attention of model " + quoted(m.name) +
-                       " (its ring exchange would move the up-projected keys and values); use cp 1");
-  }
-  check_a2a_heads(job, problems);
-  if (m.architecture == model::Architecture::encoder_decoder) {
-    problems.push_back("context parallelism (cp " + std::to_string(cp) +
-                       ") is modelled for decoder-only and "
-                       "encoder-only models, not for the encoder-decoder model " +
-                       quoted(m.name));
-  }
-}
-
-std::string divisors_of(int value) {
-  std::string list;
-  for (int d = 1; d <= value; ++d) {
-    if (value % d == 0) {
-      list += (list.empty() ? "" : ", ") + std::to_string(d);
-    }
-  }
-  return list;
-}
-
-//! The shard group sizes a job can take: cp times each divisor of dp, so that a group is whole
-//! context-parallel groups and a run of data-parallel ranks (PyTorch FSDP2's mesh
-//! (dp_replicate, dp_shard x cp), torchtitan's ParallelDims).
-std::string valid_shard_groups(const Strategy& s) {
-  std::string list;
-  for (int divisor = 1; divisor <= s.data_parallel; ++divisor) {
-    if (s.data_parallel % divisor == 0) {
-      list += (list.empty() ? "" : ", ") + std::to_string(divisor * s.context_parallel);
-    }
-  }
-  return list;
-}
-
-//! The expert settings on a dense model: each names the model, since the fix is a different model
-//! or dropping the setting.
-void check_dense_model_settings(const JobSpec& job, const SettingNames& names, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const std::string dense =
-      " needs a mixture-of-experts model; model " + quoted(job.model.name) + " is dense (no moe.num_experts)";
-  if (s.expert_parallel != 1) {
-    problems.push_back(name_of(names, "ep") + " " + std::to_string(s.expert_parallel) + ": expert parallelism" + dense);
-  }
-  if (s.expert_tensor_parallel != 1) {
-    problems.push_back(name_of(names, "etp") + " " + std::to_string(s.expert_tensor_parallel) +
-                       ": expert tensor parallelism" + dense);
-  }
-  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
-    problems.push_back(name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": a token dispatcher" +
-                       dense);
-  }
-  if (s.moe_imbalance != 1.0) {
-    std::ostringstream value;
-    value << s.moe_imbalance;
-    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
-  }
-}
-
-//! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
-//! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
-//! ETP divides the expert FFN, and with tensor parallelism the MoE layer needs sequence
-//! parallelism (arguments.py: "When using MoE and tensor parallelism, sequence parallelism must
-//! be used").
-void check_experts(const JobSpec& job, const SettingNames& names, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const auto& moe = job.model.moe;
-  if (!moe.enabled()) {
-    check_dense_model_settings(job, names, problems);
-    return;
-  }
-  const std::string ep = name_of(names, "ep");
-  const std::string etp = name_of(names, "etp");
-  if (s.expert_parallel <= 0 || s.expert_tensor_parallel <= 0) {
-    return;  // reported by check_strategy
-  }
-  if (moe.num_experts % s.expert_parallel != 0) {
-    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ": expert parallel size must divide the " +
-                       std::to_string(moe.num_experts) + " routed experts of model " + quoted(job.model.name) +
-                       "; valid sizes: " + divisors_of(moe.num_experts));
-  }
-  const int expert_model = s.expert_parallel * s.expert_tensor_parallel;
-  if (s.stage_ranks() > 0 && s.stage_ranks() % expert_model != 0) {
-    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ", " + etp + " " +
-                       std::to_string(s.expert_tensor_parallel) + ": expert tensor parallel x expert parallel = " +
-                       std::to_string(expert_model) + " must divide the " + std::to_string(s.stage_ranks()) +
-                       " ranks of a pipeline stage (tp x cp x dp); valid products: " + divisors_of(s.stage_ranks()));
-  }
-  if (s.expert_tensor_parallel > 1) {
-    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) +
-                       ": expert tensor parallelism is not simulated yet; use " + etp + " 1");
-  }
-  if (s.tensor_parallel > 1 && !s.sequence_parallel) {
-    problems.push_back("tensor parallel size " + std::to_string(s.tensor_parallel) + " with model " +
-                       quoted(job.model.name) +
-                       "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
-                       "a job file), as Megatron-Core requires");
-  }
-  if (!(s.moe_imbalance >= 1.0)) {
-    std::ostringstream value;
-    value << s.moe_imbalance;
-    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() +
-                       ": the busiest expert rank's tokens over the mean must be at least 1.0");
-  }
-}
-
-//! --distributed-optimizer is ZeRO-1, so a --sharding that names another stage contradicts it; a
-//! shard group (HSDP) is modelled for ZeRO-3 only and must be whole cp groups times a divisor of dp.
-void check_sharding(const JobSpec& job, const SettingNames& names, Problems& problems) {
-  const Strategy& s = job.strategy;
-  const std::string sharding = name_of(names, "sharding") + " " + to_string(s.sharding);
-  if (s.distributed_optimizer && s.sharding != Sharding::none && s.sharding != Sharding::optimizer) {
-    problems.push_back(name_of(names, "distributed_optimizer") + " means ZeRO-1 (sharding zero1), but " + sharding +
-                       " asks for another stage; give one of the two");
-  }
-  if (job.model.moe.enabled() && (s.sharding == Sharding::gradients || s.sharding == Sharding::full)) {
-    problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
-                       quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
-  }
-  if (job.model.mtp_layers > 0 && s.sharding == Sharding::full) {
-    problems.push_back(sharding + ": the multi-token prediction modules of model " + quoted(job.model.name) +
-                       " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
-                       "zero2");
-  }
-  if (s.shard_group <= 0) {
-    return;
-  }
-  const std::string group = name_of(names, "shard_group_size") + " " + std::to_string(s.shard_group);
-  if (s.sharding != Sharding::full) {
-    problems.push_back(group +
-                       ": a shard group smaller than the data-parallel group (HSDP) is modelled with "
-                       "sharding zero3, got sharding " +
-                       std::string(to_string(s.zero_stage())));
-    return;
-  }
-  const int cp = s.context_parallel;
-  if (s.shard_group % cp != 0 || s.data_parallel % (s.shard_group / cp) != 0) {
-    problems.push_back(group +
-                       ": the shard group must be the context parallel size times a divisor of the data "
-                       "parallel size (cp " +
-                       std::to_string(cp) + " x a divisor of dp " + std::to_string(s.data_parallel) + "), so one of " +
-                       valid_shard_groups(s));
   }
 }
 

@@ -10,14 +10,6 @@ namespace {
 
 using events::Phase;
 
-RankMapping same_ranks(std::initializer_list<int> ranks) {
-  RankMapping mapping;
-  for (const int rank : ranks) {
-    mapping.pairs.push_back({rank, rank});
-  }
-  return mapping;
-}
-
 TEST(ActivityError, DeviationOfStartAndEndRelativeToTheIteration) {
   // Predicted forward of mb 0 at 0-10 µs, measured at 1-12 µs, measured iteration 100 µs:
   // start off by 1 µs = 1 %, end by 2 µs = 2 %, their mean 1.5 %.
@@ -46,12 +38,13 @@ TEST(ActivityError, UnmatchedActivitiesAreCountedNotAveraged) {
   // Both sides have fwd mb 0 (predicted 0-10, measured 0-10: no deviation) and a DP all-reduce
   // only on the predicted side; the measured side adds a compute span without a micro-batch.
   // Mean over the one match: 0; one predicted-only, one measured-only.
-  const auto predicted = timeline(1, 1, 1, 0, 50,
-                                  {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10),
-                                                         comm(ActivityKind::dp_comm, Phase::backward, -1, 20, 30)})});
-  const auto measured = timeline(
+  const auto predicted = timeline(
       1, 1, 1, 0, 50,
-      {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10), compute(Phase::backward, -1, 30, 31)})});
+      {rank_timeline(0, {},
+                     {compute(Phase::forward, 0, 0, 10), comm(ActivityKind::dp_comm, Phase::backward, -1, 20, 30)})});
+  const auto measured =
+      timeline(1, 1, 1, 0, 50,
+               {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10), compute(Phase::backward, -1, 30, 31)})});
   const auto errors = activity_errors(predicted, measured, same_ranks({0}));
   EXPECT_EQ(errors.ranks[0].matched, 1);
   EXPECT_EQ(errors.ranks[0].predicted_only, 1);
@@ -64,16 +57,16 @@ TEST(ActivityError, MeanOverRanksSkipsRanksWithoutMatches) {
   // Rank 1: fwd 0-20 vs 0-20 and bwd 20-40 vs 30-50: start deviations 0 and 10 (mean 5 µs =
   // 2.5 %), end deviations 0 and 10 (2.5 %). Rank 2: only predicted work, no match, left out.
   // Mean over ranks 0 and 1: (2 + 2.5) / 2 = 2.25 %.
-  const auto predicted = timeline(
-      1, 1, 3, 0, 200,
-      {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 20)}),
-       rank_timeline(1, {}, {compute(Phase::forward, 0, 0, 20), compute(Phase::backward, 0, 20, 40)}),
-       rank_timeline(2, {}, {compute(Phase::forward, 0, 0, 20)})});
-  const auto measured = timeline(
-      1, 1, 3, 0, 200,
-      {rank_timeline(0, {}, {compute(Phase::forward, 0, 4, 24)}),
-       rank_timeline(1, {}, {compute(Phase::forward, 0, 0, 20), compute(Phase::backward, 0, 30, 50)}),
-       rank_timeline(2, {}, {compute(Phase::forward, 1, 0, 20)})});
+  const auto predicted =
+      timeline(1, 1, 3, 0, 200,
+               {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 20)}),
+                rank_timeline(1, {}, {compute(Phase::forward, 0, 0, 20), compute(Phase::backward, 0, 20, 40)}),
+                rank_timeline(2, {}, {compute(Phase::forward, 0, 0, 20)})});
+  const auto measured =
+      timeline(1, 1, 3, 0, 200,
+               {rank_timeline(0, {}, {compute(Phase::forward, 0, 4, 24)}),
+                rank_timeline(1, {}, {compute(Phase::forward, 0, 0, 20), compute(Phase::backward, 0, 30, 50)}),
+                rank_timeline(2, {}, {compute(Phase::forward, 1, 0, 20)})});
   const auto errors = activity_errors(predicted, measured, same_ranks({0, 1, 2}));
   EXPECT_DOUBLE_EQ(errors.ranks[0].error, 0.02);
   EXPECT_DOUBLE_EQ(errors.ranks[1].start_error, 0.025);
@@ -86,11 +79,11 @@ TEST(ActivityError, MeanOverRanksSkipsRanksWithoutMatches) {
 TEST(ActivityError, WithoutPassLabelsBusySpansAreCompared) {
   // The measured side has no labels: compute spans predicted [0, 100] and measured [2, 90], over
   // an iteration of 100 µs: 2 % and 10 %; the mean of the one matched span is 6 %.
-  const auto predicted = timeline(1, 1, 1, 0, 100,
-                                  {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 50),
-                                                         compute(Phase::backward, 0, 50, 100)})});
-  auto measured = timeline(1, 1, 1, 0, 100,
-                           {rank_timeline(0, {}, {{ActivityKind::compute, std::nullopt, -1, us(2), us(90)}})});
+  const auto predicted =
+      timeline(1, 1, 1, 0, 100,
+               {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 50), compute(Phase::backward, 0, 50, 100)})});
+  auto measured =
+      timeline(1, 1, 1, 0, 100, {rank_timeline(0, {}, {{ActivityKind::compute, std::nullopt, -1, us(2), us(90)}})});
   measured.pass_labels = false;
   const auto errors = activity_errors(predicted, measured, same_ranks({0}));
   EXPECT_EQ(errors.granularity, ActivityGranularity::busy_spans);

@@ -10,14 +10,6 @@ namespace {
 
 using events::Phase;
 
-RankMapping same_ranks(std::initializer_list<int> ranks) {
-  RankMapping mapping;
-  for (const int rank : ranks) {
-    mapping.pairs.push_back({rank, rank});
-  }
-  return mapping;
-}
-
 TEST(StageError, StagePassSpansAllItsRanks) {
   // tp 2, pp 1: ranks 0 and 1 form stage 0. Measured forward of mb 0 runs 2-10 on rank 0 and
   // 1-12 on rank 1, so the stage's pass is [1, 12]; predicted [0, 10] on both. Errors
@@ -55,8 +47,8 @@ TEST(StageError, RowsByStageMicroBatchAndPhase) {
                               rank_timeline(1, strategy::RankCoord{{strategy::ParallelDim::pp, 1}}, work)});
   const auto stages = stage_errors(side, side, same_ranks({0, 1}));
   ASSERT_EQ(stages.rows.size(), 6u);
-  const std::vector<std::tuple<int, int, Phase>> expected{{0, 0, Phase::forward}, {0, 0, Phase::backward},
-                                                          {0, 1, Phase::forward}, {1, 0, Phase::forward},
+  const std::vector<std::tuple<int, int, Phase>> expected{{0, 0, Phase::forward},  {0, 0, Phase::backward},
+                                                          {0, 1, Phase::forward},  {1, 0, Phase::forward},
                                                           {1, 0, Phase::backward}, {1, 1, Phase::forward}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(std::make_tuple(stages.rows[i].stage, stages.rows[i].microbatch, stages.rows[i].phase), expected[i]);
@@ -66,12 +58,11 @@ TEST(StageError, RowsByStageMicroBatchAndPhase) {
 
 TEST(StageError, PassesOnOneSideOnlyAreCounted) {
   // Predicted has fwd mb 0 and 1, measured fwd mb 0 and bwd mb 0: one row, one each side only.
-  const auto predicted = timeline(1, 1, 1, 0, 100,
-                                  {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10),
-                                                         compute(Phase::forward, 1, 10, 20)})});
-  const auto measured = timeline(1, 1, 1, 0, 100,
-                                 {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10),
-                                                        compute(Phase::backward, 0, 10, 20)})});
+  const auto predicted = timeline(
+      1, 1, 1, 0, 100, {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10), compute(Phase::forward, 1, 10, 20)})});
+  const auto measured =
+      timeline(1, 1, 1, 0, 100,
+               {rank_timeline(0, {}, {compute(Phase::forward, 0, 0, 10), compute(Phase::backward, 0, 10, 20)})});
   const auto stages = stage_errors(predicted, measured, same_ranks({0}));
   EXPECT_EQ(stages.rows.size(), 1u);
   EXPECT_EQ(stages.predicted_only, 1);

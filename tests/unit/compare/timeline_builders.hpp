@@ -1,8 +1,10 @@
 #pragma once
 
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
+#include "compare/rank_mapping.hpp"
 #include "compare/timeline.hpp"
 
 namespace distsim::compare {
@@ -39,6 +41,15 @@ inline Timeline timeline(int tp, int pp, int dp, double begin_us, double end_us,
   result.end = us(end_us);
   result.ranks = std::move(ranks);
   return result;
+}
+
+//! Each listed rank of the prediction paired with the measured rank of the same number.
+inline RankMapping same_ranks(std::initializer_list<int> ranks) {
+  RankMapping mapping;
+  for (const int rank : ranks) {
+    mapping.pairs.push_back({rank, rank});
+  }
+  return mapping;
 }
 
 }  // namespace distsim::compare

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,6 +30,11 @@ struct Built {
   const Event& forward(std::string_view label) const { return find(chunk().forward, label); }
   const Event& backward(std::string_view label) const { return find(chunk().backward, label); }
 };
+
+//! How many steps of `list` have `label`.
+inline int count(const std::vector<TaskTemplate>& list, std::string_view label) {
+  return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.label == label; }));
+}
 
 //! The work of the rank at `coord` (rank 0 by default) over its stage's chunk placements.
 inline Built build(const strategy::JobSpec& job, const strategy::RankCoord& coord = {}) {

@@ -28,10 +28,6 @@ strategy::JobSpec gpt2_job(int tp, int cp, int pp, int dp) {
   return job;
 }
 
-int count(const std::vector<TaskTemplate>& list, std::string_view label) {
-  return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.label == label; }));
-}
-
 //! Indices of the steps of layer 0 with `label`, in order.
 std::vector<int> layer0(const std::vector<TaskTemplate>& list, std::string_view label) {
   std::vector<int> found;

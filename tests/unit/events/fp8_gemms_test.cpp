@@ -29,10 +29,6 @@ strategy::JobSpec fp8_job() {
   return job;
 }
 
-int count(const std::vector<TaskTemplate>& list, std::string_view label) {
-  return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.label == label; }));
-}
-
 //! The keys of the steps of layer `layer`, in order.
 std::vector<std::string> layer_keys(const Built& built, const std::vector<TaskTemplate>& list, int layer) {
   std::vector<std::string> keys;

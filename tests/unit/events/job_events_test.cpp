@@ -26,10 +26,6 @@ strategy::JobSpec gpt2_job(int tp, int pp, int dp) {
   return job;
 }
 
-int count(const std::vector<TaskTemplate>& list, std::string_view label) {
-  return static_cast<int>(std::count_if(list.begin(), list.end(), [&](const auto& t) { return t.label == label; }));
-}
-
 const Event& first_with_label(const Built& built, const std::vector<TaskTemplate>& list, std::string_view label) {
   const auto found = std::find_if(list.begin(), list.end(), [&](const auto& t) { return t.label == label; });
   return built.table.at(found->event);

@@ -1,46 +1,15 @@
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "catalog/builtin_models.hpp"
 #include "core/input_error.hpp"
 #include "schedule/dual_pipe_schedule.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "schedule_test_jobs.hpp"
 
 namespace distsim::schedule {
-
-namespace {
-constexpr StepKind F = StepKind::forward;
-constexpr StepKind B = StepKind::backward_input;
-constexpr StepKind W = StepKind::backward_weight;
-
-//! GPT-2 345M cut to `layers` layers on p ranks of one node, micro-batch 1, m micro-batches.
-strategy::JobSpec dual_pipe_job(int ranks, int microbatches, int layers = 24) {
-  strategy::JobSpec job;
-  job.model = catalog::find_model("gpt2-345m");
-  job.model.num_layers = layers;
-  job.cluster.num_hosts = 1;
-  job.cluster.gpus_per_host = ranks;
-  job.strategy.pipeline_parallel = ranks;
-  job.strategy.micro_batch_size = 1;
-  job.strategy.global_batch_size = microbatches;
-  job.strategy.schedule = "dualpipe";
-  job.strategy.virtual_stages = 2;
-  return job;
-}
-
-std::string error_of(const strategy::JobSpec& job) {
-  try {
-    validate_job(job);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
-}
-}  // namespace
 
 // dualpipe.py's eight phases for n = 4 ranks, m = 8 (deepseek-ai/DualPipe): chunk 0 runs
 // micro-batches 0-3 from rank 0 to rank 3, chunk 1 runs 4-7 from rank 3 to rank 0.
@@ -77,16 +46,12 @@ TEST(DualPipeSchedule, RunsHalfTheMicrobatchesEachWay) {
   const DualPipeSchedule schedule;
   for (const auto& [n, m] : std::vector<std::pair<int, int>>{{2, 4}, {2, 6}, {4, 8}, {4, 12}, {8, 16}, {8, 20}}) {
     for (int rank = 0; rank < n; ++rank) {
-      std::map<int, std::vector<const StepKindSpec*>> per_microbatch;
-      for (const auto& step : schedule.steps(rank, n, m, 2)) {
+      const auto steps = schedule.steps(rank, n, m, 2);
+      for (const auto& step : steps) {
         EXPECT_EQ(step.chunk, step.microbatch < m / 2 ? 0 : 1) << "micro-batch " << step.microbatch;
-        per_microbatch[step.microbatch].push_back(&step.kind.spec());
       }
-      ASSERT_EQ(per_microbatch.size(), static_cast<size_t>(m));
-      const std::vector<const StepKindSpec*> expected{&F.spec(), &B.spec(), &W.spec()};
-      for (const auto& [microbatch, kinds] : per_microbatch) {
-        EXPECT_EQ(kinds, expected) << "n " << n << " m " << m << " rank " << rank << " micro-batch " << microbatch;
-      }
+      SCOPED_TRACE("n " + std::to_string(n) + " m " + std::to_string(m) + " rank " + std::to_string(rank));
+      expect_each_pass_once_in_order(steps, m);
     }
   }
 }
@@ -111,7 +76,7 @@ TEST(DualPipeSchedule, HoldsPPPlusOneStageActivations) {
 // rank 0's chunk 1 hold the head and end their direction's pipeline.
 TEST(DualPipeSchedule, PlacesOneCopyOfAStagePerDirection) {
   const DualPipeSchedule schedule;
-  const auto job = dual_pipe_job(4, 8, 8);
+  const auto job = pipeline_job("dualpipe", 4, 8, 2, 8);
   const auto rank1 = schedule.stage_chunk_placements(job, 1);
   ASSERT_EQ(rank1.size(), 2U);
   EXPECT_EQ(rank1[0].layers.first, 2);
@@ -136,18 +101,18 @@ TEST(DualPipeSchedule, PlacesOneCopyOfAStagePerDirection) {
 
 // dualpipe.py asserts an even number of ranks and an even number of at least 2n micro-batches.
 TEST(DualPipeValidation, NeedsEvenRanksAndMicrobatches) {
-  EXPECT_EQ(error_of(dual_pipe_job(4, 8)), "");
-  EXPECT_EQ(error_of(dual_pipe_job(4, 7)),
+  EXPECT_EQ(error_of(pipeline_job("dualpipe", 4, 8)), "");
+  EXPECT_EQ(error_of(pipeline_job("dualpipe", 4, 7)),
             "invalid job: schedule 'dualpipe' sends half the micro-batches each way and needs an even number of at "
             "least 2 x pipeline = 8 micro-batches, got 7");
-  EXPECT_EQ(error_of(dual_pipe_job(4, 10)), "");
-  EXPECT_EQ(error_of(dual_pipe_job(4, 9)),
+  EXPECT_EQ(error_of(pipeline_job("dualpipe", 4, 10)), "");
+  EXPECT_EQ(error_of(pipeline_job("dualpipe", 4, 9)),
             "invalid job: schedule 'dualpipe' sends half the micro-batches each way and needs an even number of at "
             "least 2 x pipeline = 8 micro-batches, got 9");
-  EXPECT_EQ(error_of(dual_pipe_job(3, 12)),
+  EXPECT_EQ(error_of(pipeline_job("dualpipe", 3, 12)),
             "invalid job: schedule 'dualpipe' runs micro-batches from both ends of the pipeline and needs an even "
             "pipeline parallel size of at least 2, got 3");
-  auto one_chunk = dual_pipe_job(2, 4);
+  auto one_chunk = pipeline_job("dualpipe", 2, 4);
   one_chunk.strategy.virtual_stages = 1;
   EXPECT_EQ(error_of(one_chunk),
             "invalid job: schedule 'dualpipe' holds two model chunks on each pipeline rank, one per direction, and "

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "catalog/builtin_models.hpp"
-#include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "schedule_test_jobs.hpp"
 
 namespace distsim::schedule {
 
@@ -23,30 +22,6 @@ double peak_of_steps(const std::vector<Step>& steps, int num_chunks) {
     worst = std::max(worst, in_flight);
   }
   return static_cast<double>(worst) / num_chunks;
-}
-
-//! GPT-2 345M (24 layers) on p = 4 stages of one 4-GPU node, micro-batch 1, global batch 8, so
-//! m = 8.
-strategy::JobSpec job_with(const std::string& schedule, int virtual_stages) {
-  strategy::JobSpec job;
-  job.model = catalog::find_model("gpt2-345m");
-  job.cluster.num_hosts = 1;
-  job.cluster.gpus_per_host = 4;
-  job.strategy.pipeline_parallel = 4;
-  job.strategy.micro_batch_size = 1;
-  job.strategy.global_batch_size = 8;
-  job.strategy.schedule = schedule;
-  job.strategy.virtual_stages = virtual_stages;
-  return job;
-}
-
-std::string error_of(const strategy::JobSpec& job) {
-  try {
-    validate_job(job);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -118,9 +93,9 @@ TEST(ChunkPolicy, LayersOfEachChunk) {
   const auto chunk = InterleavedSchedule().chunk_layers(24, 4, 3, 1, 2);
   EXPECT_EQ(chunk.first, 18);
   EXPECT_EQ(chunk.count, 2);
-  const auto all = InterleavedSchedule().stage_chunk_layers(job_with("interleaved", 3), 1);
+  const auto all = InterleavedSchedule().stage_chunk_layers(pipeline_job("interleaved", 4, 8, 3), 1);
   ASSERT_EQ(all.size(), 3U);
-  EXPECT_EQ(all[0].first, 2);  // pipeline chunk 1
+  EXPECT_EQ(all[0].first, 2);   // pipeline chunk 1
   EXPECT_EQ(all[1].first, 10);  // pipeline chunk 5
 }
 
@@ -133,30 +108,33 @@ TEST(ScheduleRegistry, NamesMegatronsScheduleByChunkCount) {
 
 // Each schedule's own rules, through schedule::validate_job.
 TEST(ScheduleValidation, OneChunkSchedulesRejectVirtualStages) {
-  EXPECT_EQ(error_of(job_with("1f1b", 2)), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
-  EXPECT_EQ(error_of(job_with("gpipe", 3)), "invalid job: virtual_stages 3 needs schedule 'interleaved', got 'gpipe'");
-  EXPECT_EQ(error_of(job_with("1f1b", 1)), "");
+  EXPECT_EQ(error_of(pipeline_job("1f1b", 4, 8, 2)),
+            "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
+  EXPECT_EQ(error_of(pipeline_job("gpipe", 4, 8, 3)),
+            "invalid job: virtual_stages 3 needs schedule 'interleaved', got 'gpipe'");
+  EXPECT_EQ(error_of(pipeline_job("1f1b", 4, 8, 1)), "");
 }
 
 // m = 8 / 1 = 8 micro-batches; p = 4; 24 layers.
 TEST(ScheduleValidation, InterleavedRules) {
-  EXPECT_EQ(error_of(job_with("interleaved", 1)),
+  EXPECT_EQ(error_of(pipeline_job("interleaved", 4, 8, 1)),
             "invalid job: schedule 'interleaved' needs virtual_stages (model chunks per pipeline stage) of at least "
             "2, got 1");
-  EXPECT_EQ(error_of(job_with("interleaved", 2)), "");
-  auto uneven = job_with("interleaved", 2);
+  EXPECT_EQ(error_of(pipeline_job("interleaved", 4, 8, 2)), "");
+  auto uneven = pipeline_job("interleaved", 4, 8, 2);
   uneven.strategy.global_batch_size = 6;  // m = 6, not a multiple of p = 4
   EXPECT_EQ(error_of(uneven),
             "invalid job: schedule 'interleaved' needs the number of micro-batches 6 to be a multiple of the "
             "pipeline parallel size 4");
   // p·v = 4·5 = 20 does not divide 24.
-  EXPECT_EQ(error_of(job_with("interleaved", 5)),
+  EXPECT_EQ(error_of(pipeline_job("interleaved", 4, 8, 5)),
             "invalid job: schedule 'interleaved' splits the 24 layers of model 'gpt2-345m' into pipeline x virtual "
             "stages = 4 x 5 = 20 equal chunks, but 20 does not divide 24");
 }
 
 TEST(ScheduleValidation, UnknownScheduleNamesTheClosest) {
-  EXPECT_NE(error_of(job_with("1f1c", 1)).find("'1f1b'"), std::string::npos) << error_of(job_with("1f1c", 1));
+  EXPECT_NE(error_of(pipeline_job("1f1c", 4, 8, 1)).find("'1f1b'"), std::string::npos)
+      << error_of(pipeline_job("1f1c", 4, 8, 1));
 }
 
 }  // namespace distsim::schedule

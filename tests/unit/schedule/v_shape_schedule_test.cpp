@@ -1,59 +1,13 @@
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <map>
-#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
-#include "catalog/builtin_models.hpp"
-#include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "schedule_test_jobs.hpp"
 
 namespace distsim::schedule {
-
-namespace {
-constexpr StepKind F = StepKind::forward;
-constexpr StepKind B = StepKind::backward_input;
-constexpr StepKind W = StepKind::backward_weight;
-
-//! GPT-2 345M cut to `layers` layers on p stages of one node, micro-batch 1, m micro-batches,
-//! two chunks per stage.
-strategy::JobSpec v_job(const std::string& schedule, int stages, int microbatches, int layers = 24) {
-  strategy::JobSpec job;
-  job.model = catalog::find_model("gpt2-345m");
-  job.model.num_layers = layers;
-  job.cluster.num_hosts = 1;
-  job.cluster.gpus_per_host = stages;
-  job.strategy.pipeline_parallel = stages;
-  job.strategy.micro_batch_size = 1;
-  job.strategy.global_batch_size = microbatches;
-  job.strategy.schedule = schedule;
-  job.strategy.virtual_stages = 2;
-  return job;
-}
-
-std::string error_of(const strategy::JobSpec& job) {
-  try {
-    validate_job(job);
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "";
-}
-
-//! Every (chunk, micro-batch) runs F, B and W once each, in that order.
-void expect_each_step_once_in_order(const std::vector<Step>& steps, int microbatches) {
-  std::map<std::pair<int, int>, std::vector<const StepKindSpec*>> per_pass;
-  for (const auto& step : steps) {
-    per_pass[{step.chunk, step.microbatch}].push_back(&step.kind.spec());
-  }
-  ASSERT_EQ(per_pass.size(), static_cast<size_t>(2 * microbatches));
-  const std::vector<const StepKindSpec*> expected{&F.spec(), &B.spec(), &W.spec()};
-  for (const auto& [pass, kinds] : per_pass) {
-    EXPECT_EQ(kinds, expected) << "chunk " << pass.first << " micro-batch " << pass.second;
-  }
-}
-}  // namespace
 
 // The V (Qi et al., "Pipeline Parallelism with Controllable Memory", NeurIPS'24, Fig. 3): 2p
 // chunks of l/(2p) layers; stage s holds chunk s and chunk 2p − 1 − s. p = 4, 16 layers: 2 each.
@@ -94,7 +48,7 @@ TEST(VShapeSchedule, HopsDownThenBackUp) {
 // Stage 0 sends chunk 0's activations to stage 1 and receives chunk 1's from it; the last stage
 // receives on chunk 0 and sends on chunk 1, both to stage p − 2, and hands off locally between.
 TEST(VShapeSchedule, PlacesEachChunksNeighbours) {
-  const auto job = v_job("zbv", 4, 8);
+  const auto job = pipeline_job("zbv", 4, 8);
   const ZeroBubbleVSchedule schedule;
   const auto first = schedule.stage_chunk_placements(job, 0);
   ASSERT_EQ(first.size(), 2U);
@@ -133,7 +87,7 @@ TEST(ZeroBubbleVSchedule, RunsEachPassOnceWithinOneFOneBsPeak) {
   const ZeroBubbleVSchedule schedule;
   for (const auto& [p, m] : std::vector<std::pair<int, int>>{{2, 4}, {4, 8}, {4, 9}, {4, 16}, {8, 16}}) {
     for (int stage = 0; stage < p; ++stage) {
-      expect_each_step_once_in_order(schedule.steps(stage, p, m, 2), m);
+      expect_each_pass_once_in_order(schedule.steps(stage, p, m, 2), 2 * m);
       EXPECT_LE(schedule.microbatches_in_flight(stage, p, m, 2), p) << "p " << p << " m " << m << " stage " << stage;
     }
     EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(0, p, m, 2), p) << "p " << p << " m " << m;
@@ -169,7 +123,7 @@ TEST(DualPipeVSchedule, HoldsPPPlusOneChunkActivations) {
   const DualPipeVSchedule schedule;
   for (const auto& [n, m] : std::vector<std::pair<int, int>>{{2, 4}, {2, 7}, {4, 8}, {4, 10}, {8, 20}}) {
     for (int rank = 0; rank < n; ++rank) {
-      expect_each_step_once_in_order(schedule.steps(rank, n, m, 2), m);
+      expect_each_pass_once_in_order(schedule.steps(rank, n, m, 2), 2 * m);
       EXPECT_DOUBLE_EQ(schedule.microbatches_in_flight(rank, n, m, 2), (2.0 * n + 1) / 2)
           << "n " << n << " m " << m << " rank " << rank;
     }
@@ -177,7 +131,7 @@ TEST(DualPipeVSchedule, HoldsPPPlusOneChunkActivations) {
 }
 
 TEST(VShapeValidation, NeedsTwoVirtualStages) {
-  auto job = v_job("zbv", 4, 8);
+  auto job = pipeline_job("zbv", 4, 8);
   EXPECT_EQ(error_of(job), "");
   job.strategy.virtual_stages = 1;
   EXPECT_EQ(error_of(job),
@@ -190,21 +144,21 @@ TEST(VShapeValidation, NeedsTwoVirtualStages) {
 }
 
 TEST(VShapeValidation, NeedsTwoStagesAndEqualChunks) {
-  auto one_stage = v_job("dualpipev", 1, 8);
+  auto one_stage = pipeline_job("dualpipev", 1, 8);
   EXPECT_EQ(error_of(one_stage),
             "invalid job: schedule 'dualpipev' needs a pipeline parallel size of at least 2, got 1");
   // 20 layers into 2 x 4 = 8 chunks.
-  EXPECT_EQ(error_of(v_job("zbv", 4, 8, 20)),
+  EXPECT_EQ(error_of(pipeline_job("zbv", 4, 8, 2, 20)),
             "invalid job: schedule 'zbv' splits the 20 layers of model 'gpt2-345m' into 2 x pipeline = 8 equal "
             "chunks placed in a V, but 8 does not divide 20");
 }
 
 // dualpipev.py asserts num_chunks >= num_ranks * 2.
 TEST(VShapeValidation, DualPipeVNeedsTwoMicrobatchesPerRank) {
-  EXPECT_EQ(error_of(v_job("dualpipev", 4, 8)), "");
-  EXPECT_EQ(error_of(v_job("dualpipev", 4, 7)),
+  EXPECT_EQ(error_of(pipeline_job("dualpipev", 4, 8)), "");
+  EXPECT_EQ(error_of(pipeline_job("dualpipev", 4, 7)),
             "invalid job: schedule 'dualpipev' needs at least 2 x pipeline = 8 micro-batches, got 7");
-  EXPECT_EQ(error_of(v_job("zbv", 4, 7)), "");
+  EXPECT_EQ(error_of(pipeline_job("zbv", 4, 7)), "");
 }
 
 }  // namespace distsim::schedule

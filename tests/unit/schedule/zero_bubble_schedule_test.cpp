@@ -1,19 +1,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
+#include <string>
 #include <utility>
 
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "schedule_test_jobs.hpp"
 
 namespace distsim::schedule {
 
 namespace {
-constexpr StepKind F = StepKind::forward;
-constexpr StepKind B = StepKind::backward_input;
-constexpr StepKind W = StepKind::backward_weight;
-
 //! At the step where the most micro-batches are held (forward run, W not yet), how many wait for
 //! their B and how many have had B and wait for their W: the paper's M_B and M_W counts.
 std::pair<int, int> held_at_peak(const std::vector<Step>& steps) {
@@ -48,15 +45,8 @@ TEST(ZeroBubbleH1Schedule, RunsEveryStepOnceInOrder) {
   const ZeroBubbleH1Schedule schedule;
   for (int m : {2, 4, 9}) {
     for (int stage = 0; stage < 4; ++stage) {
-      std::map<int, std::vector<const StepKindSpec*>> per_microbatch;
-      for (const auto& step : schedule.steps(stage, 4, m)) {
-        per_microbatch[step.microbatch].push_back(&step.kind.spec());
-      }
-      ASSERT_EQ(per_microbatch.size(), static_cast<size_t>(m));
-      for (const auto& [mb, kinds] : per_microbatch) {
-        const std::vector<const StepKindSpec*> expected{&F.spec(), &B.spec(), &W.spec()};
-        EXPECT_EQ(kinds, expected) << "stage " << stage << " micro-batch " << mb;
-      }
+      SCOPED_TRACE("stage " + std::to_string(stage));
+      expect_each_pass_once_in_order(schedule.steps(stage, 4, m), m);
     }
   }
 }
@@ -111,15 +101,8 @@ TEST(ZeroBubbleSchedules, RunEachMicrobatchForwardThenBThenW) {
   for (const PipelineSchedule* schedule : std::vector<const PipelineSchedule*>{&h2}) {
     for (int m : {1, 3, 7, 12}) {
       for (int stage = 0; stage < 4; ++stage) {
-        std::map<int, std::vector<const StepKindSpec*>> per_microbatch;
-        for (const auto& step : schedule->steps(stage, 4, m)) {
-          per_microbatch[step.microbatch].push_back(&step.kind.spec());
-        }
-        ASSERT_EQ(per_microbatch.size(), static_cast<size_t>(m));
-        for (const auto& [mb, kinds] : per_microbatch) {
-          const std::vector<const StepKindSpec*> expected{&F.spec(), &B.spec(), &W.spec()};
-          EXPECT_EQ(kinds, expected) << schedule->name() << " stage " << stage << " micro-batch " << mb;
-        }
+        SCOPED_TRACE(std::string(schedule->name()) + " stage " + std::to_string(stage));
+        expect_each_pass_once_in_order(schedule->steps(stage, 4, m), m);
       }
     }
   }

@@ -1,9 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
-#include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
 #include "strategy/rank_layout.hpp"
+#include "validation_test_jobs.hpp"
 
 namespace distsim::strategy {
 
@@ -21,29 +20,13 @@ Strategy make(int tp, int cp, int pp, int dp) {
 // GPT-2 345M (24 layers, 1024 hidden, 16 heads, s = 1024) on 4 nodes x 4 GPUs, 2M2C2P2D.
 JobSpec context_parallel_job() {
   JobSpec job;
-  job.model.name = "gpt2-345m";
-  job.model.num_layers = 24;
-  job.model.hidden_size = 1024;
-  job.model.num_attention_heads = 16;
-  job.model.num_kv_heads = 16;
-  job.model.ffn_hidden_size = 4096;
-  job.model.vocab_size = 50304;
-  job.model.seq_length = 1024;
+  job.model = gpt2_345m_shape();
   job.cluster.num_hosts = 4;
   job.cluster.gpus_per_host = 4;
   job.strategy = make(2, 2, 2, 2);
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 64;
   return job;
-}
-
-std::string error_of(const JobSpec& job) {
-  try {
-    schedule::validate_job(job);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -108,7 +91,7 @@ TEST(ContextParallelNotation, ParsesAndPrintsTheCPart) {
   EXPECT_EQ(s.context_parallel, 2);
   EXPECT_EQ(s.pipeline_parallel, 2);
   EXPECT_EQ(s.data_parallel, 4);
-  EXPECT_EQ(s.world_size(), 32);  // 2 x 2 x 2 x 4
+  EXPECT_EQ(s.world_size(), 32);          // 2 x 2 x 2 x 4
   EXPECT_EQ(s.gradient_group_size(), 8);  // dp x cp
   EXPECT_EQ(s.notation(), "2M2C2P4D");
   EXPECT_EQ(parse_strategy_notation("8d4c").notation(), "1M4C1P8D");

@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
-#include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
+#include "validation_test_jobs.hpp"
 
 namespace distsim::strategy {
 
@@ -11,14 +10,7 @@ namespace {
 // GPT-2 345M's shape on one node of 8 GPUs (1M1P8D) that has fp8 tensor cores.
 JobSpec fp8_job() {
   JobSpec job;
-  job.model.name = "gpt2-345m";
-  job.model.num_layers = 24;
-  job.model.hidden_size = 1024;
-  job.model.num_attention_heads = 16;
-  job.model.num_kv_heads = 16;
-  job.model.ffn_hidden_size = 4096;
-  job.model.vocab_size = 50304;
-  job.model.seq_length = 1024;
+  job.model = gpt2_345m_shape();
   job.cluster.gpu.name = "hopper";
   job.cluster.gpu.peak_fp8_tflops = 1978.9;
   job.cluster.num_hosts = 1;
@@ -27,15 +19,6 @@ JobSpec fp8_job() {
   job.strategy.global_batch_size = 8;
   job.strategy.gemm_format = distsim::strategy::GemmFormat::fp8;
   return job;
-}
-
-std::string error_of(const JobSpec& job) {
-  try {
-    schedule::validate_job(job);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/input_error.hpp"
-#include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
+#include "validation_test_jobs.hpp"
 
 namespace distsim::strategy {
 
@@ -11,14 +10,7 @@ namespace {
 // A GPT-2 345M shape (24 layers, 1024 hidden, 16 heads) on 4 nodes x 4 GPUs, 2M2P4D.
 JobSpec valid_job() {
   JobSpec job;
-  job.model.name = "gpt2-345m";
-  job.model.num_layers = 24;
-  job.model.hidden_size = 1024;
-  job.model.num_attention_heads = 16;
-  job.model.num_kv_heads = 16;
-  job.model.ffn_hidden_size = 4096;
-  job.model.vocab_size = 50304;
-  job.model.seq_length = 1024;
+  job.model = gpt2_345m_shape();
   job.cluster.num_hosts = 4;
   job.cluster.gpus_per_host = 4;
   job.strategy.tensor_parallel = 2;
@@ -27,15 +19,6 @@ JobSpec valid_job() {
   job.strategy.micro_batch_size = 4;
   job.strategy.global_batch_size = 64;
   return job;
-}
-
-std::string error_of(const JobSpec& job) {
-  try {
-    schedule::validate_job(job);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 }  // namespace
@@ -57,11 +40,10 @@ TEST(ValidateJob, RejectsTensorParallelNotDividingHeads) {
   job.cluster.num_hosts = 1;
   job.cluster.gpus_per_host = 3;
   job.strategy.global_batch_size = 4;
-  EXPECT_EQ(error_of(job),
-            "invalid job (3 problems):\n"
-            "  - tensor parallel size 3 does not divide num_attention_heads 16 of model 'gpt2-345m'\n"
-            "  - tensor parallel size 3 does not divide num_kv_heads 16 of model 'gpt2-345m'\n"
-            "  - tensor parallel size 3 does not divide ffn_hidden_size 4096 of model 'gpt2-345m'");
+  EXPECT_EQ(error_of(job), "invalid job (3 problems):\n"
+                           "  - tensor parallel size 3 does not divide num_attention_heads 16 of model 'gpt2-345m'\n"
+                           "  - tensor parallel size 3 does not divide num_kv_heads 16 of model 'gpt2-345m'\n"
+                           "  - tensor parallel size 3 does not divide ffn_hidden_size 4096 of model 'gpt2-345m'");
 }
 
 TEST(ValidateJob, RejectsMoreStagesThanLayers) {
@@ -150,7 +132,8 @@ TEST(ValidateJob, RejectsInterleavingEncoderDecoderModels) {
 TEST(ValidateJob, RejectsVirtualStagesWithoutInterleaving) {
   JobSpec job = valid_job();
   job.strategy.virtual_stages = 2;
-  EXPECT_EQ(error_of(job), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
+  EXPECT_EQ(error_of(job),
+            "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got '1f1b'");
   job.strategy.virtual_stages = 0;
   EXPECT_EQ(error_of(job), "invalid job: virtual_stages must be positive, got 0");
 }
@@ -206,6 +189,8 @@ TEST(JobValidation, ExpertParallelSizeMustDivideExpertsAndStage) {
   EXPECT_EQ(error_of(job), "");
 }
 
-TEST(JobValidation, ADenseModelHasNoUnsimulatedFeatures) { EXPECT_TRUE(unsimulated_features(valid_job().model).empty()); }
+TEST(JobValidation, ADenseModelHasNoUnsimulatedFeatures) {
+  EXPECT_TRUE(unsimulated_features(valid_job().model).empty());
+}
 
 }  // namespace distsim::strategy

@@ -1,0 +1,76 @@
+#include <algorithm>
+#include <string>
+
+#include "strategy/job_checks.hpp"
+
+namespace distsim::strategy::detail {
+
+namespace {
+
+//! The a2a exchange gives each context rank heads/cp whole query and KV heads of its tensor rank
+//! (TransformerEngine asserts num_heads % cp_size == 0 for Q, K and V).
+void check_a2a_heads(const JobSpec& job, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const int cp = s.context_parallel;
+  const int tp = std::max(1, s.tensor_parallel);
+  const int heads = job.model.num_attention_heads / tp;
+  const int kv_heads = job.model.num_kv_heads / tp;
+  if (s.cp_comm_type != CpCommType::a2a || (heads % cp == 0 && kv_heads % cp == 0)) {
+    return;
+  }
+  std::string sizes;
+  for (int size = 2; size <= std::min(heads, kv_heads); ++size) {
+    if (heads % size == 0 && kv_heads % size == 0) sizes += ", " + std::to_string(size);
+  }
+  problems.push_back(
+      "cp_comm_type 'a2a' needs the query heads of a tensor rank (num_attention_heads / tp = " +
+      std::to_string(job.model.num_attention_heads) + " / " + std::to_string(tp) + " = " + std::to_string(heads) +
+      ") and its KV heads (num_kv_heads / tp = " + std::to_string(job.model.num_kv_heads) + " / " + std::to_string(tp) +
+      " = " + std::to_string(kv_heads) + ") to be divisible by cp " + std::to_string(cp) +
+      " (the all-to-all gives each context rank heads/cp whole heads); cp sizes that divide both: 1" + sizes +
+      "; or use cp_comm_type 'p2p' or 'allgather'");
+}
+
+}  // namespace
+
+//! Context parallelism (Megatron-Core, TransformerEngine's ring attention) cuts each sequence into
+//! 2·cp chunks and gives rank r chunks r and 2cp − 1 − r, so 2·cp must divide the sequence. It runs
+//! inside TransformerEngine's fused attention, and distsim models it for one sequence per model
+//! (decoder-only or encoder-only).
+void check_context_parallel(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const auto& m = job.model;
+  const int cp = s.context_parallel;
+  if (cp <= 1) {  // cp <= 0 is reported by check_strategy
+    if (cp == 1 && s.cp_comm_type != CpCommType::p2p) {
+      problems.push_back(name_of(names, "cp_comm_type") + " " + to_string(s.cp_comm_type) +
+                         ": a context-parallel exchange needs context parallelism (cp 2 or more), got cp 1");
+    }
+    return;
+  }
+  if (m.seq_length > 0 && m.seq_length % (2 * cp) != 0) {
+    problems.push_back("context parallelism needs seq_length " + std::to_string(m.seq_length) + " of model " +
+                       quoted(m.name) + " to be divisible by 2 x context parallel size = 2 x " + std::to_string(cp) +
+                       " = " + std::to_string(2 * cp) + " (each rank holds 2 of the sequence's " +
+                       std::to_string(2 * cp) + " load-balanced chunks)");
+  }
+  if (s.attention == Attention::unfused) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") needs attention 'flash': it runs as ring attention inside the fused attention kernel "
+                       "(TransformerEngine), got 'unfused'");
+  }
+  if (m.mla.enabled()) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") is not modelled with the latent attention of model " + quoted(m.name) +
+                       " (its ring exchange would move the up-projected keys and values); use cp 1");
+  }
+  check_a2a_heads(job, problems);
+  if (m.architecture == model::Architecture::encoder_decoder) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") is modelled for decoder-only and "
+                       "encoder-only models, not for the encoder-decoder model " +
+                       quoted(m.name));
+  }
+}
+
+}  // namespace distsim::strategy::detail

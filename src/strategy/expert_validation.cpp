@@ -1,0 +1,93 @@
+#include <sstream>
+#include <string>
+
+#include "strategy/job_checks.hpp"
+
+namespace distsim::strategy::detail {
+
+namespace {
+
+std::string divisors_of(int value) {
+  std::string list;
+  for (int d = 1; d <= value; ++d) {
+    if (value % d == 0) {
+      list += (list.empty() ? "" : ", ") + std::to_string(d);
+    }
+  }
+  return list;
+}
+
+//! The expert settings on a dense model: each names the model, since the fix is a different model
+//! or dropping the setting.
+void check_dense_model_settings(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string dense =
+      " needs a mixture-of-experts model; model " + quoted(job.model.name) + " is dense (no moe.num_experts)";
+  if (s.expert_parallel != 1) {
+    problems.push_back(name_of(names, "ep") + " " + std::to_string(s.expert_parallel) + ": expert parallelism" + dense);
+  }
+  if (s.expert_tensor_parallel != 1) {
+    problems.push_back(name_of(names, "etp") + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism" + dense);
+  }
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": a token dispatcher" +
+                       dense);
+  }
+  if (s.moe_imbalance != 1.0) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
+  }
+}
+
+}  // namespace
+
+//! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
+//! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
+//! ETP divides the expert FFN, and with tensor parallelism the MoE layer needs sequence
+//! parallelism (arguments.py: "When using MoE and tensor parallelism, sequence parallelism must
+//! be used").
+void check_experts(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const auto& moe = job.model.moe;
+  if (!moe.enabled()) {
+    check_dense_model_settings(job, names, problems);
+    return;
+  }
+  const std::string ep = name_of(names, "ep");
+  const std::string etp = name_of(names, "etp");
+  if (s.expert_parallel <= 0 || s.expert_tensor_parallel <= 0) {
+    return;  // reported by check_strategy
+  }
+  if (moe.num_experts % s.expert_parallel != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ": expert parallel size must divide the " +
+                       std::to_string(moe.num_experts) + " routed experts of model " + quoted(job.model.name) +
+                       "; valid sizes: " + divisors_of(moe.num_experts));
+  }
+  const int expert_model = s.expert_parallel * s.expert_tensor_parallel;
+  if (s.stage_ranks() > 0 && s.stage_ranks() % expert_model != 0) {
+    problems.push_back(ep + " " + std::to_string(s.expert_parallel) + ", " + etp + " " +
+                       std::to_string(s.expert_tensor_parallel) + ": expert tensor parallel x expert parallel = " +
+                       std::to_string(expert_model) + " must divide the " + std::to_string(s.stage_ranks()) +
+                       " ranks of a pipeline stage (tp x cp x dp); valid products: " + divisors_of(s.stage_ranks()));
+  }
+  if (s.expert_tensor_parallel > 1) {
+    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) +
+                       ": expert tensor parallelism is not simulated yet; use " + etp + " 1");
+  }
+  if (s.tensor_parallel > 1 && !s.sequence_parallel) {
+    problems.push_back("tensor parallel size " + std::to_string(s.tensor_parallel) + " with model " +
+                       quoted(job.model.name) +
+                       "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
+                       "a job file), as Megatron-Core requires");
+  }
+  if (!(s.moe_imbalance >= 1.0)) {
+    std::ostringstream value;
+    value << s.moe_imbalance;
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() +
+                       ": the busiest expert rank's tokens over the mean must be at least 1.0");
+  }
+}
+
+}  // namespace distsim::strategy::detail
