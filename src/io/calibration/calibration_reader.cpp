@@ -332,6 +332,8 @@ void apply_recipe(const RowReader& row, strategy::JobSpec& job, std::vector<std:
   const RecipeDefaults* recipe =
       find_recipe(row.text("framework"), row.text("model"), s.pipeline_parallel, s.virtual_stages);
   if (!recipe) return;
+  if (!recipe->refusal.empty()) throw Unsupported{recipe->refusal};
+  if (recipe->settings.empty()) return;
   for (const auto& [key, value] : recipe->settings) {
     const options::JobOption& option = options::option(key);
     const options::ParsedValue parsed = options::parse_value(option, value);

@@ -19,6 +19,9 @@ struct RecipeDefaults {
   //! Job settings as option-table keys and value text.
   std::vector<std::pair<std::string, std::string>> settings;
   std::string recipe;  //!< where the settings come from
+  //! Non-empty when the recipe has nothing for these sizes and a row must not be simulated with
+  //! a split it does not state: why the row is refused.
+  std::string refusal;
 };
 
 //! Every recipe the calibration reader knows.

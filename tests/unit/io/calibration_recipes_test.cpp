@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "strategy/pipeline_layout.hpp"
 
 namespace distsim::io {
@@ -22,8 +26,36 @@ TEST(CalibrationRecipes, DeepSeekV3LayoutPerPipelineShape) {
   ASSERT_TRUE(parsed.ok()) << parsed.problem;
   ASSERT_EQ(parsed.stages.size(), 16U);
   EXPECT_EQ(parsed.stages[15], (strategy::VirtualStage{60, 1, false, true}));
-  // The recipe has no layout for pp 2 x vpp 4, so the reader gives none.
-  EXPECT_EQ(find_recipe(kBridge, "DeepSeekV3 (w/o MTP)", 2, 4), nullptr);
+}
+
+// The recipe's map has no layout for pp 2 x vpp 4 or pp 8 x vpp 4: a row with those sizes is
+// refused with the recipe's name instead of being simulated with a split nobody stated; one
+// stage needs no layout and is neither refused nor given settings.
+TEST(CalibrationRecipes, DeepSeekV3WithoutARecipeLayoutIsRefused) {
+  for (const auto& [pp, vpp] : {std::pair{2, 4}, std::pair{8, 4}}) {
+    const RecipeDefaults* recipe = find_recipe(kBridge, "DeepSeekV3 (w/o MTP)", pp, vpp);
+    ASSERT_NE(recipe, nullptr);
+    EXPECT_TRUE(recipe->settings.empty());
+    EXPECT_NE(recipe->refusal.find("_get_deepseek_v3_pipeline_layout) has a pipeline layout only for"),
+              std::string::npos)
+        << recipe->refusal;
+  }
+  const RecipeDefaults* single = find_recipe(kBridge, "DeepSeekV3 (w/ MTP)", 1, 1);
+  ASSERT_NE(single, nullptr);
+  EXPECT_TRUE(single->refusal.empty());
+  EXPECT_TRUE(single->settings.empty());
+}
+
+// Qwen3-235B-A22B's recipe counts the embedding and the loss as layers for every pipeline shape:
+// 94 + 2 = 96 layer slots, which 4 x 12 = 48, 8 x 3 = 24 and 8 x 2 = 16 chunks all divide.
+TEST(CalibrationRecipes, Qwen3235bAccountsForEmbeddingAndLoss) {
+  const RecipeDefaults* recipe = find_recipe(kBridge, "Qwen3_235B_a22B", 4, 12);
+  ASSERT_NE(recipe, nullptr);
+  EXPECT_TRUE(recipe->refusal.empty());
+  const std::vector<std::pair<std::string, std::string>> expected{{"account_for_embedding_in_pipeline_split", "true"},
+                                                                  {"account_for_loss_in_pipeline_split", "true"}};
+  EXPECT_EQ(recipe->settings, expected);
+  EXPECT_EQ(find_recipe(kBridge, "Qwen3_30B_a3B", 1, 1), nullptr);
 }
 
 // With MTP the recipe's last virtual stage holds one layer, the MTP layer and the loss ("tmL"):
