@@ -14,6 +14,7 @@ using model::MoeSpec;
 using model::NormType;
 using model::PositionEmbedding;
 using model::RouterScoring;
+using model::WindowLayers;
 
 // Megatron-LM pads the vocabulary to a multiple of 128 (--make-vocab-size-divisible-by, at
 // tensor parallel size 1; docs/reference/formats.md §5.1). The built-in models use the
@@ -272,6 +273,38 @@ ModelSpec nemotron4(const char* name, const char* description, const char* sourc
   };
 }
 
+//! GPT-OSS (OpenAI gpt-oss model card, arXiv 2508.10925, §2 and Table 1; HF openai/gpt-oss-120b and
+//! gpt-oss-20b config.json): every layer MoE with biased experts, router and attention
+//! projections, 64 query / 8 KV heads of 64, attention sinks, and layer_types alternating
+//! "sliding_attention" (even layers, window 128) with "full_attention". Its SwiGLU clamps the
+//! gate and the linear input to ±7 (swiglu_limit) and adds 1 to the linear half; the kernel reads
+//! and writes the same bytes as Megatron's SwiGLU, so it is priced as swiglu.
+ModelSpec gpt_oss(const char* name, const char* description, const char* source, int layers, int experts) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = layers,
+      .hidden_size = 2880,
+      .num_attention_heads = 64,
+      .num_kv_heads = 8,
+      .kv_channels = 64,
+      .ffn_hidden_size = 2880,
+      .ffn_type = FfnType::swiglu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 201088,
+      .seq_length = 4096,
+      .tie_embeddings = false,
+      .linear_biases = true,
+      .moe = {.num_experts = experts, .top_k = 4, .expert_ffn_hidden_size = 2880},
+      .sliding_window = 128,
+      .window_layers = WindowLayers::even,
+      .attention_sinks = true,
+  };
+}
+
 std::vector<ModelSpec> make_models() {
   return {
       bert_large(),
@@ -314,6 +347,21 @@ std::vector<ModelSpec> make_models() {
                 "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
                 "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
                 96, 18432, 96),
+      gpt_oss("gpt-oss-120b",
+              "GPT-OSS 120B: 36 layers, 2880 hidden, 128 experts top-4, sliding window 128 on alternate layers, "
+              "attention sinks (116.8B total, 5.1B active)",
+              "OpenAI gpt-oss model card (arXiv 2508.10925) Table 1; HF openai/gpt-oss-120b config.json: "
+              "hidden_size 2880, num_hidden_layers 36, num_attention_heads 64, num_key_value_heads 8, head_dim 64, "
+              "intermediate_size 2880, num_local_experts 128, num_experts_per_tok 4, vocab_size 201088, "
+              "attention_bias true, sliding_window 128, layer_types sliding/full alternating, swiglu_limit 7.0 "
+              "(priced as swiglu), tie_word_embeddings false; seq 4096 = initial_context_length",
+              36, 128),
+      gpt_oss("gpt-oss-20b",
+              "GPT-OSS 20B: 24 layers, 2880 hidden, 32 experts top-4, sliding window 128 on alternate layers, "
+              "attention sinks (20.9B total, 3.6B active)",
+              "OpenAI gpt-oss model card (arXiv 2508.10925) Table 1; HF openai/gpt-oss-20b config.json: as "
+              "gpt-oss-120b with num_hidden_layers 24 and num_local_experts 32",
+              24, 32),
   };
 }
 

@@ -16,13 +16,17 @@ Event compute_event(Operator op, Dtype dtype, std::initializer_list<std::int64_t
   event.dtype = dtype;
   const auto* value = values.begin();
   for (const auto& field : spec.fields) {
-    if (field.type != KeyFieldType::dim && field.type != KeyFieldType::flag) {
+    if (field.type != KeyFieldType::dim && field.type != KeyFieldType::flag &&
+        field.type != KeyFieldType::optional_dim) {
       continue;
     }
     if (value == values.end()) {
       throw InternalError("too few dimensions for operator '" + std::string(spec.name) + "'");
     }
-    event.dims.push_back({std::string(field.name), *value++});
+    const std::int64_t given = *value++;
+    if (field.type != KeyFieldType::optional_dim || given != 0) {
+      event.dims.push_back({std::string(field.name), given});
+    }
   }
   if (value != values.end()) {
     throw InternalError("too many dimensions for operator '" + std::string(spec.name) + "'");
@@ -69,12 +73,23 @@ Event EventFactory::grouped_gemm(std::int64_t groups, std::int64_t m, std::int64
 }
 
 Event EventFactory::attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads,
-                              std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal) const {
+                              std::int64_t seq_q, std::int64_t seq_kv, std::int64_t head_dim, bool causal,
+                              std::int64_t window) const {
+  // A window as long as the sequence changes nothing, so its events are the full causal ones.
+  const std::int64_t effective_window = window < seq_kv ? window : 0;
+  if (effective_window > 0 && (!causal || seq_q != seq_kv)) {
+    throw InternalError("a sliding window is priced only for causal self-attention over the whole sequence");
+  }
   Event event = compute_event(backward ? Operator::flash_attention_bwd : Operator::flash_attention_fwd, dtype_,
-                              {batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal ? 1 : 0});
+                              {batch, heads, kv_heads, seq_q, seq_kv, head_dim, causal ? 1 : 0, effective_window});
   double forward_flops = 4.0 * static_cast<double>(batch * heads) * static_cast<double>(seq_q) *
                          static_cast<double>(seq_kv) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
-  if (causal && seq_q < seq_kv) {
+  if (effective_window > 0) {
+    // Queries 0 .. w-1 see 1 .. w keys, w(w+1)/2 pairs; the other sq - w see w keys each.
+    const auto w = static_cast<double>(effective_window);
+    const double pairs = static_cast<double>(seq_q) * w - 0.5 * w * (w - 1);
+    forward_flops = 4.0 * static_cast<double>(batch * heads) * pairs * static_cast<double>(head_dim);
+  } else if (causal && seq_q < seq_kv) {
     // Bottom-right causal mask: the queries are the last seq_q positions, so query i sees
     // seq_kv − seq_q + i + 1 keys, seq_q·seq_kv − seq_q²/2 query-key pairs in all.
     const auto pairs = static_cast<double>(seq_q) * static_cast<double>(seq_kv) -

@@ -35,9 +35,11 @@ class EventFactory {
   //! Fused (Flash) attention over `heads` query heads: QKᵀ and PV are 4·b·heads·sq·skv·d FLOPs,
   //! halved when causal since the masked half is skipped (with sq < skv the mask is bottom-right:
   //! sq·skv − sq²/2 query-key pairs). Backward does 2.5× the forward's
-  //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two).
+  //! matrix work (FlashAttention-2, Dao 2023: five matmuls against two). A causal sliding window
+  //! `window` < sq (with sq = skv) leaves query i min(i + 1, window) keys: sq·w − w(w − 1)/2 pairs,
+  //! counted exactly as the causal half is (docs/cost_models.md: kernels compute whole tiles).
   Event attention(bool backward, std::int64_t batch, std::int64_t heads, std::int64_t kv_heads, std::int64_t seq_q,
-                  std::int64_t seq_kv, std::int64_t head_dim, bool causal) const;
+                  std::int64_t seq_kv, std::int64_t head_dim, bool causal, std::int64_t window = 0) const;
   //! Fused attention of multi-head latent attention over `heads` heads, query/key heads of `dqk`
   //! and value heads of `dv` (TransformerEngine's DotProductAttention with k_channels dqk and
   //! v_channels dv, as Megatron-Core's MLASelfAttention builds it). Forward: QKᵀ is 2·b·heads·sq·skv·dqk

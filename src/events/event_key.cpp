@@ -21,8 +21,13 @@ const Dim& dim_for(const Event& event, const KeyField& field, size_t index) {
 }
 
 void append_field(std::string& text, const Event& event, const KeyField& field, size_t& dim_index) {
+  if (field.type == KeyFieldType::optional_dim &&
+      (dim_index >= event.dims.size() || event.dims[dim_index].name != field.name)) {
+    return;
+  }
   text += ' ';
   switch (field.type) {
+    case KeyFieldType::optional_dim:
     case KeyFieldType::dim:
     case KeyFieldType::flag: {
       const Dim& d = dim_for(event, field, dim_index++);
@@ -67,15 +72,19 @@ std::string expected_fields(const OperatorSpec& spec) {
     switch (field.type) {
       case KeyFieldType::dtype: text += "and a dtype"; break;
       case KeyFieldType::placement: text += "and intra, or inter per_node="; break;
+      case KeyFieldType::optional_dim: text += std::string(field.name).insert(0, 1, '[') + "=]"; break;
       default: text += std::string(field.name) + "=";
     }
   }
   return text;
 }
 
-bool has_placement(const OperatorSpec& spec) {
-  return std::any_of(spec.fields.begin(), spec.fields.end(),
-                     [](const KeyField& field) { return field.type == KeyFieldType::placement; });
+//! Whether the operator's keys can differ in length: a placement of one or two words, or a field
+//! that is left out when 0.
+bool has_variable_length(const OperatorSpec& spec) {
+  return std::any_of(spec.fields.begin(), spec.fields.end(), [](const KeyField& field) {
+    return field.type == KeyFieldType::placement || field.type == KeyFieldType::optional_dim;
+  });
 }
 
 //! Reads a key's words after the operator's name, one field of the operator table at a time.
@@ -85,7 +94,7 @@ class KeyReader {
       : spec_(spec), words_(words), expected_(expected_fields(spec)) {}
 
   Event read() {
-    if (!has_placement(spec_) && words_.size() != spec_.fields.size() + 1) {
+    if (!has_variable_length(spec_) && words_.size() != spec_.fields.size() + 1) {
       throw InputError(takes() + " (" + std::to_string(spec_.fields.size()) + " fields), got " +
                        std::to_string(words_.size() - 1));
     }
@@ -153,6 +162,11 @@ class KeyReader {
         event.dims.push_back({std::string(field.name), value});
         return;
       }
+      case KeyFieldType::optional_dim:
+        if (next_ < words_.size() && words_[next_].starts_with(std::string(field.name) + "=")) {
+          event.dims.push_back({std::string(field.name), read_number(field.name, field.minimum)});
+        }
+        return;
       case KeyFieldType::dtype: event.dtype = read_dtype(next_word()); return;
       case KeyFieldType::bytes: event.bytes = read_number(field.name, field.minimum); return;
       case KeyFieldType::group: event.group_size = static_cast<int>(read_number(field.name, field.minimum)); return;

@@ -40,6 +40,8 @@ std::vector<KeyField> attention_fields() {
           dim("skv", "key/value tokens of each sequence"),
           dim("d", "head dimension"),
           {"causal", KeyFieldType::flag, 0, "1 when the causal mask lets the kernel skip the masked half"},
+          {"window", KeyFieldType::optional_dim, 1,
+           "keys each query sees in a causal sliding window, itself included; absent: the whole causal prefix"},
           dtype("type of Q, K, V and the output")};
 }
 
@@ -184,6 +186,7 @@ std::string field_grammar(const KeyField& field) {
     case KeyFieldType::bytes:
     case KeyFieldType::group: return std::string(field.name) + "=<N>";
     case KeyFieldType::flag: return std::string(field.name) + "=0|1";
+    case KeyFieldType::optional_dim: return std::string(field.name).insert(0, 1, '[') + "=<N>]";
     case KeyFieldType::dtype: return "<dtype>";
     case KeyFieldType::placement: return "intra|inter per_node=<N>";
   }
@@ -263,6 +266,7 @@ std::string_view key_field_type_name(KeyFieldType type) {
   switch (type) {
     case KeyFieldType::dim: return "dim";
     case KeyFieldType::flag: return "flag";
+    case KeyFieldType::optional_dim: return "optional_dim";
     case KeyFieldType::dtype: return "dtype";
     case KeyFieldType::bytes: return "bytes";
     case KeyFieldType::group: return "group";

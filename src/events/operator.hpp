@@ -77,8 +77,11 @@ enum class Operator {
 
 //! How one field of an event key is written, and which part of an Event it holds.
 enum class KeyFieldType {
-  dim,        //!< "name=N", N a whole number: a dimension of the compute shape (Event::dims)
-  flag,       //!< "name=0" or "name=1": a yes/no dimension of the compute shape (Event::dims)
+  dim,   //!< "name=N", N a whole number: a dimension of the compute shape (Event::dims)
+  flag,  //!< "name=0" or "name=1": a yes/no dimension of the compute shape (Event::dims)
+  //! "name=N" with N > 0, left out of the key and of Event::dims when 0, so that the keys of
+  //! events without it read as before the field existed
+  optional_dim,
   dtype,      //!< the dtype's name alone, e.g. "bf16" (Event::dtype)
   bytes,      //!< "bytes=N": the message size (Event::bytes)
   group,      //!< "group=N": the ranks taking part (Event::group_size)
@@ -126,7 +129,7 @@ Collective collective_of(Operator op);
 std::string_view collective_name(Collective collective);
 //! "gemm", "attention", "memory_bound", "collective" or "point_to_point".
 std::string_view event_class_name(EventClass event_class);
-//! "dim", "flag", "dtype", "bytes", "group" or "placement".
+//! "dim", "flag", "optional_dim", "dtype", "bytes", "group" or "placement".
 std::string_view key_field_type_name(KeyFieldType type);
 
 //! The form of an operator's keys, e.g. "gemm m=<N> n=<N> k=<N> <dtype>" or

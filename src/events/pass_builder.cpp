@@ -254,8 +254,10 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   const std::int64_t d = model_.head_dim();
   if (!unfused_attention_) {
     const bool causal = !cross && model_.causal_self_attention();
-    add(sink, factory_.attention(false, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal), layer,
-        cross ? "cross attention" : "attention");
+    add(sink,
+        factory_.attention(false, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal,
+                           causal ? model_.attention_window(layer) : 0),
+        layer, cross ? "cross attention" : "attention");
     return;
   }
   const CoreLabels& label = cross ? kCrossCore : kSelfCore;
@@ -283,8 +285,10 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   const Sink sink = backward_sink();
   if (!unfused_attention_) {
     const bool causal = !cross && model_.causal_self_attention();
-    add(sink, factory_.attention(true, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal), layer,
-        cross ? "cross attention" : "attention");
+    add(sink,
+        factory_.attention(true, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal,
+                           causal ? model_.attention_window(layer) : 0),
+        layer, cross ? "cross attention" : "attention");
     return;
   }
   if (selective_recompute_) {

@@ -16,6 +16,10 @@ enum class NormType { layernorm, rmsnorm };
 //! learned: a position table added after the token embedding; rope: rotary on q and k;
 //! relative: T5's bias added to the attention scores (no extra kernel of note).
 enum class PositionEmbedding { learned, rope, relative };
+//! Which decoder layers attend within the sliding window: all of them, or alternate ones by
+//! 0-based index (GPT-OSS's `layer_types` starts "sliding_attention", "full_attention", ...: the
+//! even layers slide, as in Gemma 2).
+enum class WindowLayers { all, even, odd };
 
 //! The largest width, length or count of a model's shape (hidden and FFN sizes, heads, vocabulary,
 //! sequence length) that distsim computes with: 2^24 = 16,777,216, a hundred times the largest
@@ -52,6 +56,12 @@ struct ModelSpec {
   MoeSpec moe{};          //!< mixture-of-experts layers; none for a dense model
   MlaSpec mla{};          //!< multi-head latent attention; none for standard attention
   int mtp_layers = 0;     //!< multi-token prediction modules after the last layer (DeepSeek-V3: 1)
+  //! Keys each query of a sliding-window layer attends to, itself included (Hugging Face's
+  //! `sliding_window`: key j is seen by query i when i - w < j <= i); 0: every layer attends fully.
+  int sliding_window = 0;
+  WindowLayers window_layers = WindowLayers::all;
+  //! A learned logit per query head added to each softmax denominator (GPT-OSS's attention sinks).
+  bool attention_sinks = false;
 
   bool has_linear_biases() const { return linear_biases.value_or(norm == NormType::layernorm); }
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
@@ -61,6 +71,16 @@ struct ModelSpec {
   }
   //! Decoder self-attention is causal; encoder attention sees the whole sequence.
   bool causal_self_attention() const { return architecture != Architecture::encoder; }
+  //! The sliding window of layer `layer` (0-based; multi-token prediction layers follow the
+  //! decoder's numbering), or 0 when it attends to the whole causal prefix.
+  int attention_window(int layer) const {
+    switch (window_layers) {
+      case WindowLayers::even: return layer % 2 == 0 ? sliding_window : 0;
+      case WindowLayers::odd: return layer % 2 == 1 ? sliding_window : 0;
+      case WindowLayers::all: break;
+    }
+    return sliding_window;
+  }
 };
 
 }  // namespace distsim::model

@@ -24,9 +24,9 @@ std::int64_t mlp(const ModelSpec& model, std::int64_t ffn) {
   return linear(model, model.hidden_size, up) + linear(model, ffn, model.hidden_size);
 }
 
-std::int64_t router(const ModelSpec& model) {
-  return static_cast<std::int64_t>(model.hidden_size) * model.moe.num_experts;
-}
+//! The gating linear layer, with a bias per expert when the model has linear biases (GPT-OSS's
+//! router is a biased linear layer: Hugging Face GptOssTopKRouter).
+std::int64_t router(const ModelSpec& model) { return linear(model, model.hidden_size, model.moe.num_experts); }
 
 std::int64_t shared_experts(const ModelSpec& model) {
   return model.moe.shared_experts * mlp(model, model.moe.shared_expert_ffn_hidden_size);
@@ -85,6 +85,9 @@ std::int64_t self_attention_parameters(const ModelSpec& model) {
   }
   if (model.qk_norm) {
     total += 2 * norm_of(model, model.head_dim());  // one scale for all query heads, one for all key heads
+  }
+  if (model.attention_sinks) {
+    total += model.num_attention_heads;  // one learned logit per query head
   }
   return total;
 }

@@ -59,6 +59,13 @@ void check_context_parallel(const JobSpec& job, const SettingNames& names, Probl
                        ") needs attention 'flash': it runs as ring attention inside the fused attention kernel "
                        "(TransformerEngine), got 'unfused'");
   }
+  if (m.sliding_window > 0) {
+    problems.push_back("context parallelism (cp " + std::to_string(cp) +
+                       ") is not modelled with the sliding-window attention of model " + quoted(m.name) + " (window " +
+                       std::to_string(m.sliding_window) +
+                       "): a rank's chunk would need only the keys within the window of its neighbours, which the "
+                       "ring exchange does not model; use cp 1");
+  }
   if (m.mla.enabled()) {
     problems.push_back("context parallelism (cp " + std::to_string(cp) +
                        ") is not modelled with the latent attention of model " + quoted(m.name) +

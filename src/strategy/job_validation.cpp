@@ -60,6 +60,20 @@ void check_dimensions(const model::ModelSpec& model, const std::string& where, P
   }
 }
 
+//! A sliding window is the causal band of a decoder's self-attention (Mistral, Gemma 2, GPT-OSS).
+void check_window(const model::ModelSpec& model, const std::string& where, Problems& problems) {
+  if (model.sliding_window < 0) {
+    problems.push_back(where + "sliding_window must be 0 (none) or positive, got " +
+                       std::to_string(model.sliding_window));
+  }
+  if (model.sliding_window > 0 && model.architecture != model::Architecture::decoder) {
+    problems.push_back(where + "sliding_window " + std::to_string(model.sliding_window) +
+                       " is modelled for decoder-only models (a causal band), not for this " +
+                       (model.architecture == model::Architecture::encoder ? "encoder-only" : "encoder-decoder") +
+                       " model");
+  }
+}
+
 void check_model(const model::ModelSpec& model, Problems& problems) {
   const std::string where = "model '" + model.name + "': ";
   for (const auto& problem : model::moe_problems(model)) {
@@ -82,6 +96,7 @@ void check_model(const model::ModelSpec& model, Problems& problems) {
   if (model.architecture == model::Architecture::encoder_decoder) {
     require_positive(problems, where + "decoder_num_layers", model.decoder_num_layers);
   }
+  check_window(model, where, problems);
   if (model.num_attention_heads > 0 && model.num_kv_heads > 0 && model.num_attention_heads % model.num_kv_heads != 0) {
     problems.push_back(where + "num_kv_heads " + std::to_string(model.num_kv_heads) +
                        " must divide num_attention_heads " + std::to_string(model.num_attention_heads));
@@ -282,6 +297,15 @@ void check_latent_attention(const JobSpec& job, Problems& problems) {
   }
 }
 
+//! The unfused core computes the whole score matrix before its mask; TransformerEngine's fused
+//! attention is where Megatron-Core's sliding window (window_size) skips the tiles outside it.
+void check_sliding_window(const JobSpec& job, Problems& problems) {
+  if (job.model.sliding_window > 0 && job.strategy.attention == Attention::unfused) {
+    problems.push_back("attention 'unfused' is not modelled with the sliding-window attention of model " +
+                       quoted(job.model.name) + ": its window runs in fused attention; use attention 'flash'");
+  }
+}
+
 void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
                     Problems& problems) {
   const Strategy& s = job.strategy;
@@ -293,6 +317,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_sequence_parallel(job, problems);
   check_context_parallel(job, names, problems);
   check_latent_attention(job, problems);
+  check_sliding_window(job, problems);
   check_gemm_format(job, names, problems);
   check_experts(job, names, problems);
   check_sharding(job, names, problems);

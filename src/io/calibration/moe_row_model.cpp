@@ -22,6 +22,9 @@ struct RowModelName {
   std::string_view arch_family;  //!< what the arch text starts with
   int mtp_layers;                //!< -1: the built-in model's
   std::string_view refused_because;
+  //! The table's activation text for a variant priced as the built-in model's ffn_type (lowercase,
+  //! whole); empty: the column must name the ffn_type itself.
+  std::string_view activation_variant = "";
 };
 
 // Megatron-Bridge 25.11 performance summary names (Megatron-Bridge docs/performance-summary.md).
@@ -30,9 +33,7 @@ constexpr RowModelName kRowModels[] = {
     {"qwen3_235b_a22b", "qwen3-235b-a22b", "qwen3-moe", -1, ""},
     {"deepseekv3 (w/ mtp)", "deepseek-v3", "deepseek-v3", -1, ""},
     {"deepseekv3 (w/o mtp)", "deepseek-v3", "deepseek-v3", 0, ""},
-    {"gpt oss 120b", "", "", -1,
-     "GPT-OSS 120B is not a built-in model: its attention sinks and alternating 128-token sliding-window layers "
-     "are not modelled"},
+    {"gpt oss 120b", "gpt-oss-120b", "gpt-oss", -1, "", "gated (clamped swiglu-like, quick-gelu gate, glu offset 1.0)"},
 };
 
 std::string lowercase(std::string text) {
@@ -54,8 +55,9 @@ struct Disagreement {
 
 class ModelCheck {
  public:
-  ModelCheck(const std::function<std::string(std::string_view)>& column, const model::ModelSpec& model)
-      : column_(column), model_(model) {}
+  ModelCheck(const std::function<std::string(std::string_view)>& column, const model::ModelSpec& model,
+             std::string_view activation_variant)
+      : column_(column), model_(model), activation_variant_(activation_variant) {}
 
   //! The whole number a field starts with ("128 (MLA, ...)" gives 128); none when it is missing.
   std::optional<int> leading_integer(std::string_view name) const {
@@ -92,10 +94,14 @@ class ModelCheck {
       expect_column("ffn_hidden_size", model_.ffn_hidden_size, "ffn_hidden_size");
     }
     const std::string activation = read_published_field(column_("ffn_activation")).value;
-    if (activation != model::ffn_type_name(model_.ffn_type)) {
+    if (activation != model::ffn_type_name(model_.ffn_type) && !is_priced_variant()) {
       throw Disagreement{"ffn_activation '" + column_("ffn_activation") + "' disagrees with built-in model '" +
                          model_.name + "' (ffn_type " + std::string(model::ffn_type_name(model_.ffn_type)) + ")"};
     }
+  }
+
+  bool is_priced_variant() const {
+    return !activation_variant_.empty() && lowercase(trimmed(column_("ffn_activation"))) == activation_variant_;
   }
 
   void check_experts() const {
@@ -165,11 +171,32 @@ class ModelCheck {
                          " QK-layernorm; built-in model '" + model_.name + "' has qk_norm " +
                          (model_.qk_norm ? "true" : "false")};
     }
+    check_attention_variants(arch);
   }
 
  private:
+  //! "sliding-window(128)" in the arch text must be the built-in model's window, and a model with
+  //! a window or sinks must be described with them.
+  void check_attention_variants(const std::string& arch) const {
+    static const std::regex window(R"(sliding-window\(([0-9]+)\))");
+    std::smatch match;
+    const int stated = std::regex_search(arch, match, window) ? std::stoi(match[1].str()) : 0;
+    if (stated != model_.sliding_window) {
+      throw Disagreement{"arch '" + column_("arch") + "' states a sliding window of " + std::to_string(stated) +
+                         "; built-in model '" + model_.name + "' has sliding_window " +
+                         std::to_string(model_.sliding_window)};
+    }
+    const bool states_sinks = arch.find("attention sinks") != std::string::npos;
+    if (states_sinks != model_.attention_sinks) {
+      throw Disagreement{"arch '" + column_("arch") + "' " + (states_sinks ? "states" : "does not state") +
+                         " attention sinks; built-in model '" + model_.name + "' has attention_sinks " +
+                         (model_.attention_sinks ? "true" : "false")};
+    }
+  }
+
   const std::function<std::string(std::string_view)>& column_;
   const model::ModelSpec& model_;
+  std::string_view activation_variant_;
 };
 
 std::vector<std::string> known_names() {
@@ -199,12 +226,17 @@ MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)
   model::ModelSpec model = catalog::find_model(found->builtin);
   if (found->mtp_layers >= 0) model.mtp_layers = found->mtp_layers;
   try {
-    const ModelCheck check(column, model);
+    const ModelCheck check(column, model, found->activation_variant);
     check.check_architecture(found->arch_family);
     check.check_shape();
     check.check_experts();
     model.seq_length = check.leading_integer("seq_len").value_or(0);
     if (model.seq_length <= 0) throw Disagreement{"missing seq_len"};
+    if (check.is_priced_variant()) {
+      read.assumptions.push_back("ffn_activation '" + column("ffn_activation") + "' priced as " +
+                                 std::string(model::ffn_type_name(model.ffn_type)) +
+                                 " (the same elementwise bytes; the clamp and the offset are not priced)");
+    }
   } catch (const Disagreement& disagreement) {
     read.refused_because = disagreement.reason;
     return read;

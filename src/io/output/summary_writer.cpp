@@ -352,6 +352,35 @@ std::vector<std::string> moe_assumptions(const strategy::JobSpec& job) {
   return assumptions;
 }
 
+//! What the attention of a model with sliding windows or sinks is priced as.
+std::vector<std::string> attention_assumptions(const model::ModelSpec& model) {
+  std::vector<std::string> assumptions;
+  if (model.sliding_window > 0) {
+    const char* layers = model.window_layers == model::WindowLayers::all    ? "every layer"
+                         : model.window_layers == model::WindowLayers::even ? "even layers"
+                                                                            : "odd layers";
+    assumptions.push_back(fmt::format(
+        "sliding window of {} keys on {}: only the query-key pairs inside the band are priced, as for the causal "
+        "mask (the kernel's tiles along the band's edges also compute masked pairs)",
+        model.sliding_window, layers));
+  }
+  if (model.attention_sinks) {
+    assumptions.emplace_back(
+        "attention sinks: one learned logit per query head, counted as parameters; the extra term of each softmax "
+        "denominator is not priced separately");
+  }
+  return assumptions;
+}
+
+//! Every assumption of the job's prediction, printed as "assumed:" lines and in the JSON.
+std::vector<std::string> job_assumptions(const strategy::JobSpec& job) {
+  std::vector<std::string> assumptions = attention_assumptions(job.model);
+  for (auto& assumption : moe_assumptions(job)) {
+    assumptions.push_back(std::move(assumption));
+  }
+  return assumptions;
+}
+
 nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks) {
   const auto& summary = simulation.summary;
   const auto& counts = summary.events;
@@ -380,7 +409,7 @@ nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks
   if (ranks == RankRecords::every_rank) {
     json["devices"] = devices_json(simulation);
   }
-  const auto assumptions = moe_assumptions(simulation.job);
+  const auto assumptions = job_assumptions(simulation.job);
   if (!assumptions.empty()) {
     json["assumptions"] = assumptions;
   }
@@ -399,7 +428,7 @@ std::string summary_text(const api::Simulation& simulation) {
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
                  s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
-  for (const auto& assumption : moe_assumptions(job)) {
+  for (const auto& assumption : job_assumptions(job)) {
     fmt::format_to(out, "assumed: {}\n", assumption);
   }
   fmt::format_to(out, "iteration time: {:.3f} ms\n", time_to_seconds(summary.iteration_time) * 1e3);

@@ -1,8 +1,10 @@
 #include "io/spec/hf_config_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,7 +19,7 @@ using model::NormType;
 using model::PositionEmbedding;
 
 //! The transformer layouts the Hugging Face model types share.
-enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron };
+enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron, gpt_oss };
 
 struct ModelType {
   std::string_view name;
@@ -25,20 +27,15 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},
-    {"deepseek_v3", HfFamily::deepseek_v3},
-    {"gpt2", HfFamily::gpt2},
-    {"llama", HfFamily::llama},
-    {"mistral", HfFamily::llama},
-    {"mixtral", HfFamily::mixtral},
-    {"nemotron", HfFamily::nemotron},
-    {"qwen2", HfFamily::qwen2},
-    {"qwen3", HfFamily::qwen3},
-    {"qwen3_moe", HfFamily::qwen3_moe},
-    {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
+    {"gpt2", HfFamily::gpt2},           {"gpt_oss", HfFamily::gpt_oss},
+    {"llama", HfFamily::llama},         {"mistral", HfFamily::llama},
+    {"mixtral", HfFamily::mixtral},     {"nemotron", HfFamily::nemotron},
+    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
+    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
-    "supported: bert, deepseek_v3, gpt2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5";
+    "supported: bert, deepseek_v3, gpt2, gpt_oss, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5";
 
 //! How a family told apart by its key names is named in messages.
 constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
@@ -195,7 +192,7 @@ void refuse_expert_keys(MappingReader& reader, const std::string& model_type) {
     if (reader.has_value(key)) {
       reader.report(key, "declares routed experts, but model_type '" + model_type +
                              "' is a dense model and its experts would be ignored; set the model_type of the "
-                             "mixture-of-experts model (mixtral, qwen3_moe or deepseek_v3)");
+                             "mixture-of-experts model (mixtral, qwen3_moe, deepseek_v3 or gpt_oss)");
     }
   }
 }
@@ -223,11 +220,24 @@ void refuse_projection_biases(MappingReader& reader) {
   refuse_if_set(reader, "mlp_bias", "biases on the MLP projections are not modelled");
 }
 
+//! Mistral and Mixtral attend within `sliding_window` keys in every layer (Mistral 7B, arXiv
+//! 2310.06825 §2); null means full attention.
+void read_every_layer_window(MappingReader& reader, ModelSpec& model) {
+  if (reader.has_value("sliding_window")) {
+    reader.read_count("sliding_window", model.sliding_window);
+    model.window_layers = model::WindowLayers::all;
+  }
+}
+
 void read_llama_family(MappingReader& reader, ModelSpec& model, const std::string& model_type) {
   read_llama(reader, model);
   refuse_expert_keys(reader, model_type);
   refuse_projection_biases(reader);
-  refuse_sliding_window(reader, model);
+  if (model_type == "mistral") {
+    read_every_layer_window(reader, model);
+  } else {
+    refuse_sliding_window(reader, model);
+  }
 }
 
 //! Mixtral (arXiv 2401.04088): Mistral's layers with a softmax top-k router over
@@ -235,7 +245,7 @@ void read_llama_family(MappingReader& reader, ModelSpec& model, const std::strin
 void read_mixtral(MappingReader& reader, ModelSpec& model) {
   read_llama(reader, model);
   refuse_projection_biases(reader);
-  refuse_sliding_window(reader, model);
+  read_every_layer_window(reader, model);
   reader.require({"num_local_experts", "num_experts_per_tok"});
   reader.read("num_local_experts", model.moe.num_experts);
   reader.read("num_experts_per_tok", model.moe.top_k);
@@ -333,6 +343,81 @@ void read_nemotron(MappingReader& reader, ModelSpec& model) {
   }
 }
 
+//! The layers of `layer_types` that attend within the window: every one, every even or every odd
+//! one (0-based); nullopt for another pattern.
+std::optional<model::WindowLayers> window_layers_of(const std::vector<bool>& sliding) {
+  const auto all_match = [&](auto rule) {
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+      if (sliding[i] != rule(i)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (all_match([](std::size_t) { return true; })) return model::WindowLayers::all;
+  if (all_match([](std::size_t i) { return i % 2 == 0; })) return model::WindowLayers::even;
+  if (all_match([](std::size_t i) { return i % 2 == 1; })) return model::WindowLayers::odd;
+  return std::nullopt;
+}
+
+//! GPT-OSS's `layer_types` ("sliding_attention" or "full_attention" per layer) and `sliding_window`.
+void read_gpt_oss_window(MappingReader& reader, ModelSpec& model) {
+  reader.require({"sliding_window", "layer_types"});
+  const YAML::Node types = reader.value("layer_types");
+  if (!types.IsDefined() || !reader.read("sliding_window", model.sliding_window)) {
+    return;
+  }
+  if (!types.IsSequence() || static_cast<int>(types.size()) != model.num_layers) {
+    reader.report("layer_types", "expected a list of num_hidden_layers = " + std::to_string(model.num_layers) +
+                                     " entries, each 'sliding_attention' or 'full_attention'");
+    return;
+  }
+  std::vector<bool> sliding;
+  for (const auto& entry : types) {
+    const std::string text = entry.IsScalar() ? entry.Scalar() : "";
+    if (text != "sliding_attention" && text != "full_attention") {
+      reader.report("layer_types",
+                    "expected 'sliding_attention' or 'full_attention' for each layer, got '" + text + "'");
+      return;
+    }
+    sliding.push_back(text == "sliding_attention");
+  }
+  if (std::none_of(sliding.begin(), sliding.end(), [](bool s) { return s; })) {
+    model.sliding_window = 0;
+    return;
+  }
+  const auto layers = window_layers_of(sliding);
+  if (!layers) {
+    reader.report("layer_types", "sliding-window layers other than every layer, every even or every odd layer are "
+                                 "not modelled");
+    return;
+  }
+  model.window_layers = *layers;
+}
+
+//! GPT-OSS (transformers' GptOssConfig; model card arXiv 2508.10925 §2): Llama's key names, every
+//! layer MoE with num_local_experts experts of intermediate_size, biases on the attention
+//! projections (attention_bias), the experts and the router, a learned sink per query head, and
+//! sliding-window attention on the layers `layer_types` names. Its clamped SwiGLU (swiglu_limit)
+//! is priced as swiglu: the same bytes through the same elementwise kernel.
+void read_gpt_oss(MappingReader& reader, ModelSpec& model) {
+  read_llama(reader, model);
+  if (reader.has_value("attention_bias") && reader.text_of("attention_bias") == "false") {
+    reader.report("attention_bias", "attention projections without biases beside the biased experts and router "
+                                    "are not modelled (distsim puts biases on every linear layer or none)");
+  }
+  model.linear_biases = true;
+  model.attention_sinks = true;
+  reader.require({"num_local_experts", "num_experts_per_tok"});
+  reader.read("num_local_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
+  read_gpt_oss_window(reader, model);
+  if (reader.has_value("hidden_act") && reader.text_of("hidden_act") != "silu") {
+    reader.report("hidden_act", "expected 'silu' (GPT-OSS's gated SiLU), got '" + reader.text_of("hidden_act") + "'");
+  }
+}
+
 //! Hugging Face snapshots keep config.json in a folder named after the model, so a file called
 //! config.json is named by its folder.
 std::string name_from_path(const std::string& file) {
@@ -387,10 +472,15 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
     case HfFamily::qwen3_moe: read_qwen3_moe(reader, model); break;
     case HfFamily::deepseek_v3: read_deepseek_v3(reader, model); break;
     case HfFamily::nemotron: read_nemotron(reader, model); break;
+    case HfFamily::gpt_oss: read_gpt_oss(reader, model); break;
   }
   model.num_kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;
   read_if_set(reader, "tie_word_embeddings", model.tie_embeddings);
   model.description = "Hugging Face config " + file;
+  if (family == HfFamily::gpt_oss && reader.has_value("swiglu_limit")) {
+    model.description += "; its SwiGLU clamped at swiglu_limit " + reader.text_of("swiglu_limit") +
+                         " is priced as swiglu (same elementwise bytes)";
+  }
   model.source = file;
   return model;
 }

@@ -19,6 +19,7 @@ using model::ModelSpec;
 using model::NormType;
 using model::PositionEmbedding;
 using model::RouterScoring;
+using model::WindowLayers;
 
 const std::vector<Choice<Architecture>> kArchitectures = {
     {"decoder", Architecture::decoder},
@@ -38,6 +39,12 @@ const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
     {"learned", PositionEmbedding::learned},
     {"rope", PositionEmbedding::rope},
     {"relative", PositionEmbedding::relative},
+};
+
+const std::vector<Choice<WindowLayers>> kWindowLayers = {
+    {"all", WindowLayers::all},
+    {"even", WindowLayers::even},
+    {"odd", WindowLayers::odd},
 };
 
 const std::vector<Choice<RouterScoring>> kRouterScorings = {
@@ -75,6 +82,9 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read("qkv_bias", model.qkv_bias);
   reader.read("qk_norm", model.qk_norm);
   reader.read_count("mtp_layers", model.mtp_layers);
+  reader.read_count("sliding_window", model.sliding_window);
+  reader.read_choice("window_layers", model.window_layers, kWindowLayers);
+  reader.read("attention_sinks", model.attention_sinks);
 }
 
 //! Whether every one of `keys` is in the mapping; reports those that are not.
@@ -200,7 +210,10 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "qk_norm",
                               "moe",
                               "mla",
-                              "mtp_layers"});
+                              "mtp_layers",
+                              "sliding_window",
+                              "window_layers",
+                              "attention_sinks"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});
   }

@@ -74,6 +74,15 @@ Mapping mla_json(const model::MlaSpec& mla) {
   return node;
 }
 
+std::string window_layers_name(model::WindowLayers layers) {
+  switch (layers) {
+    case model::WindowLayers::even: return "even";
+    case model::WindowLayers::odd: return "odd";
+    case model::WindowLayers::all: break;
+  }
+  return "all";
+}
+
 std::string emitted(const Mapping& mapping) {
   YAML::Emitter out;
   out << yaml_node(mapping);
@@ -113,6 +122,11 @@ Mapping model_json(const model::ModelSpec& model) {
   if (model.moe.enabled()) node["moe"] = moe_json(model.moe);
   if (model.mla.enabled()) node["mla"] = mla_json(model.mla);
   if (model.mtp_layers > 0) node["mtp_layers"] = model.mtp_layers;
+  if (model.sliding_window > 0) {
+    node["sliding_window"] = model.sliding_window;
+    node["window_layers"] = window_layers_name(model.window_layers);
+  }
+  if (model.attention_sinks) node["attention_sinks"] = true;
   return node;
 }
 

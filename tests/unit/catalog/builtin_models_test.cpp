@@ -135,6 +135,36 @@ TEST(BuiltinModels, DeepSeekV3HasItsPublishedParameterCounts) {
   EXPECT_NEAR(static_cast<double>(model::total_parameters(deepseek) + checkpoint_copies), 685e9, 0.001 * 685e9);
 }
 
+// GPT-OSS (model card arXiv 2508.10925 Table 1; HF config): every linear layer has a bias.
+// Attention: QKV 2880·(4096 + 2·512) + 5120 = 14,750,720, output 4096·2880 + 2880 = 11,799,360, sinks
+// 64: 26,550,144. Expert: gate and up 2880·5760 + 5760 = 16,594,560, down 2880·2880 + 2880 =
+// 8,297,280: 24,891,840. Router 2880·E + E; norms 2·2880 = 5,760. Embedding 201088·2880 =
+// 579,133,440, head the same plus the final norm: 579,136,320.
+// 120B (E = 128): layer 26,550,144 + 128·24,891,840 + 368,768 + 5,760 = 3,213,080,192; 36 layers and
+// embeddings: 116,829,156,672 (card: 116.83B). Active layer (4 experts) 126,492,032: 36 layers +
+// embedding + head = 5,711,982,912; the card's 5.13B leaves out the input embedding (a lookup):
+// 5,711,982,912 − 579,133,440 = 5,132,849,472. The card's split agrees: MLP 36·(3,186,155,520 +
+// 368,768) = 114.71B, attention 36·26,550,144 = 0.96B.
+// 20B (E = 32): layer 26,550,144 + 32·24,891,840 + 92,192 + 5,760 = 823,186,976; 24 layers and
+// embeddings: 20,914,757,184 (card: 20.91B); active 24·126,215,456 + 1,158,269,760 =
+// 4,187,440,704, without the input embedding 3,608,307,264 (card: 3.61B).
+TEST(BuiltinModels, GptOssHasItsPublishedParameterCounts) {
+  const auto& large = find_model("gpt-oss-120b");
+  EXPECT_EQ(model::total_parameters(large), 116'829'156'672);
+  EXPECT_EQ(model::active_parameters(large), 5'711'982'912);
+  EXPECT_NEAR(parameters_of("gpt-oss-120b"), 116.83e9, 0.0005 * 116.83e9);
+  EXPECT_NEAR(static_cast<double>(model::active_parameters(large) - model::embedding_parameters(large)), 5.13e9,
+              0.001 * 5.13e9);
+  const auto& small = find_model("gpt-oss-20b");
+  EXPECT_EQ(model::total_parameters(small), 20'914'757'184);
+  EXPECT_EQ(model::active_parameters(small), 4'187'440'704);
+  EXPECT_NEAR(static_cast<double>(model::active_parameters(small) - model::embedding_parameters(small)), 3.61e9,
+              0.001 * 3.61e9);
+  EXPECT_EQ(large.attention_window(0), 128);
+  EXPECT_EQ(large.attention_window(1), 0);
+  EXPECT_EQ(large.attention_window(35), 0);
+}
+
 // Dense models use no part of the MoE description: active equals total.
 TEST(BuiltinModels, DenseModelsAreWhollyActive) {
   for (const char* name : {"gpt3-175b", "llama-3.1-8b", "t5-large"}) {
@@ -180,7 +210,7 @@ TEST(FindModel, SuggestsTheClosestName) {
   EXPECT_EQ(error_of("gpt2-354m"),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
-            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b, gpt-oss-120b, gpt-oss-20b)");
 }
 
 }  // namespace distsim::catalog

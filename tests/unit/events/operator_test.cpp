@@ -115,12 +115,21 @@ TEST(OperatorTable, FactoryWritesKeysInTheDocumentedForm) {
   EXPECT_EQ(bf16.elementwise(Operator::gelu_bwd, 4, 8, 2, 1).key(), "gelu_bwd rows=4 cols=8 bf16");
   EXPECT_EQ(bf16.norm_to_fp8(Operator::rmsnorm, 4, 8).key(), "rmsnorm_fp8 rows=4 cols=8 bf16");
   EXPECT_EQ(EventFactory(Dtype::fp32).adam_step(64).key(), "adam_step params=64 fp32");
-  EXPECT_EQ(bf16.collective(Collective::all_reduce, 1048576, {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8, .ranks_per_domain = 8}, 8).key(),
+  EXPECT_EQ(bf16.collective(Collective::all_reduce, 1048576,
+                            {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8, .ranks_per_domain = 8}, 8)
+                .key(),
             "all_reduce bytes=1048576 group=8 intra");
-  EXPECT_EQ(bf16.collective(Collective::reduce_scatter, 8388608, {.size = 16, .hosts = 2, .domains = 2, .ranks_per_host = 8, .ranks_per_domain = 8}, 16).key(),
+  EXPECT_EQ(bf16.collective(Collective::reduce_scatter, 8388608,
+                            {.size = 16, .hosts = 2, .domains = 2, .ranks_per_host = 8, .ranks_per_domain = 8}, 16)
+                .key(),
             "reduce_scatter bytes=8388608 group=16 inter per_node=8");
-  EXPECT_EQ(bf16.send_recv(4096, {.size = 2, .hosts = 2, .domains = 2, .ranks_per_host = 1, .ranks_per_domain = 1}).key(), "send_recv bytes=4096 group=2 inter per_node=1");
-  EXPECT_EQ(bf16.ring_exchange(4194304, {.size = 4, .hosts = 2, .domains = 2, .ranks_per_host = 2, .ranks_per_domain = 2}, 4).key(), "ring_exchange bytes=4194304 group=4 inter per_node=2");
+  EXPECT_EQ(
+      bf16.send_recv(4096, {.size = 2, .hosts = 2, .domains = 2, .ranks_per_host = 1, .ranks_per_domain = 1}).key(),
+      "send_recv bytes=4096 group=2 inter per_node=1");
+  EXPECT_EQ(
+      bf16.ring_exchange(4194304, {.size = 4, .hosts = 2, .domains = 2, .ranks_per_host = 2, .ranks_per_domain = 2}, 4)
+          .key(),
+      "ring_exchange bytes=4194304 group=4 inter per_node=2");
 }
 
 TEST(OperatorTable, CommunicationOperatorsAreTheCollectives) {
@@ -146,7 +155,7 @@ TEST(OperatorTable, CommunicationOperatorsAreTheCollectives) {
 TEST(OperatorTable, DescribesTheKeyGrammar) {
   EXPECT_EQ(key_grammar(operator_spec(Operator::gemm)), "gemm m=<N> n=<N> k=<N> <dtype>");
   EXPECT_EQ(key_grammar(operator_spec(Operator::flash_attention_fwd)),
-            "flash_attention_fwd b=<N> heads=<N> kv_heads=<N> sq=<N> skv=<N> d=<N> causal=0|1 <dtype>");
+            "flash_attention_fwd b=<N> heads=<N> kv_heads=<N> sq=<N> skv=<N> d=<N> causal=0|1 [window=<N>] <dtype>");
   EXPECT_EQ(key_grammar(operator_spec(Operator::send_recv)), "send_recv bytes=<N> group=<N> intra|inter per_node=<N>");
 }
 

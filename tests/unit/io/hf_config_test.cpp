@@ -74,7 +74,7 @@ TEST(HfConfig, RejectsAnUnsupportedModelType) {
   const std::string file = fixture("models/hf/qwen2_moe.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
-                   "gpt2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
+                   "gpt2, gpt_oss, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
 }
 
 // The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3) read
@@ -135,14 +135,41 @@ TEST(HfConfig, RefusesAMixtralConfigRelabelledMistral) {
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":9: num_local_experts: declares routed experts, but model_type 'mistral' is a dense model and "
                    "its experts would be ignored; set the model_type of the mixture-of-experts model (mixtral, "
-                   "qwen3_moe or deepseek_v3)");
+                   "qwen3_moe, deepseek_v3 or gpt_oss)");
 }
 
-TEST(HfConfig, RefusesASlidingWindowShorterThanTheSequence) {
-  const std::string file = fixture("models/hf/mistral_sliding_window.json");
+// Mistral's window covers every layer (arXiv 2310.06825 §2): 4096 keys of the 32768-token sequence.
+TEST(HfConfig, ReadsMistralsSlidingWindowOnEveryLayer) {
+  const auto model = resolve_model(fixture("models/hf/mistral_sliding_window.json"));
+  EXPECT_EQ(model.sliding_window, 4096);
+  EXPECT_EQ(model.attention_window(0), 4096);
+  EXPECT_EQ(model.attention_window(31), 4096);
+}
+
+// The real openai/gpt-oss-120b config.json reads as the catalog entry, whose counts are worked by
+// hand in tests/unit/catalog: even layers slide over 128 keys, sinks and biases included.
+TEST(HfConfig, ReadsGptOssLikeTheCatalogEntry) {
+  const std::string file = fixture("models/hf/gpt-oss-120b/config.json");
+  const auto model = resolve_model(file);
+  const auto& builtin = catalog::find_model("gpt-oss-120b");
+  EXPECT_EQ(model.name, "gpt-oss-120b");
+  EXPECT_EQ(model.seq_length, 4096);
+  EXPECT_EQ(model.sliding_window, 128);
+  EXPECT_EQ(model.window_layers, model::WindowLayers::even);
+  EXPECT_TRUE(model.attention_sinks);
+  EXPECT_EQ(model.moe.num_experts, 128);
+  EXPECT_EQ(model.moe.top_k, 4);
+  EXPECT_EQ(model::total_parameters(model), model::total_parameters(builtin));
+  EXPECT_EQ(model::active_parameters(model), model::active_parameters(builtin));
+  EXPECT_NE(model.description.find("SwiGLU clamped at swiglu_limit 7.0 is priced as swiglu"), std::string::npos)
+      << model.description;
+}
+
+TEST(HfConfig, RefusesGptOssWindowsOnAnIrregularSetOfLayers) {
+  const std::string file = fixture("models/hf/gpt_oss_irregular_windows.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":9: sliding_window: sliding-window attention over 4096 tokens, shorter than the sequence 32768, "
-                   "is not modelled (distsim computes full causal attention)");
+            file + ":15: layer_types: sliding-window layers other than every layer, every even or every odd layer "
+                   "are not modelled");
 }
 
 TEST(HfConfig, ReportsMissingMoeKeysAndDenseLayersItCannotPlace) {
@@ -163,8 +190,8 @@ TEST(HfConfig, ReportsTheMissingKeysOfAMixtralConfig) {
 TEST(HfConfig, ReportsMissingAndMistypedFields) {
   const std::string file = fixture("models/hf/broken_llama.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ": missing required key 'num_hidden_layers'\n" +
-                file + ":3: hidden_size: expected a positive integer, got the string \"wide\"");
+            file + ": missing required key 'num_hidden_layers'\n" + file +
+                ":3: hidden_size: expected a positive integer, got the string \"wide\"");
 }
 
 }  // namespace distsim::io

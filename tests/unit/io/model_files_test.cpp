@@ -16,7 +16,7 @@ TEST(ResolveModel, ReportsAnUnknownBuiltinName) {
   EXPECT_EQ(error_of([] { resolve_model("gpt2-354m"); }),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
-            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
+            "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b, gpt-oss-120b, gpt-oss-20b)");
 }
 
 TEST(ResolveModel, ReadsAFileWrittenFromScratchWithDefaults) {
@@ -75,13 +75,13 @@ TEST(ResolveModel, MirrorsTheEncoderInTheDecoderByDefault) {
 TEST(ResolveModel, ListsEveryProblemOfAFileInLineOrder) {
   const std::string file = fixture("models/broken_model.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ": missing required key 'hidden_size'\n" +
-                file + ":2: num_layers: expected a positive integer, got 'many'\n" +
-                file + ":3: unknown key 'hidden_sise'; did you mean 'hidden_size'?\n" +
-                file + ":5: ffn_type: expected one of gelu, swiglu, geglu, relu, squared_relu, got 'relu2'\n" +
-                file + ":6: vocab_size: expected a positive integer, got '-5'\n" +
-                file + ":7: seq_length: expected a positive integer, got a list\n" +
-                file + ":8: tie_embeddings: expected true or false, got 'maybe'");
+            file + ": missing required key 'hidden_size'\n" + file +
+                ":2: num_layers: expected a positive integer, got 'many'\n" + file +
+                ":3: unknown key 'hidden_sise'; did you mean 'hidden_size'?\n" + file +
+                ":5: ffn_type: expected one of gelu, swiglu, geglu, relu, squared_relu, got 'relu2'\n" + file +
+                ":6: vocab_size: expected a positive integer, got '-5'\n" + file +
+                ":7: seq_length: expected a positive integer, got a list\n" + file +
+                ":8: tie_embeddings: expected true or false, got 'maybe'");
 }
 
 TEST(ResolveModel, OverridesTheExpertsOfAnMoeBase) {
@@ -97,27 +97,26 @@ TEST(ResolveModel, OverridesTheExpertsOfAnMoeBase) {
 TEST(ResolveModel, ReportsEveryProblemOfTheExpertsAndLatentAttention) {
   const std::string file = fixture("models/broken_moe.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":6: missing required key 'moe.expert_ffn_hidden_size'\n" +
-                file + ":9: unknown key 'moe.expert_fnn_hidden_size'; did you mean 'moe.expert_ffn_hidden_size'?\n" +
-                file + ":10: moe.capacity_factor: expected a positive number, got '0'\n" +
-                file + ":11: moe.router_scoring: expected one of softmax, sigmoid, got 'argmax'\n" +
-                file + ":12: missing required key 'mla.qk_nope_head_dim'\n" +
-                file + ":12: missing required key 'mla.qk_rope_head_dim'\n" +
-                file + ":12: missing required key 'mla.v_head_dim'");
+            file + ":6: missing required key 'moe.expert_ffn_hidden_size'\n" + file +
+                ":9: unknown key 'moe.expert_fnn_hidden_size'; did you mean 'moe.expert_ffn_hidden_size'?\n" + file +
+                ":10: moe.capacity_factor: expected a positive number, got '0'\n" + file +
+                ":11: moe.router_scoring: expected one of softmax, sigmoid, got 'argmax'\n" + file +
+                ":12: missing required key 'mla.qk_nope_head_dim'\n" + file +
+                ":12: missing required key 'mla.qk_rope_head_dim'\n" + file +
+                ":12: missing required key 'mla.v_head_dim'");
 }
 
 // With every key there, the rules across the fields are checked at the `moe:` key.
 TEST(ResolveModel, ReportsTopKLargerThanTheExperts) {
   const std::string file = fixture("models/moe_top_k_too_large.yaml");
-  EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":2: moe: top_k 9 must be between 1 and num_experts 8");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }), file + ":2: moe: top_k 9 must be between 1 and num_experts 8");
 }
 
 TEST(ResolveModel, RejectsDecoderKeysOnADecoderAndRepeatedKeys) {
   const std::string file = fixture("models/decoder_with_decoder_layers.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":2: decoder_num_layers: only applies to architecture encoder-decoder\n" +
-                file + ":4: duplicate key 'num_layers' (first given on line 3)");
+            file + ":2: decoder_num_layers: only applies to architecture encoder-decoder\n" + file +
+                ":4: duplicate key 'num_layers' (first given on line 3)");
 }
 
 TEST(ResolveModel, ReportsAnUnknownBaseAtItsKey) {
@@ -125,7 +124,8 @@ TEST(ResolveModel, ReportsAnUnknownBaseAtItsKey) {
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":1: base: unknown model 'gpt3-175'; did you mean 'gpt3-175b'? (known: bert-large, bert-exlarge, "
                    "gpt2-345m, t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, "
-                   "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b)");
+                   "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b, "
+                   "gpt-oss-120b, gpt-oss-20b)");
 }
 
 TEST(ResolveModel, ReportsACycleOfBaseFiles) {

@@ -153,4 +153,34 @@ TEST(ContextParallelValidation, RejectsEncoderDecoderModels) {
             "the encoder-decoder model 't5'");
 }
 
+TEST(ContextParallelValidation, RefusesASlidingWindow) {
+  JobSpec job = context_parallel_job();
+  job.model.sliding_window = 128;
+  EXPECT_EQ(error_of(job),
+            "invalid job: context parallelism (cp 2) is not modelled with the sliding-window attention of model "
+            "'gpt2-345m' (window 128): a rank's chunk would need only the keys within the window of its "
+            "neighbours, which the ring exchange does not model; use cp 1");
+}
+
+TEST(SlidingWindowValidation, RefusesTheUnfusedCoreAndNonDecoderModels) {
+  JobSpec job = context_parallel_job();
+  job.strategy = make(2, 1, 2, 4);
+  job.strategy.micro_batch_size = 4;
+  job.strategy.global_batch_size = 64;
+  job.model.sliding_window = 128;
+  EXPECT_EQ(error_of(job), "");
+  job.strategy.attention = Attention::unfused;
+  EXPECT_EQ(error_of(job),
+            "invalid job: attention 'unfused' is not modelled with the sliding-window attention of model "
+            "'gpt2-345m': its window runs in fused attention; use attention 'flash'");
+  job.strategy.attention = Attention::flash;
+  job.model.architecture = model::Architecture::encoder;
+  EXPECT_EQ(error_of(job),
+            "invalid job: model 'gpt2-345m': sliding_window 128 is modelled for decoder-only models (a causal "
+            "band), not for this encoder-only model");
+  job.model.architecture = model::Architecture::decoder;
+  job.model.sliding_window = -1;
+  EXPECT_EQ(error_of(job), "invalid job: model 'gpt2-345m': sliding_window must be 0 (none) or positive, got -1");
+}
+
 }  // namespace distsim::strategy

@@ -165,6 +165,8 @@ def _expected_fields(entry):
             parts.append("and a dtype")
         elif field["type"] == "placement":
             parts.append("and intra, or inter per_node=")
+        elif field["type"] == "optional_dim":
+            parts.append("[%s=]" % field["name"])
         else:
             parts.append(field["name"] + "=")
     return " ".join(parts)
@@ -203,8 +205,8 @@ class _KeyReader:
         return int(value)
 
     def read(self):
-        has_placement = any(field["type"] == "placement" for field in self.entry["fields"])
-        if not has_placement and len(self.words) != len(self.entry["fields"]) + 1:
+        variable = any(field["type"] in ("placement", "optional_dim") for field in self.entry["fields"])
+        if not variable and len(self.words) != len(self.entry["fields"]) + 1:
             raise self.fields_do_not_match()
         spec = EventSpec(self.key, self.entry["name"])
         for field in self.entry["fields"]:
@@ -219,6 +221,9 @@ class _KeyReader:
             spec.dims[name] = self.number(name, field["minimum"])
             if kind == "flag" and spec.dims[name] > 1:
                 raise UserError("event key '%s': %s must be 0 or 1" % (self.key, name))
+        elif kind == "optional_dim":
+            if self.next < len(self.words) and self.words[self.next].startswith(name + "="):
+                spec.dims[name] = self.number(name, field["minimum"])
         elif kind == "dtype":
             spec.dtype = self.word()
             dtypes = list(operator_table().dtype_bytes)
@@ -258,6 +263,8 @@ def parse_key(key):
 
 def _format_field(field, spec):
     kind, name = field["type"], field["name"]
+    if kind == "optional_dim":
+        return "%s=%d" % (name, spec.dims[name]) if spec.dims.get(name) else None
     if kind in ("dim", "flag"):
         return "%s=%d" % (name, spec.dims[name])
     if kind == "dtype":
@@ -271,7 +278,8 @@ def _format_field(field, spec):
 
 def format_key(spec):
     fields = operator_table().operators[spec.op]["fields"]
-    return " ".join([spec.op] + [_format_field(field, spec) for field in fields])
+    words = [_format_field(field, spec) for field in fields]
+    return " ".join([spec.op] + [word for word in words if word is not None])
 
 
 class WorkItem:

@@ -267,6 +267,10 @@ def build(spec, context):
     builder = BUILDERS[spec.op]
     wanted = spec.dtype
     note = STAND_IN_NOTES.get(spec.op)
+    if spec.dims.get("window"):
+        raise NotMeasurable("sliding-window attention needs a windowed fused kernel (TransformerEngine's "
+                            "window_size), which torch's scaled_dot_product_attention does not run; the "
+                            "analytical model prices it")
     if wanted in ("mxfp8", "nvfp4"):
         raise NotMeasurable("%s GEMMs need TransformerEngine's block-scaled kernels (Blackwell), which the profiler "
                             "does not run; the analytical model prices them" % wanted)
