@@ -53,8 +53,9 @@ TEST(SummaryJson, HasEveryRequiredKey) {
                             "gradient_bucket_size",
                             "nodes"});
   EXPECT_EQ(json["job"].size(), 23u);
-  for (const auto& device :
-       summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank)["devices"]) {
+  // A named object: a range-for over a member of a temporary would read it after its end.
+  const auto with_ranks = summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank);
+  for (const auto& device : with_ranks["devices"]) {
     expect_keys(device, {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s"});
   }
   for (const auto& stage : json["stages"]) {
