@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "events/event_factory.hpp"
+#include "model/parameter_count.hpp"
 
 namespace distsim::events {
 
@@ -12,12 +13,14 @@ namespace {
 
 //! The backward step after which parameter `index` (counted in bucket order, per rank) has its
 //! gradient: the end of the segment that holds it. Segment boundaries are scaled to one rank's
-//! share the same way as the chunk's total, floor(cumulative / tp).
+//! share the same way as the chunk's total.
 int ready_step(const std::vector<ParameterSegment>& segments, std::int64_t index, int tensor_parallel) {
   std::int64_t cumulative = 0;
+  std::int64_t duplicated = 0;
   for (const auto& segment : segments) {
     cumulative += segment.parameters;
-    if (cumulative / tensor_parallel > index) {
+    duplicated += segment.duplicated;
+    if (model::tensor_rank_parameters(cumulative, duplicated, tensor_parallel) > index) {
       return segment.backward_end;
     }
   }
@@ -25,6 +28,16 @@ int ready_step(const std::vector<ParameterSegment>& segments, std::int64_t index
 }
 
 }  // namespace
+
+std::int64_t rank_parameters(const std::vector<ParameterSegment>& segments, int tensor_parallel) {
+  std::int64_t total = 0;
+  std::int64_t duplicated = 0;
+  for (const auto& segment : segments) {
+    total += segment.parameters;
+    duplicated += segment.duplicated;
+  }
+  return model::tensor_rank_parameters(total, duplicated, tensor_parallel);
+}
 
 std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const strategy::RankLayout& layout,
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
@@ -34,11 +47,7 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
   if (strategy.gradient_group_size() == 1 || segments.empty() || strategy.zero_stage() == strategy::Sharding::full) {
     return {};
   }
-  std::int64_t total = 0;
-  for (const auto& segment : segments) {
-    total += segment.parameters;
-  }
-  const std::int64_t parameters = total / strategy.tensor_parallel;
+  const std::int64_t parameters = rank_parameters(segments, strategy.tensor_parallel);
   const std::int64_t bucket_size = strategy.bucket_params();
   const EventFactory factory(strategy.dtype);
   const strategy::GroupPlacement group = layout.gradient_group(coord);

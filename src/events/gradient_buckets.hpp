@@ -14,8 +14,12 @@ namespace distsim::events {
 //! buckets, and the backward step after which all of their gradients exist.
 struct ParameterSegment {
   std::int64_t parameters = 0;  //!< of the whole model (before the tensor-parallel split)
+  std::int64_t duplicated = 0;  //!< of those, held whole by every tensor-parallel rank
   int backward_end = -1;        //!< index into the chunk's backward templates
 };
+
+//! One tensor-parallel rank's parameters in `segments`, split as model::tensor_rank_parameters.
+std::int64_t rank_parameters(const std::vector<ParameterSegment>& segments, int tensor_parallel);
 
 //! Splits a chunk's parameters (`segments`, in bucket order) into data-parallel buckets of
 //! Strategy::bucket_params parameters. Each bucket's gradients are all-reduced, or with the

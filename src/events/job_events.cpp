@@ -94,22 +94,12 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 //! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
 //! model::layer_parameters counts them.
 //! Latent attention's down-projections and latent norms are whole on every tensor-parallel rank
-//! (TELinear 'duplicated'); under sequence parallelism each rank's gradient covers its own rows,
-//! so they are summed over the tensor group as the norms are.
-std::int64_t latent_duplicated_parameters(const ModelSpec& model) {
-  const model::MlaSpec& mla = model.mla;
-  if (!mla.enabled()) {
-    return 0;
-  }
-  const std::int64_t norms =
-      (model.norm == model::NormType::layernorm ? 2 : 1) * (std::int64_t{mla.q_lora_rank} + mla.kv_lora_rank);
-  return std::int64_t{model.hidden_size} * (mla.q_lora_rank + mla.kv_lora_rank + mla.qk_rope_head_dim) + norms;
-}
-
+//! (model::latent_duplicated_parameters); under sequence parallelism each rank's gradient covers
+//! its own rows, so they are summed over the tensor group as the norms are.
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
   const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) + latent_duplicated_parameters(model);
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) + model::latent_duplicated_parameters(model);
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each
@@ -150,12 +140,8 @@ class ChunkBuilder {
     work.num_layers = layers_.count;
     work.forward = std::move(builder_.forward);
     work.backward = std::move(builder_.backward);
-    std::int64_t total = 0;
-    for (const auto& segment : segments_) {
-      total += segment.parameters;
-    }
     work.expert_parameters = expert_parameters_;
-    work.parameters = total / job_.strategy.tensor_parallel + expert_parameters_;
+    work.parameters = rank_parameters(segments_, job_.strategy.tensor_parallel) + expert_parameters_;
     add_transfers(work, layout, table);
     work.gradient_buckets = gradient_buckets(job_, layout, coord_, segments_, table);
     split_backward(work);
@@ -273,7 +259,7 @@ class ChunkBuilder {
         const strategy::Strategy& s = job_.strategy;
         expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
       }
-      end_segment(parameters);
+      end_segment(parameters, model::latent_duplicated_parameters(model));
     }
     if (first_) {
       builder_.await_parameters(true, gathered);
@@ -302,11 +288,11 @@ class ChunkBuilder {
     if (!model.tie_embeddings && !rank_holds_embedding_) {
       parameters += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
     }
-    end_segment(parameters);
+    end_segment(parameters, model.mtp_layers * model::latent_duplicated_parameters(model));
   }
 
-  void end_segment(std::int64_t parameters) {
-    segments_.push_back({parameters, static_cast<int>(builder_.backward.size()) - 1});
+  void end_segment(std::int64_t parameters, std::int64_t duplicated = 0) {
+    segments_.push_back({parameters, duplicated, static_cast<int>(builder_.backward.size()) - 1});
   }
 
   //! Activations go to the stage of the next chunk and gradients to the stage of the previous one,

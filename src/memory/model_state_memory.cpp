@@ -146,6 +146,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
                               const std::vector<events::ChunkPlacement>& chunks) {
   const int tp = strategy.tensor_parallel;
   std::int64_t total = 0;
+  std::int64_t duplicated = 0;  // whole on every tensor-parallel rank
   bool first = false;
   bool last = false;
   std::vector<events::LayerRange> ranges;
@@ -156,6 +157,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
       total += cross_attention ? model::layer_parameters(model, true) : model::layer_parameters_at(model, layer);
+      duplicated += model::latent_duplicated_parameters(model);
       if (model.moe.is_moe_layer(layer)) {
         total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
       }
@@ -168,6 +170,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
     ranges.push_back(mtp);
     for (int layer = mtp.first; layer < mtp.first + mtp.count; ++layer) {
       total += model::mtp_module_parameters(model);
+      duplicated += model::latent_duplicated_parameters(model);
       if (model.moe.is_moe_layer(layer)) {
         total -= model::routed_expert_parameters(model);
       }
@@ -189,7 +192,7 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
       total += table;
     }
   }
-  return total / tp + stage_expert_parameters(model, strategy, ranges);
+  return model::tensor_rank_parameters(total, duplicated, tp) + stage_expert_parameters(model, strategy, ranges);
 }
 
 }  // namespace distsim::memory

@@ -72,6 +72,23 @@ std::int64_t sum_of_layers(const ModelSpec& model, bool active_only) {
 
 }  // namespace
 
+std::int64_t latent_duplicated_parameters(const ModelSpec& model) {
+  const MlaSpec& mla = model.mla;
+  if (!mla.enabled()) {
+    return 0;
+  }
+  const std::int64_t h = model.hidden_size;
+  std::int64_t total = linear(model, h, mla.kv_lora_rank + mla.qk_rope_head_dim) + norm_of(model, mla.kv_lora_rank);
+  if (mla.q_lora_rank > 0) {
+    total += linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank);
+  }
+  return total;
+}
+
+std::int64_t tensor_rank_parameters(std::int64_t parameters, std::int64_t duplicated, int tensor_parallel) {
+  return (parameters - duplicated) / tensor_parallel + duplicated;
+}
+
 std::int64_t self_attention_parameters(const ModelSpec& model) {
   if (model.mla.enabled()) {
     return latent_attention_parameters(model);

@@ -23,6 +23,15 @@ std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attentio
 //! query/key norms (qk_norm), or multi-head latent attention's down/up projections and latent norms.
 std::int64_t self_attention_parameters(const ModelSpec& model);
 
+//! The parameters of one latent-attention layer that every tensor-parallel rank holds whole:
+//! the query and key/value down-projections and the latent norms (Megatron-Core builds them as
+//! TELinear with parallel_mode 'duplicated'); 0 without latent attention.
+std::int64_t latent_duplicated_parameters(const ModelSpec& model);
+
+//! One tensor-parallel rank's share of `parameters`, of which `duplicated` are held whole on
+//! every rank and the rest split evenly (floor, as Megatron-LM's shards are).
+std::int64_t tensor_rank_parameters(std::int64_t parameters, std::int64_t duplicated, int tensor_parallel);
+
 //! The experts of one MoE layer: every routed and shared expert, and the router's h × E gate.
 std::int64_t moe_mlp_parameters(const ModelSpec& model);
 

@@ -26,33 +26,60 @@ RecipeDefaults llama31_405b() {
 }
 
 // Megatron-Bridge's DeepSeek-V3 recipe (src/megatron/bridge/recipes/deepseek/deepseek_v3.py,
-// _get_deepseek_v3_pipeline_layout) lays the 61 layers out per (pp, vpp): for (16, 1) and (4, 4)
-// the embedding and 4 layers, 14 virtual stages of 4, then 1 layer with the MTP layers and the
-// loss. Without MTP the last virtual stage holds the layer and the loss.
-RecipeDefaults deepseek_v3(int pipeline_parallel, int virtual_stages, const char* model, const char* last) {
+// _get_deepseek_v3_pipeline_layout) lays the 61 layers out per (pp, vpp). The map, with `last`
+// the final chunk's tail (the MTP layers and the loss, or the loss alone without MTP):
+//   (4, 1):                   embedding + 16, 16, 16, 13 + last
+//   (8, 1), (4, 2):           embedding + 8, six chunks of 8, 5 + last
+//   (16, 1), (8, 2), (4, 4):  embedding + 4, fourteen chunks of 4, 1 + last
+// (1, 1) has no layout; any other sizes get none either.
+struct DeepSeekLayout {
+  int pipeline_parallel;
+  int virtual_stages;
+  const char* chunks;
+};
+
+constexpr DeepSeekLayout kDeepSeekV3Layouts[] = {
+    {4, 1, "Et*16|t*16|t*16|t*13"}, {8, 1, "Et*8|(t*8|)*6t*5"},   {4, 2, "Et*8|(t*8|)*6t*5"},
+    {16, 1, "Et*4|(t*4|)*14t"},     {8, 2, "Et*4|(t*4|)*14t"},    {4, 4, "Et*4|(t*4|)*14t"},
+};
+
+constexpr const char* kDeepSeekV3Recipe =
+    "Megatron-Bridge recipe deepseek_v3 (src/megatron/bridge/recipes/deepseek/deepseek_v3.py, "
+    "_get_deepseek_v3_pipeline_layout)";
+
+RecipeDefaults deepseek_v3(const DeepSeekLayout& layout, const char* model, const char* last) {
   return {kMegatronBridge2511,
           model,
-          pipeline_parallel,
-          virtual_stages,
-          {{"pipeline_layout", std::string("Et*4|(t*4|)*14") + last}},
-          "Megatron-Bridge recipe deepseek_v3 (src/megatron/bridge/recipes/deepseek/deepseek_v3.py, "
-          "_get_deepseek_v3_pipeline_layout) for pp " +
-              std::to_string(pipeline_parallel) + ", vpp " + std::to_string(virtual_stages),
+          layout.pipeline_parallel,
+          layout.virtual_stages,
+          {{"pipeline_layout", std::string(layout.chunks) + last}},
+          std::string(kDeepSeekV3Recipe) + " for pp " + std::to_string(layout.pipeline_parallel) + ", vpp " +
+              std::to_string(layout.virtual_stages),
           ""};
 }
 
 // The recipe's map gives no layout for one stage (pp 1, vpp 1): nothing to split.
 RecipeDefaults deepseek_v3_single_stage(const char* model) { return {kMegatronBridge2511, model, 1, 1, {}, "", ""}; }
 
-// The recipe's map has layouts for (pp, vpp) = (4, 1), (8, 1), (4, 2), (16, 1), (8, 2) and
-// (4, 4); for any other sizes it sets no layout, and 61 layers do not split into equal chunks.
+// For sizes outside the map the recipe sets no layout, and 61 layers do not split into equal chunks.
 RecipeDefaults deepseek_v3_unmapped(const char* model) {
+  std::string mapped;
+  for (const auto& layout : kDeepSeekV3Layouts) {
+    if (!mapped.empty()) mapped += ", ";
+    mapped.append("(").append(std::to_string(layout.pipeline_parallel));
+    mapped.append(", ").append(std::to_string(layout.virtual_stages)).append(")");
+  }
   RecipeDefaults recipe{kMegatronBridge2511, model, 0, 0, {}, "", ""};
-  recipe.refusal =
-      "Megatron-Bridge recipe deepseek_v3 (src/megatron/bridge/recipes/deepseek/deepseek_v3.py, "
-      "_get_deepseek_v3_pipeline_layout) has a pipeline layout only for (pp, vpp) = (4, 1), (8, 1), (4, 2), "
-      "(16, 1), (8, 2), (4, 4); the split of the 61 layers used for this row is not stated";
+  recipe.refusal = std::string(kDeepSeekV3Recipe) + " has a pipeline layout only for (pp, vpp) = " + mapped +
+                   "; the split of the 61 layers used for this row is not stated";
   return recipe;
+}
+
+void add_deepseek_v3(std::vector<RecipeDefaults>& recipes, const char* model, const char* last) {
+  for (const auto& layout : kDeepSeekV3Layouts) recipes.push_back(deepseek_v3(layout, model, last));
+  recipes.push_back(deepseek_v3_single_stage(model));
+  // First match wins: the sizes the recipe maps come before the refusal for the rest.
+  recipes.push_back(deepseek_v3_unmapped(model));
 }
 
 // Megatron-Bridge's Qwen3-235B-A22B recipe (src/megatron/bridge/recipes/qwen/qwen3_moe.py,
@@ -80,12 +107,13 @@ bool same_text(std::string_view a, std::string_view b) {
 }  // namespace
 
 const std::vector<RecipeDefaults>& calibration_recipes() {
-  static const std::vector<RecipeDefaults> recipes{
-      llama31_405b(), deepseek_v3(16, 1, "DeepSeekV3 (w/ MTP)", "tmL"), deepseek_v3(4, 4, "DeepSeekV3 (w/ MTP)", "tmL"),
-      deepseek_v3(16, 1, "DeepSeekV3 (w/o MTP)", "tL"), deepseek_v3(4, 4, "DeepSeekV3 (w/o MTP)", "tL"),
-      // First match wins: the sizes the recipe maps come before the refusal for the rest.
-      deepseek_v3_single_stage("DeepSeekV3 (w/ MTP)"), deepseek_v3_single_stage("DeepSeekV3 (w/o MTP)"),
-      deepseek_v3_unmapped("DeepSeekV3 (w/ MTP)"), deepseek_v3_unmapped("DeepSeekV3 (w/o MTP)"), qwen3_235b_a22b()};
+  static const std::vector<RecipeDefaults> recipes = [] {
+    std::vector<RecipeDefaults> all{llama31_405b()};
+    add_deepseek_v3(all, "DeepSeekV3 (w/ MTP)", "mL");
+    add_deepseek_v3(all, "DeepSeekV3 (w/o MTP)", "L");
+    all.push_back(qwen3_235b_a22b());
+    return all;
+  }();
   return recipes;
 }
 

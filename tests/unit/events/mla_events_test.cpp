@@ -151,3 +151,28 @@ TEST(MlaEvents, TensorParallelSplitsHeadsAndGathersTheLatents) {
 }
 
 }  // namespace distsim::events
+
+namespace distsim::events {
+
+// The rank's parameters, which its gradient buckets reduce over data parallelism: at tp 2 the
+// down-projections and latent norms (15,140,864) are whole and the rest of the one-layer model's
+// 2,436,848,640 is halved, 1,225,994,752 (worked in tests/unit/memory/model_state_memory_test.cpp,
+// LatentDownProjectionsStayWholeUnderTensorParallelism). With dp 2 the buckets hold them all, as
+// fp32 main gradients: 4 bytes each.
+TEST(MlaEvents, GradientBucketsHoldTheWholeDownProjections) {
+  auto job = mla_job();
+  job.cluster.gpus_per_host = 4;
+  job.strategy.tensor_parallel = 2;
+  job.strategy.data_parallel = 2;
+  job.strategy.global_batch_size = 2;
+  job.strategy.sequence_parallel = true;
+  const Built built = build(job);
+  EXPECT_EQ(built.chunk().parameters, 1'225'994'752);
+  std::int64_t bucketed = 0;
+  for (const auto& bucket : built.chunk().gradient_buckets) {
+    bucketed += built.table.at(bucket.reduction).bytes;
+  }
+  EXPECT_EQ(bucketed, 4 * std::int64_t{1'225'994'752});
+}
+
+}  // namespace distsim::events

@@ -28,6 +28,29 @@ TEST(CalibrationRecipes, DeepSeekV3LayoutPerPipelineShape) {
   EXPECT_EQ(parsed.stages[15], (strategy::VirtualStage{60, 1, false, true}));
 }
 
+// The rest of the recipe's map, each worked from its chunk sizes: (4, 1) is 16 + 16 + 16 + 13 = 61
+// layers, the last chunk starting at layer 48; (8, 1) and (4, 2) are 8 + 6 x 8 + 5 = 61, the last
+// starting at layer 56; (8, 2) is the 16-chunk layout of (4, 4).
+TEST(CalibrationRecipes, DeepSeekV3EveryMappedShapeHasItsLayout) {
+  struct Shape {
+    int pp;
+    int vpp;
+    std::size_t chunks;
+    strategy::VirtualStage last;
+  };
+  for (const Shape& shape : {Shape{4, 1, 4, {48, 13, false, true}}, Shape{8, 1, 8, {56, 5, false, true}},
+                             Shape{4, 2, 8, {56, 5, false, true}}, Shape{8, 2, 16, {60, 1, false, true}}}) {
+    const RecipeDefaults* recipe = find_recipe(kBridge, "DeepSeekV3 (w/o MTP)", shape.pp, shape.vpp);
+    ASSERT_NE(recipe, nullptr);
+    EXPECT_TRUE(recipe->refusal.empty()) << recipe->refusal;
+    ASSERT_EQ(recipe->settings.size(), 1U);
+    const auto parsed = strategy::parse_pipeline_layout(recipe->settings[0].second);
+    ASSERT_TRUE(parsed.ok()) << parsed.problem;
+    ASSERT_EQ(parsed.stages.size(), shape.chunks) << shape.pp << " x " << shape.vpp;
+    EXPECT_EQ(parsed.stages.back(), shape.last) << shape.pp << " x " << shape.vpp;
+  }
+}
+
 // The recipe's map has no layout for pp 2 x vpp 4 or pp 8 x vpp 4: a row with those sizes is
 // refused with the recipe's name instead of being simulated with a split nobody stated; one
 // stage needs no layout and is neither refused nor given settings.
@@ -38,6 +61,8 @@ TEST(CalibrationRecipes, DeepSeekV3WithoutARecipeLayoutIsRefused) {
     EXPECT_TRUE(recipe->settings.empty());
     EXPECT_NE(recipe->refusal.find("_get_deepseek_v3_pipeline_layout) has a pipeline layout only for"),
               std::string::npos)
+        << recipe->refusal;
+    EXPECT_NE(recipe->refusal.find("(pp, vpp) = (4, 1), (8, 1), (4, 2), (16, 1), (8, 2), (4, 4);"), std::string::npos)
         << recipe->refusal;
   }
   const RecipeDefaults* single = find_recipe(kBridge, "DeepSeekV3 (w/ MTP)", 1, 1);

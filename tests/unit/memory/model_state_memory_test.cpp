@@ -81,4 +81,20 @@ TEST(StageParameters, UntiedHeadAddsItsOwnTable) {
   EXPECT_EQ(stage_parameters(model, split(1, 1), 0), 406'382'592);
 }
 
+// DeepSeek-V3 cut to its first layer (dense MLP, no MTP): attention GEMMs 187,105,280 (worked in
+// tests/unit/events/mla_events_test.cpp) and latent norms 1536 + 512, SwiGLU MLP 3 · 7168 · 18432
+// = 396,361,728, two norms 14,336, embedding 129280 · 7168 = 926,679,040 (129280 is a multiple of
+// 256: no padding at tp 1 or 2), the head its final norm 7168 and an untied table 926,679,040:
+// 2,436,848,640 on one rank. At tp 2 the down-projections W_DQ 7168 · 1536 = 11,010,048 and
+// W_DKV 7168 · 576 = 4,128,768 and the latent norms 1536 + 512 stay whole (Megatron-Core's
+// TELinear 'duplicated'): 15,140,864 whole plus (2,436,848,640 − 15,140,864) / 2 = 1,210,853,888,
+// 1,225,994,752.
+TEST(StageParameters, LatentDownProjectionsStayWholeUnderTensorParallelism) {
+  auto model = catalog::find_model("deepseek-v3");
+  model.num_layers = 1;
+  model.mtp_layers = 0;
+  EXPECT_EQ(stage_parameters(model, split(1, 1), 0), 2'436'848'640);
+  EXPECT_EQ(stage_parameters(model, split(2, 1), 0), 1'225'994'752);
+}
+
 }  // namespace distsim::memory

@@ -96,6 +96,19 @@ TEST(ParameterCount, LatentAttentionByHand) {
   EXPECT_EQ(self_attention_parameters(model), 139);
 }
 
+// Of the 151 above, W_DQ 32, the q norm 4, W_DKV 32 and the kv norm 3 are whole on every
+// tensor-parallel rank: 71; without the query latent W_Q is split, leaving 35. At tp 2 a rank
+// holds 71 + (151 − 71) / 2 = 111.
+TEST(ParameterCount, LatentDownProjectionsAreDuplicated) {
+  ModelSpec model = toy_decoder();
+  EXPECT_EQ(latent_duplicated_parameters(model), 0);
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  EXPECT_EQ(latent_duplicated_parameters(model), 71);
+  EXPECT_EQ(tensor_rank_parameters(151, 71, 2), 111);
+  model.mla.q_lora_rank = 0;
+  EXPECT_EQ(latent_duplicated_parameters(model), 35);
+}
+
 // Qwen2's QKV bias adds q + 2·kv = 8 + 2·4 = 16; Qwen3's QK-norm one scale of head_dim 4 for the
 // queries and one for the keys: 8.
 TEST(ParameterCount, QkvBiasAndQkNorm) {
