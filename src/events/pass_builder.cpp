@@ -64,6 +64,7 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
       unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
       selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
+      recompute_latent_up_(job.strategy.recompute == strategy::Recompute::mla_up_proj),
       gemm_format_(job.strategy.gemm_format),
       gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
       first_low_precision_layer_(job.strategy.bf16_layers_at_start),

@@ -204,6 +204,8 @@ class PassBuilder {
   //! The key/value down-projection's output: kv_lora_rank + qk_rope (the shared RoPE key).
   std::int64_t latent_kv_down_width() const;
   void latent_norm_forward(Sink sink, std::int64_t rows, std::int64_t cols, int layer, std::string_view label);
+  //! The query and key/value up-projections and RoPE, in forward or rerun before the backward.
+  void latent_up_forward(Sink sink, int layer);
   //! The sequence-parallel all-gather of a latent of `width` before an up-projection, or -1.
   int gather_latent(Sink sink, std::int64_t token_count, std::int64_t width, int layer);
   int latent_up_backward(std::int64_t token_count, std::int64_t in, std::int64_t out, int layer, std::string_view label,
@@ -256,6 +258,7 @@ class PassBuilder {
   bool sequence_parallel_;
   bool unfused_attention_;
   bool selective_recompute_;
+  bool recompute_latent_up_;
   strategy::GemmFormat gemm_format_;
   Dtype gemm_dtype_;
   int first_low_precision_layer_;

@@ -51,22 +51,13 @@ void PassBuilder::latent_attention_forward(Sink sink, int layer) {
   norm_forward(sink, rows, layer);
   if (mla.q_lora_rank > 0) {
     linear_forward(sink, rows, hidden(), mla.q_lora_rank, layer, "q down");
-  } else {
-    linear_forward(sink, t, hidden(), latent_query_width(), layer, "q", gather_sequence(sink, t, layer));
   }
   linear_forward(sink, rows, hidden(), latent_kv_down_width(), layer, "kv down");
   if (mla.q_lora_rank > 0) {
     latent_norm_forward(sink, rows, mla.q_lora_rank, layer, "q norm");
-    linear_forward(sink, t, mla.q_lora_rank, latent_query_width(), layer, "q up",
-                   gather_latent(sink, t, mla.q_lora_rank, layer));
   }
   latent_norm_forward(sink, rows, mla.kv_lora_rank, layer, "kv norm");
-  // The RoPE key part bypasses the norm and the up-projection but is gathered with the latent.
-  linear_forward(sink, t, mla.kv_lora_rank, latent_kv_up_width(), layer, "kv up",
-                 gather_latent(sink, t, latent_kv_down_width(), layer));
-  // RoPE on each head's query part and on the one key part the heads share.
-  const std::int64_t rope_cols = (latent_heads() + 1) * mla.qk_rope_head_dim;
-  add(sink, factory_.elementwise(Operator::rope, t, rope_cols, 1, 1), layer, "rope");
+  latent_up_forward(sink, layer);
   const std::int64_t seq = t / batch_;
   add(sink,
       factory_.latent_attention(false, batch_, latent_heads(), seq, seq, mla.qk_head_dim(), mla.v_head_dim,
@@ -75,6 +66,25 @@ void PassBuilder::latent_attention_forward(Sink sink, int layer) {
   linear_forward(sink, t, latent_value_width(), hidden(), layer, "attention out",
                  quantize_operand(sink, t, latent_value_width(), layer));
   dropout_add_forward(sink, t, layer, reduce_partial_sums(sink, t, layer));
+}
+
+// What Megatron-Core's qkv_up_proj_and_rope_apply runs, and its mla_up_proj recomputation reruns:
+// the query projection (from the latent, or from the hidden states without one), the key/value
+// up-projection, and RoPE on each head's query part and on the one key part the heads share.
+void PassBuilder::latent_up_forward(Sink sink, int layer) {
+  const model::MlaSpec& mla = model_.mla;
+  const std::int64_t t = tokens(layer);
+  if (mla.q_lora_rank > 0) {
+    linear_forward(sink, t, mla.q_lora_rank, latent_query_width(), layer, "q up",
+                   gather_latent(sink, t, mla.q_lora_rank, layer));
+  } else {
+    linear_forward(sink, t, hidden(), latent_query_width(), layer, "q", gather_sequence(sink, t, layer));
+  }
+  // The RoPE key part bypasses the norm and the up-projection but is gathered with the latent.
+  linear_forward(sink, t, mla.kv_lora_rank, latent_kv_up_width(), layer, "kv up",
+                 gather_latent(sink, t, latent_kv_down_width(), layer));
+  const std::int64_t rope_cols = (latent_heads() + 1) * mla.qk_rope_head_dim;
+  add(sink, factory_.elementwise(Operator::rope, t, rope_cols, 1, 1), layer, "rope");
 }
 
 // dgrad, the input gradient's reduction over the tensor group, and wgrad over the re-gathered
@@ -94,6 +104,9 @@ void PassBuilder::latent_attention_backward(int layer) {
   const std::int64_t rows = sharded(t);
   dropout_add_backward(t, layer);
   row_linear_backward(t, latent_value_width(), hidden(), layer, "attention out");
+  if (recompute_latent_up_) {  // when the gradient reaches the attention's output, as Megatron-Core hooks it
+    latent_up_forward({&backward, Phase::recompute}, layer);
+  }
   const std::int64_t seq = t / batch_;
   add(sink,
       factory_.latent_attention(true, batch_, latent_heads(), seq, seq, mla.qk_head_dim(), mla.v_head_dim,

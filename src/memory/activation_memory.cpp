@@ -84,8 +84,10 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
 //! up-projections' inputs. Split over the heads: the query and key of qk_nope + qk_rope per head
 //! and the value and attention output of v_head_dim per head, which the fused attention keeps for
 //! its backward (RoPE and the concatenations keep nothing: the rotation needs only its angles).
+//! Recomputing the up-projections (mla_up_proj) drops the queries, keys and values: Megatron-Core
+//! frees its checkpoint's outputs once the attention has run, keeping the attention output.
 void add_latent_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
-                                std::int64_t tokens) {
+                                std::int64_t tokens, strategy::Recompute recompute) {
   const model::MlaSpec& mla = model.mla;
   const std::int64_t e = element_bytes(strategy.dtype);
   const double g = gemm_input_bytes(strategy);
@@ -94,7 +96,9 @@ void add_latent_attention_block(LayerParts& parts, const model::ModelSpec& model
   parts.sequence_sharded +=
       whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * model.hidden_size));
   parts.sequence_sharded += whole((static_cast<double>(e) + g) * static_cast<double>(tokens * latents));
-  parts.tensor_split += e * tokens * heads * (2 * std::int64_t{mla.qk_head_dim()} + 2 * std::int64_t{mla.v_head_dim});
+  const std::int64_t queries_keys_values =
+      recompute == strategy::Recompute::mla_up_proj ? 0 : 2 * std::int64_t{mla.qk_head_dim()} + mla.v_head_dim;
+  parts.tensor_split += e * tokens * heads * (queries_keys_values + mla.v_head_dim);
   if (strategy.low_precision_gemms()) {
     parts.tensor_split += whole(g * static_cast<double>(tokens * heads * mla.v_head_dim));
   }
@@ -163,7 +167,7 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   const bool keep_scores = unfused && recompute == strategy::Recompute::none;
   LayerParts parts;
   if (model.mla.enabled()) {
-    add_latent_attention_block(parts, model, strategy, tokens);
+    add_latent_attention_block(parts, model, strategy, tokens, recompute);
   } else {
     add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
   }
@@ -181,6 +185,22 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
     add_mlp_block(parts, model, strategy, tokens);
   }
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
+}
+
+//! What one layer's recomputation brings back while its backward runs, one layer at a time: the
+//! whole layer under full recomputation, the queries, keys and values under mla_up_proj.
+std::int64_t rebuilt_layer_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer,
+                                 std::int64_t kept) {
+  const auto whole_layer = [&] {
+    return stored_layer_bytes(model, strategy, layer, AttentionKernel::fused, strategy::Recompute::none);
+  };
+  switch (strategy.recompute) {
+    case strategy::Recompute::full: return whole_layer();
+    case strategy::Recompute::mla_up_proj: return whole_layer() - kept;
+    case strategy::Recompute::none:
+    case strategy::Recompute::selective: return 0;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -234,11 +254,9 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
   for (const auto& chunk : schedule.stage_chunk_placements(model, strategy, stage)) {
     const events::LayerRange layers = chunk.layers;
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-      per_microbatch += layer_activation_bytes(model, strategy, layer);
-      if (strategy.recompute == strategy::Recompute::full) {
-        rebuilt_layer = std::max(rebuilt_layer, stored_layer_bytes(model, strategy, layer, AttentionKernel::fused,
-                                                                   strategy::Recompute::none));
-      }
+      const std::int64_t kept = layer_activation_bytes(model, strategy, layer);
+      per_microbatch += kept;
+      rebuilt_layer = std::max(rebuilt_layer, rebuilt_layer_bytes(model, strategy, layer, kept));
     }
     if (chunk.embedding) {
       per_microbatch += embedding_activation_bytes(model, strategy);

@@ -375,16 +375,22 @@ std::vector<JobOption> feature_options() {
   sequence_parallel.search_values = both_when([](const JobSpec& job) { return job.strategy.tensor_parallel > 1; });
   JobOption recompute = strategy_choice<Recompute>(
       "recompute", "--recompute", "recomputation", &Strategy::recompute,
-      {{"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}},
-      "activation recomputation: none, selective (attention core) or full (every "
-      "layer's forward rerun before its backward)");
+      {{"none", Recompute::none},
+       {"selective", Recompute::selective},
+       {"mla_up_proj", Recompute::mla_up_proj},
+       {"full", Recompute::full}},
+      "activation recomputation: none, selective (attention core), mla_up_proj (latent attention's "
+      "up-projections and RoPE, Megatron-Core's recompute module) or full (every layer's forward rerun before "
+      "its backward)");
   // A fused attention kernel recomputes its core in the backward pass anyway, so selective
-  // recomputation changes nothing there: a search tries it only with unfused attention.
+  // recomputation changes nothing there: a search tries it only with unfused attention, and the
+  // up-projections' recomputation only where the model has latent attention.
   recompute.search_values = [](const JobSpec& job) {
-    if (job.strategy.attention == strategy::Attention::unfused) {
-      return std::vector<Value>{std::string("none"), std::string("selective"), std::string("full")};
-    }
-    return std::vector<Value>{std::string("none"), std::string("full")};
+    std::vector<Value> values{std::string("none")};
+    if (job.strategy.attention == strategy::Attention::unfused) values.emplace_back(std::string("selective"));
+    if (job.model.mla.enabled()) values.emplace_back(std::string("mla_up_proj"));
+    values.emplace_back(std::string("full"));
+    return values;
   };
   return {virtual_stages,
           sequence_parallel,

@@ -289,11 +289,17 @@ void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& 
 }
 
 //! Megatron-Core runs latent attention's core through TransformerEngine's fused attention only
-//! (MLASelfAttention builds its core_attention with separate key and value head sizes).
-void check_latent_attention(const JobSpec& job, Problems& problems) {
+//! (MLASelfAttention builds its core_attention with separate key and value head sizes); the
+//! up-projections' recomputation exists only where there are up-projections.
+void check_latent_attention(const JobSpec& job, const SettingNames& names, Problems& problems) {
   if (job.model.mla.enabled() && job.strategy.attention == Attention::unfused) {
     problems.push_back("attention 'unfused' is not modelled with the latent attention of model " +
                        quoted(job.model.name) + ": its core runs as fused attention; use attention 'flash'");
+  }
+  if (!job.model.mla.enabled() && job.strategy.recompute == Recompute::mla_up_proj) {
+    problems.push_back(name_of(names, "recompute") +
+                       " 'mla_up_proj' recomputes latent attention's up-projections, but model " +
+                       quoted(job.model.name) + " has no latent attention; use none, selective or full");
   }
 }
 
@@ -316,7 +322,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   schedule_rules(job, problems);
   check_sequence_parallel(job, problems);
   check_context_parallel(job, names, problems);
-  check_latent_attention(job, problems);
+  check_latent_attention(job, names, problems);
   check_sliding_window(job, problems);
   check_gemm_format(job, names, problems);
   check_experts(job, names, problems);

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "core/checked_arithmetic.hpp"
-#include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 
 namespace distsim::strategy {
@@ -67,13 +66,6 @@ NotationResult read_notation(const std::string& text) {
 }
 
 }  // namespace
-
-Recompute parse_recompute(const std::string& text, const std::string& flag) {
-  for (const auto value : {Recompute::none, Recompute::selective, Recompute::full}) {
-    if (text == to_string(value)) return value;
-  }
-  throw InputError(flag + ": " + unknown_name_message("recomputation", text, {"none", "selective", "full"}));
-}
 
 std::string strategy_notation_problem(const std::string& text) { return read_notation(text).problem; }
 

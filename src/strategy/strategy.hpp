@@ -10,14 +10,17 @@ namespace distsim::strategy {
 //! Activation recomputation (Korthikanti et al. 2022): none keeps every activation; selective
 //! recomputes the attention core (score product, softmax, dropout, context product) in backward:
 //! with FlashAttention its backward already does so and only memory changes, with unfused
-//! attention the core's forward kernels rerun before its backward; full keeps only each layer's
-//! input and reruns the whole layer forward before its backward.
-enum class Recompute { none, selective, full };
+//! attention the core's forward kernels rerun before its backward; mla_up_proj (latent attention
+//! only; Megatron-Core's selective recompute_modules ["mla_up_proj"]) drops the heads' queries,
+//! keys and values and reruns the up-projections and RoPE before the attention's backward; full
+//! keeps only each layer's input and reruns the whole layer forward before its backward.
+enum class Recompute { none, selective, mla_up_proj, full };
 
 inline const char* to_string(Recompute recompute) {
   switch (recompute) {
     case Recompute::none: return "none";
     case Recompute::selective: return "selective";
+    case Recompute::mla_up_proj: return "mla_up_proj";
     case Recompute::full: return "full";
   }
   return "none";
@@ -231,10 +234,6 @@ struct Strategy {
            std::to_string(data_parallel) + "D";
   }
 };
-
-//! "none", "selective" or "full". Throws InputError "<flag>: unknown recomputation '<text>'; did you
-//! mean ...?" for anything else.
-Recompute parse_recompute(const std::string& text, const std::string& flag);
 
 //! What is wrong with a strategy in the paper's xMyPzD notation (any order of the three parts, each
 //! at most once, with an optional wC part for context parallelism: 2M2C2P4D): "unknown letter 'X' in

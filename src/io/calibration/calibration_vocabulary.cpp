@@ -102,8 +102,7 @@ ColumnVocabulary recompute() {
                                                             "forward counted twice) implies full recomputation")},
            {"none/selective default", assumes({{"recompute", "none"}}, "Megatron-Core recomputes nothing unless "
                                                                        "recompute modules are set")},
-           {"selective: mla_up_proj",
-            refuses("selective recomputation of latent attention's up projections (mla_up_proj) is not modelled")},
+           {"selective: mla_up_proj", sets({{"recompute", "mla_up_proj"}})},
            {"per-op selective activation checkpointing",
             refuses("torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
                     "modelled")}},

@@ -42,12 +42,13 @@ std::vector<std::string> attention_labels(const std::vector<TaskTemplate>& list)
 
 }  // namespace
 
-// Megatron-Core MLASelfAttention's order: both down-projections of the normalized input, the
-// latent norms, the up-projections, RoPE, the fused core, the output projection.
+// Megatron-Core MLASelfAttention's order (get_query_key_value_tensors): both down-projections of
+// the normalized input, the latent norms, then qkv_up_proj_and_rope_apply (the up-projections and
+// RoPE), the fused core, the output projection.
 TEST(MlaEvents, ForwardRunsDownNormUpRopeCoreOut) {
   const Built built = build(mla_job());
   const std::vector<std::string> expected = {"norm",      "q down",        "kv down",         "q norm",
-                                             "q up",      "kv norm",       "kv up",           "rope",
+                                             "kv norm",   "q up",          "kv up",           "rope",
                                              "attention", "attention out", "bias dropout add"};
   EXPECT_EQ(attention_labels(built.chunk().forward), expected);
 }
@@ -173,6 +174,40 @@ TEST(MlaEvents, GradientBucketsHoldTheWholeDownProjections) {
     bucketed += built.table.at(bucket.reduction).bytes;
   }
   EXPECT_EQ(bucketed, 4 * std::int64_t{1'225'994'752});
+}
+
+}  // namespace distsim::events
+
+namespace distsim::events {
+
+// --recompute mla_up_proj: Megatron-Core reruns qkv_up_proj_and_rope_apply when the gradient
+// reaches the attention's output, so right after the output projection's backward GEMMs and
+// before the core's backward: q up, kv up and RoPE again, as recompute steps with the forward's
+// shapes (4096 x 24576 x 1536 and 4096 x 32768 x 512). Without it nothing is recomputed.
+TEST(MlaEvents, UpProjectionRecomputationRerunsUpAndRopeBeforeTheCore) {
+  auto job = mla_job();
+  job.strategy.recompute = strategy::Recompute::mla_up_proj;
+  const Built built = build(job);
+  std::vector<std::string> order;
+  for (const auto& step : built.chunk().backward) {
+    if (step.layer != 0 || step.stream != StreamKind::compute) continue;
+    order.push_back(std::string(step.label) + (step.phase == Phase::recompute ? " (R)" : ""));
+    if (step.label == "attention") break;
+  }
+  ASSERT_GE(order.size(), 4U);
+  const std::vector<std::string> tail(order.end() - 4, order.end());
+  const std::vector<std::string> expected = {"q up (R)", "kv up (R)", "rope (R)", "attention"};
+  EXPECT_EQ(tail, expected);
+  EXPECT_EQ(order[order.size() - 5], "attention out");
+  std::vector<std::string> recomputed;
+  for (const auto& step : built.chunk().backward) {
+    if (step.phase == Phase::recompute) recomputed.push_back(built.table.at(step.event).key());
+  }
+  const std::vector<std::string> keys = {"gemm m=4096 n=24576 k=1536 bf16", "gemm m=4096 n=32768 k=512 bf16",
+                                         "rope rows=4096 cols=8256 bf16"};
+  EXPECT_EQ(recomputed, keys);
+  const Built plain = build(mla_job());
+  for (const auto& step : plain.chunk().backward) EXPECT_NE(step.phase, Phase::recompute);
 }
 
 }  // namespace distsim::events

@@ -257,8 +257,9 @@ TEST(MoeCalibration, ReadsTheExpertOverlapCudaGraphsAndRecomputeSpellings) {
   EXPECT_EQ(refusal({{"comm_overlap", "EP A2A overlap=yes; cuda_graph=off/default"}}),
             "overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
             "--overlap-moe-expert-parallel-comm) is not modelled");
-  EXPECT_EQ(refusal({{"recompute", "selective: mla_up_proj"}}),
-            "selective recomputation of latent attention's up projections (mla_up_proj) is not modelled");
+  run = moe_run({{"recompute", "selective: mla_up_proj"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->strategy.recompute, strategy::Recompute::mla_up_proj);
 }
 
 // A dense row (moe empty or "no") with ep > 1 names the contradiction.

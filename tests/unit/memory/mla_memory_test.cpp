@@ -2,6 +2,7 @@
 
 #include "catalog/builtin_models.hpp"
 #include "memory/activation_memory.hpp"
+#include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::memory {
 
@@ -33,6 +34,35 @@ TEST(MlaMemory, TensorAndSequenceParallelSplitTheLatentLayer) {
   strategy.tensor_parallel = 8;
   strategy.sequence_parallel = true;
   EXPECT_EQ(layer_activation_bytes(model, strategy, 0), 181403648);
+}
+
+// Recomputing the up-projections (mla_up_proj) drops the query and key of 192 and the value of
+// 128 per head, 2·4096·128·(192 + 192 + 128) = 536870912, keeping the attention output:
+// 1451229184 − 536870912 = 914358272.
+TEST(MlaMemory, UpProjectionRecomputationDropsQueriesKeysAndValues) {
+  model::ModelSpec model = catalog::find_model("deepseek-v3");
+  model.seq_length = 4096;
+  strategy::Strategy strategy;
+  strategy.micro_batch_size = 1;
+  strategy.recompute = strategy::Recompute::mla_up_proj;
+  EXPECT_EQ(layer_activation_bytes(model, strategy, 0), 914358272);
+}
+
+// Two such layers on one stage with one micro-batch in flight: recomputation saves 536870912 on
+// each, and the layer being rebuilt holds its queries, keys and values again while its backward
+// runs: the stage needs 2·536870912 − 536870912 = 536870912 bytes less than without it.
+TEST(MlaMemory, TheRebuiltLayerHoldsItsQueriesKeysAndValuesAgain) {
+  model::ModelSpec model = catalog::find_model("deepseek-v3");
+  model.seq_length = 4096;
+  model.num_layers = 2;
+  model.mtp_layers = 0;
+  strategy::Strategy strategy;
+  strategy.micro_batch_size = 1;
+  strategy.global_batch_size = 1;
+  const auto& schedule = schedule::find_schedule(strategy.schedule);
+  const std::int64_t kept_all = stage_activation_bytes(model, strategy, 0, schedule);
+  strategy.recompute = strategy::Recompute::mla_up_proj;
+  EXPECT_EQ(kept_all - stage_activation_bytes(model, strategy, 0, schedule), 536870912);
 }
 
 // DeepSeek-V3 cut to one decoder layer: its MTP module's layer (numbered 1) is a dense latent
