@@ -99,7 +99,8 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
   const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
   const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
-  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) + model::latent_duplicated_parameters(model);
+  return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) +
+         model::latent_duplicated_parameters(model);
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each

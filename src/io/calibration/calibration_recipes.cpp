@@ -39,8 +39,8 @@ struct DeepSeekLayout {
 };
 
 constexpr DeepSeekLayout kDeepSeekV3Layouts[] = {
-    {4, 1, "Et*16|t*16|t*16|t*13"}, {8, 1, "Et*8|(t*8|)*6t*5"},   {4, 2, "Et*8|(t*8|)*6t*5"},
-    {16, 1, "Et*4|(t*4|)*14t"},     {8, 2, "Et*4|(t*4|)*14t"},    {4, 4, "Et*4|(t*4|)*14t"},
+    {4, 1, "Et*16|t*16|t*16|t*13"}, {8, 1, "Et*8|(t*8|)*6t*5"}, {4, 2, "Et*8|(t*8|)*6t*5"},
+    {16, 1, "Et*4|(t*4|)*14t"},     {8, 2, "Et*4|(t*4|)*14t"},  {4, 4, "Et*4|(t*4|)*14t"},
 };
 
 constexpr const char* kDeepSeekV3Recipe =

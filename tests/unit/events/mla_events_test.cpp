@@ -47,9 +47,8 @@ std::vector<std::string> attention_labels(const std::vector<TaskTemplate>& list)
 // RoPE), the fused core, the output projection.
 TEST(MlaEvents, ForwardRunsDownNormUpRopeCoreOut) {
   const Built built = build(mla_job());
-  const std::vector<std::string> expected = {"norm",      "q down",        "kv down",         "q norm",
-                                             "kv norm",   "q up",          "kv up",           "rope",
-                                             "attention", "attention out", "bias dropout add"};
+  const std::vector<std::string> expected = {"norm",  "q down", "kv down",   "q norm",        "kv norm",         "q up",
+                                             "kv up", "rope",   "attention", "attention out", "bias dropout add"};
   EXPECT_EQ(attention_labels(built.chunk().forward), expected);
 }
 
