@@ -63,8 +63,7 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       // With one tensor-parallel rank there is nothing to shard; Megatron-LM switches it off.
       sequence_parallel_(job.strategy.sequence_parallel && job.strategy.tensor_parallel > 1),
       unfused_attention_(job.strategy.attention == strategy::Attention::unfused),
-      selective_recompute_(job.strategy.recompute == strategy::Recompute::selective),
-      recompute_latent_up_(job.strategy.recompute == strategy::Recompute::mla_up_proj),
+      recompute_(job.strategy.recompute),
       gemm_format_(job.strategy.gemm_format),
       gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
       first_low_precision_layer_(job.strategy.bf16_layers_at_start),
@@ -292,7 +291,7 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
         layer, cross ? "cross attention" : "attention");
     return;
   }
-  if (selective_recompute_) {
+  if (recompute_ == strategy::Recompute::selective) {
     attention_core_forward({&backward, Phase::recompute}, layer, cross);
   }
   const CoreLabels& label = cross ? kCrossCore : kSelfCore;

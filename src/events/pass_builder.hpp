@@ -257,8 +257,7 @@ class PassBuilder {
   int element_bytes_;
   bool sequence_parallel_;
   bool unfused_attention_;
-  bool selective_recompute_;
-  bool recompute_latent_up_;
+  strategy::Recompute recompute_;
   strategy::GemmFormat gemm_format_;
   Dtype gemm_dtype_;
   int first_low_precision_layer_;

@@ -104,7 +104,8 @@ void PassBuilder::latent_attention_backward(int layer) {
   const std::int64_t rows = sharded(t);
   dropout_add_backward(t, layer);
   row_linear_backward(t, latent_value_width(), hidden(), layer, "attention out");
-  if (recompute_latent_up_) {  // when the gradient reaches the attention's output, as Megatron-Core hooks it
+  // Rerun when the gradient reaches the attention's output, where Megatron-Core hooks it.
+  if (recompute_ == strategy::Recompute::mla_up_proj) {
     latent_up_forward({&backward, Phase::recompute}, layer);
   }
   const std::int64_t seq = t / batch_;
