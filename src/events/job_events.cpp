@@ -37,7 +37,7 @@ std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layer
   }
   for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
     const bool cross = model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    units.push_back({layer, false, model::layer_parameters(model, cross)});
+    units.push_back({layer, false, model::layer_parameters(model, cross), model::latent_duplicated_parameters(model)});
   }
   if (last) {
     std::int64_t head = model::head_parameters(model);
@@ -194,7 +194,7 @@ class ChunkBuilder {
     }
     const FsdpUnit& unit = units_[static_cast<size_t>(index)];
     const EventFactory factory(job_.strategy.dtype);
-    const std::int64_t bytes = unit.parameters / job_.strategy.tensor_parallel * dtype_bytes(job_.strategy.dtype);
+    const std::int64_t bytes = unit.rank_parameters(job_.strategy.tensor_parallel) * dtype_bytes(job_.strategy.dtype);
     const Event event =
         factory.collective(Collective::all_gather, bytes, shard_group_, job_.strategy.shard_group_size());
     return builder_.gather_parameters(backward_pass, event, unit.layer);
@@ -210,7 +210,7 @@ class ChunkBuilder {
     const strategy::Strategy& s = job_.strategy;
     const FsdpUnit& unit = units_[static_cast<size_t>(index)];
     const EventFactory factory(s.dtype);
-    const std::int64_t bytes = unit.parameters / s.tensor_parallel * gradient_element_bytes(s.dtype);
+    const std::int64_t bytes = unit.rank_parameters(s.tensor_parallel) * gradient_element_bytes(s.dtype);
     const Event scatter = factory.collective(Collective::reduce_scatter, bytes, shard_group_, s.shard_group_size());
     std::optional<Event> replicas;
     if (s.shard_replicas() > 1) {

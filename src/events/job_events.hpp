@@ -7,6 +7,7 @@
 
 #include "events/event_table.hpp"
 #include "events/phase.hpp"
+#include "model/parameter_count.hpp"
 #include "strategy/job_spec.hpp"
 #include "strategy/rank_layout.hpp"
 
@@ -123,6 +124,12 @@ struct FsdpUnit {
   int layer = -1;  //!< global transformer layer, or -1 for the embedding or the head
   bool embedding = false;
   std::int64_t parameters = 0;  //!< of the whole model (before the tensor-parallel split)
+  std::int64_t duplicated = 0;  //!< of those, held whole on every tensor-parallel rank
+
+  //! What one tensor-parallel rank holds of the unit (model::tensor_rank_parameters).
+  std::int64_t rank_parameters(int tensor_parallel) const {
+    return model::tensor_rank_parameters(parameters, duplicated, tensor_parallel);
+  }
 };
 
 //! The units of one model chunk in forward order (the embedding when the chunk holds it, its

@@ -55,10 +55,10 @@ std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::v
   std::int64_t largest = 0;
   for (const auto& chunk : chunks) {
     for (const auto& unit : events::fsdp_units(model, chunk.layers, chunk.embedding, chunk.head)) {
-      largest = std::max(largest, unit.parameters);
+      largest = std::max(largest, unit.rank_parameters(tensor_parallel));
     }
   }
-  return largest / tensor_parallel;
+  return largest;
 }
 
 namespace {
@@ -91,6 +91,7 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
     return 0;
   }
   std::int64_t weights = 0;
+  std::int64_t duplicated = 0;  // latent attention's down-projections, whole on every tensor-parallel rank
   std::int64_t expert_weights = 0;
   for (const auto& layers : chunks) {
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
@@ -100,6 +101,7 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
       const bool cross_attention =
           model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
       weights += model::layer_gemm_weights(model, cross_attention);
+      duplicated += model::latent_duplicated_gemm_weights(model);
       if (model.moe.is_moe_layer(layer)) {  // the experts in place of the dense MLP; the router stays bf16
         const auto& moe = model.moe;
         weights += mlp_gemm_weights(model, std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size) -
@@ -111,9 +113,9 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
   constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
   const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
   const auto expert_model = static_cast<double>(strategy.expert_parallel * strategy.expert_tensor_parallel);
-  return std::llround(
-      kCopies * bytes *
-      (static_cast<double>(weights) / strategy.tensor_parallel + static_cast<double>(expert_weights) / expert_model));
+  const double rank_weights =
+      static_cast<double>(weights - duplicated) / strategy.tensor_parallel + static_cast<double>(duplicated);
+  return std::llround(kCopies * bytes * (rank_weights + static_cast<double>(expert_weights) / expert_model));
 }
 
 std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {

@@ -1,5 +1,7 @@
 #include "model/parameter_count.hpp"
 
+#include <vector>
+
 namespace distsim::model {
 
 namespace {
@@ -32,25 +34,55 @@ std::int64_t shared_experts(const ModelSpec& model) {
   return model.moe.shared_experts * mlp(model, model.moe.shared_expert_ffn_hidden_size);
 }
 
+//! One linear layer of latent attention, in → out; `duplicated`: every tensor-parallel rank holds
+//! it whole (Megatron-Core builds the down-projections as TELinear with parallel_mode 'duplicated').
+struct LatentLinear {
+  std::int64_t in = 0;
+  std::int64_t out = 0;
+  bool duplicated = false;
+};
+
 //! DeepSeek-V2 §2.1.2-2.1.3: c_Q = W_DQ·h (q_lora_rank), normed, q = W_UQ·c_Q over heads × (nope +
 //! rope); [c_KV; k_R] = W_DKV·h (kv_lora_rank + one shared RoPE key), c_KV normed, [k_C; v] =
-//! W_UKV·c_KV over heads × (nope + v); output heads × v → h.
-std::int64_t latent_attention_parameters(const ModelSpec& model) {
+//! W_UKV·c_KV over heads × (nope + v); output heads × v → h. Without a query latent W_Q is h → q.
+std::vector<LatentLinear> latent_linears(const ModelSpec& model) {
   const MlaSpec& mla = model.mla;
   const std::int64_t h = model.hidden_size;
   const std::int64_t heads = model.num_attention_heads;
   const std::int64_t q_out = heads * mla.qk_head_dim();
-  std::int64_t total = 0;
+  std::vector<LatentLinear> linears;
   if (mla.q_lora_rank > 0) {
-    total +=
-        linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank) + linear(model, mla.q_lora_rank, q_out);
+    linears.push_back({h, mla.q_lora_rank, true});
+    linears.push_back({mla.q_lora_rank, q_out, false});
   } else {
-    total += linear(model, h, q_out);
+    linears.push_back({h, q_out, false});
   }
-  total += linear(model, h, mla.kv_lora_rank + mla.qk_rope_head_dim) + norm_of(model, mla.kv_lora_rank);
-  total += linear(model, mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + mla.v_head_dim));
-  total += linear(model, heads * mla.v_head_dim, h);
+  linears.push_back({h, mla.kv_lora_rank + mla.qk_rope_head_dim, true});
+  linears.push_back({mla.kv_lora_rank, heads * (mla.qk_nope_head_dim + mla.v_head_dim), false});
+  linears.push_back({heads * mla.v_head_dim, h, false});
+  return linears;
+}
+
+//! The norms over the query and key/value latents, which every tensor-parallel rank holds whole.
+std::int64_t latent_norm_parameters(const ModelSpec& model) {
+  return norm_of(model, model.mla.kv_lora_rank) +
+         (model.mla.q_lora_rank > 0 ? norm_of(model, model.mla.q_lora_rank) : 0);
+}
+
+//! The latent-attention linear layers' parameters (with their biases) or GEMM weights (without),
+//! all of them or only the duplicated ones.
+std::int64_t sum_of_latent_linears(const ModelSpec& model, bool duplicated_only, bool with_biases) {
+  std::int64_t total = 0;
+  for (const LatentLinear& layer : latent_linears(model)) {
+    if (!duplicated_only || layer.duplicated) {
+      total += with_biases ? linear(model, layer.in, layer.out) : layer.in * layer.out;
+    }
+  }
   return total;
+}
+
+std::int64_t latent_attention_parameters(const ModelSpec& model) {
+  return sum_of_latent_linears(model, false, true) + latent_norm_parameters(model);
 }
 
 //! One transformer layer whose MLP has `mlp_parameters`.
@@ -73,16 +105,14 @@ std::int64_t sum_of_layers(const ModelSpec& model, bool active_only) {
 }  // namespace
 
 std::int64_t latent_duplicated_parameters(const ModelSpec& model) {
-  const MlaSpec& mla = model.mla;
-  if (!mla.enabled()) {
+  if (!model.mla.enabled()) {
     return 0;
   }
-  const std::int64_t h = model.hidden_size;
-  std::int64_t total = linear(model, h, mla.kv_lora_rank + mla.qk_rope_head_dim) + norm_of(model, mla.kv_lora_rank);
-  if (mla.q_lora_rank > 0) {
-    total += linear(model, h, mla.q_lora_rank) + norm_of(model, mla.q_lora_rank);
-  }
-  return total;
+  return sum_of_latent_linears(model, true, true) + latent_norm_parameters(model);
+}
+
+std::int64_t latent_duplicated_gemm_weights(const ModelSpec& model) {
+  return model.mla.enabled() ? sum_of_latent_linears(model, true, false) : 0;
 }
 
 std::int64_t tensor_rank_parameters(std::int64_t parameters, std::int64_t duplicated, int tensor_parallel) {
@@ -127,12 +157,22 @@ std::int64_t layer_parameters_at(const ModelSpec& model, int layer) {
   return layer_parameters(model, false);
 }
 
+std::int64_t self_attention_gemm_weights(const ModelSpec& model) {
+  if (model.mla.enabled()) {
+    return sum_of_latent_linears(model, false, false);
+  }
+  const std::int64_t h = model.hidden_size;
+  const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
+  const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
+  return h * (q + 2 * kv) + q * h;
+}
+
 std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attention) {
   const std::int64_t h = model.hidden_size;
   const std::int64_t q = static_cast<std::int64_t>(model.num_attention_heads) * model.head_dim();
   const std::int64_t kv = static_cast<std::int64_t>(model.num_kv_heads) * model.head_dim();
   const std::int64_t up = is_gated(model.ffn_type) ? 2 * model.ffn_hidden_size : model.ffn_hidden_size;
-  std::int64_t total = h * (q + 2 * kv) + q * h + h * up + model.ffn_hidden_size * h;
+  std::int64_t total = self_attention_gemm_weights(model) + h * up + model.ffn_hidden_size * h;
   if (with_cross_attention) {
     total += h * q + h * 2 * kv + q * h;
   }

@@ -23,10 +23,17 @@ std::int64_t layer_gemm_weights(const ModelSpec& model, bool with_cross_attentio
 //! query/key norms (qk_norm), or multi-head latent attention's down/up projections and latent norms.
 std::int64_t self_attention_parameters(const ModelSpec& model);
 
+//! The weights of the self-attention block's linear GEMMs: Q, K, V and output, or latent
+//! attention's down, up and output projections; self_attention_parameters without biases and norms.
+std::int64_t self_attention_gemm_weights(const ModelSpec& model);
+
 //! The parameters of one latent-attention layer that every tensor-parallel rank holds whole:
 //! the query and key/value down-projections and the latent norms (Megatron-Core builds them as
 //! TELinear with parallel_mode 'duplicated'); 0 without latent attention.
 std::int64_t latent_duplicated_parameters(const ModelSpec& model);
+
+//! The GEMM weights (no biases, no norms) of latent_duplicated_parameters: the two down-projections.
+std::int64_t latent_duplicated_gemm_weights(const ModelSpec& model);
 
 //! One tensor-parallel rank's share of `parameters`, of which `duplicated` are held whole on
 //! every rank and the rest split evenly (floor, as Megatron-LM's shards are).

@@ -79,6 +79,32 @@ TEST(FsdpUnits, EmbeddingEachLayerAndHead) {
   EXPECT_EQ(second.back().parameters, 51'513'344);
 }
 
+// A layer unit of a model with latent attention records the down-projections and latent norms
+// that every tensor-parallel rank holds whole. Toy (h 8, 2 heads, q_lora 4, kv_lora 3, nope 2,
+// rope 1, v 2, SwiGLU FFN 16, RMSNorm, no biases): attention 151 (of which W_DQ 32, q norm 4,
+// W_DKV 32, kv norm 3 = 71 whole), MLP 3·8·16 = 384, two norms 16: 551; at tp 2 a rank gathers
+// 71 + (551 − 71)/2 = 311.
+TEST(FsdpUnits, LatentDownProjectionsAreGatheredWhole) {
+  model::ModelSpec model;
+  model.num_layers = 2;
+  model.hidden_size = 8;
+  model.num_attention_heads = 2;
+  model.num_kv_heads = 2;
+  model.ffn_hidden_size = 16;
+  model.ffn_type = model::FfnType::swiglu;
+  model.norm = model::NormType::rmsnorm;
+  model.position_embedding = model::PositionEmbedding::rope;
+  model.vocab_size = 10;
+  model.seq_length = 32;
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  const auto units = fsdp_units(model, {0, 2});
+  ASSERT_EQ(units.size(), 4U);
+  EXPECT_EQ(units[1].parameters, 551);
+  EXPECT_EQ(units[1].duplicated, 71);
+  EXPECT_EQ(units[1].rank_parameters(2), 311);
+  EXPECT_EQ(units.front().rank_parameters(2), units.front().parameters / 2);
+}
+
 // tp 2, dp 4: each unit's all-gather carries the unit's parameters per tensor-parallel rank in
 // bf16, P_u/2 · 2 bytes = 12,596,224 for a layer, over the 4 data-parallel ranks; its
 // reduce-scatter the fp32 gradients, P_u/2 · 4 = 25,192,448 bytes. Every one of the 26 units is

@@ -56,6 +56,25 @@ TEST(Fp8Memory, KeepsAnFp8WeightAndItsTransposePerGemmWeight) {
   EXPECT_EQ(low_precision_weight_copy_bytes(gpt2(), split(1, false), 0), 0);
 }
 
+// A three-layer toy with latent attention (h 8, 2 heads, q_lora 4, kv_lora 3, nope 2, rope 1,
+// v 2; SwiGLU FFN 16): per layer the attention GEMMs hold W_DQ 32 + W_UQ 24 + W_DKV 32 + W_UKV 24
+// + W_O 32 = 144 weights and the MLP 3·8·16 = 384. At t = 2 the down-projections (64) stay whole:
+// 64 + (528 − 64)/2 = 296 per layer, 3 layers, 2 one-byte copies: 1,776 bytes.
+TEST(Fp8Memory, LatentDownProjectionCopiesAreWholeOnEveryTensorRank) {
+  model::ModelSpec model;
+  model.num_layers = 3;
+  model.hidden_size = 8;
+  model.num_attention_heads = 2;
+  model.num_kv_heads = 2;
+  model.ffn_hidden_size = 16;
+  model.ffn_type = model::FfnType::swiglu;
+  model.norm = model::NormType::rmsnorm;
+  model.vocab_size = 10;
+  model.seq_length = 32;
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  EXPECT_EQ(low_precision_weight_copy_bytes(model, split(2, true), 0), 1'776);
+}
+
 // One stage, one micro-batch in flight: the estimate's weights grow by the fp8 copies and its
 // activations shrink by 5·sbh per layer, 24 · 5,242,880 = 125,829,120 bytes; gradients and
 // optimizer states do not change.

@@ -109,6 +109,21 @@ TEST(ParameterCount, LatentDownProjectionsAreDuplicated) {
   EXPECT_EQ(latent_duplicated_parameters(model), 35);
 }
 
+// The GEMM weights leave out the norms: of the 151 above, 151 − 4 − 3 = 144, of which the two
+// down-projections W_DQ and W_DKV hold 32 + 32 = 64. Without the query latent: 48 + 32 + 24 + 32 =
+// 136, W_DKV alone duplicated. Standard attention in the toy: QKV 8·(8 + 2·4) + output 8·8 = 192.
+TEST(ParameterCount, LatentAttentionGemmWeights) {
+  ModelSpec model = toy_decoder();
+  EXPECT_EQ(self_attention_gemm_weights(model), 192);
+  EXPECT_EQ(latent_duplicated_gemm_weights(model), 0);
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  EXPECT_EQ(self_attention_gemm_weights(model), 144);
+  EXPECT_EQ(latent_duplicated_gemm_weights(model), 64);
+  model.mla.q_lora_rank = 0;
+  EXPECT_EQ(self_attention_gemm_weights(model), 136);
+  EXPECT_EQ(latent_duplicated_gemm_weights(model), 32);
+}
+
 // Qwen2's QKV bias adds q + 2·kv = 8 + 2·4 = 16; Qwen3's QK-norm one scale of head_dim 4 for the
 // queries and one for the keys: 8.
 TEST(ParameterCount, QkvBiasAndQkNorm) {
