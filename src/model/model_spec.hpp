@@ -60,6 +60,9 @@ struct ModelSpec {
   //! `sliding_window`: key j is seen by query i when i - w < j <= i); 0: every layer attends fully.
   int sliding_window = 0;
   WindowLayers window_layers = WindowLayers::all;
+  //! Layers below it attend fully whatever `window_layers` says (Qwen2 and Qwen3's
+  //! `max_window_layers`: layer i slides when i >= max_window_layers).
+  int window_start_layer = 0;
   //! A learned logit per query head added to each softmax denominator (GPT-OSS's attention sinks).
   bool attention_sinks = false;
 
@@ -74,6 +77,9 @@ struct ModelSpec {
   //! The sliding window of layer `layer` (0-based; multi-token prediction layers follow the
   //! decoder's numbering), or 0 when it attends to the whole causal prefix.
   int attention_window(int layer) const {
+    if (layer < window_start_layer) {
+      return 0;
+    }
     switch (window_layers) {
       case WindowLayers::even: return layer % 2 == 0 ? sliding_window : 0;
       case WindowLayers::odd: return layer % 2 == 1 ? sliding_window : 0;

@@ -72,6 +72,12 @@ void check_window(const model::ModelSpec& model, const std::string& where, Probl
                        (model.architecture == model::Architecture::encoder ? "encoder-only" : "encoder-decoder") +
                        " model");
   }
+  if (model.sliding_window > 0 && model.window_start_layer >= model.total_layers()) {
+    problems.push_back(where + "window_start_layer " + std::to_string(model.window_start_layer) +
+                       " leaves no layer with the sliding window of " + std::to_string(model.sliding_window) +
+                       " (the model has " + std::to_string(model.total_layers()) +
+                       " layers, numbered from 0); give a smaller window_start_layer or sliding_window 0");
+  }
 }
 
 void check_model(const model::ModelSpec& model, Problems& problems) {

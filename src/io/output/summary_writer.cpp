@@ -356,9 +356,12 @@ std::vector<std::string> moe_assumptions(const strategy::JobSpec& job) {
 std::vector<std::string> attention_assumptions(const model::ModelSpec& model) {
   std::vector<std::string> assumptions;
   if (model.sliding_window > 0) {
-    const char* layers = model.window_layers == model::WindowLayers::all    ? "every layer"
+    std::string layers = model.window_layers == model::WindowLayers::all    ? "every layer"
                          : model.window_layers == model::WindowLayers::even ? "even layers"
                                                                             : "odd layers";
+    if (model.window_start_layer > 0) {
+      layers += fmt::format(" from layer {} on (0-based; the layers before it attend fully)", model.window_start_layer);
+    }
     assumptions.push_back(fmt::format(
         "sliding window of {} keys on {}: only the query-key pairs inside the band are priced, as for the causal "
         "mask (the kernel's tiles along the band's edges also compute masked pairs)",

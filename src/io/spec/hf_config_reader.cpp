@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace distsim::io {
@@ -203,9 +204,6 @@ void refuse_sliding_window(MappingReader& reader, const ModelSpec& model) {
   if (!reader.has_value("sliding_window")) {
     return;
   }
-  if (reader.has("use_sliding_window") && reader.text_of("use_sliding_window") == "false") {
-    return;  // Qwen2/Qwen3 keep a window size that is switched off
-  }
   int window = 0;
   if (reader.read("sliding_window", window) && window < model.seq_length) {
     reader.report("sliding_window", "sliding-window attention over " + std::to_string(window) +
@@ -226,6 +224,91 @@ void read_every_layer_window(MappingReader& reader, ModelSpec& model) {
   if (reader.has_value("sliding_window")) {
     reader.read_count("sliding_window", model.sliding_window);
     model.window_layers = model::WindowLayers::all;
+  }
+}
+
+//! Which layers of `layer_types` attend within the window: every one, every even or every odd one
+//! (0-based), either from layer 0 or from the first sliding layer on; nullopt for another pattern.
+std::optional<std::pair<model::WindowLayers, int>> window_pattern_of(const std::vector<bool>& sliding) {
+  const int first = static_cast<int>(std::find(sliding.begin(), sliding.end(), true) - sliding.begin());
+  const auto matches = [&](int start, auto rule) {
+    for (std::size_t i = 0; i < sliding.size(); ++i) {
+      if (sliding[i] != (static_cast<int>(i) >= start && rule(i))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  for (const int start : {0, first}) {
+    if (matches(start, [](std::size_t) { return true; })) return std::pair{model::WindowLayers::all, start};
+    if (matches(start, [](std::size_t i) { return i % 2 == 0; })) return std::pair{model::WindowLayers::even, start};
+    if (matches(start, [](std::size_t i) { return i % 2 == 1; })) return std::pair{model::WindowLayers::odd, start};
+  }
+  return std::nullopt;
+}
+
+//! `layer_types` ("sliding_attention" or "full_attention" per layer) with `sliding_window`, as
+//! transformers writes them for GPT-OSS and, since it derives them, for Qwen2 and Qwen3.
+void read_layer_types_window(MappingReader& reader, ModelSpec& model) {
+  reader.require({"layer_types"});
+  const YAML::Node types = reader.value("layer_types");
+  if (!types.IsDefined()) {
+    return;
+  }
+  if (!types.IsSequence() || static_cast<int>(types.size()) != model.num_layers) {
+    reader.report("layer_types", "expected a list of num_hidden_layers = " + std::to_string(model.num_layers) +
+                                     " entries, each 'sliding_attention' or 'full_attention'");
+    return;
+  }
+  std::vector<bool> sliding;
+  for (const auto& entry : types) {
+    const std::string text = entry.IsScalar() ? entry.Scalar() : "";
+    if (text != "sliding_attention" && text != "full_attention") {
+      reader.report("layer_types",
+                    "expected 'sliding_attention' or 'full_attention' for each layer, got '" + text + "'");
+      return;
+    }
+    sliding.push_back(text == "sliding_attention");
+  }
+  if (std::none_of(sliding.begin(), sliding.end(), [](bool s) { return s; })) {
+    model.sliding_window = 0;
+    return;
+  }
+  reader.require({"sliding_window"});
+  if (!reader.read("sliding_window", model.sliding_window)) {
+    return;
+  }
+  const auto pattern = window_pattern_of(sliding);
+  if (!pattern) {
+    reader.report("layer_types", "sliding-window layers other than every layer, every even or every odd layer "
+                                 "(from layer 0 or from the first sliding layer on) are not modelled");
+    return;
+  }
+  model.window_layers = pattern->first;
+  model.window_start_layer = pattern->second;
+}
+
+//! Qwen2 and Qwen3 (transformers' Qwen2Config, Qwen3Config, Qwen3MoeConfig): with
+//! use_sliding_window true, layer i attends within sliding_window keys when i >=
+//! max_window_layers; a config that lists layer_types says it per layer instead.
+void read_qwen_window(MappingReader& reader, ModelSpec& model) {
+  if (reader.has_value("layer_types")) {
+    read_layer_types_window(reader, model);
+    return;
+  }
+  if (!reader.has_value("use_sliding_window") || reader.text_of("use_sliding_window") != "true") {
+    return;  // transformers' default: use_sliding_window false, every layer attends fully
+  }
+  reader.require({"sliding_window", "max_window_layers"});
+  if (!reader.has_value("sliding_window") || !reader.has_value("max_window_layers")) {
+    return;
+  }
+  reader.read_count("sliding_window", model.sliding_window);
+  reader.read_count("max_window_layers", model.window_start_layer);
+  model.window_layers = model::WindowLayers::all;
+  if (model.window_start_layer >= model.num_layers) {
+    model.sliding_window = 0;  // no layer reaches max_window_layers
+    model.window_start_layer = 0;
   }
 }
 
@@ -254,7 +337,10 @@ void read_mixtral(MappingReader& reader, ModelSpec& model) {
 
 //! Qwen2 and Qwen2.5 are Llama with biases on Q, K and V (Qwen2 technical report, arXiv 2407.10671 §2.1).
 void read_qwen2(MappingReader& reader, ModelSpec& model) {
-  read_llama_family(reader, model, "qwen2");
+  read_llama(reader, model);
+  refuse_expert_keys(reader, "qwen2");
+  refuse_projection_biases(reader);
+  read_qwen_window(reader, model);
   model.qkv_bias = true;
 }
 
@@ -262,7 +348,7 @@ void read_qwen2(MappingReader& reader, ModelSpec& model) {
 void read_qwen3(MappingReader& reader, ModelSpec& model, const std::string& model_type) {
   read_llama(reader, model);
   refuse_projection_biases(reader);
-  refuse_sliding_window(reader, model);
+  read_qwen_window(reader, model);
   model.qk_norm = true;
   if (model_type == "qwen3") {
     refuse_expert_keys(reader, model_type);
@@ -343,58 +429,6 @@ void read_nemotron(MappingReader& reader, ModelSpec& model) {
   }
 }
 
-//! The layers of `layer_types` that attend within the window: every one, every even or every odd
-//! one (0-based); nullopt for another pattern.
-std::optional<model::WindowLayers> window_layers_of(const std::vector<bool>& sliding) {
-  const auto all_match = [&](auto rule) {
-    for (std::size_t i = 0; i < sliding.size(); ++i) {
-      if (sliding[i] != rule(i)) {
-        return false;
-      }
-    }
-    return true;
-  };
-  if (all_match([](std::size_t) { return true; })) return model::WindowLayers::all;
-  if (all_match([](std::size_t i) { return i % 2 == 0; })) return model::WindowLayers::even;
-  if (all_match([](std::size_t i) { return i % 2 == 1; })) return model::WindowLayers::odd;
-  return std::nullopt;
-}
-
-//! GPT-OSS's `layer_types` ("sliding_attention" or "full_attention" per layer) and `sliding_window`.
-void read_gpt_oss_window(MappingReader& reader, ModelSpec& model) {
-  reader.require({"sliding_window", "layer_types"});
-  const YAML::Node types = reader.value("layer_types");
-  if (!types.IsDefined() || !reader.read("sliding_window", model.sliding_window)) {
-    return;
-  }
-  if (!types.IsSequence() || static_cast<int>(types.size()) != model.num_layers) {
-    reader.report("layer_types", "expected a list of num_hidden_layers = " + std::to_string(model.num_layers) +
-                                     " entries, each 'sliding_attention' or 'full_attention'");
-    return;
-  }
-  std::vector<bool> sliding;
-  for (const auto& entry : types) {
-    const std::string text = entry.IsScalar() ? entry.Scalar() : "";
-    if (text != "sliding_attention" && text != "full_attention") {
-      reader.report("layer_types",
-                    "expected 'sliding_attention' or 'full_attention' for each layer, got '" + text + "'");
-      return;
-    }
-    sliding.push_back(text == "sliding_attention");
-  }
-  if (std::none_of(sliding.begin(), sliding.end(), [](bool s) { return s; })) {
-    model.sliding_window = 0;
-    return;
-  }
-  const auto layers = window_layers_of(sliding);
-  if (!layers) {
-    reader.report("layer_types", "sliding-window layers other than every layer, every even or every odd layer are "
-                                 "not modelled");
-    return;
-  }
-  model.window_layers = *layers;
-}
-
 //! GPT-OSS (transformers' GptOssConfig; model card arXiv 2508.10925 §2): Llama's key names, every
 //! layer MoE with num_local_experts experts of intermediate_size, biases on the attention
 //! projections (attention_bias), the experts and the router, a learned sink per query head, and
@@ -412,7 +446,7 @@ void read_gpt_oss(MappingReader& reader, ModelSpec& model) {
   reader.read("num_local_experts", model.moe.num_experts);
   reader.read("num_experts_per_tok", model.moe.top_k);
   model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
-  read_gpt_oss_window(reader, model);
+  read_layer_types_window(reader, model);
   if (reader.has_value("hidden_act") && reader.text_of("hidden_act") != "silu") {
     reader.report("hidden_act", "expected 'silu' (GPT-OSS's gated SiLU), got '" + reader.text_of("hidden_act") + "'");
   }

@@ -84,6 +84,7 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read_count("mtp_layers", model.mtp_layers);
   reader.read_count("sliding_window", model.sliding_window);
   reader.read_choice("window_layers", model.window_layers, kWindowLayers);
+  reader.read_count("window_start_layer", model.window_start_layer);
   reader.read("attention_sinks", model.attention_sinks);
 }
 
@@ -213,6 +214,7 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "mtp_layers",
                               "sliding_window",
                               "window_layers",
+                              "window_start_layer",
                               "attention_sinks"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});

@@ -125,6 +125,9 @@ Mapping model_json(const model::ModelSpec& model) {
   if (model.sliding_window > 0) {
     node["sliding_window"] = model.sliding_window;
     node["window_layers"] = window_layers_name(model.window_layers);
+    if (model.window_start_layer > 0) {
+      node["window_start_layer"] = model.window_start_layer;
+    }
   }
   if (model.attention_sinks) node["attention_sinks"] = true;
   return node;

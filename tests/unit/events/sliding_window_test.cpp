@@ -77,4 +77,26 @@ TEST(SlidingWindowAttention, GptOssSlidesOnItsEvenLayers) {
             "flash_attention_bwd b=1 heads=8 kv_heads=1 sq=4096 skv=4096 d=64 causal=1 window=128 bf16");
 }
 
+// Qwen2's max_window_layers (window_start_layer here): layers below it attend fully, the rest slide.
+// Llama 3.1 8B cut to 3 layers with a 1024-key window from layer 2 on: layers 0 and 1 keep the
+// full causal key, layer 2 carries window=1024 (8192 tokens, 32/8 heads of 128 on one rank).
+TEST(SlidingWindowAttention, LayersBeforeTheStartLayerAttendFully) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("llama-3.1-8b");
+  job.model.num_layers = 3;
+  job.model.sliding_window = 1024;
+  job.model.window_start_layer = 2;
+  job.cluster = catalog::find_cluster("dgx-h100");
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 1;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = 1;
+  const Built built = build(job);
+  const std::string full = "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=8192 skv=8192 d=128 causal=1 bf16";
+  EXPECT_EQ(built.find(built.chunk().forward, "attention", 0).key(), full);
+  EXPECT_EQ(built.find(built.chunk().forward, "attention", 1).key(), full);
+  EXPECT_EQ(built.find(built.chunk().forward, "attention", 2).key(),
+            "flash_attention_fwd b=1 heads=32 kv_heads=8 sq=8192 skv=8192 d=128 causal=1 window=1024 bf16");
+}
+
 }  // namespace distsim::events

@@ -169,7 +169,34 @@ TEST(HfConfig, RefusesGptOssWindowsOnAnIrregularSetOfLayers) {
   const std::string file = fixture("models/hf/gpt_oss_irregular_windows.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":15: layer_types: sliding-window layers other than every layer, every even or every odd layer "
-                   "are not modelled");
+                   "(from layer 0 or from the first sliding layer on) are not modelled");
+}
+
+// transformers' Qwen2Config: with use_sliding_window true, layer i slides when i >=
+// max_window_layers (21 of 28 here), so layers 0..20 attend fully and 21..27 over 4096 keys.
+TEST(HfConfig, ReadsQwen2WindowsFromMaxWindowLayersOn) {
+  const auto model = resolve_model(fixture("models/hf/qwen2_sliding_window.json"));
+  EXPECT_EQ(model.sliding_window, 4096);
+  EXPECT_EQ(model.window_start_layer, 21);
+  EXPECT_EQ(model.attention_window(20), 0);
+  EXPECT_EQ(model.attention_window(21), 4096);
+  EXPECT_EQ(model.attention_window(27), 4096);
+}
+
+// A config that lists layer_types is read per layer, as transformers does, whatever
+// max_window_layers says (28 here, past the 8 layers): 2 full layers, then 6 sliding ones.
+TEST(HfConfig, ReadsQwen3LayerTypesOverMaxWindowLayers) {
+  const auto model = resolve_model(fixture("models/hf/qwen3_layer_types.json"));
+  EXPECT_EQ(model.sliding_window, 1024);
+  EXPECT_EQ(model.window_layers, model::WindowLayers::all);
+  EXPECT_EQ(model.window_start_layer, 2);
+  EXPECT_EQ(model.attention_window(1), 0);
+  EXPECT_EQ(model.attention_window(2), 1024);
+}
+
+TEST(HfConfig, ReportsAQwenWindowWithoutMaxWindowLayers) {
+  const std::string file = fixture("models/hf/qwen2_sliding_window_no_max_layers.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }), file + ": missing required key 'max_window_layers'");
 }
 
 TEST(HfConfig, ReportsMissingMoeKeysAndDenseLayersItCannotPlace) {
