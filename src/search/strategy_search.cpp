@@ -15,6 +15,7 @@
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "search/pareto_front.hpp"
+#include "search/work_shares.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::search {
@@ -220,21 +221,22 @@ void read_record(const double* in, Candidate& candidate) {
   candidate.bubble_fraction = in[4];
 }
 
-//! Runs `work(n)` for every n in [0, count) that is this process's share (n modulo the group's
-//! size), on `threads` threads, and gives every process every result: `write(n, out)` writes
-//! n's `width` numbers after the work, `read(n, in)` takes them back. A failure on any process
-//! fails every process with the same message.
+//! Runs `work(n)` for every n in [0, costs.size()) that is this process's share (balanced_shares
+//! of the candidates' `costs`, largest first), on `threads` threads, and gives every process every
+//! result: `write(n, out)` writes n's `width` numbers after the work, `read(n, in)` takes them
+//! back. A failure on any process fails every process with the same message.
 template <typename Work, typename Write, typename Read>
-void share_out(std::size_t count, const SearchOptions& options, std::size_t width, Work work, Write write, Read read) {
+void share_out(const std::vector<std::int64_t>& costs, const SearchOptions& options, std::size_t width, Work work,
+               Write write, Read read) {
   const ProcessGroup* group = options.processes;
   const auto size = static_cast<std::size_t>(group != nullptr ? group->size() : 1);
   const auto rank = static_cast<std::size_t>(group != nullptr ? group->rank() : 0);
+  const std::size_t count = costs.size();
+  const std::vector<std::size_t> mine = balanced_shares(costs, size).at(rank);
   if (group == nullptr) {
-    parallel_for(count, options.threads, work);
+    parallel_for(mine.size(), options.threads, [&](std::size_t i) { work(mine[i]); });
     return;
   }
-  std::vector<std::size_t> mine;
-  for (std::size_t n = rank; n < count; n += size) mine.push_back(n);
   // One entry per process after the records: 0, or how its share failed (bad input, or not).
   constexpr double kInputFailure = 1.0;
   constexpr double kOtherFailure = 2.0;
@@ -262,11 +264,23 @@ void share_out(std::size_t count, const SearchOptions& options, std::size_t widt
   for (std::size_t n = 0; n < count; ++n) read(n, &values[n * width]);
 }
 
+//! What simulating each of `indices` costs, in the tasks of its program (api::estimated_tasks).
+std::vector<std::int64_t> simulation_costs(const SearchResult& result, const std::vector<std::size_t>& indices,
+                                           const api::SimulationOptions& simulation) {
+  std::vector<std::int64_t> costs;
+  costs.reserve(indices.size());
+  for (const std::size_t index : indices) {
+    costs.push_back(
+        api::estimated_tasks(result.candidates[index].job, simulation.all_ranks, simulation.aggregate_passes));
+  }
+  return costs;
+}
+
 //! Fills lower_bound_s of each candidate to simulate.
 void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_simulate,
                     const api::SimulationOptions& simulation, const SearchOptions& options) {
   share_out(
-      to_simulate.size(), options, 1,
+      simulation_costs(result, to_simulate, simulation), options, 1,
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_simulate[n]];
         candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job, simulation));
@@ -301,7 +315,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
       }
     }
     share_out(
-        batch.size(), options, kRecordWidth,
+        simulation_costs(result, batch, simulation), options, kRecordWidth,
         [&](std::size_t n) {
           Candidate& candidate = result.candidates[batch[n]];
           record(candidate, api::simulate(candidate.job, simulation));
