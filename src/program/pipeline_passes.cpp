@@ -94,53 +94,156 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
   const auto steps =
       draft_.schedule().steps(coord[ParallelDim::pp], draft_.stages(), draft_.microbatches(), draft_.chunks());
   const auto last_completing = last_completing_steps(steps, draft_.chunks());
-  for (size_t index = 0; index < steps.size(); ++index) {
-    const auto& step = steps[index];
-    for (int device : members) {
-      pass_index_[device][pass_slot(step.kind, step.chunk, step.microbatch)] = passes_[device].size();
-    }
-    const auto& chunk = draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)];
-    const bool completes_gradients = index == last_completing[static_cast<size_t>(step.chunk)];
-    const auto& templates = chunk.*(step.kind->templates);
-    if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
-      add_aggregated_pass(members.front(), templates, step);
-      continue;
-    }
-    const auto created = add_pass(members, templates, step);
-    if (completes_gradients) {
-      for (size_t m = 0; m < members.size(); ++m) {
-        last_backward_[members[m]][static_cast<size_t>(step.chunk)] = created[m];
+  for (size_t index = 0; index < steps.size();) {
+    size_t unit_end = index + 1;
+    while (unit_end < steps.size() && steps[unit_end].overlaps_previous) ++unit_end;
+    for (size_t i = index; i < unit_end; ++i) {
+      for (int device : members) {
+        pass_index_[device][pass_slot(steps[i].kind, steps[i].chunk, steps[i].microbatch)] =
+            passes_[device].size() + (i - index);
       }
     }
+    std::vector<OpenPass> unit;
+    if (unit_end - index > 1) {
+      unit = add_overlapped_passes(members, steps, index, unit_end);
+    } else {
+      const auto& step = steps[index];
+      const auto& templates =
+          draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates);
+      const bool completes_gradients = index == last_completing[static_cast<size_t>(step.chunk)];
+      if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
+        add_aggregated_pass(members.front(), templates, step);
+      } else {
+        unit.push_back(open_pass(members, templates, step));
+        add_templates(unit.back(), members, templates.size());
+        close_pass(unit.back(), members);
+      }
+    }
+    for (size_t i = index; i < unit_end; ++i) {
+      if (i != last_completing[static_cast<size_t>(steps[i].chunk)]) continue;
+      for (const OpenPass& pass : unit) {
+        if (pass.step == steps[i]) {
+          for (size_t m = 0; m < members.size(); ++m) {
+            last_backward_[members[m]][static_cast<size_t>(steps[i].chunk)] = pass.created[m];
+          }
+        }
+      }
+    }
+    index = unit_end;
   }
 }
 
-//! Instantiates `templates` for one pass on every member; returns each member's tasks, by
-//! template index.
+std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates) {
+  const auto waits_on_communication = [&](int index) {
+    return index >= 0 && templates[static_cast<size_t>(index)].stream != StreamKind::compute;
+  };
+  std::vector<size_t> ends;
+  for (size_t i = 1; i < templates.size(); ++i) {
+    const auto& step = templates[i];
+    if (step.stream == StreamKind::compute &&
+        (waits_on_communication(step.waits_for) || waits_on_communication(step.waits_for_parameters))) {
+      ends.push_back(i);
+    }
+  }
+  if (!templates.empty()) ends.push_back(templates.size());
+  return ends;
+}
+
+std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends) {
+  std::vector<std::pair<size_t, size_t>> first_side;
+  std::vector<std::pair<size_t, size_t>> other_side;
+  for (size_t pass = 0; pass < segment_ends.size(); ++pass) {
+    for (const size_t end : segment_ends[pass]) {
+      (pass == 0 ? first_side : other_side).emplace_back(pass, end);
+    }
+  }
+  std::vector<std::pair<size_t, size_t>> order;
+  for (size_t i = 0; i < std::max(first_side.size(), other_side.size()); ++i) {
+    if (i < first_side.size()) order.push_back(first_side[i]);
+    if (i < other_side.size()) order.push_back(other_side[i]);
+  }
+  return order;
+}
+
+std::vector<PipelinePasses::OpenPass> PipelinePasses::add_overlapped_passes(const std::vector<int>& members,
+                                                                            const std::vector<schedule::Step>& steps,
+                                                                            size_t first, size_t last) {
+  const auto& work = draft_.work(members.front());
+  std::vector<OpenPass> unit;
+  std::vector<std::vector<size_t>> ends;
+  for (size_t i = first; i < last; ++i) {
+    const auto& templates = work.chunks[static_cast<size_t>(steps[i].chunk)].*(steps[i].kind->templates);
+    unit.push_back(open_pass(members, templates, steps[i]));
+    ends.push_back(segment_ends(templates));
+  }
+  const auto order = overlapped_order(ends);
+  for (const auto& [pass, end] : order) {
+    add_templates(unit[pass], members, end);
+  }
+  for (const OpenPass& pass : unit) {
+    close_pass(pass, members);
+  }
+  // The unit ends when both sides have: the pass whose last segment ran last waits for the
+  // others' last tasks (dualpipe.py waits for both halves' communication before the next phase).
+  if (!order.empty()) {
+    const OpenPass& final_pass = unit[order.back().first];
+    for (size_t m = 0; m < members.size(); ++m) {
+      const int device = members[m];
+      const TaskId final_task = passes_[device][final_pass.index[m]].last;
+      for (const OpenPass& pass : unit) {
+        if (&pass != &final_pass) draft_.depend(final_task, passes_[device][pass.index[m]].last);
+      }
+      draft_.last_task[device] = final_task;
+    }
+  }
+  return unit;
+}
+
 std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>& members,
                                                           const std::vector<events::TaskTemplate>& templates,
                                                           const schedule::Step& pass) {
-  std::vector<std::vector<TaskId>> created(members.size());
-  std::vector<TaskId> previous_compute(members.size(), kNoTask);
+  OpenPass open = open_pass(members, templates, pass);
+  add_templates(open, members, templates.size());
+  close_pass(open, members);
+  return std::move(open.created);
+}
+
+PipelinePasses::OpenPass PipelinePasses::open_pass(const std::vector<int>& members,
+                                                   const std::vector<events::TaskTemplate>& templates,
+                                                   const schedule::Step& pass) {
+  OpenPass open{&templates,
+                pass,
+                {},
+                std::vector<std::vector<TaskId>>(members.size()),
+                std::vector<TaskId>(members.size(), kNoTask),
+                0};
   for (int device : members) {
+    open.index.push_back(passes_[device].size());
     passes_[device].push_back({draft_.last_task[device], kNoTask, kNoTask});
   }
-  for (const auto& step : templates) {
-    const TaskInfo info{step.event, step.phase, pass.microbatch, step.layer, step.label, pass.chunk};
+  return open;
+}
+
+//! Instantiates templates [pass.next, end) of one pass on every member.
+void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& members, size_t end) {
+  for (; pass.next < end; ++pass.next) {
+    const auto& step = (*pass.templates)[pass.next];
+    const TaskInfo info{step.event, step.phase, pass.step.microbatch, step.layer, step.label, pass.step.chunk};
     if (step.stream == StreamKind::compute) {
       for (size_t m = 0; m < members.size(); ++m) {
         const int device = members[m];
+        PassTasks& tasks = passes_[device][pass.index[m]];
         const TaskId task = draft_.add_task(step.event, {draft_.stream(device, StreamKind::compute)}, info);
-        draft_.depend(task, step.waits_for >= 0 ? created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
+        draft_.depend(task, step.waits_for >= 0 ? pass.created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
         if (step.waits_for_parameters >= 0) {
-          draft_.depend(task, created[m][static_cast<size_t>(step.waits_for_parameters)]);
+          draft_.depend(task, pass.created[m][static_cast<size_t>(step.waits_for_parameters)]);
         }
-        if (previous_compute[m] == kNoTask) {
-          draft_.depend(task, passes_[device].back().arrival);
-          passes_[device].back().first = task;
+        if (pass.previous_compute[m] == kNoTask) {
+          draft_.depend(task, tasks.arrival);
+          tasks.first = task;
         }
-        previous_compute[m] = task;
-        created[m].push_back(task);
+        pass.previous_compute[m] = task;
+        pass.created[m].push_back(task);
       }
       continue;
     }
@@ -154,25 +257,31 @@ std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>
       for (size_t m : group) {
         const int device = members[m];
         // A ZeRO-3 all-gather that opens the pass is issued when the device reaches the pass.
-        const bool opens_pass = previous_compute[m] == kNoTask && step.stream == StreamKind::dp_comm;
-        draft_.depend(task, opens_pass ? passes_[device].back().arrival : previous_compute[m]);
-        draft_.depend(task, step.waits_for >= 0 ? created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
+        const bool opens_pass = pass.previous_compute[m] == kNoTask && step.stream == StreamKind::dp_comm;
+        draft_.depend(task, opens_pass ? passes_[device][pass.index[m]].arrival : pass.previous_compute[m]);
+        draft_.depend(task, step.waits_for >= 0 ? pass.created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
         if (reduces_after_pass(step.stream)) {
           draft_.last_reduction[device] = task;
         }
-        created[m].push_back(task);
+        pass.created[m].push_back(task);
       }
     }
   }
+}
+
+//! The pass's last task, its trailing gradient reductions left out, is where its successor and
+//! its transfers start from.
+void PipelinePasses::close_pass(const OpenPass& pass, const std::vector<int>& members) {
+  const auto& templates = *pass.templates;
   for (size_t m = 0; m < members.size(); ++m) {
-    size_t last = created[m].size() - 1;
+    if (pass.created[m].empty()) continue;
+    size_t last = pass.created[m].size() - 1;
     while (last > 0 && reduces_after_pass(templates[last].stream)) {
       --last;
     }
-    passes_[members[m]].back().last = created[m][last];
-    draft_.last_task[members[m]] = created[m][last];
+    passes_[members[m]][pass.index[m]].last = pass.created[m][last];
+    draft_.last_task[members[m]] = pass.created[m][last];
   }
-  return created;
 }
 
 //! One task for a whole pass on a symmetric device, lasting as long as the pass's templates

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "events/job_events.hpp"
@@ -15,6 +16,18 @@ struct PassTasks {
   engine::TaskId first = kNoTask;
   engine::TaskId last = kNoTask;
 };
+
+//! Where one pass's templates split into segments, as the end (one past the last template) of
+//! each: a segment ends before each compute template that waits for a communication template (a
+//! collective, an all-to-all, a parameter gather), whose computation can then run while that
+//! communication is in flight.
+std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates);
+
+//! The order in which an overlapped unit adds its passes' segments, as (pass, segment end): the
+//! first pass's segments (DualPipe's forward) alternate with the others' in turn (the full
+//! backward, B then W), starting with the first pass's, so that each side's communication runs
+//! under the other side's next segment.
+std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends);
 
 //! Instantiates the steps (forward, backward and any other kind a schedule defines) of every device
 //! in its schedule's order and remembers where each is, for the transfers and reductions that
@@ -40,9 +53,29 @@ class PipelinePasses {
   engine::TaskId bucket_ready(int device, int chunk, const events::GradientBucket& bucket) const;
 
  private:
+  //! One pass being instantiated on every member of a pass group: its tasks so far, so that an
+  //! overlapped unit can add several passes' templates interleaved.
+  struct OpenPass {
+    const std::vector<events::TaskTemplate>* templates = nullptr;
+    schedule::Step step;
+    std::vector<size_t> index;                         //!< per member: the pass's index in passes_
+    std::vector<std::vector<engine::TaskId>> created;  //!< per member, by template index
+    std::vector<engine::TaskId> previous_compute;      //!< per member
+    size_t next = 0;                                   //!< the first template not added yet
+  };
+
   std::vector<std::vector<engine::TaskId>> add_pass(const std::vector<int>& members,
                                                     const std::vector<events::TaskTemplate>& templates,
                                                     const schedule::Step& pass);
+  OpenPass open_pass(const std::vector<int>& members, const std::vector<events::TaskTemplate>& templates,
+                     const schedule::Step& pass);
+  //! Adds the pass's templates up to (not including) `end`.
+  void add_templates(OpenPass& pass, const std::vector<int>& members, size_t end);
+  void close_pass(const OpenPass& pass, const std::vector<int>& members);
+  //! Steps [first, last) of the schedule, each after the first overlapping the previous, as one
+  //! unit: the first step's segments alternate with the others' (overlapped_order).
+  std::vector<OpenPass> add_overlapped_passes(const std::vector<int>& members, const std::vector<schedule::Step>& steps,
+                                              size_t first, size_t last);
   void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates, const schedule::Step& pass);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
   size_t kind_index(schedule::StepKind kind) const;

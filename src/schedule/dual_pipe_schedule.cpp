@@ -37,15 +37,12 @@ std::vector<Step> DualPipeSchedule::steps(int stage, int num_stages, int num_mic
     order.forward(other);
   });
   repeat(half_microbatches - num_stages + near_end + 1, [&] {
-    order.forward(own);
-    order.backward(other, false);
-    order.forward(other);
-    order.backward(own, false);
+    order.overlapped(own, other);
+    order.overlapped(other, own);
   });
   repeat(ramp, [&] {
     order.backward(other, false);
-    order.forward(other);
-    order.backward(own, false);
+    order.overlapped(other, own);
   });
   order.closing_backwards(near_end + 1, other, own);
   repeat(ramp, [&] {

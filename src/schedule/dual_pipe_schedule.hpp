@@ -20,8 +20,9 @@ namespace distsim::schedule {
 //! B other B own, W deferred from the middle pair on; n/2 − h − 1 rounds W, B own (deferred); the
 //! h + 1 W still owed, in the order of their B. Needs m even and m ≥ 2n (dualpipe.py's assertion).
 //!
-//! A full backward is B followed at once by W; an overlapped pair F&B runs as F then B on the
-//! compute stream.
+//! A full backward is B followed at once by W; in an overlapped pair F&B the B and W steps
+//! overlap the F (Step::overlaps_previous), so the program builder interleaves their segments
+//! and one side's communication runs under the other's computation.
 class DualPipeSchedule : public PipelineSchedule {
  public:
   using PipelineSchedule::steps;

@@ -26,15 +26,12 @@ std::vector<Step> DualPipeVSchedule::steps(int stage, int num_stages, int num_mi
     order.forward(1);
   });
   repeat(num_microbatches - 2 * ranks + rank + 1, [&] {
-    order.forward(0);
-    order.backward(1, false);
-    order.forward(1);
-    order.backward(0, false);
+    order.overlapped(0, 1);
+    order.overlapped(1, 0);
   });
   repeat(ranks - rank - 1, [&] {
     order.backward(1, false);
-    order.forward(1);
-    order.backward(0, false);
+    order.overlapped(1, 0);
   });
   order.closing_backwards(rank + 1, 1, 0);
   repeat(ranks - rank - 1, [&] {

@@ -13,11 +13,10 @@ namespace distsim::schedule {
 //! half with W deferred; n − r − 1 rounds W B0 (deferred); the r + 1 W still owed. W passes run in
 //! the order their B ran. Needs m ≥ 2n.
 //!
-//! A full backward is B followed at once by W; an overlapped pair F&B runs as F then B on the
-//! compute stream. The overlap DualPipe is built for, one micro-batch's communication (expert
-//! all-to-all, pipeline transfers) hidden behind the other's computation, is not modelled beyond
-//! what the streams already overlap: pipeline transfers run on their own streams, tensor-parallel
-//! collectives still block the compute stream.
+//! A full backward is B followed at once by W; in an overlapped pair F&B the B and W steps
+//! overlap the F (Step::overlaps_previous), so the program builder interleaves their segments
+//! and one side's communication (tensor collectives, expert all-to-all) runs under the other's
+//! computation.
 class DualPipeVSchedule : public VShapeSchedule {
  public:
   std::string_view name() const override { return "dualpipev"; }

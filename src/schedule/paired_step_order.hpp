@@ -30,6 +30,14 @@ class PairedStepOrder {
       steps_.push_back(weight);
     }
   }
+  //! DualPipe's F&B: the chunk's next forward overlapped with a full backward (B and W) of
+  //! `backward_chunk`'s next micro-batch.
+  void overlapped(int forward_chunk, int backward_chunk) {
+    forward(forward_chunk);
+    const int microbatch = next_input_[index(backward_chunk)]++;
+    steps_.push_back({StepKind::backward_input, microbatch, backward_chunk, true});
+    steps_.push_back({StepKind::backward_weight, microbatch, backward_chunk, true});
+  }
   //! The oldest deferred W.
   void deferred_weight() {
     steps_.push_back(owed_.front());

@@ -106,6 +106,10 @@ struct Step {
   StepKind kind = StepKind::forward;
   int microbatch = 0;
   int chunk = 0;  //!< model chunk on this stage: 0 unless the schedule runs several
+  //! Runs interleaved with the steps before it back to the last one without this flag, as one
+  //! overlapped unit (DualPipe's F&B: a forward and another micro-batch's full backward), so that
+  //! one step's communication hides behind the other's computation.
+  bool overlaps_previous = false;
   bool operator==(const Step&) const = default;
 };
 

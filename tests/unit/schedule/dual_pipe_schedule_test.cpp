@@ -20,14 +20,19 @@ namespace distsim::schedule {
 // Rank 1 (h = 1, own chunk 0, no ramp): two pairs F0 F1; 4 − 4 + 1 + 1 = 2 main rounds; two pairs
 // B1 B0, the second (even count: from its B1 on) deferring W; the two W in the order of their B.
 // Ranks 2 and 3 run ranks 1 and 0's orders with the chunks swapped (own chunk 1).
+// Each F&B of the main rounds and of the rounds B1 F1&B0 (dualpipe.py's _forward_backward_chunk)
+// marks its B and W as overlapping the F before them (`true`).
 TEST(DualPipeSchedule, FollowsDualPipesPhasesOnFourRanks) {
   const DualPipeSchedule schedule;
-  const std::vector<Step> rank0{{F, 0, 0}, {F, 1, 0}, {F, 2, 0}, {F, 4, 1}, {B, 4, 1}, {W, 4, 1}, {F, 5, 1}, {F, 3, 0},
-                                {B, 5, 1}, {W, 5, 1}, {F, 6, 1}, {B, 0, 0}, {W, 0, 0}, {B, 6, 1}, {W, 6, 1}, {F, 7, 1},
-                                {B, 1, 0}, {W, 1, 0}, {B, 7, 1}, {W, 7, 1}, {B, 2, 0}, {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
-  const std::vector<Step> rank1{{F, 0, 0}, {F, 4, 1}, {F, 1, 0}, {F, 5, 1}, {F, 2, 0}, {B, 4, 1}, {W, 4, 1}, {F, 6, 1},
-                                {B, 0, 0}, {W, 0, 0}, {F, 3, 0}, {B, 5, 1}, {W, 5, 1}, {F, 7, 1}, {B, 1, 0}, {W, 1, 0},
-                                {B, 6, 1}, {W, 6, 1}, {B, 2, 0}, {W, 2, 0}, {B, 7, 1}, {B, 3, 0}, {W, 7, 1}, {W, 3, 0}};
+  const std::vector<Step> rank0{
+      {F, 0, 0},       {F, 1, 0},       {F, 2, 0}, {F, 4, 1},       {B, 4, 1},       {W, 4, 1}, {F, 5, 1}, {F, 3, 0},
+      {B, 5, 1, true}, {W, 5, 1, true}, {F, 6, 1}, {B, 0, 0, true}, {W, 0, 0, true}, {B, 6, 1}, {W, 6, 1}, {F, 7, 1},
+      {B, 1, 0, true}, {W, 1, 0, true}, {B, 7, 1}, {W, 7, 1},       {B, 2, 0},       {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
+  const std::vector<Step> rank1{{F, 0, 0},       {F, 4, 1},       {F, 1, 0},       {F, 5, 1},       {F, 2, 0},
+                                {B, 4, 1, true}, {W, 4, 1, true}, {F, 6, 1},       {B, 0, 0, true}, {W, 0, 0, true},
+                                {F, 3, 0},       {B, 5, 1, true}, {W, 5, 1, true}, {F, 7, 1},       {B, 1, 0, true},
+                                {W, 1, 0, true}, {B, 6, 1},       {W, 6, 1},       {B, 2, 0},       {W, 2, 0},
+                                {B, 7, 1},       {B, 3, 0},       {W, 7, 1},       {W, 3, 0}};
   const auto swapped = [](std::vector<Step> steps) {
     for (auto& step : steps) {
       step.chunk = 1 - step.chunk;
