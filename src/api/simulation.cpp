@@ -94,8 +94,13 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   const strategy::Strategy& s = job.strategy;
   const std::int64_t ranks = all_ranks ? std::int64_t{s.world_size()} : s.pipeline_parallel;
   const std::int64_t layers_per_rank = busiest_rank_layers(job);
+  const auto& schedule = schedule::find_schedule(s.schedule);
+  // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
+  // rank's layers once, whichever chunk holds them (DualPipe's chunks see half the micro-batches
+  // each, but the rank holds two stages' layers).
   const auto per_rank = aggregate_passes
-                            ? checked_product({s.num_microbatches(), s.virtual_stages, kTasksPerAggregatedPass})
+                            ? checked_product({schedule.microbatches_per_chunk(s.num_microbatches()),
+                                               schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});
   const auto program = per_rank ? checked_product({ranks, *per_rank}) : std::nullopt;
   const auto total = program ? checked_sum(*program, s.world_size()) : std::nullopt;

@@ -17,33 +17,49 @@ using strategy::ParallelDim;
 
 namespace {
 
-//! How long a pass takes on one device when it starts on idle streams: its templates run alone
-//! on a scratch program with the same stream and dependency rules as add_pass. Measured to the
-//! end of the last template, the point the next pass and the transfers wait for.
-SimTime isolated_pass_duration(const std::vector<events::TaskTemplate>& templates,
-                               const std::vector<cost::Cost>& costs) {
+//! How long the passes of one unit (a single pass, or an overlapped F&B) take on one device when
+//! it starts on idle streams: their templates run alone on a scratch program with the same stream
+//! and dependency rules as add_templates, in overlapped_order. Each pass's end is that of its last
+//! template, from the unit's start; in an overlapped unit the pass that ends the order waits for
+//! the others, as add_overlapped_passes makes it.
+std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<events::TaskTemplate>*>& passes,
+                                        const std::vector<cost::Cost>& costs) {
   engine::Program program;
   for (int kind = 0; kind < events::kStreamKinds; ++kind) {
     program.add_stream();
   }
-  std::vector<TaskId> created;
-  TaskId previous_compute = kNoTask;
-  for (const auto& step : templates) {
-    const auto stream = static_cast<StreamId>(step.stream);
-    const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
-    if (step.waits_for >= 0) program.add_dependency(task, created[static_cast<size_t>(step.waits_for)]);
-    if (step.waits_for_parameters >= 0) {
-      program.add_dependency(task, created[static_cast<size_t>(step.waits_for_parameters)]);
+  std::vector<std::vector<size_t>> ends;
+  for (const auto* templates : passes) ends.push_back(segment_ends(*templates));
+  const auto order = overlapped_order(ends);
+  std::vector<std::vector<TaskId>> created(passes.size());
+  std::vector<TaskId> previous_compute(passes.size(), kNoTask);
+  for (const auto& [pass, end] : order) {
+    for (size_t index = created[pass].size(); index < end; ++index) {
+      const auto& step = (*passes[pass])[index];
+      const auto stream = static_cast<StreamId>(step.stream);
+      const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
+      if (step.waits_for >= 0) program.add_dependency(task, created[pass][static_cast<size_t>(step.waits_for)]);
+      if (step.waits_for_parameters >= 0) {
+        program.add_dependency(task, created[pass][static_cast<size_t>(step.waits_for_parameters)]);
+      }
+      if (step.stream == StreamKind::compute) {
+        previous_compute[pass] = task;
+      } else if (previous_compute[pass] != kNoTask) {
+        program.add_dependency(task, previous_compute[pass]);
+      }
+      created[pass].push_back(task);
     }
-    if (step.stream == StreamKind::compute) {
-      previous_compute = task;
-    } else if (previous_compute != kNoTask) {
-      program.add_dependency(task, previous_compute);
-    }
-    created.push_back(task);
   }
-  if (created.empty()) return 0;
-  return engine::run(program).end[created.back()];
+  if (passes.size() > 1 && !order.empty()) {
+    const auto& last_pass = created[order.back().first];
+    for (const auto& other : created) {
+      if (&other != &last_pass && !other.empty()) program.add_dependency(last_pass.back(), other.back());
+    }
+  }
+  const auto times = engine::run(program);
+  std::vector<SimTime> pass_ends;
+  for (const auto& tasks : created) pass_ends.push_back(tasks.empty() ? 0 : times.end[tasks.back()]);
+  return pass_ends;
 }
 
 //! ZeRO-3's gradient reductions after a unit's backward: the pass does not wait for them, so
@@ -103,21 +119,26 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
             passes_[device].size() + (i - index);
       }
     }
+    // A pass whose gradients are reduced as they complete keeps its tasks, so that the buckets
+    // can start inside it.
+    bool reduces_inside = false;
+    for (size_t i = index; i < unit_end; ++i) {
+      reduces_inside |=
+          i == last_completing[static_cast<size_t>(steps[i].chunk)] && draft_.strategy().overlap_grad_reduce;
+    }
     std::vector<OpenPass> unit;
-    if (unit_end - index > 1) {
+    if (aggregate_ && !reduces_inside) {
+      add_aggregated_unit(members.front(), {steps.begin() + static_cast<std::ptrdiff_t>(index),
+                                            steps.begin() + static_cast<std::ptrdiff_t>(unit_end)});
+    } else if (unit_end - index > 1) {
       unit = add_overlapped_passes(members, steps, index, unit_end);
     } else {
       const auto& step = steps[index];
       const auto& templates =
           draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates);
-      const bool completes_gradients = index == last_completing[static_cast<size_t>(step.chunk)];
-      if (aggregate_ && !(completes_gradients && draft_.strategy().overlap_grad_reduce)) {
-        add_aggregated_pass(members.front(), templates, step);
-      } else {
-        unit.push_back(open_pass(members, templates, step));
-        add_templates(unit.back(), members, templates.size());
-        close_pass(unit.back(), members);
-      }
+      unit.push_back(open_pass(members, templates, step));
+      add_templates(unit.back(), members, templates.size());
+      close_pass(unit.back(), members);
     }
     for (size_t i = index; i < unit_end; ++i) {
       if (i != last_completing[static_cast<size_t>(steps[i].chunk)]) continue;
@@ -199,15 +220,6 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_overlapped_passes(cons
   return unit;
 }
 
-std::vector<std::vector<TaskId>> PipelinePasses::add_pass(const std::vector<int>& members,
-                                                          const std::vector<events::TaskTemplate>& templates,
-                                                          const schedule::Step& pass) {
-  OpenPass open = open_pass(members, templates, pass);
-  add_templates(open, members, templates.size());
-  close_pass(open, members);
-  return std::move(open.created);
-}
-
 PipelinePasses::OpenPass PipelinePasses::open_pass(const std::vector<int>& members,
                                                    const std::vector<events::TaskTemplate>& templates,
                                                    const schedule::Step& pass) {
@@ -284,28 +296,46 @@ void PipelinePasses::close_pass(const OpenPass& pass, const std::vector<int>& me
   }
 }
 
-//! One task for a whole pass on a symmetric device, lasting as long as the pass's templates
-//! take alone (isolated_pass_duration). Its events still count every instance.
-void PipelinePasses::add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates,
-                                         const schedule::Step& pass) {
+//! One task per pass of a unit on a symmetric device (a single pass, or an overlapped F&B), in
+//! the order the passes end when the unit runs alone (isolated_pass_ends), each lasting until its
+//! pass's end: a pass's transfers leave when they would in the full unit, and the unit's inputs
+//! are all waited for at its start. Its events still count every instance.
+void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule::Step>& unit) {
+  std::vector<const std::vector<events::TaskTemplate>*> templates;
+  for (const auto& step : unit) {
+    templates.push_back(&(draft_.work(device).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates)));
+  }
+  auto found = unit_ends_.find(templates);
+  if (found == unit_ends_.end()) {
+    found = unit_ends_.emplace(templates, isolated_pass_ends(templates, draft_.costs())).first;
+  }
+  const std::vector<SimTime>& ends = found->second;
   TaskId& last_task = draft_.last_task[device];
-  if (templates.empty()) {
+  const size_t first_pass = passes_[device].size();
+  std::vector<size_t> by_end;
+  for (size_t pass = 0; pass < unit.size(); ++pass) {
     passes_[device].push_back({last_task, kNoTask, kNoTask});
-    return;
+    for (const auto& step : *templates[pass]) draft_.count_instances(step.event);
+    if (!templates[pass]->empty()) by_end.push_back(pass);
   }
-  auto found = pass_durations_.find(&templates);
-  if (found == pass_durations_.end()) {
-    found = pass_durations_.emplace(&templates, isolated_pass_duration(templates, draft_.costs())).first;
+  std::stable_sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return ends[a] < ends[b]; });
+  TaskId unit_first = kNoTask;
+  SimTime elapsed = 0;
+  for (const size_t pass : by_end) {
+    const schedule::Step& step = unit[pass];
+    const TaskInfo info{templates[pass]->front().event, step.kind->phase, step.microbatch, -1,
+                        step.kind->pass_label,          step.chunk};
+    const TaskId task =
+        draft_.add_untracked_task(ends[pass] - elapsed, draft_.stream(device, StreamKind::compute), info);
+    draft_.depend(task, last_task);
+    if (unit_first == kNoTask) unit_first = task;
+    passes_[device][first_pass + pass].last = task;
+    last_task = task;
+    elapsed = ends[pass];
   }
-  for (const auto& step : templates) {
-    draft_.count_instances(step.event);
+  for (size_t pass : by_end) {
+    passes_[device][first_pass + pass].first = unit_first;
   }
-  const TaskInfo info{templates.front().event, pass.kind->phase, pass.microbatch, -1,
-                      pass.kind->pass_label,   pass.chunk};
-  const TaskId task = draft_.add_untracked_task(found->second, draft_.stream(device, StreamKind::compute), info);
-  draft_.depend(task, last_task);
-  passes_[device].push_back({last_task, task, task});
-  last_task = task;
 }
 
 size_t PipelinePasses::kind_index(StepKind kind) const {

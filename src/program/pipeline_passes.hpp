@@ -64,9 +64,6 @@ class PipelinePasses {
     size_t next = 0;                                   //!< the first template not added yet
   };
 
-  std::vector<std::vector<engine::TaskId>> add_pass(const std::vector<int>& members,
-                                                    const std::vector<events::TaskTemplate>& templates,
-                                                    const schedule::Step& pass);
   OpenPass open_pass(const std::vector<int>& members, const std::vector<events::TaskTemplate>& templates,
                      const schedule::Step& pass);
   //! Adds the pass's templates up to (not including) `end`.
@@ -76,7 +73,7 @@ class PipelinePasses {
   //! unit: the first step's segments alternate with the others' (overlapped_order).
   std::vector<OpenPass> add_overlapped_passes(const std::vector<int>& members, const std::vector<schedule::Step>& steps,
                                               size_t first, size_t last);
-  void add_aggregated_pass(int device, const std::vector<events::TaskTemplate>& templates, const schedule::Step& pass);
+  void add_aggregated_unit(int device, const std::vector<schedule::Step>& unit);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
   size_t kind_index(schedule::StepKind kind) const;
 
@@ -85,7 +82,8 @@ class PipelinePasses {
   std::vector<schedule::StepKind> kinds_;  //!< the schedule's step kinds
   //! the bucket's index into the templates of the step kind that completes gradients
   int events::GradientBucket::*bucket_ready_ = &events::GradientBucket::ready_after;
-  std::map<const std::vector<events::TaskTemplate>*, SimTime> pass_durations_;
+  //! per unit's template lists: each pass's end when the unit runs alone (isolated_pass_ends)
+  std::map<std::vector<const std::vector<events::TaskTemplate>*>, std::vector<SimTime>> unit_ends_;
   std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
   std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
   //! per device and chunk: the tasks of the last micro-batch's gradient-completing step

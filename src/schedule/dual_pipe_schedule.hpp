@@ -33,6 +33,8 @@ class DualPipeSchedule : public PipelineSchedule {
   }
   std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
   int chunks_per_stage(int /*requested*/) const override { return 2; }
+  //! Half the micro-batches run through chunk 0 (the forward direction), half through chunk 1.
+  int microbatches_per_chunk(int num_microbatches) const override { return num_microbatches / 2; }
   //! Chunk 0 of rank r holds stage r's layers, chunk 1 stage n − 1 − r's.
   events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage,
                                   int chunk) const override;

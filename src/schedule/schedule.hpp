@@ -53,6 +53,9 @@ class PipelineSchedule {
   //! Model chunks per stage it runs when the job asks for `requested` (Strategy::virtual_stages):
   //! one, unless the schedule interleaves chunks.
   virtual int chunks_per_stage(int /*requested*/) const { return 1; }
+  //! How many of the iteration's micro-batches each chunk of a stage runs: all of them, unless
+  //! the schedule sends some through other chunks (DualPipe sends half each way).
+  virtual int microbatches_per_chunk(int num_microbatches) const { return num_microbatches; }
   //! The layers that chunk `chunk` of `stage` holds when each of the `num_stages` stages holds
   //! `num_chunks` chunks; with one chunk, the stage's layers (events::stage_layers).
   virtual events::LayerRange chunk_layers(int total_layers, int num_stages, int num_chunks, int stage, int chunk) const;

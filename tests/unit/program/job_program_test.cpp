@@ -379,3 +379,33 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
 }  // namespace
 
 }  // namespace distsim::program
+
+namespace distsim::program {
+
+// With aggregated passes a rank counts 8 tasks per chunk and micro-batch it runs
+// (kTasksPerAggregatedPass), plus one entry per GPU. GPT-2 345M on 2 stages, m = 8: 1F1B runs
+// each micro-batch through its one chunk, 2 ranks × 8 × 8 + 2 = 130; DualPipe sends half the
+// micro-batches each way, so each of its two chunks runs 4: 2 × 2 × 4 × 8 + 2 = 130; interleaved
+// with 2 chunks runs all 8 through both: 2 × 2 × 8 × 8 + 2 = 258. Each program stays under its
+// estimate.
+TEST(EstimatedTasks, CountsTheMicrobatchesEachChunkRuns) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model("gpt2-345m");
+  job.cluster = catalog::find_cluster("pcie-a40");
+  job.cluster.num_hosts = 1;
+  job.cluster.gpus_per_host = 2;
+  job.strategy.pipeline_parallel = 2;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = 8;
+  const std::map<std::string, std::int64_t> expected{{"1f1b", 130}, {"dualpipe", 130}, {"interleaved", 258}};
+  for (const auto& [schedule, tasks] : expected) {
+    job.strategy.schedule = schedule;
+    job.strategy.virtual_stages = schedule == "1f1b" ? 1 : 2;
+    EXPECT_EQ(api::estimated_tasks(job, false, true), tasks) << schedule;
+    api::SimulationOptions options;
+    options.aggregate_passes = true;
+    EXPECT_LE(static_cast<std::int64_t>(api::job_events(job, options).program.num_tasks()), tasks) << schedule;
+  }
+}
+
+}  // namespace distsim::program
