@@ -21,7 +21,7 @@ namespace {
 //! it starts on idle streams: their templates run alone on a scratch program with the same stream
 //! and dependency rules as add_templates, in overlapped_order. Each pass's end is that of its last
 //! template, from the unit's start; in an overlapped unit the pass that ends the order waits for
-//! the others, as add_overlapped_passes makes it.
+//! the others, as add_unit makes it.
 std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<events::TaskTemplate>*>& passes,
                                         const std::vector<cost::Cost>& costs) {
   engine::Program program;
@@ -130,15 +130,8 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
     if (aggregate_ && !reduces_inside) {
       add_aggregated_unit(members.front(), {steps.begin() + static_cast<std::ptrdiff_t>(index),
                                             steps.begin() + static_cast<std::ptrdiff_t>(unit_end)});
-    } else if (unit_end - index > 1) {
-      unit = add_overlapped_passes(members, steps, index, unit_end);
     } else {
-      const auto& step = steps[index];
-      const auto& templates =
-          draft_.work(members.front()).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates);
-      unit.push_back(open_pass(members, templates, step));
-      add_templates(unit.back(), members, templates.size());
-      close_pass(unit.back(), members);
+      unit = add_unit(members, steps, index, unit_end);
     }
     for (size_t i = index; i < unit_end; ++i) {
       if (i != last_completing[static_cast<size_t>(steps[i].chunk)]) continue;
@@ -186,9 +179,9 @@ std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::v
   return order;
 }
 
-std::vector<PipelinePasses::OpenPass> PipelinePasses::add_overlapped_passes(const std::vector<int>& members,
-                                                                            const std::vector<schedule::Step>& steps,
-                                                                            size_t first, size_t last) {
+std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector<int>& members,
+                                                               const std::vector<schedule::Step>& steps, size_t first,
+                                                               size_t last) {
   const auto& work = draft_.work(members.front());
   std::vector<OpenPass> unit;
   std::vector<std::vector<size_t>> ends;

@@ -69,10 +69,11 @@ class PipelinePasses {
   //! Adds the pass's templates up to (not including) `end`.
   void add_templates(OpenPass& pass, const std::vector<int>& members, size_t end);
   void close_pass(const OpenPass& pass, const std::vector<int>& members);
-  //! Steps [first, last) of the schedule, each after the first overlapping the previous, as one
-  //! unit: the first step's segments alternate with the others' (overlapped_order).
-  std::vector<OpenPass> add_overlapped_passes(const std::vector<int>& members, const std::vector<schedule::Step>& steps,
-                                              size_t first, size_t last);
+  //! Steps [first, last) of the schedule as one unit: a single step, or an overlapped F&B whose
+  //! steps after the first overlap the previous; the first step's segments alternate with the
+  //! others' (overlapped_order), which for a single step is its templates in order.
+  std::vector<OpenPass> add_unit(const std::vector<int>& members, const std::vector<schedule::Step>& steps,
+                                 size_t first, size_t last);
   void add_aggregated_unit(int device, const std::vector<schedule::Step>& unit);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
   size_t kind_index(schedule::StepKind kind) const;
