@@ -29,6 +29,7 @@ std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<even
     program.add_stream();
   }
   std::vector<std::vector<size_t>> ends;
+  ends.reserve(passes.size());
   for (const auto* templates : passes) ends.push_back(segment_ends(*templates));
   const auto order = overlapped_order(ends);
   std::vector<std::vector<TaskId>> created(passes.size());
@@ -58,6 +59,7 @@ std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<even
   }
   const auto times = engine::run(program);
   std::vector<SimTime> pass_ends;
+  pass_ends.reserve(created.size());
   for (const auto& tasks : created) pass_ends.push_back(tasks.empty() ? 0 : times.end[tasks.back()]);
   return pass_ends;
 }
@@ -295,6 +297,7 @@ void PipelinePasses::close_pass(const OpenPass& pass, const std::vector<int>& me
 //! are all waited for at its start. Its events still count every instance.
 void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule::Step>& unit) {
   std::vector<const std::vector<events::TaskTemplate>*> templates;
+  templates.reserve(unit.size());
   for (const auto& step : unit) {
     templates.push_back(&(draft_.work(device).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates)));
   }
