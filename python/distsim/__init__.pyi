@@ -65,6 +65,7 @@ class Job:
         etp: int = ...,
         moe_dispatcher: str = ...,
         moe_imbalance: Union[float, str] = ...,
+        overlap_moe_expert_parallel_comm: bool = ...,
         nodes: int = ...,
     ) -> None: ...
     def replace(self, **settings: _SettingValue) -> Job: ...

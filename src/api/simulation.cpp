@@ -137,7 +137,7 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
         events::build_rank_work(job, layout, coord, schedule.stage_chunk_placements(job, stage), table);
     // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
     std::vector<SimTime> forwards(static_cast<size_t>(chunks), 0);
-    for (const auto& step : schedule.steps(stage, s.pipeline_parallel, s.num_microbatches(), chunks)) {
+    for (const auto& step : schedule.stage_steps(s, stage)) {
       if (step.kind == schedule::StepKind::forward) ++forwards[static_cast<size_t>(step.chunk)];
     }
     SimTime stage_time = costs->cost(table.at(work.optimizer_step)).duration;

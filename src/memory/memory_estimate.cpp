@@ -78,8 +78,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
       dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
   memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
   memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
-  memory.microbatches_in_flight = schedule.microbatches_in_flight(stage, strategy.pipeline_parallel,
-                                                                  strategy.num_microbatches(), strategy.virtual_stages);
+  memory.microbatches_in_flight = schedule.stage_microbatches_in_flight(strategy, stage);
   memory.activations = stage_activation_bytes(model, strategy, stage, schedule);
   memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, chunks);
   const auto churning = static_cast<double>(memory.activations + memory.pipeline_buffers);

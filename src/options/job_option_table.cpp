@@ -494,8 +494,22 @@ std::vector<JobOption> expert_options() {
     const std::string text = out.str();
     return text.find_first_of(".e") == std::string::npos ? text + ".0" : text;
   };
+  JobOption overlap = strategy_boolean(
+      "overlap_moe_expert_parallel_comm", "--overlap-moe-expert-parallel-comm",
+      &Strategy::overlap_moe_expert_parallel_comm,
+      "Megatron-Core's combined 1F1B: each steady-state forward runs overlapped with another micro-batch's backward, "
+      "hiding one's expert-parallel all-to-all behind the other's computation (no pipelining, or interleaved)");
+  // A search tries combined 1F1B where Megatron-Core runs it: an all-to-all to hide, no full
+  // recomputation, and a schedule that pairs forwards with backwards that way.
+  overlap.search_values = both_when([](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    const auto& schedule = schedule::find_schedule(s.schedule);
+    return s.expert_parallel > 1 && s.moe_dispatcher == strategy::MoeDispatcher::alltoall &&
+           s.recompute != strategy::Recompute::full &&
+           schedule.runs_combined_1f1b(s.pipeline_parallel, schedule.chunks_per_stage(s.virtual_stages));
+  });
   ep.search_values = free_expert_parallel_sizes;
-  std::vector<JobOption> options{ep, etp, dispatcher, imbalance};
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap};
   for (auto& option : options) {
     option.applies = has_experts;
   }

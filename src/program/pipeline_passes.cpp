@@ -23,15 +23,15 @@ namespace {
 //! template, from the unit's start; in an overlapped unit the pass that ends the order waits for
 //! the others, as add_unit makes it.
 std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<events::TaskTemplate>*>& passes,
-                                        const std::vector<cost::Cost>& costs) {
+                                        schedule::Overlap hidden, const std::vector<cost::Cost>& costs) {
   engine::Program program;
   for (int kind = 0; kind < events::kStreamKinds; ++kind) {
     program.add_stream();
   }
   std::vector<std::vector<size_t>> ends;
   ends.reserve(passes.size());
-  for (const auto* templates : passes) ends.push_back(segment_ends(*templates));
-  const auto order = overlapped_order(ends);
+  for (const auto* templates : passes) ends.push_back(segment_ends(*templates, hidden));
+  const auto order = overlapped_order(ends, hidden);
   std::vector<std::vector<TaskId>> created(passes.size());
   std::vector<TaskId> previous_compute(passes.size(), kNoTask);
   for (const auto& [pass, end] : order) {
@@ -83,6 +83,11 @@ std::vector<size_t> last_completing_steps(const std::vector<schedule::Step>& ste
   return last;
 }
 
+//! What the unit of steps [first, last) hides: what its second step overlaps (none for one step).
+schedule::Overlap unit_overlap(const std::vector<schedule::Step>& steps, size_t first, size_t last) {
+  return last > first + 1 ? steps[first + 1].overlaps_previous : schedule::Overlap::none;
+}
+
 }  // namespace
 
 PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
@@ -109,12 +114,11 @@ TaskId PipelinePasses::bucket_ready(int device, int chunk, const events::Gradien
 
 void PipelinePasses::add_passes(const std::vector<int>& members) {
   const auto& coord = draft_.coord(members.front());
-  const auto steps =
-      draft_.schedule().steps(coord[ParallelDim::pp], draft_.stages(), draft_.microbatches(), draft_.chunks());
+  const auto steps = draft_.schedule().stage_steps(draft_.strategy(), coord[ParallelDim::pp]);
   const auto last_completing = last_completing_steps(steps, draft_.chunks());
   for (size_t index = 0; index < steps.size();) {
     size_t unit_end = index + 1;
-    while (unit_end < steps.size() && steps[unit_end].overlaps_previous) ++unit_end;
+    while (unit_end < steps.size() && steps[unit_end].overlaps_previous != schedule::Overlap::none) ++unit_end;
     for (size_t i = index; i < unit_end; ++i) {
       for (int device : members) {
         pass_index_[device][pass_slot(steps[i].kind, steps[i].chunk, steps[i].microbatch)] =
@@ -149,9 +153,16 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
   }
 }
 
-std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates) {
+std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates, schedule::Overlap hidden) {
   const auto waits_on_communication = [&](int index) {
-    return index >= 0 && templates[static_cast<size_t>(index)].stream != StreamKind::compute;
+    if (index < 0) return false;
+    const StreamKind stream = templates[static_cast<size_t>(index)].stream;
+    switch (hidden) {
+      case schedule::Overlap::none: return false;
+      case schedule::Overlap::communication: return stream != StreamKind::compute;
+      case schedule::Overlap::expert_exchange: return stream == StreamKind::ep_comm;
+    }
+    return false;
   };
   std::vector<size_t> ends;
   for (size_t i = 1; i < templates.size(); ++i) {
@@ -165,18 +176,23 @@ std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templa
   return ends;
 }
 
-std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends) {
-  std::vector<std::pair<size_t, size_t>> first_side;
-  std::vector<std::pair<size_t, size_t>> other_side;
+std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends,
+                                                        schedule::Overlap hidden) {
+  std::vector<std::pair<size_t, size_t>> forward_side;
+  std::vector<std::pair<size_t, size_t>> backward_side;
   for (size_t pass = 0; pass < segment_ends.size(); ++pass) {
     for (const size_t end : segment_ends[pass]) {
-      (pass == 0 ? first_side : other_side).emplace_back(pass, end);
+      (pass == 0 ? forward_side : backward_side).emplace_back(pass, end);
     }
   }
+  const bool backward_leads = hidden == schedule::Overlap::expert_exchange;
+  const auto& leading = backward_leads ? backward_side : forward_side;
+  const auto& following = backward_leads ? forward_side : backward_side;
   std::vector<std::pair<size_t, size_t>> order;
-  for (size_t i = 0; i < std::max(first_side.size(), other_side.size()); ++i) {
-    if (i < first_side.size()) order.push_back(first_side[i]);
-    if (i < other_side.size()) order.push_back(other_side[i]);
+  order.reserve(leading.size() + following.size());
+  for (size_t i = 0; i < std::max(leading.size(), following.size()); ++i) {
+    if (i < leading.size()) order.push_back(leading[i]);
+    if (i < following.size()) order.push_back(following[i]);
   }
   return order;
 }
@@ -187,12 +203,13 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector
   const auto& work = draft_.work(members.front());
   std::vector<OpenPass> unit;
   std::vector<std::vector<size_t>> ends;
+  const schedule::Overlap hidden = unit_overlap(steps, first, last);
   for (size_t i = first; i < last; ++i) {
     const auto& templates = work.chunks[static_cast<size_t>(steps[i].chunk)].*(steps[i].kind->templates);
     unit.push_back(open_pass(members, templates, steps[i]));
-    ends.push_back(segment_ends(templates));
+    ends.push_back(segment_ends(templates, hidden));
   }
-  const auto order = overlapped_order(ends);
+  const auto order = overlapped_order(ends, hidden);
   for (const auto& [pass, end] : order) {
     add_templates(unit[pass], members, end);
   }
@@ -301,9 +318,11 @@ void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule:
   for (const auto& step : unit) {
     templates.push_back(&(draft_.work(device).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates)));
   }
-  auto found = unit_ends_.find(templates);
+  const schedule::Overlap hidden = unit_overlap(unit, 0, unit.size());
+  auto found = unit_ends_.find({hidden, templates});
   if (found == unit_ends_.end()) {
-    found = unit_ends_.emplace(templates, isolated_pass_ends(templates, draft_.costs())).first;
+    found =
+        unit_ends_.emplace(std::pair{hidden, templates}, isolated_pass_ends(templates, hidden, draft_.costs())).first;
   }
   const std::vector<SimTime>& ends = found->second;
   TaskId& last_task = draft_.last_task[device];

@@ -18,16 +18,21 @@ struct PassTasks {
 };
 
 //! Where one pass's templates split into segments, as the end (one past the last template) of
-//! each: a segment ends before each compute template that waits for a communication template (a
-//! collective, an all-to-all, a parameter gather), whose computation can then run while that
-//! communication is in flight.
-std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates);
+//! each: a segment ends before each compute template that waits for a communication template
+//! that `hidden` names (any collective, all-to-all or parameter gather; or the expert-parallel
+//! exchanges only), whose computation can then run while that communication is in flight. With
+//! Overlap::none the pass is one segment.
+std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templates, schedule::Overlap hidden);
 
 //! The order in which an overlapped unit adds its passes' segments, as (pass, segment end): the
-//! first pass's segments (DualPipe's forward) alternate with the others' in turn (the full
-//! backward, B then W), starting with the first pass's, so that each side's communication runs
-//! under the other side's next segment.
-std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends);
+//! first pass's segments (the forward) alternate with the others' in turn (the full backward, B
+//! then W), so that each side's communication runs under the other side's next segment. DualPipe's
+//! pairs start with the forward's; combined 1F1B's (`hidden` expert_exchange) with the backward's,
+//! as Megatron-Core's layer pair does (combine backward, attention forward, MLP backward, dispatch
+//! forward, MLP weight gradients, dispatch backward, MLP forward, combine forward, attention
+//! backward: models/common/model_chunk_schedule_plan.py).
+std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::vector<size_t>>& segment_ends,
+                                                        schedule::Overlap hidden);
 
 //! Instantiates the steps (forward, backward and any other kind a schedule defines) of every device
 //! in its schedule's order and remembers where each is, for the transfers and reductions that
@@ -84,7 +89,8 @@ class PipelinePasses {
   //! the bucket's index into the templates of the step kind that completes gradients
   int events::GradientBucket::*bucket_ready_ = &events::GradientBucket::ready_after;
   //! per unit's template lists: each pass's end when the unit runs alone (isolated_pass_ends)
-  std::map<std::vector<const std::vector<events::TaskTemplate>*>, std::vector<SimTime>> unit_ends_;
+  std::map<std::pair<schedule::Overlap, std::vector<const std::vector<events::TaskTemplate>*>>, std::vector<SimTime>>
+      unit_ends_;
   std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
   std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
   //! per device and chunk: the tasks of the last micro-batch's gradient-completing step

@@ -63,8 +63,7 @@ class StepOrder {
   StepOrder(const ProgramDraft& draft, int device)
       : kinds_(draft.schedule().step_kinds()),
         microbatches_(static_cast<size_t>(draft.microbatches())),
-        steps_(draft.schedule().steps(draft.coord(device)[ParallelDim::pp], draft.stages(), draft.microbatches(),
-                                      draft.chunks())),
+        steps_(draft.schedule().stage_steps(draft.strategy(), draft.coord(device)[ParallelDim::pp])),
         index_(kinds_.size() * microbatches_ * static_cast<size_t>(draft.chunks())) {
     for (size_t i = 0; i < steps_.size(); ++i) {
       index_[slot(steps_[i].kind, steps_[i].chunk, steps_[i].microbatch)] = i;

@@ -29,6 +29,7 @@ class InterleavedSchedule : public PipelineSchedule {
   //! stages, whole groups of p micro-batches, equal chunks of layers, no encoder-decoder models.
   void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const override;
   bool is_megatron_default(int num_chunks) const override { return num_chunks > 1; }
+  bool runs_combined_1f1b(int /*num_stages*/, int num_chunks) const override { return num_chunks > 1; }
 
   //! Forwards before the first backward on `stage`: 2(p − stage − 1) + (v − 1)p (Megatron-LM's
   //! num_warmup_microbatches), capped at m·v; all m·v of them when m = p, as Megatron does.

@@ -17,6 +17,8 @@ class OneFOneBSchedule : public PipelineSchedule {
   //! next (Narayanan et al. SC'21 §2.2; Megatron-LM's warm-up count).
   double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
   bool is_megatron_default(int num_chunks) const override { return num_chunks == 1; }
+  //! Megatron-Core's forward_backward_no_pipelining: one stage only.
+  bool runs_combined_1f1b(int num_stages, int /*num_chunks*/) const override { return num_stages == 1; }
 };
 
 }  // namespace distsim::schedule

@@ -35,8 +35,8 @@ class PairedStepOrder {
   void overlapped(int forward_chunk, int backward_chunk) {
     forward(forward_chunk);
     const int microbatch = next_input_[index(backward_chunk)]++;
-    steps_.push_back({StepKind::backward_input, microbatch, backward_chunk, true});
-    steps_.push_back({StepKind::backward_weight, microbatch, backward_chunk, true});
+    steps_.push_back({StepKind::backward_input, microbatch, backward_chunk, Overlap::communication});
+    steps_.push_back({StepKind::backward_weight, microbatch, backward_chunk, Overlap::communication});
   }
   //! The oldest deferred W.
   void deferred_weight() {

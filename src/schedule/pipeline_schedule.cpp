@@ -113,14 +113,32 @@ void check_layout(const PipelineSchedule& schedule, const strategy::JobSpec& job
   }
 }
 
+//! Combined 1F1B pairs a 1F1B-shaped order; Megatron-Core runs it without pipelining or
+//! interleaved, and so does distsim.
+void check_combined_1f1b(const PipelineSchedule& schedule, const strategy::JobSpec& job,
+                         const strategy::SettingNames& names, std::vector<std::string>& problems) {
+  const strategy::Strategy& s = job.strategy;
+  if (!s.overlap_moe_expert_parallel_comm ||
+      schedule.runs_combined_1f1b(s.pipeline_parallel, schedule.chunks_per_stage(s.virtual_stages))) {
+    return;
+  }
+  problems.push_back(strategy::name_of(names, "overlap_moe_expert_parallel_comm") +
+                     ": combined 1F1B runs with schedule '1f1b' on one pipeline stage or 'interleaved' with virtual "
+                     "stages, as Megatron-Core runs it (\"virtual_pipeline_model_parallel_size must be specified when "
+                     "pipeline_model_parallel_size > 1\"); got schedule '" +
+                     std::string(schedule.name()) + "' with pipeline parallel size " +
+                     std::to_string(s.pipeline_parallel) + " and virtual stages " + std::to_string(s.virtual_stages));
+}
+
 }  // namespace
 
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
   const PipelineSchedule& schedule = find_schedule(job.strategy.schedule);
-  const auto rules = [&schedule](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
+  const auto rules = [&schedule, &names](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
     schedule.check(checked, problems);
     check_sharding(schedule, checked, problems);
     check_layout(schedule, checked, problems);
+    check_combined_1f1b(schedule, checked, names, problems);
   };
   strategy::validate_job(job, rules, names);
 }

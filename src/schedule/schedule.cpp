@@ -114,6 +114,50 @@ double PipelineSchedule::peak_in_flight(const std::vector<Step>& steps, int num_
   return static_cast<double>(peak) / num_chunks;
 }
 
+std::vector<Step> PipelineSchedule::stage_steps(const strategy::Strategy& strategy, int stage) const {
+  auto plain =
+      steps(stage, strategy.pipeline_parallel, strategy.num_microbatches(), chunks_per_stage(strategy.virtual_stages));
+  return strategy.overlap_moe_expert_parallel_comm ? combined_1f1b(plain) : plain;
+}
+
+double PipelineSchedule::stage_microbatches_in_flight(const strategy::Strategy& strategy, int stage) const {
+  if (strategy.overlap_moe_expert_parallel_comm) {
+    return peak_in_flight(stage_steps(strategy, stage), chunks_per_stage(strategy.virtual_stages));
+  }
+  return microbatches_in_flight(stage, strategy.pipeline_parallel, strategy.num_microbatches(),
+                                strategy.virtual_stages);
+}
+
+std::vector<Step> combined_1f1b(const std::vector<Step>& steps) {
+  std::vector<Step> forwards;
+  std::vector<Step> backwards;
+  size_t warmup = 0;
+  for (const Step& step : steps) {
+    if (step.kind == StepKind::forward) {
+      forwards.push_back(step);
+      warmup += backwards.empty() ? 1 : 0;
+    } else if (step.kind == StepKind::backward) {
+      backwards.push_back(step);
+    } else {
+      throw InternalError("combined 1F1B pairs forwards with full backwards, got a step of kind '" +
+                          std::string(step.kind->name) + "'");
+    }
+  }
+  // The plain order runs its warm-up's forwards and the first steady-state forward before the
+  // first backward: as many forwards as the combined warm-up, one more than the plain one.
+  std::vector<Step> paired(forwards.begin(), forwards.begin() + static_cast<std::ptrdiff_t>(warmup));
+  paired.reserve(steps.size());
+  size_t next_backward = 0;
+  for (size_t next_forward = warmup; next_forward < forwards.size(); ++next_forward) {
+    paired.push_back(forwards[next_forward]);
+    Step backward = backwards.at(next_backward++);
+    backward.overlaps_previous = Overlap::expert_exchange;
+    paired.push_back(backward);
+  }
+  paired.insert(paired.end(), backwards.begin() + static_cast<std::ptrdiff_t>(next_backward), backwards.end());
+  return paired;
+}
+
 void PipelineSchedule::require_one_chunk(int num_chunks) const {
   if (num_chunks != 1) {
     throw InternalError("schedule '" + std::string(name()) + "' runs one model chunk per stage, asked for " +

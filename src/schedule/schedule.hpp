@@ -83,6 +83,18 @@ class PipelineSchedule {
   //! micro-batch are counted separately), for `num_microbatches` per iteration.
   virtual double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const = 0;
 
+  //! Whether Megatron-Core runs its combined 1F1B (--overlap-moe-expert-parallel-comm) on this
+  //! schedule with `num_stages` stages of `num_chunks` chunks: without pipelining, or interleaved
+  //! (transformer_config.py: "virtual_pipeline_model_parallel_size must be specified when
+  //! pipeline_model_parallel_size > 1").
+  virtual bool runs_combined_1f1b(int /*num_stages*/, int /*num_chunks*/) const { return false; }
+  //! The steps of `stage` in `strategy`'s pipeline: steps(), paired by combined_1f1b when the
+  //! strategy overlaps the expert-parallel communication (validation has checked that it can).
+  std::vector<Step> stage_steps(const strategy::Strategy& strategy, int stage) const;
+  //! microbatches_in_flight for `strategy`'s pipeline; combined 1F1B's extra warm-up forward holds
+  //! one chunk's activations more.
+  double stage_microbatches_in_flight(const strategy::Strategy& strategy, int stage) const;
+
   //! Appends one sentence per rule of this schedule that `job` breaks. By default: one chunk per
   //! stage, which Strategy::virtual_stages must then be.
   virtual void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const;
@@ -99,5 +111,13 @@ class PipelineSchedule {
   //! W when the backward is split), one chunk counting 1/num_chunks of a micro-batch.
   static double peak_in_flight(const std::vector<Step>& steps, int num_chunks);
 };
+
+//! Megatron-Core's combined 1F1B (pipeline_parallel/combined_1f1b.py, schedules.py
+//! get_pp_rank_microbatches) made from a forward-and-backward order with a warm-up, steady
+//! pairs and a cool-down: one forward more before the first backward, "to ensure the forward and
+//! backward computations are independent in all 1f1b steps", then each steady-state forward runs
+//! overlapped with the backward after it, so that one micro-batch's expert-parallel all-to-all
+//! hides behind the other's computation.
+std::vector<Step> combined_1f1b(const std::vector<Step>& steps);
 
 }  // namespace distsim::schedule

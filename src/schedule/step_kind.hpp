@@ -101,15 +101,25 @@ inline constexpr StepKind StepKind::backward{kBackwardStep};
 inline constexpr StepKind StepKind::backward_input{kBackwardInputStep};
 inline constexpr StepKind StepKind::backward_weight{kBackwardWeightStep};
 
+//! Which communication the steps of an overlapped unit hide behind each other's computation.
+enum class Overlap {
+  none,  //!< the step is not overlapped: it starts a unit of its own
+  //! every communication a computation waits for (DualPipe's F&B pairs)
+  communication,
+  //! the expert-parallel dispatch and combine only: Megatron-Core's combined 1F1B runs them on a
+  //! communication stream, while each attention keeps its tensor-parallel collectives inline
+  expert_exchange
+};
+
 //! One step of one micro-batch through one model chunk of a stage.
 struct Step {
   StepKind kind = StepKind::forward;
   int microbatch = 0;
   int chunk = 0;  //!< model chunk on this stage: 0 unless the schedule runs several
-  //! Runs interleaved with the steps before it back to the last one without this flag, as one
-  //! overlapped unit (DualPipe's F&B: a forward and another micro-batch's full backward), so that
-  //! one step's communication hides behind the other's computation.
-  bool overlaps_previous = false;
+  //! Unless none: runs interleaved with the steps before it, back to the last one that is not
+  //! overlapped, as one unit (DualPipe's F&B: a forward and another micro-batch's full backward),
+  //! so that the communication this names of one step hides behind the other's computation.
+  Overlap overlaps_previous = Overlap::none;
   bool operator==(const Step&) const = default;
 };
 

@@ -26,6 +26,7 @@ std::string Candidate::label() const {
   }
   if (s.sequence_parallel) text += " sp";
   if (s.distributed_optimizer) text += " distopt";
+  if (s.overlap_moe_expert_parallel_comm) text += " a2a-overlap";
   return text;
 }
 

@@ -39,6 +39,40 @@ void check_dense_model_settings(const JobSpec& job, const SettingNames& names, P
     value << s.moe_imbalance;
     problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() + ": an expert load imbalance" + dense);
   }
+  if (s.overlap_moe_expert_parallel_comm) {
+    problems.push_back(name_of(names, "overlap_moe_expert_parallel_comm") +
+                       ": overlapping the expert-parallel all-to-all" + dense);
+  }
+}
+
+//! Megatron-Core's rules for combined 1F1B (transformer_config.py, overlap_moe_expert_parallel_comm);
+//! the schedule's own (no pipelining, or interleaved) are checked with the schedule.
+void check_combined_1f1b(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  if (!s.overlap_moe_expert_parallel_comm) {
+    return;
+  }
+  const std::string option = name_of(names, "overlap_moe_expert_parallel_comm") + ": ";
+  if (s.expert_parallel == 1) {
+    problems.push_back(option + "there is no expert-parallel all-to-all to overlap with " + name_of(names, "ep") +
+                       " 1; Megatron-Core requires expert parallelism (" + name_of(names, "ep") + " > 1)");
+  }
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(option + "needs " + name_of(names, "moe_dispatcher") + " alltoall, got " +
+                       to_string(s.moe_dispatcher) + " (Megatron-Core runs it with the alltoall or flex dispatcher)");
+  }
+  if (s.recompute == Recompute::full) {
+    problems.push_back(option + "cannot run with full recomputation (Megatron-Core: \"disable full recomputation when "
+                                "enabling overlap_moe_expert_parallel_comm\"); use selective recomputation or none");
+  }
+  if (s.dtype != Dtype::bf16 && s.dtype != Dtype::fp16) {
+    problems.push_back(option + "needs a bf16 or fp16 model, as Megatron-Core does; got dtype '" +
+                       std::string(dtype_name(s.dtype)) + "'");
+  }
+  if (job.model.mtp_layers > 1) {
+    problems.push_back(option + "model " + quoted(job.model.name) + " has " + std::to_string(job.model.mtp_layers) +
+                       " multi-token prediction layers; Megatron-Core runs combined 1F1B with at most one");
+  }
 }
 
 }  // namespace
@@ -82,6 +116,7 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
                        "a job file), as Megatron-Core requires");
   }
+  check_combined_1f1b(job, names, problems);
   if (!(s.moe_imbalance >= 1.0)) {
     std::ostringstream value;
     value << s.moe_imbalance;

@@ -12,8 +12,7 @@ namespace distsim::strategy::detail {
 
 using Problems = std::vector<std::string>;
 
-//! How the user named the setting with job-file key `key`, or the key when the map lacks it.
-std::string name_of(const SettingNames& names, const std::string& key);
+using strategy::name_of;
 std::string quoted(const std::string& text);
 
 //! The sequence's split into 2·cp chunks, the attention kernel, the models context parallelism is

@@ -22,6 +22,8 @@ struct JobSpec {
 //! fp8". A rule about one setting starts its message with that name; a setting not in the map is
 //! named by its key.
 using SettingNames = std::map<std::string, std::string, std::less<>>;
+//! How the user named the setting with job-file key `key`, or the key when `names` lacks it.
+std::string name_of(const SettingNames& names, const std::string& key);
 
 //! Appends one sentence per rule of the job's pipeline schedule that the job breaks. The schedule
 //! owns these rules (schedule::PipelineSchedule::check).

@@ -18,12 +18,12 @@ namespace detail {
 
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
+}  // namespace detail
+
 std::string name_of(const SettingNames& names, const std::string& key) {
   const auto it = names.find(key);
   return it == names.end() ? key : it->second;
 }
-
-}  // namespace detail
 
 namespace {
 

@@ -185,6 +185,10 @@ struct Strategy {
   //! Tokens of the busiest expert rank over the mean (1.0: perfectly balanced, as in
   //! force-balanced benchmark runs); the slowest expert rank sets the pace of the layer.
   double moe_imbalance = 1.0;
+  //! Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): each steady-state
+  //! forward runs overlapped with another micro-batch's backward, so that the expert-parallel
+  //! all-to-all of one hides behind the computation of the other (schedule::combined_1f1b).
+  bool overlap_moe_expert_parallel_comm = false;
 
   //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
   int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }

@@ -56,6 +56,7 @@ CASES = {
     "etp": {**MOE, "ep": 4, "etp": 1},
     "moe_dispatcher": {**MOE, "ep": 4, "moe_dispatcher": "allgather"},
     "moe_imbalance": {**MOE, "ep": 4, "moe_imbalance": 1.5},
+    "overlap_moe_expert_parallel_comm": {**MOE, "ep": 4, "overlap_moe_expert_parallel_comm": True},
     "nodes": {**TINY, "gpus_per_node": 4, "nodes": 2, "dp": 8},
 }
 

@@ -140,33 +140,33 @@ constexpr const char* kBridgeGradientOverlap =
 ColumnVocabulary comm_overlap() {
   const ColumnReading same_all_reduce = sets({});
   const ColumnReading torch_compile = refuses("torch.compile's kernel fusion is not modelled");
-  return {"comm_overlap",
-          true,
-          {{"ddp-impl local", same_all_reduce},
-           {"ddp-impl torch", same_all_reduce},
-           {"scatter/gather p2p optimization on*", sets({{"p2p_scatter_gather", "true"}})},
-           {"overlap_grad_reduce", sets({{"overlap_grad_reduce", "true"}})},
-           {"tp comm overlap (userbuffers) + p2p overlap per yaml",
-            assumes({}, "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
-                        "priced without overlap")},
-           {"fsdp * + tp * (vanilla tp) + torch.compile", torch_compile},
-           {"fsdp * + tp * (async tp) + torch.compile", torch_compile},
-           // Megatron-Bridge rows state the expert all-to-all overlap and the CUDA graphs only.
-           {"ep a2a overlap=no", assumes({{"overlap_grad_reduce", "true"}}, kBridgeGradientOverlap)},
-           {"ep a2a overlap=yes",
-            refuses("overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
-                    "--overlap-moe-expert-parallel-comm) is not modelled")},
-           {"cuda_graph=off/default", sets({})},
-           {"cuda_graph=transformer_engine [*]",
-            assumes({}, "CUDA graphs of the named modules are not modelled: their kernels are priced with their "
-                        "launch overheads")},
-           {"per recipe (not stated)", assumes({{"overlap_grad_reduce", "true"}}, "not stated; Megatron-Core "
-                                                                                  "recipes overlap the gradient "
-                                                                                  "reduction with the backward "
-                                                                                  "pass")}},
-          sets({}),
-          assumes({{"overlap_grad_reduce", "true"}},
-                  "not stated; Megatron-Core recipes overlap the gradient reduction with the backward pass")};
+  return {
+      "comm_overlap",
+      true,
+      {{"ddp-impl local", same_all_reduce},
+       {"ddp-impl torch", same_all_reduce},
+       {"scatter/gather p2p optimization on*", sets({{"p2p_scatter_gather", "true"}})},
+       {"overlap_grad_reduce", sets({{"overlap_grad_reduce", "true"}})},
+       {"tp comm overlap (userbuffers) + p2p overlap per yaml",
+        assumes({}, "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
+                    "priced without overlap")},
+       {"fsdp * + tp * (vanilla tp) + torch.compile", torch_compile},
+       {"fsdp * + tp * (async tp) + torch.compile", torch_compile},
+       // Megatron-Bridge rows state the expert all-to-all overlap and the CUDA graphs only.
+       {"ep a2a overlap=no", assumes({{"overlap_grad_reduce", "true"}}, kBridgeGradientOverlap)},
+       {"ep a2a overlap=yes", assumes({{"overlap_grad_reduce", "true"}, {"overlap_moe_expert_parallel_comm", "true"}},
+                                      kBridgeGradientOverlap)},
+       {"cuda_graph=off/default", sets({})},
+       {"cuda_graph=transformer_engine [*]",
+        assumes({}, "CUDA graphs of the named modules are not modelled: their kernels are priced with their "
+                    "launch overheads")},
+       {"per recipe (not stated)", assumes({{"overlap_grad_reduce", "true"}}, "not stated; Megatron-Core "
+                                                                              "recipes overlap the gradient "
+                                                                              "reduction with the backward "
+                                                                              "pass")}},
+      sets({}),
+      assumes({{"overlap_grad_reduce", "true"}},
+              "not stated; Megatron-Core recipes overlap the gradient reduction with the backward pass")};
 }
 
 // Megatron-Core's --expert-tensor-parallel-size; the Megatron-Bridge rows take it from the

@@ -429,7 +429,8 @@ std::string summary_text(const api::Simulation& simulation) {
                  "job: {} on {} x {} {} ({}), {}, micro-batch {}, global batch {} ({} micro-batches), {}, {}; {}\n",
                  job.model.name, job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name,
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
-                 s.schedule, s.precision_name(), simulated_name(simulation.program.all_ranks));
+                 s.schedule + (s.overlap_moe_expert_parallel_comm ? " (combined 1F1B)" : ""), s.precision_name(),
+                 simulated_name(simulation.program.all_ranks));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   for (const auto& assumption : job_assumptions(job)) {
     fmt::format_to(out, "assumed: {}\n", assumption);

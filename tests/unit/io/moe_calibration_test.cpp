@@ -254,9 +254,11 @@ TEST(MoeCalibration, ReadsTheExpertOverlapCudaGraphsAndRecomputeSpellings) {
   EXPECT_TRUE(run.job->strategy.overlap_grad_reduce);  // assumed with "EP A2A overlap=no"
   run = moe_run({{"comm_overlap", "EP A2A overlap=no; cuda_graph=transformer_engine ['moe_router' 'moe_preprocess']"}});
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
-  EXPECT_EQ(refusal({{"comm_overlap", "EP A2A overlap=yes; cuda_graph=off/default"}}),
-            "overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
-            "--overlap-moe-expert-parallel-comm) is not modelled");
+  EXPECT_FALSE(run.job->strategy.overlap_moe_expert_parallel_comm);
+  run = moe_run({{"comm_overlap", "EP A2A overlap=yes; cuda_graph=off/default"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(run.job->strategy.overlap_moe_expert_parallel_comm);
+  EXPECT_TRUE(run.job->strategy.overlap_grad_reduce);
   run = moe_run({{"recompute", "selective: mla_up_proj"}});
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
   EXPECT_EQ(run.job->strategy.recompute, strategy::Recompute::mla_up_proj);
@@ -268,18 +270,14 @@ TEST(MoeCalibration, ExpertParallelismInADenseRowIsRefused) {
             "expert parallelism (ep 4) in a row without experts (moe 'no')");
 }
 
-// Rows N177, N189, N192 and the GPT-OSS row N176 of the built-in set simulate; N183 (flex/HybridEP)
-// and N193 (expert all-to-all overlap) are refused by the reader with their reasons.
+// Rows N177, N189, N192, N193 (expert all-to-all overlap) and the GPT-OSS row N176 of the built-in
+// set simulate; N183 (flex/HybridEP) is refused by the reader with its reason.
 TEST(MoeCalibration, TheBuiltinQwen3RowsAreReadOrRefusedWithAReason) {
   const auto runs = read_calibration_runs(builtin_calibration_csv(), "data/published_calibration.csv");
   const std::map<std::string, std::string> expected{
-      {"N177", ""},
-      {"N189", ""},
-      {"N192", ""},
-      {"N183", "the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled"},
-      {"N193", "overlapping the expert-parallel all-to-all with another micro-batch's computation (Megatron-Core "
-               "--overlap-moe-expert-parallel-comm) is not modelled"},
-      {"N176", ""}};
+      {"N177", ""}, {"N189", ""},
+      {"N192", ""}, {"N183", "the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled"},
+      {"N193", ""}, {"N176", ""}};
   int found = 0;
   for (const auto& run : runs) {
     if (!expected.count(run.id)) continue;

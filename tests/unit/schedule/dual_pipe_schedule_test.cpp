@@ -24,15 +24,54 @@ namespace distsim::schedule {
 // marks its B and W as overlapping the F before them (`true`).
 TEST(DualPipeSchedule, FollowsDualPipesPhasesOnFourRanks) {
   const DualPipeSchedule schedule;
-  const std::vector<Step> rank0{
-      {F, 0, 0},       {F, 1, 0},       {F, 2, 0}, {F, 4, 1},       {B, 4, 1},       {W, 4, 1}, {F, 5, 1}, {F, 3, 0},
-      {B, 5, 1, true}, {W, 5, 1, true}, {F, 6, 1}, {B, 0, 0, true}, {W, 0, 0, true}, {B, 6, 1}, {W, 6, 1}, {F, 7, 1},
-      {B, 1, 0, true}, {W, 1, 0, true}, {B, 7, 1}, {W, 7, 1},       {B, 2, 0},       {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
-  const std::vector<Step> rank1{{F, 0, 0},       {F, 4, 1},       {F, 1, 0},       {F, 5, 1},       {F, 2, 0},
-                                {B, 4, 1, true}, {W, 4, 1, true}, {F, 6, 1},       {B, 0, 0, true}, {W, 0, 0, true},
-                                {F, 3, 0},       {B, 5, 1, true}, {W, 5, 1, true}, {F, 7, 1},       {B, 1, 0, true},
-                                {W, 1, 0, true}, {B, 6, 1},       {W, 6, 1},       {B, 2, 0},       {W, 2, 0},
-                                {B, 7, 1},       {B, 3, 0},       {W, 7, 1},       {W, 3, 0}};
+  const std::vector<Step> rank0{{F, 0, 0},
+                                {F, 1, 0},
+                                {F, 2, 0},
+                                {F, 4, 1},
+                                {B, 4, 1},
+                                {W, 4, 1},
+                                {F, 5, 1},
+                                {F, 3, 0},
+                                {B, 5, 1, Overlap::communication},
+                                {W, 5, 1, Overlap::communication},
+                                {F, 6, 1},
+                                {B, 0, 0, Overlap::communication},
+                                {W, 0, 0, Overlap::communication},
+                                {B, 6, 1},
+                                {W, 6, 1},
+                                {F, 7, 1},
+                                {B, 1, 0, Overlap::communication},
+                                {W, 1, 0, Overlap::communication},
+                                {B, 7, 1},
+                                {W, 7, 1},
+                                {B, 2, 0},
+                                {W, 2, 0},
+                                {B, 3, 0},
+                                {W, 3, 0}};
+  const std::vector<Step> rank1{{F, 0, 0},
+                                {F, 4, 1},
+                                {F, 1, 0},
+                                {F, 5, 1},
+                                {F, 2, 0},
+                                {B, 4, 1, Overlap::communication},
+                                {W, 4, 1, Overlap::communication},
+                                {F, 6, 1},
+                                {B, 0, 0, Overlap::communication},
+                                {W, 0, 0, Overlap::communication},
+                                {F, 3, 0},
+                                {B, 5, 1, Overlap::communication},
+                                {W, 5, 1, Overlap::communication},
+                                {F, 7, 1},
+                                {B, 1, 0, Overlap::communication},
+                                {W, 1, 0, Overlap::communication},
+                                {B, 6, 1},
+                                {W, 6, 1},
+                                {B, 2, 0},
+                                {W, 2, 0},
+                                {B, 7, 1},
+                                {B, 3, 0},
+                                {W, 7, 1},
+                                {W, 3, 0}};
   const auto swapped = [](std::vector<Step> steps) {
     for (auto& step : steps) {
       step.chunk = 1 - step.chunk;

@@ -11,6 +11,8 @@ namespace distsim::schedule {
 namespace {
 constexpr StepKind F = StepKind::forward;
 constexpr StepKind B = StepKind::backward;
+//! Combined 1F1B's pairs hide the expert-parallel exchanges.
+constexpr Overlap E = Overlap::expert_exchange;
 
 //! Micro-batches whose forward has run and whose backward has not, at the worst point.
 int max_in_flight(const std::vector<Step>& steps) {
@@ -106,6 +108,53 @@ TEST(InterleavedSchedule, WarmsUpWithMoreForwardsOnEarlierStages) {
   }
 }
 
+// Megatron-Core's combined 1F1B without pipelining (combined_1f1b_schedule_for_no_pipelining):
+// F0, then F(i)&B(i - 1), then the last backward.
+TEST(Combined1F1B, PairsEachForwardWithThePreviousBackwardWithoutPipelining) {
+  const std::vector<Step> expected{{F, 0}, {F, 1}, {B, 0, 0, E}, {F, 2}, {B, 1, 0, E}, {B, 2}};
+  EXPECT_EQ(combined_1f1b(OneFOneBSchedule().steps(0, 1, 3)), expected);
+}
+
+// The p = 2, v = 2, m = 4 orders of FollowsMegatronOrderOnTwoStages with one more warm-up forward
+// (get_pp_rank_microbatches: 4 + 1 on stage 0, 2 + 1 on stage 1), each later forward paired with
+// the backward that follows it, then the remaining backwards.
+TEST(Combined1F1B, WarmsUpOneForwardMoreOnTheInterleavedSchedule) {
+  const InterleavedSchedule schedule;
+  const std::vector<Step> stage0{{F, 0, 0},    {F, 1, 0}, {F, 0, 1},    {F, 1, 1}, {F, 2, 0},    {F, 3, 0},
+                                 {B, 0, 1, E}, {F, 2, 1}, {B, 1, 1, E}, {F, 3, 1}, {B, 0, 0, E}, {B, 1, 0},
+                                 {B, 2, 1},    {B, 3, 1}, {B, 2, 0},    {B, 3, 0}};
+  const std::vector<Step> stage1{{F, 0, 0},    {F, 1, 0}, {F, 0, 1},    {F, 1, 1}, {B, 0, 1, E}, {F, 2, 0},
+                                 {B, 1, 1, E}, {F, 3, 0}, {B, 0, 0, E}, {F, 2, 1}, {B, 1, 0, E}, {F, 3, 1},
+                                 {B, 2, 1, E}, {B, 3, 1}, {B, 2, 0},    {B, 3, 0}};
+  EXPECT_EQ(combined_1f1b(schedule.steps(0, 2, 4, 2)), stage0);
+  EXPECT_EQ(combined_1f1b(schedule.steps(1, 2, 4, 2)), stage1);
+}
+
+TEST(Combined1F1B, HoldsTheExtraForwardsActivations) {
+  // The orders above: stage 0 holds 5 chunks after its warm-up and 6 at its first pair's forward,
+  // 3 micro-batches of 2 chunks (plain interleaved: 5 chunks, 2.5); stage 1 holds 4, 2 (plain 1.5).
+  strategy::Strategy s;
+  s.pipeline_parallel = 2;
+  s.virtual_stages = 2;
+  s.micro_batch_size = 1;
+  s.data_parallel = 1;
+  s.global_batch_size = 4;
+  s.schedule = "interleaved";
+  const InterleavedSchedule schedule;
+  EXPECT_DOUBLE_EQ(schedule.stage_microbatches_in_flight(s, 0), 2.5);
+  s.overlap_moe_expert_parallel_comm = true;
+  EXPECT_DOUBLE_EQ(schedule.stage_microbatches_in_flight(s, 0), 3.0);
+  EXPECT_DOUBLE_EQ(schedule.stage_microbatches_in_flight(s, 1), 2.0);
+  EXPECT_EQ(schedule.stage_steps(s, 1), combined_1f1b(schedule.steps(1, 2, 4, 2)));
+}
+
+TEST(Combined1F1B, RunsOnlyWithoutPipeliningOrInterleaved) {
+  EXPECT_TRUE(OneFOneBSchedule().runs_combined_1f1b(1, 1));
+  EXPECT_FALSE(OneFOneBSchedule().runs_combined_1f1b(2, 1));
+  EXPECT_TRUE(InterleavedSchedule().runs_combined_1f1b(2, 2));
+  EXPECT_FALSE(GpipeSchedule().runs_combined_1f1b(1, 1));
+}
+
 TEST(PipelineSchedules, RejectChunksUnlessInterleaved) {
   EXPECT_THROW(GpipeSchedule().steps(0, 2, 4, 2), InternalError);
   EXPECT_THROW(OneFOneBSchedule().steps(0, 2, 4, 2), InternalError);
@@ -118,8 +167,8 @@ TEST(ScheduleRegistry, FindsByNameAndSuggests) {
     find_schedule("1f1d");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved, zb-h1, zb-h2, zbv, dualpipe, dualpipev)");
+    EXPECT_STREQ(e.what(), "unknown schedule '1f1d'; did you mean '1f1b'? (known: gpipe, 1f1b, interleaved, zb-h1, "
+                           "zb-h2, zbv, dualpipe, dualpipev)");
   }
 }
 

@@ -108,15 +108,54 @@ TEST(ZeroBubbleVSchedule, RunsTwoChunksPerStage) {
 // _forward_backward_chunk) marks its B and W as overlapping the F before them (`true`).
 TEST(DualPipeVSchedule, FollowsDualPipeVsPhasesOnTwoRanks) {
   const DualPipeVSchedule schedule;
-  const std::vector<Step> rank0{
-      {F, 0, 0},       {F, 1, 0},       {F, 2, 0}, {F, 0, 1},       {B, 0, 1},       {W, 0, 1}, {F, 1, 1}, {F, 3, 0},
-      {B, 1, 1, true}, {W, 1, 1, true}, {F, 2, 1}, {B, 0, 0, true}, {W, 0, 0, true}, {B, 2, 1}, {W, 2, 1}, {F, 3, 1},
-      {B, 1, 0, true}, {W, 1, 0, true}, {B, 3, 1}, {W, 3, 1},       {B, 2, 0},       {W, 2, 0}, {B, 3, 0}, {W, 3, 0}};
-  const std::vector<Step> rank1{{F, 0, 0},       {F, 0, 1},       {F, 1, 0},       {F, 1, 1},       {F, 2, 0},
-                                {B, 0, 1, true}, {W, 0, 1, true}, {F, 2, 1},       {B, 0, 0, true}, {W, 0, 0, true},
-                                {F, 3, 0},       {B, 1, 1, true}, {W, 1, 1, true}, {F, 3, 1},       {B, 1, 0, true},
-                                {W, 1, 0, true}, {B, 2, 1},       {W, 2, 1},       {B, 2, 0},       {W, 2, 0},
-                                {B, 3, 1},       {B, 3, 0},       {W, 3, 1},       {W, 3, 0}};
+  const std::vector<Step> rank0{{F, 0, 0},
+                                {F, 1, 0},
+                                {F, 2, 0},
+                                {F, 0, 1},
+                                {B, 0, 1},
+                                {W, 0, 1},
+                                {F, 1, 1},
+                                {F, 3, 0},
+                                {B, 1, 1, Overlap::communication},
+                                {W, 1, 1, Overlap::communication},
+                                {F, 2, 1},
+                                {B, 0, 0, Overlap::communication},
+                                {W, 0, 0, Overlap::communication},
+                                {B, 2, 1},
+                                {W, 2, 1},
+                                {F, 3, 1},
+                                {B, 1, 0, Overlap::communication},
+                                {W, 1, 0, Overlap::communication},
+                                {B, 3, 1},
+                                {W, 3, 1},
+                                {B, 2, 0},
+                                {W, 2, 0},
+                                {B, 3, 0},
+                                {W, 3, 0}};
+  const std::vector<Step> rank1{{F, 0, 0},
+                                {F, 0, 1},
+                                {F, 1, 0},
+                                {F, 1, 1},
+                                {F, 2, 0},
+                                {B, 0, 1, Overlap::communication},
+                                {W, 0, 1, Overlap::communication},
+                                {F, 2, 1},
+                                {B, 0, 0, Overlap::communication},
+                                {W, 0, 0, Overlap::communication},
+                                {F, 3, 0},
+                                {B, 1, 1, Overlap::communication},
+                                {W, 1, 1, Overlap::communication},
+                                {F, 3, 1},
+                                {B, 1, 0, Overlap::communication},
+                                {W, 1, 0, Overlap::communication},
+                                {B, 2, 1},
+                                {W, 2, 1},
+                                {B, 2, 0},
+                                {W, 2, 0},
+                                {B, 3, 1},
+                                {B, 3, 0},
+                                {W, 3, 1},
+                                {W, 3, 0}};
   EXPECT_EQ(schedule.steps(0, 2, 4, 2), rank0);
   EXPECT_EQ(schedule.steps(1, 2, 4, 2), rank1);
 }

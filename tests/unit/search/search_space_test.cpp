@@ -54,7 +54,8 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "sequence_parallel",
                                           "recompute",
                                           "distributed_optimizer",
-                                          "ep"};
+                                          "ep",
+                                          "overlap_moe_expert_parallel_comm"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(searched_keys().front(), "strategy");
 }
@@ -109,10 +110,36 @@ TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
   EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{}));
 }
 
-// The expert parallel size is varied for an MoE model only (JobOption::applies), so that a dense
-// model's search, its candidates and its echo are those of the searched options before it; a
-// listed value is applied whatever the model, for the job rules to judge.
-TEST(VariedOptions, TheExpertParallelSizeOnlyForAnMoeModel) {
+// Combined 1F1B is tried where Megatron-Core runs it (transformer_config.py): expert parallelism
+// with the alltoall dispatcher, no full recomputation, and 1F1B on one stage or interleaved.
+TEST(CombinedOneFOneB, IsTriedWhereMegatronRunsIt) {
+  const options::JobOption& overlap = options::option("overlap_moe_expert_parallel_comm");
+  const std::vector<options::Value> both{false, true};
+  const std::vector<options::Value> off{false};
+  strategy::JobSpec job;
+  job.model = catalog::find_model("qwen3-30b-a3b");
+  job.strategy.expert_parallel = 8;
+  EXPECT_EQ(overlap.search_values(job), both);  // 1f1b on one stage
+  job.strategy.pipeline_parallel = 2;
+  EXPECT_EQ(overlap.search_values(job), off);
+  job.strategy.schedule = "interleaved";
+  job.strategy.virtual_stages = 2;
+  EXPECT_EQ(overlap.search_values(job), both);
+  job.strategy.recompute = strategy::Recompute::full;
+  EXPECT_EQ(overlap.search_values(job), off);
+  job.strategy.recompute = strategy::Recompute::none;
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::allgather;
+  EXPECT_EQ(overlap.search_values(job), off);
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::alltoall;
+  job.strategy.expert_parallel = 1;
+  EXPECT_EQ(overlap.search_values(job), off);
+}
+
+// The expert settings (the expert parallel size, combined 1F1B) are varied for an MoE model only
+// (JobOption::applies), so that a dense model's search, its candidates and its echo are those of
+// the searched options before them; a listed value is applied whatever the model, for the job
+// rules to judge.
+TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
   const auto keys = [](const SearchSpace& space) {
     std::vector<std::string> names;
     for (const auto* option : varied_options(space)) names.push_back(option->key);
@@ -135,6 +162,7 @@ TEST(VariedOptions, TheExpertParallelSizeOnlyForAnMoeModel) {
   EXPECT_EQ(keys(dense), expected);
   SearchSpace moe = bert_on_16_a10();
   moe.base.model = catalog::find_model("qwen3-30b-a3b");
+  expected.emplace_back("overlap_moe_expert_parallel_comm");
   EXPECT_EQ(keys(moe), expected);
 }
 
