@@ -66,6 +66,7 @@ class Job:
         moe_dispatcher: str = ...,
         moe_imbalance: Union[float, str] = ...,
         overlap_moe_expert_parallel_comm: bool = ...,
+        moe_shared_expert_overlap: bool = ...,
         nodes: int = ...,
     ) -> None: ...
     def replace(self, **settings: _SettingValue) -> Job: ...

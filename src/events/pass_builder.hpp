@@ -235,10 +235,14 @@ class PassBuilder {
   //! The same backward; the first waits for `combined` (the output gradients' arrival).
   void experts_backward(int layer, int combined);
   //! Shared experts: one dense MLP of shared_experts x shared_expert_ffn_hidden_size, split over
-  //! the tensor group. Returns the index of its output reduction, or -1.
-  int shared_experts_forward(Sink sink, int layer);
-  //! Returns the index of its input-gradient reduction, or -1.
-  int shared_experts_backward(int layer);
+  //! the tensor group, in the two halves Megatron-Core's shared-expert overlap places apart (fc1
+  //! and the activation; fc2); nothing without shared experts. The second half returns the index
+  //! of its output reduction, or -1.
+  void shared_fc1_forward(Sink sink, int layer);
+  int shared_fc2_forward(Sink sink, int layer);
+  //! The backward halves; the second returns the index of its input-gradient reduction, or -1.
+  void shared_fc2_backward(int layer);
+  int shared_fc1_backward(int layer);
   std::int64_t shared_width() const {
     return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
   }

@@ -70,54 +70,88 @@ void PassBuilder::experts_backward(int layer, int combined) {
   backward[static_cast<size_t>(index)].weight_gradient = true;
 }
 
-int PassBuilder::shared_experts_forward(Sink sink, int layer) {
+void PassBuilder::shared_fc1_forward(Sink sink, int layer) {
   if (model_.moe.shared_experts == 0) {
-    return -1;
+    return;
   }
   const std::int64_t t = tokens(layer);
   linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1", gather_sequence(sink, t, layer));
   activation_forward(sink, t, shared_width(), layer, "shared activation");
+}
+
+int PassBuilder::shared_fc2_forward(Sink sink, int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return -1;
+  }
+  const std::int64_t t = tokens(layer);
   linear_forward(sink, t, shared_width(), hidden(), layer, "shared fc2",
                  quantize_operand(sink, t, shared_width(), layer));
   return reduce_partial_sums(sink, t, layer);
 }
 
-int PassBuilder::shared_experts_backward(int layer) {
+void PassBuilder::shared_fc2_backward(int layer) {
+  if (model_.moe.shared_experts == 0) {
+    return;
+  }
+  row_linear_backward(tokens(layer), shared_width(), hidden(), layer, "shared fc2");
+}
+
+int PassBuilder::shared_fc1_backward(int layer) {
   if (model_.moe.shared_experts == 0) {
     return -1;
   }
   const std::int64_t t = tokens(layer);
-  row_linear_backward(t, shared_width(), hidden(), layer, "shared fc2");
   activation_backward(t, shared_width(), layer, "shared activation");
   return column_linear_backward(t, hidden(), up_width(shared_width()), layer, "shared fc1");
 }
 
 // Megatron-Core's router is a plain linear layer (no fp8) over the experts, then the scores and
-// top-k; the permutation copies each token once per routed expert.
+// top-k; the permutation copies each token once per routed expert. The shared experts run after
+// the routed ones, or, overlapped (token_dispatcher.py: "tokens A2A -> shared experts fc1"), their
+// fc1 while the dispatch is in flight and their fc2 while the combine is.
 void PassBuilder::moe_forward(Sink sink, int layer) {
   const std::int64_t t = router_tokens(layer);
   const std::int64_t experts = model_.moe.num_experts;
   const std::int64_t copies = t * model_.moe.top_k;
+  const bool overlap_shared = strategy_.moe_shared_expert_overlap;
   add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
   add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
   add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
   add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
-  experts_forward(sink, layer, expert_exchange(sink, layer, "ep dispatch", true));
+  const int dispatched = expert_exchange(sink, layer, "ep dispatch", true);
+  if (overlap_shared) shared_fc1_forward(sink, layer);
+  experts_forward(sink, layer, dispatched);
   const int combined = expert_exchange(sink, layer, "ep combine", false);
+  int shared_output = overlap_shared ? shared_fc2_forward(sink, layer) : -1;
   add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute", combined);
-  dropout_add_forward(sink, tokens(layer), layer, shared_experts_forward(sink, layer));
+  if (!overlap_shared) {
+    shared_fc1_forward(sink, layer);
+    shared_output = shared_fc2_forward(sink, layer);
+  }
+  dropout_add_forward(sink, tokens(layer), layer, shared_output);
 }
 
+// Backward mirrors the forward: overlapped, the shared experts' fc2 runs while the combine's
+// gradient is exchanged and their fc1 while the dispatch's is ("probs A2A -> tokens A2A -> shared
+// experts fc1").
 void PassBuilder::moe_backward(int layer) {
   const Sink sink = backward_sink();
   const std::int64_t t = router_tokens(layer);
   const std::int64_t experts = model_.moe.num_experts;
   const std::int64_t copies = t * model_.moe.top_k;
+  const bool overlap_shared = strategy_.moe_shared_expert_overlap;
   dropout_add_backward(tokens(layer), layer);
-  const int shared_reduction = shared_experts_backward(layer);
+  int shared_reduction = -1;
+  if (!overlap_shared) {
+    shared_fc2_backward(layer);
+    shared_reduction = shared_fc1_backward(layer);
+  }
   add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
-  experts_backward(layer, expert_exchange(sink, layer, "ep combine", true));
+  const int combined = expert_exchange(sink, layer, "ep combine", true);
+  if (overlap_shared) shared_fc2_backward(layer);
+  experts_backward(layer, combined);
   const int dispatched = expert_exchange(sink, layer, "ep dispatch", false);
+  if (overlap_shared) shared_reduction = shared_fc1_backward(layer);
   add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
   add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");
   add(sink, factory_.gemm(t, hidden(), experts), layer, "router");

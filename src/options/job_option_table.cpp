@@ -508,8 +508,17 @@ std::vector<JobOption> expert_options() {
            s.recompute != strategy::Recompute::full &&
            schedule.runs_combined_1f1b(s.pipeline_parallel, schedule.chunks_per_stage(s.virtual_stages));
   });
+  JobOption shared_overlap = strategy_boolean(
+      "moe_shared_expert_overlap", "--moe-shared-expert-overlap", &Strategy::moe_shared_expert_overlap,
+      "Megatron-Core's shared-expert overlap: the shared experts' first linear runs while the tokens are dispatched "
+      "and their second while the outputs are combined (alltoall dispatcher; not with combined 1F1B)");
+  shared_overlap.search_values = both_when([](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    return job.model.moe.shared_experts > 0 && s.moe_dispatcher == strategy::MoeDispatcher::alltoall &&
+           !s.overlap_moe_expert_parallel_comm;
+  });
   ep.search_values = free_expert_parallel_sizes;
-  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap};
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap};
   for (auto& option : options) {
     option.applies = has_experts;
   }

@@ -43,6 +43,33 @@ void check_dense_model_settings(const JobSpec& job, const SettingNames& names, P
     problems.push_back(name_of(names, "overlap_moe_expert_parallel_comm") +
                        ": overlapping the expert-parallel all-to-all" + dense);
   }
+  if (s.moe_shared_expert_overlap) {
+    problems.push_back(name_of(names, "moe_shared_expert_overlap") + ": overlapping shared experts" + dense);
+  }
+}
+
+//! Megatron-Core's rules for moe_shared_expert_overlap (transformer_config.py).
+void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  if (!s.moe_shared_expert_overlap) {
+    return;
+  }
+  const std::string option = name_of(names, "moe_shared_expert_overlap") + ": ";
+  if (job.model.moe.shared_experts == 0) {
+    problems.push_back(option + "model " + quoted(job.model.name) +
+                       " has no shared experts (moe.shared_experts 0), so there is nothing to overlap");
+  }
+  if (s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(option + "needs " + name_of(names, "moe_dispatcher") + " alltoall, got " +
+                       to_string(s.moe_dispatcher) +
+                       " (Megatron-Core: \"moe_shared_expert_overlap only works with "
+                       "alltoall or flex token dispatcher\")");
+  }
+  if (s.overlap_moe_expert_parallel_comm) {
+    problems.push_back(option + "cannot run with " + name_of(names, "overlap_moe_expert_parallel_comm") +
+                       " (Megatron-Core: \"disable moe_shared_expert_overlap when enabling "
+                       "overlap_moe_expert_parallel_comm\")");
+  }
 }
 
 //! Megatron-Core's rules for combined 1F1B (transformer_config.py, overlap_moe_expert_parallel_comm);
@@ -117,6 +144,7 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        "a job file), as Megatron-Core requires");
   }
   check_combined_1f1b(job, names, problems);
+  check_shared_expert_overlap(job, names, problems);
   if (!(s.moe_imbalance >= 1.0)) {
     std::ostringstream value;
     value << s.moe_imbalance;

@@ -189,6 +189,10 @@ struct Strategy {
   //! forward runs overlapped with another micro-batch's backward, so that the expert-parallel
   //! all-to-all of one hides behind the computation of the other (schedule::combined_1f1b).
   bool overlap_moe_expert_parallel_comm = false;
+  //! Megatron-Core --moe-shared-expert-overlap: the shared experts' first linear runs while the
+  //! dispatch is in flight and their second while the combine is, instead of after the routed
+  //! experts (moe/shared_experts.py, token_dispatcher.py).
+  bool moe_shared_expert_overlap = false;
 
   //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
   int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }

@@ -57,6 +57,9 @@ CASES = {
     "moe_dispatcher": {**MOE, "ep": 4, "moe_dispatcher": "allgather"},
     "moe_imbalance": {**MOE, "ep": 4, "moe_imbalance": 1.5},
     "overlap_moe_expert_parallel_comm": {**MOE, "ep": 4, "overlap_moe_expert_parallel_comm": True},
+    "moe_shared_expert_overlap": {**MOE, "model": "{base: mixtral-8x7b, name: shared-moe, num_layers: 2, moe: "
+                                  "{shared_experts: 1, shared_expert_ffn_hidden_size: 1024}}",
+                                  "ep": 4, "moe_shared_expert_overlap": True},
     "nodes": {**TINY, "gpus_per_node": 4, "nodes": 2, "dp": 8},
 }
 

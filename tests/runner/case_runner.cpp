@@ -39,11 +39,16 @@ void apply_model_line(const CaseLine& line, model::ModelSpec& model) {
   if (!line.words.empty()) {
     model = io::resolve_model(line.words[0]);
   }
-  const std::map<std::string, int*> fields{
-      {"num_layers", &model.num_layers},       {"hidden_size", &model.hidden_size},
-      {"num_attention_heads", &model.num_attention_heads}, {"num_kv_heads", &model.num_kv_heads},
-      {"ffn_hidden_size", &model.ffn_hidden_size}, {"vocab_size", &model.vocab_size},
-      {"seq_length", &model.seq_length},       {"decoder_num_layers", &model.decoder_num_layers}};
+  const std::map<std::string, int*> fields{{"num_layers", &model.num_layers},
+                                           {"hidden_size", &model.hidden_size},
+                                           {"num_attention_heads", &model.num_attention_heads},
+                                           {"num_kv_heads", &model.num_kv_heads},
+                                           {"ffn_hidden_size", &model.ffn_hidden_size},
+                                           {"vocab_size", &model.vocab_size},
+                                           {"seq_length", &model.seq_length},
+                                           {"decoder_num_layers", &model.decoder_num_layers},
+                                           {"shared_experts", &model.moe.shared_experts},
+                                           {"shared_expert_ffn_hidden_size", &model.moe.shared_expert_ffn_hidden_size}};
   for (const auto& [key, value] : line.pairs) {
     *fields.at(key) = as_int(value);
   }
@@ -86,9 +91,12 @@ std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line) {
   SimTime compute = 0;
   SimTime communication = 0;
   for (const auto& [key, value] : line.pairs) {
-    if (key == "compute") compute = parse_duration(value);
-    else if (key == "comm") communication = parse_duration(value);
-    else by_op[key] = parse_duration(value);
+    if (key == "compute")
+      compute = parse_duration(value);
+    else if (key == "comm")
+      communication = parse_duration(value);
+    else
+      by_op[key] = parse_duration(value);
   }
   return std::make_shared<cost::FixedCostModel>(by_op, compute, communication);
 }
@@ -190,18 +198,27 @@ class CaseTest : public ::testing::Test {
 
  private:
   void run_line(const CaseLine& line) {
-    if (line.directive == "model") apply_model_line(line, job_.model);
-    else if (line.directive == "cluster") apply_cluster_line(line, job_);
-    else if (line.directive == "strategy") apply_strategy_line(line, job_);
-    else if (line.directive == "costs") options_.preferred_costs = fixed_costs(line);
+    if (line.directive == "model")
+      apply_model_line(line, job_.model);
+    else if (line.directive == "cluster")
+      apply_cluster_line(line, job_);
+    else if (line.directive == "strategy")
+      apply_strategy_line(line, job_);
+    else if (line.directive == "costs")
+      options_.preferred_costs = fixed_costs(line);
     else if (line.directive == "event_cost")
       options_.preferred_costs =
           std::make_shared<EventKeyCosts>(options_.preferred_costs, line.quoted, parse_duration(line.words.at(0)));
-    else if (line.directive == "all_ranks") options_.all_ranks = true;
-    else if (line.directive == "run") command_ = run_cli(line.quoted, scratch_path());
-    else if (line.directive == "save") save_output(line);
-    else if (line.directive == "expect") expect(line);
-    else FAIL() << "unknown directive '" << line.directive << "'";
+    else if (line.directive == "all_ranks")
+      options_.all_ranks = true;
+    else if (line.directive == "run")
+      command_ = run_cli(line.quoted, scratch_path());
+    else if (line.directive == "save")
+      save_output(line);
+    else if (line.directive == "expect")
+      expect(line);
+    else
+      FAIL() << "unknown directive '" << line.directive << "'";
   }
 
   //! Files a case's commands write land in a folder of this case and this process, emptied when

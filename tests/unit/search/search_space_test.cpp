@@ -55,7 +55,8 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "recompute",
                                           "distributed_optimizer",
                                           "ep",
-                                          "overlap_moe_expert_parallel_comm"};
+                                          "overlap_moe_expert_parallel_comm",
+                                          "moe_shared_expert_overlap"};
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(searched_keys().front(), "strategy");
 }
@@ -135,6 +136,24 @@ TEST(CombinedOneFOneB, IsTriedWhereMegatronRunsIt) {
   EXPECT_EQ(overlap.search_values(job), off);
 }
 
+// Shared-expert overlap is tried for a model with shared experts, with the alltoall dispatcher and
+// without combined 1F1B (Megatron-Core refuses the two together).
+TEST(SharedExpertOverlap, IsTriedWhereThereAreSharedExperts) {
+  const options::JobOption& overlap = options::option("moe_shared_expert_overlap");
+  const std::vector<options::Value> both{false, true};
+  const std::vector<options::Value> off{false};
+  strategy::JobSpec job;
+  job.model = catalog::find_model("qwen3-30b-a3b");
+  EXPECT_EQ(overlap.search_values(job), off);  // no shared experts
+  job.model = catalog::find_model("deepseek-v3");
+  EXPECT_EQ(overlap.search_values(job), both);
+  job.strategy.overlap_moe_expert_parallel_comm = true;
+  EXPECT_EQ(overlap.search_values(job), off);
+  job.strategy.overlap_moe_expert_parallel_comm = false;
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::allgather;
+  EXPECT_EQ(overlap.search_values(job), off);
+}
+
 // The expert settings (the expert parallel size, combined 1F1B) are varied for an MoE model only
 // (JobOption::applies), so that a dense model's search, its candidates and its echo are those of
 // the searched options before them; a listed value is applied whatever the model, for the job
@@ -163,6 +182,7 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
   SearchSpace moe = bert_on_16_a10();
   moe.base.model = catalog::find_model("qwen3-30b-a3b");
   expected.emplace_back("overlap_moe_expert_parallel_comm");
+  expected.emplace_back("moe_shared_expert_overlap");
   EXPECT_EQ(keys(moe), expected);
 }
 
