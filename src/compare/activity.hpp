@@ -23,6 +23,7 @@ enum class ActivityKind {
   ep_comm,
   dp_reduce,
   dp_replica,
+  etp_comm,
   collective
 };
 
@@ -44,7 +45,8 @@ constexpr bool activity_kinds_match_streams() {
          activity_kind(events::StreamKind::dp_reduce) == ActivityKind::dp_reduce &&
          activity_kind(events::StreamKind::dp_replica) == ActivityKind::dp_replica &&
          activity_kind(events::StreamKind::cp_comm) == ActivityKind::cp_comm &&
-         activity_kind(events::StreamKind::ep_comm) == ActivityKind::ep_comm;
+         activity_kind(events::StreamKind::ep_comm) == ActivityKind::ep_comm &&
+         activity_kind(events::StreamKind::etp_comm) == ActivityKind::etp_comm;
 }
 static_assert(activity_kinds_match_streams(), "ActivityKind must keep events::StreamKind's values");
 

@@ -11,7 +11,8 @@ std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy
   const double mean = static_cast<double>(router_tokens) * moe.top_k;
   const double busiest =
       moe.dropless() ? strategy.moe_imbalance : std::min(strategy.moe_imbalance, moe.capacity_factor);
-  const auto copies = static_cast<std::int64_t>(std::ceil(mean * busiest));
+  const auto copies =
+      static_cast<std::int64_t>(std::ceil(mean * busiest)) * std::max(strategy.expert_tensor_parallel, 1);
   const std::int64_t local_experts = std::max(1, moe.num_experts / std::max(strategy.expert_parallel, 1));
   return (copies + local_experts - 1) / local_experts;
 }

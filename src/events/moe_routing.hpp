@@ -12,7 +12,9 @@ namespace distsim::events {
 //! router_tokens·top_k copies (alltoall), or keeps as many of the expert-parallel group's gathered
 //! tokens (allgather), so the mean rank computes that many; the busiest computes
 //! Strategy::moe_imbalance times the mean, capped by the model's capacity factor when it has one
-//! (the surplus is dropped), spread over its num_experts / ep experts. Rounded up.
+//! (the surplus is dropped), spread over its num_experts / ep experts. Under expert tensor
+//! parallelism each rank computes the rows of its whole expert tensor group (gathered after the
+//! dispatch) on a 1/etp slice of each expert: etp times as many. Rounded up.
 std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens);
 

@@ -53,7 +53,7 @@ std::string_view tensor_label(Collective collective) {
 
 PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
                          const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
-                         EventTable& table)
+                         const strategy::GroupPlacement& expert_tensor_group, EventTable& table)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -74,6 +74,8 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       context_group_(context_group),
       expert_group_(expert_group),
       expert_parallel_(job.strategy.expert_parallel),
+      expert_tensor_group_(expert_tensor_group),
+      expert_tensor_parallel_(job.strategy.expert_tensor_parallel),
       dispatcher_(job.strategy.moe_dispatcher),
       strategy_(job.strategy) {}
 

@@ -26,7 +26,7 @@ class PassBuilder {
  public:
   PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
               const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
-              EventTable& table);
+              const strategy::GroupPlacement& expert_tensor_group, EventTable& table);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -227,9 +227,19 @@ class PassBuilder {
   //! moe_tokens_per_expert of this layer's router tokens.
   std::int64_t tokens_per_expert(int layer) const;
   int local_experts() const { return model_.moe.num_experts / expert_parallel_; }
-  //! Dispatch or combine over the expert-parallel group on the EP stream; returns its index, or -1
+  //! Dispatch or combine over the expert-parallel group on the EP stream, waiting for the template
+  //! at `waits_for` (-1: none) besides the compute before it; returns its index, or `waits_for`
   //! with ep 1, where every expert is local and nothing is exchanged.
-  int expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch);
+  int expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch, int waits_for = -1);
+  //! Under expert tensor parallelism (etp > 1), Megatron-Core's alltoall dispatcher gathers the
+  //! dispatched tokens over the expert tensor group before the experts and reduce-scatters their
+  //! outputs before the combine (token_dispatcher.py, dispatch_postprocess and
+  //! combine_preprocess), on the ETP stream; backward swaps the two. `gather` waits for the
+  //! template at `waits_for` besides the compute before it. Returns its index, or `waits_for`
+  //! unchanged with etp 1.
+  int expert_tensor_exchange(Sink sink, int layer, bool gather, int waits_for);
+  //! Each expert's FFN width on this rank: the expert FFN split over the expert tensor group.
+  std::int64_t expert_width() const { return model_.moe.expert_ffn_hidden_size / expert_tensor_parallel_; }
   //! The local experts' grouped GEMMs; the first waits for `dispatched` (the tokens' arrival).
   void experts_forward(Sink sink, int layer, int dispatched);
   //! The same backward; the first waits for `combined` (the output gradients' arrival).
@@ -272,6 +282,8 @@ class PassBuilder {
   strategy::GroupPlacement context_group_;
   strategy::GroupPlacement expert_group_;
   int expert_parallel_;
+  strategy::GroupPlacement expert_tensor_group_;
+  int expert_tensor_parallel_;
   strategy::MoeDispatcher dispatcher_;
   const strategy::Strategy& strategy_;
   //! A forward collective whose output is the next forward compute step's input and which

@@ -10,9 +10,9 @@ std::int64_t PassBuilder::tokens_per_expert(int layer) const {
   return moe_tokens_per_expert(model_, strategy_, router_tokens(layer));
 }
 
-int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch) {
+int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, bool dispatch, int waits_for) {
   if (expert_parallel_ == 1) {
-    return -1;  // every expert is local: the tokens are only permuted, nothing is exchanged
+    return waits_for;  // every expert is local: the tokens are only permuted, nothing is exchanged
   }
   const std::int64_t token_bytes = hidden() * element_bytes_;
   Event event;
@@ -27,7 +27,21 @@ int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, b
     event = factory_.collective(dispatch ? Collective::all_gather : Collective::reduce_scatter, bytes, expert_group_,
                                 expert_parallel_);
   }
-  sink.list->push_back({table_.intern(event), StreamKind::ep_comm, sink.phase, layer, label, -1});
+  sink.list->push_back({table_.intern(event), StreamKind::ep_comm, sink.phase, layer, label, waits_for});
+  return static_cast<int>(sink.list->size()) - 1;
+}
+
+int PassBuilder::expert_tensor_exchange(Sink sink, int layer, bool gather, int waits_for) {
+  if (expert_tensor_parallel_ == 1) {
+    return waits_for;
+  }
+  // The gathered side holds the expert tensor group's dispatched rows: etp times this rank's.
+  const std::int64_t rows = moe_dispatched_copies(model_, strategy_, router_tokens(layer)) * expert_tensor_parallel_;
+  const Event event =
+      factory_.collective(gather ? Collective::all_gather : Collective::reduce_scatter,
+                          rows * hidden() * element_bytes_, expert_tensor_group_, expert_tensor_parallel_);
+  sink.list->push_back({table_.intern(event), StreamKind::etp_comm, sink.phase, layer,
+                        gather ? "etp all_gather" : "etp reduce_scatter", waits_for});
   return static_cast<int>(sink.list->size()) - 1;
 }
 
@@ -41,7 +55,7 @@ std::optional<Dtype> PassBuilder::expert_format(int layer) const {
 void PassBuilder::experts_forward(Sink sink, int layer, int dispatched) {
   const std::int64_t m = tokens_per_expert(layer);
   const std::int64_t groups = local_experts();
-  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t width = expert_width();
   const std::int64_t rows = m * groups;
   dispatched = quantize_operand(sink, rows, hidden(), layer, dispatched);
   add(sink, factory_.grouped_gemm(groups, m, up_width(width), hidden(), expert_format(layer)), layer, "expert fc1",
@@ -55,7 +69,7 @@ void PassBuilder::experts_backward(int layer, int combined) {
   const Sink sink = backward_sink();
   const std::int64_t m = tokens_per_expert(layer);
   const std::int64_t groups = local_experts();
-  const std::int64_t width = model_.moe.expert_ffn_hidden_size;
+  const std::int64_t width = expert_width();
   const std::int64_t rows = m * groups;
   const std::optional<Dtype> format = expert_format(layer);
   // dgrad then wgrad of each grouped GEMM, as for a local linear layer.
@@ -118,10 +132,11 @@ void PassBuilder::moe_forward(Sink sink, int layer) {
   add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
   add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
   add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
-  const int dispatched = expert_exchange(sink, layer, "ep dispatch", true);
+  const int dispatched = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep dispatch", true));
   if (overlap_shared) shared_fc1_forward(sink, layer);
   experts_forward(sink, layer, dispatched);
-  const int combined = expert_exchange(sink, layer, "ep combine", false);
+  const int combined =
+      expert_exchange(sink, layer, "ep combine", false, expert_tensor_exchange(sink, layer, false, -1));
   int shared_output = overlap_shared ? shared_fc2_forward(sink, layer) : -1;
   add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute", combined);
   if (!overlap_shared) {
@@ -147,10 +162,11 @@ void PassBuilder::moe_backward(int layer) {
     shared_reduction = shared_fc1_backward(layer);
   }
   add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
-  const int combined = expert_exchange(sink, layer, "ep combine", true);
+  const int combined = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep combine", true));
   if (overlap_shared) shared_fc2_backward(layer);
   experts_backward(layer, combined);
-  const int dispatched = expert_exchange(sink, layer, "ep dispatch", false);
+  const int dispatched =
+      expert_exchange(sink, layer, "ep dispatch", false, expert_tensor_exchange(sink, layer, false, -1));
   if (overlap_shared) shared_reduction = shared_fc1_backward(layer);
   add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
   add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");

@@ -26,7 +26,8 @@ enum class StreamKind {
   cp_comm,
   ep_comm,
   dp_reduce,
-  dp_replica
+  dp_replica,
+  etp_comm
 };
 
 //! How every reader and writer names one stream kind.
@@ -44,7 +45,7 @@ struct StreamKindInfo {
 
 //! Every stream kind, in StreamKind order, which is also a device's stream order and the trace's
 //! thread ids.
-inline constexpr std::array<StreamKindInfo, 11> kStreamKindTable{{
+inline constexpr std::array<StreamKindInfo, 12> kStreamKindTable{{
     {StreamKind::compute, "compute", "compute", "comp"},
     {StreamKind::tp_comm, "tp_comm", "TP comm", "tp_comm"},
     {StreamKind::pp_send_next, "pp_send_next", "PP send (next stage)", "pp_send"},
@@ -56,6 +57,7 @@ inline constexpr std::array<StreamKindInfo, 11> kStreamKindTable{{
     {StreamKind::ep_comm, "ep_comm", "EP comm", "ep_comm"},
     {StreamKind::dp_reduce, "dp_reduce", "DP reduce-scatter", "dp_comm"},
     {StreamKind::dp_replica, "dp_replica", "DP replica all-reduce", "dp_comm"},
+    {StreamKind::etp_comm, "etp_comm", "ETP comm", "ep_comm"},
 }};
 
 inline constexpr int kStreamKinds = static_cast<int>(kStreamKindTable.size());

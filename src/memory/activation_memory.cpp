@@ -122,8 +122,9 @@ void add_mlp_block(LayerParts& parts, const model::ModelSpec& model, const strat
 //! norm input, the router's input and the output dropout mask. Routing buffers of the router's
 //! T tokens (a 1/t shard under sequence parallelism): fp32 probabilities and the 1-byte routing
 //! map over the E experts. The busiest expert rank's R routed copies (events'
-//! moe_tokens_per_expert x local experts): FC1's input, the activation's input, FC2's input and
-//! the expert outputs that unpermutation weighs by the probabilities. Shared experts as an MLP.
+//! moe_tokens_per_expert x local experts, the expert tensor group's under etp > 1): FC1's input,
+//! the activation's input (a 1/etp slice of the FFN), FC2's input and the expert outputs that
+//! unpermutation weighs by the probabilities. Shared experts as an MLP.
 void add_moe_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
                    std::int64_t tokens) {
   const auto& moe = model.moe;
@@ -137,7 +138,7 @@ void add_moe_block(LayerParts& parts, const model::ModelSpec& model, const strat
   parts.tensor_split += (kProbabilityBytes + kMaskBytes) * router_tokens * moe.num_experts;
   const std::int64_t local_experts = moe.num_experts / strategy.expert_parallel;
   const std::int64_t copies = events::moe_tokens_per_expert(model, strategy, router_tokens) * local_experts;
-  const std::int64_t f = moe.expert_ffn_hidden_size;
+  const std::int64_t f = moe.expert_ffn_hidden_size / strategy.expert_tensor_parallel;
   parts.tensor_split += copies * (e * (gated ? 2 * f : f) + e * h) + whole(g * static_cast<double>(copies * (h + f)));
   if (moe.shared_experts > 0) {
     const std::int64_t shared =

@@ -469,13 +469,30 @@ std::vector<Value> free_expert_parallel_sizes(const JobSpec& job) {
   return sizes;
 }
 
+//! Expert tensor parallel sizes left free, for the candidate's expert parallel size: every size
+//! that divides the expert FFN and, times ep, the ranks of a pipeline stage; 1 only with the
+//! allgather dispatcher, which is simulated without expert tensor parallelism.
+std::vector<Value> free_expert_tensor_parallel_sizes(const JobSpec& job) {
+  const Strategy& s = job.strategy;
+  const int ffn = job.model.moe.expert_ffn_hidden_size;
+  const int ranks = s.stage_ranks() / std::max(s.expert_parallel, 1);
+  std::vector<Value> sizes;
+  for (int etp = 1; etp <= ranks; ++etp) {
+    if (ranks % etp == 0 && ffn % etp == 0 && (etp == 1 || s.moe_dispatcher == strategy::MoeDispatcher::alltoall)) {
+      sizes.emplace_back(etp);
+    }
+  }
+  return sizes;
+}
+
 std::vector<JobOption> expert_options() {
   JobOption ep = strategy_integer("ep", "--ep", &Strategy::expert_parallel, "1",
                                   "expert parallel size: the routed experts of each MoE layer are spread over ep ranks "
                                   "of a pipeline stage (Megatron-Core MoE parallel folding); must divide the experts");
   JobOption etp = strategy_integer("etp", "--etp", &Strategy::expert_tensor_parallel, "1",
-                                   "expert tensor parallel size: ranks each expert's FFN is split over (default 1; "
-                                   "Megatron-Core's default is tp)");
+                                   "expert tensor parallel size: ranks each expert's FFN is split over, which gather "
+                                   "their dispatched tokens (default 1; Megatron-Core's default is tp)");
+  etp.search_values = free_expert_tensor_parallel_sizes;
   JobOption dispatcher = strategy_choice<strategy::MoeDispatcher>(
       "moe_dispatcher", "--moe-dispatcher", "token dispatcher", &Strategy::moe_dispatcher,
       {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},

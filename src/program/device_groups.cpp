@@ -111,6 +111,8 @@ RankCoord DeviceGroups::step_group_leader(const RankCoord& coord, StreamKind str
     case StreamKind::dp_replica: return coord.with(ParallelDim::dp, dp % dp_per_shard_);
     case StreamKind::ep_comm:
       return layout_.coord_of(layout_.expert_group_members(coord, strategy::ExpertDim::ep).front());
+    case StreamKind::etp_comm:
+      return layout_.coord_of(layout_.expert_group_members(coord, strategy::ExpertDim::etp).front());
     default: return coord.with(ParallelDim::tp, 0);
   }
 }

@@ -160,7 +160,7 @@ std::vector<size_t> segment_ends(const std::vector<events::TaskTemplate>& templa
     switch (hidden) {
       case schedule::Overlap::none: return false;
       case schedule::Overlap::communication: return stream != StreamKind::compute;
-      case schedule::Overlap::expert_exchange: return stream == StreamKind::ep_comm;
+      case schedule::Overlap::expert_exchange: return stream == StreamKind::ep_comm || stream == StreamKind::etp_comm;
     }
     return false;
   };

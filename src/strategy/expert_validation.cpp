@@ -133,9 +133,16 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        std::to_string(expert_model) + " must divide the " + std::to_string(s.stage_ranks()) +
                        " ranks of a pipeline stage (tp x cp x dp); valid products: " + divisors_of(s.stage_ranks()));
   }
-  if (s.expert_tensor_parallel > 1) {
-    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) +
-                       ": expert tensor parallelism is not simulated yet; use " + etp + " 1");
+  if (s.expert_tensor_parallel > 1 && moe.expert_ffn_hidden_size % s.expert_tensor_parallel != 0) {
+    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) + ": expert tensor parallel size must " +
+                       "divide the expert FFN size " + std::to_string(moe.expert_ffn_hidden_size) + " of model " +
+                       quoted(job.model.name) + ", which each expert's weights are split by");
+  }
+  if (s.expert_tensor_parallel > 1 && s.moe_dispatcher != MoeDispatcher::alltoall) {
+    problems.push_back(etp + " " + std::to_string(s.expert_tensor_parallel) + " with " +
+                       name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) +
+                       ": expert tensor parallelism is simulated with the alltoall dispatcher only; use " +
+                       name_of(names, "moe_dispatcher") + " alltoall or " + etp + " 1");
   }
   if (s.tensor_parallel > 1 && !s.sequence_parallel) {
     problems.push_back("tensor parallel size " + std::to_string(s.tensor_parallel) + " with model " +

@@ -19,7 +19,7 @@ BAD = [
     {"global_batch_size": 10, "micro_batch_size": 4},
     {"precision": "fp8"},                          # fp8 on the default A40
     {"model": SMALL_MOE, "gpu": "h100-sxm", "gpus_per_node": 4, "tp": 1, "pp": 1, "dp": 4, "ep": 2, "etp": 2,
-     "micro_batch_size": 1, "global_batch_size": 8},  # a setting distsim refuses to simulate
+     "moe_dispatcher": "allgather", "micro_batch_size": 1, "global_batch_size": 8},  # refused: not simulated
 ]
 
 

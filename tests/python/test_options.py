@@ -52,8 +52,7 @@ CASES = {
                                            "global_batch_size": 8, "micro_batch_size": 1,
                                            "account_for_loss_in_pipeline_split": True},
     "ep": {**MOE, "ep": 4},
-    # etp above 1 is refused (not simulated yet; test_errors checks the message), 1 is settable
-    "etp": {**MOE, "ep": 4, "etp": 1},
+    "etp": {**MOE, "ep": 2, "etp": 2},
     "moe_dispatcher": {**MOE, "ep": 4, "moe_dispatcher": "allgather"},
     "moe_imbalance": {**MOE, "ep": 4, "moe_imbalance": 1.5},
     "overlap_moe_expert_parallel_comm": {**MOE, "ep": 4, "overlap_moe_expert_parallel_comm": True},

@@ -106,7 +106,8 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case StreamKind::dp_reduce:
     case StreamKind::dp_replica: return ActivityCategory::dp_comm;
     case StreamKind::cp_comm: return ActivityCategory::cp_comm;
-    case StreamKind::ep_comm: return ActivityCategory::ep_comm;
+    case StreamKind::ep_comm:
+    case StreamKind::etp_comm: return ActivityCategory::ep_comm;
     case StreamKind::compute: break;
   }
   switch (phase) {

@@ -90,6 +90,39 @@ TEST(MoeEvents, DispatchBytesAndGroupedGemmShapes) {
             "grouped_gemm groups=2 m=128 n=256 k=512 bf16");
 }
 
+// Expert tensor parallelism 2 with ep 2 on the 8 ranks: ranks are numbered etp + 2·(ep + 2·edp),
+// so rank 0's expert tensor group is {0, 1} and its EP group {0, 2}, both on host 0. After the
+// dispatch (T·k·h·2 = 131072 bytes, as with etp 1) the group gathers its dispatched rows:
+// 2 · 256 rows of h = 256 in bf16, 262144 bytes. Each rank then holds 8 / 2 = 4 experts with
+// M = 2·128·2 / 4 = 128 rows each on half of each expert's FFN: FC1 h → 2·256 (SwiGLU), FC2
+// 256 → h. The outputs are reduce-scattered before the combine, which waits for that.
+TEST(MoeEvents, ExpertTensorParallelismGathersTheGroupsTokensAndSplitsTheFfn) {
+  auto job = moe_job();
+  job.strategy.expert_parallel = 2;
+  job.strategy.expert_tensor_parallel = 2;
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  const std::vector<std::string> expected = {
+      "router",     "router top-k",      "permute",    "ep dispatch",        "etp all_gather",
+      "expert fc1", "expert activation", "expert fc2", "etp reduce_scatter", "ep combine",
+      "unpermute",  "bias dropout add"};
+  EXPECT_EQ(mlp_labels(forward, 0, "router"), expected);
+  const auto key = [&](std::string_view label) {
+    return built.table.at(forward[static_cast<size_t>(index_of(forward, 0, label))].event).key();
+  };
+  EXPECT_EQ(key("ep dispatch"), "all_to_all bytes=131072 group=2 intra");
+  EXPECT_EQ(key("etp all_gather"), "all_gather bytes=262144 group=2 intra");
+  EXPECT_EQ(key("expert fc1"), "grouped_gemm groups=4 m=128 n=512 k=256 bf16");
+  EXPECT_EQ(key("expert fc2"), "grouped_gemm groups=4 m=128 n=256 k=256 bf16");
+  EXPECT_EQ(key("etp reduce_scatter"), "reduce_scatter bytes=262144 group=2 intra");
+  const auto at = [&](std::string_view label) { return forward[static_cast<size_t>(index_of(forward, 0, label))]; };
+  EXPECT_EQ(at("etp all_gather").stream, StreamKind::etp_comm);
+  EXPECT_EQ(at("etp all_gather").waits_for, index_of(forward, 0, "ep dispatch"));
+  EXPECT_EQ(at("expert fc1").waits_for, index_of(forward, 0, "etp all_gather"));
+  EXPECT_EQ(at("ep combine").waits_for, index_of(forward, 0, "etp reduce_scatter"));
+  EXPECT_EQ(at("unpermute").waits_for, index_of(forward, 0, "ep combine"));
+}
+
 // MXFP8 (TransformerEngine's MXFP8BlockScaling) runs the expert GEMMs in the block format: FC1 of
 // 2 experts of 128 x 1024 x 256 is 2·2·128·1024·256 = 134217728 FLOPs; it reads A and B at
 // 1 + 1/32 bytes per element (an E8M0 scale per 32) and writes C in bf16:

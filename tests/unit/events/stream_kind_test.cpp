@@ -31,8 +31,9 @@ TEST(StreamKindTable, IdentifiersAndLabelsAreUnique) {
   }
   EXPECT_EQ(ids.size(), kStreamKindTable.size());
   EXPECT_EQ(labels.size(), kStreamKindTable.size());
-  // pp_send and pp_recv cover two kinds each, dp_comm three
-  EXPECT_EQ(categories.size(), kStreamKindTable.size() - 4);
+  // pp_send, pp_recv and ep_comm cover two kinds each, dp_comm three
+  EXPECT_EQ(categories.size(), kStreamKindTable.size() - 5);
+  EXPECT_EQ(stream_kind_info(StreamKind::etp_comm).trace_category, "ep_comm");
   EXPECT_EQ(stream_kind_info(StreamKind::dp_reduce).trace_category, "dp_comm");
   EXPECT_EQ(stream_kind_info(StreamKind::dp_replica).trace_category, "dp_comm");
   EXPECT_EQ(stream_kind_info(StreamKind::pp_send_prev).trace_category, "pp_send");

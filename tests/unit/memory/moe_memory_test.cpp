@@ -69,6 +69,17 @@ TEST(MoeMemory, MoeLayerActivationsByHand) {
   EXPECT_EQ(layer_activation_bytes(job.model, job.strategy, 0), 1577984);
 }
 
+// The same layer with ep 2 and etp 2: a rank holds 8 / 2 = 4 experts on half of each FFN (256)
+// and computes its expert tensor group's 2·256 = 512 routed copies, each keeping FC1's input
+// 2·256, the SwiGLU input 2·512, FC2's input 2·256 and the output 2·256, 2560 bytes:
+// 512·2560 = 1310720 in place of 1048576. Total 1577984 − 1048576 + 1310720 = 1840128.
+TEST(MoeMemory, ExpertTensorParallelismKeepsTheGroupsRowsOnASliceOfTheFfn) {
+  auto job = moe_job();
+  job.strategy.expert_parallel = 2;
+  job.strategy.expert_tensor_parallel = 2;
+  EXPECT_EQ(layer_activation_bytes(job.model, job.strategy, 0), 1840128);
+}
+
 }  // namespace distsim::memory
 
 namespace distsim::memory {

@@ -55,6 +55,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "recompute",
                                           "distributed_optimizer",
                                           "ep",
+                                          "etp",
                                           "overlap_moe_expert_parallel_comm",
                                           "moe_shared_expert_overlap"};
   EXPECT_EQ(keys, expected);
@@ -109,6 +110,21 @@ TEST(ExpertParallelSizes, DivideTheExpertsAndTheStage) {
   EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{1, 2, 4, 8}));
   job.model = catalog::find_model("gpt2-345m");
   EXPECT_EQ(ep.search_values(job), (std::vector<options::Value>{}));
+}
+
+// Qwen3-30B-A3B's experts have an FFN of 768 = 2^8 x 3. On a stage of tp 2 x dp 12 = 24 ranks
+// with ep 4, the expert tensor sizes divide 24 / 4 = 6 and 768: 1, 2, 3, 6. The allgather
+// dispatcher is simulated with etp 1 only.
+TEST(ExpertTensorParallelSizes, DivideTheFfnAndTheStageLeftByEp) {
+  const options::JobOption& etp = options::option("etp");
+  strategy::JobSpec job;
+  job.model = catalog::find_model("qwen3-30b-a3b");
+  job.strategy.tensor_parallel = 2;
+  job.strategy.data_parallel = 12;
+  job.strategy.expert_parallel = 4;
+  EXPECT_EQ(etp.search_values(job), (std::vector<options::Value>{1, 2, 3, 6}));
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::allgather;
+  EXPECT_EQ(etp.search_values(job), (std::vector<options::Value>{1}));
 }
 
 // Combined 1F1B is tried where Megatron-Core runs it (transformer_config.py): expert parallelism
@@ -181,6 +197,7 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
   EXPECT_EQ(keys(dense), expected);
   SearchSpace moe = bert_on_16_a10();
   moe.base.model = catalog::find_model("qwen3-30b-a3b");
+  expected.emplace_back("etp");
   expected.emplace_back("overlap_moe_expert_parallel_comm");
   expected.emplace_back("moe_shared_expert_overlap");
   EXPECT_EQ(keys(moe), expected);
