@@ -516,24 +516,20 @@ std::vector<JobOption> expert_options() {
       &Strategy::overlap_moe_expert_parallel_comm,
       "Megatron-Core's combined 1F1B: each steady-state forward runs overlapped with another micro-batch's backward, "
       "hiding one's expert-parallel all-to-all behind the other's computation (no pipelining, or interleaved)");
-  // A search tries combined 1F1B where Megatron-Core runs it: an all-to-all to hide, no full
-  // recomputation, and a schedule that pairs forwards with backwards that way.
+  // A search tries combined 1F1B where Megatron-Core runs it: the job breaks none of its rules
+  // and the schedule pairs forwards with backwards that way.
   overlap.search_values = both_when([](const JobSpec& job) {
     const Strategy& s = job.strategy;
     const auto& schedule = schedule::find_schedule(s.schedule);
-    return s.expert_parallel > 1 && s.moe_dispatcher == strategy::MoeDispatcher::alltoall &&
-           s.recompute != strategy::Recompute::full &&
+    return strategy::combined_1f1b_problems(job).empty() &&
            schedule.runs_combined_1f1b(s.pipeline_parallel, schedule.chunks_per_stage(s.virtual_stages));
   });
   JobOption shared_overlap = strategy_boolean(
       "moe_shared_expert_overlap", "--moe-shared-expert-overlap", &Strategy::moe_shared_expert_overlap,
       "Megatron-Core's shared-expert overlap: the shared experts' first linear runs while the tokens are dispatched "
       "and their second while the outputs are combined (alltoall dispatcher; not with combined 1F1B)");
-  shared_overlap.search_values = both_when([](const JobSpec& job) {
-    const Strategy& s = job.strategy;
-    return job.model.moe.shared_experts > 0 && s.moe_dispatcher == strategy::MoeDispatcher::alltoall &&
-           !s.overlap_moe_expert_parallel_comm;
-  });
+  shared_overlap.search_values =
+      both_when([](const JobSpec& job) { return strategy::shared_expert_overlap_problems(job).empty(); });
   ep.search_values = free_expert_parallel_sizes;
   std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap};
   for (auto& option : options) {

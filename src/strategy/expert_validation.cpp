@@ -48,12 +48,10 @@ void check_dense_model_settings(const JobSpec& job, const SettingNames& names, P
   }
 }
 
-//! Megatron-Core's rules for moe_shared_expert_overlap (transformer_config.py).
+}  // namespace
+
 void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
-  if (!s.moe_shared_expert_overlap) {
-    return;
-  }
   const std::string option = name_of(names, "moe_shared_expert_overlap") + ": ";
   if (job.model.moe.shared_experts == 0) {
     problems.push_back(option + "model " + quoted(job.model.name) +
@@ -72,13 +70,8 @@ void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, 
   }
 }
 
-//! Megatron-Core's rules for combined 1F1B (transformer_config.py, overlap_moe_expert_parallel_comm);
-//! the schedule's own (no pipelining, or interleaved) are checked with the schedule.
 void check_combined_1f1b(const JobSpec& job, const SettingNames& names, Problems& problems) {
   const Strategy& s = job.strategy;
-  if (!s.overlap_moe_expert_parallel_comm) {
-    return;
-  }
   const std::string option = name_of(names, "overlap_moe_expert_parallel_comm") + ": ";
   if (s.expert_parallel == 1) {
     problems.push_back(option + "there is no expert-parallel all-to-all to overlap with " + name_of(names, "ep") +
@@ -101,8 +94,6 @@ void check_combined_1f1b(const JobSpec& job, const SettingNames& names, Problems
                        " multi-token prediction layers; Megatron-Core runs combined 1F1B with at most one");
   }
 }
-
-}  // namespace
 
 //! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
 //! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
@@ -150,8 +141,8 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
                        "a job file), as Megatron-Core requires");
   }
-  check_combined_1f1b(job, names, problems);
-  check_shared_expert_overlap(job, names, problems);
+  if (s.overlap_moe_expert_parallel_comm) check_combined_1f1b(job, names, problems);
+  if (s.moe_shared_expert_overlap) check_shared_expert_overlap(job, names, problems);
   if (!(s.moe_imbalance >= 1.0)) {
     std::ostringstream value;
     value << s.moe_imbalance;

@@ -21,6 +21,12 @@ void check_context_parallel(const JobSpec& job, const SettingNames& names, Probl
 //! The expert grid, the token dispatcher and the load imbalance; on a dense model, the expert
 //! settings that need experts.
 void check_experts(const JobSpec& job, const SettingNames& names, Problems& problems);
+//! Megatron-Core's rules for combined 1F1B (transformer_config.py, overlap_moe_expert_parallel_comm),
+//! whether or not the job asks for it; the schedule's own (no pipelining, or interleaved) are
+//! schedule::PipelineSchedule::runs_combined_1f1b.
+void check_combined_1f1b(const JobSpec& job, const SettingNames& names, Problems& problems);
+//! Megatron-Core's rules for moe_shared_expert_overlap, whether or not the job asks for it.
+void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, Problems& problems);
 //! The ZeRO stage against the distributed optimizer, the experts and the MTP modules, and the
 //! HSDP shard group.
 void check_sharding(const JobSpec& job, const SettingNames& names, Problems& problems);

@@ -38,6 +38,12 @@ void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const
 //! every parallel split of a job: what breaks them, one message each, or nothing.
 std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names = {});
 
+//! Megatron-Core's rules for combined 1F1B and for shared-expert overlap that `job` breaks, whether
+//! or not it asks for them: what breaks them, one message each, or nothing. A search tries each
+//! where nothing does.
+std::vector<std::string> combined_1f1b_problems(const JobSpec& job, const SettingNames& names = {});
+std::vector<std::string> shared_expert_overlap_problems(const JobSpec& job, const SettingNames& names = {});
+
 //! The parts of `model` that the events do not produce work for (multi-token prediction after an
 //! encoder): one sentence saying so, or nothing. A job whose model has any is refused rather than
 //! simulated as the model it is not.

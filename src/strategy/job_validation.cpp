@@ -365,6 +365,18 @@ std::vector<std::string> precision_problems(const JobSpec& job, const SettingNam
 
 void validate_precision(const JobSpec& job, const SettingNames& names) { throw_if_any(precision_problems(job, names)); }
 
+std::vector<std::string> combined_1f1b_problems(const JobSpec& job, const SettingNames& names) {
+  Problems problems;
+  detail::check_combined_1f1b(job, names, problems);
+  return problems;
+}
+
+std::vector<std::string> shared_expert_overlap_problems(const JobSpec& job, const SettingNames& names) {
+  Problems problems;
+  detail::check_shared_expert_overlap(job, names, problems);
+  return problems;
+}
+
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model) {
   // Megatron-Core builds MTP modules in GPTModel only, after a decoder-only stack.
   if (model.mtp_layers > 0 && model.architecture != model::Architecture::decoder) {
