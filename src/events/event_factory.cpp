@@ -131,6 +131,13 @@ Event EventFactory::elementwise(Operator op, std::int64_t rows, std::int64_t col
   return event;
 }
 
+Event EventFactory::moe_router(bool backward, std::int64_t rows, std::int64_t experts, std::int64_t top_k) const {
+  Event event =
+      compute_event(backward ? Operator::moe_router_bwd : Operator::moe_router, dtype_, {rows, experts, top_k});
+  event.bytes_moved = static_cast<double>(rows) * static_cast<double>(experts) * element_ * 3;
+  return event;
+}
+
 Event EventFactory::fp8_cast_transpose(std::int64_t rows, std::int64_t cols) const {
   Event event = elementwise(Operator::fp8_cast_transpose, rows, cols, 1, 0);
   event.bytes_moved += 2.0 * dtype_bytes(Dtype::fp8) * static_cast<double>(rows) * static_cast<double>(cols);

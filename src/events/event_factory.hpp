@@ -53,6 +53,10 @@ class EventFactory {
   //! `writes` tensors of that size (plus `extra_bytes`, e.g. a 1-byte dropout mask).
   Event elementwise(Operator op, std::int64_t rows, std::int64_t cols, int reads, int writes,
                     double extra_bytes = 0) const;
+  //! The MoE router's scoring and top-k over `experts` logits of `rows` tokens (op moe_router) or
+  //! its backward (moe_router_bwd). Forward reads the logits and writes the probabilities and the
+  //! routing map, each rows·experts; backward reads two such tensors and writes the logits' gradient.
+  Event moe_router(bool backward, std::int64_t rows, std::int64_t experts, std::int64_t top_k) const;
   //! TransformerEngine's fp8_cast_transpose of a [rows × cols] tensor in the factory's dtype: one
   //! read, then its fp8 copy and the fp8 copy's transpose written (Hopper's fp8 GEMMs take only
   //! the TN layout, so the backward GEMMs need the transposed operand): rows·cols·(element + 1 + 1)

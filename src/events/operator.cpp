@@ -58,6 +58,12 @@ std::vector<KeyField> latent_attention_fields() {
           dtype("type of Q, K, V and the output")};
 }
 
+//! The router's scoring and top-k over `cols` experts: the profiler needs top_k to run it.
+std::vector<KeyField> router_fields() {
+  return {dim("rows", "tokens this rank routes"), dim("cols", "routed experts of the model"),
+          dim("top_k", "experts each token is sent to"), dtype("type of the logits")};
+}
+
 std::vector<KeyField> rows_cols_fields() {
   return {dim("rows", "rows of the tensor: tokens, or attention score rows (b x heads x sq)"),
           dim("cols", "elements of each row"), dtype("type of the tensor")};
@@ -138,10 +144,12 @@ std::vector<OperatorSpec> build_table() {
       compute(O::grouped_gemm, "grouped_gemm", C::gemm, grouped_gemm_fields(),
               "groups products C[m x n] = A[m x k] . B[k x n], one per local expert, in one grouped GEMM "
               "(TransformerEngine GroupedLinear): 2 groups mnk FLOPs"),
-      memory_bound(O::moe_router, "moe_router",
-                   "MoE router after its gating GEMM: softmax or sigmoid scores over cols expert logits of rows "
-                   "tokens, top-k selection and the routing map"),
-      memory_bound(O::moe_router_bwd, "moe_router_bwd", "MoE router scoring backward: the logits' gradient"),
+      compute(O::moe_router, "moe_router", C::memory_bound, router_fields(),
+              "MoE router after its gating GEMM: softmax or sigmoid scores over cols expert logits of rows "
+              "tokens, top-k selection and the routing map"),
+      compute(O::moe_router_bwd, "moe_router_bwd", C::memory_bound, router_fields(),
+              "MoE router scoring backward: the logits' gradient from the gradient of the top_k chosen "
+              "probabilities"),
       memory_bound(O::moe_permute, "moe_permute",
                    "MoE token permutation: rows routed token copies (tokens x top-k) of cols elements gathered "
                    "into expert order before dispatch"),

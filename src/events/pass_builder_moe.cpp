@@ -130,7 +130,7 @@ void PassBuilder::moe_forward(Sink sink, int layer) {
   const bool overlap_shared = strategy_.moe_shared_expert_overlap;
   add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
   add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
-  add(sink, factory_.elementwise(Operator::moe_router, t, experts, 1, 2), layer, "router top-k");
+  add(sink, factory_.moe_router(false, t, experts, model_.moe.top_k), layer, "router top-k");
   add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
   const int dispatched = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep dispatch", true));
   if (overlap_shared) shared_fc1_forward(sink, layer);
@@ -169,7 +169,7 @@ void PassBuilder::moe_backward(int layer) {
       expert_exchange(sink, layer, "ep dispatch", false, expert_tensor_exchange(sink, layer, false, -1));
   if (overlap_shared) shared_reduction = shared_fc1_backward(layer);
   add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
-  add(sink, factory_.elementwise(Operator::moe_router_bwd, t, experts, 2, 1), layer, "router top-k");
+  add(sink, factory_.moe_router(true, t, experts, model_.moe.top_k), layer, "router top-k");
   add(sink, factory_.gemm(t, hidden(), experts), layer, "router");
   const int index = add(sink, factory_.gemm(hidden(), experts, t), layer, "router");
   backward[static_cast<size_t>(index)].weight_gradient = true;

@@ -84,13 +84,7 @@ class ParseKeyTest(unittest.TestCase):
 
 
 # The communication operators comm.build_operation runs (tools/profiler/distsim_profiler/comm.py).
-COMMUNICATION_OPERATIONS = {"all_reduce", "all_gather", "reduce_scatter", "send_recv", "ring_exchange"}
-# Operators of distsim's table that the profiler does not measure, each with the reason.
-NOT_MEASURABLE = {name: "mixture-of-experts operators: no PyTorch builder yet (docs/moe_models.md)"
-                  for name in ("grouped_gemm", "moe_router", "moe_router_bwd", "moe_permute", "moe_permute_bwd",
-                               "moe_unpermute", "moe_unpermute_bwd", "all_to_all")}
-NOT_MEASURABLE.update({name: "latent attention's core: no PyTorch builder yet (docs/moe_models.md)"
-                       for name in ("mla_attention_fwd", "mla_attention_bwd")})
+COMMUNICATION_OPERATIONS = {"all_reduce", "all_gather", "reduce_scatter", "send_recv", "ring_exchange", "all_to_all"}
 
 
 class OperatorTableTest(unittest.TestCase):
@@ -198,9 +192,8 @@ class OperatorTableTest(unittest.TestCase):
         table = keys.operator_table()
         compute = {name for name in table.names() if not table.is_communication(name)}
         communication = {name for name in table.names() if table.is_communication(name)}
-        self.assertLessEqual(set(NOT_MEASURABLE), compute | communication)
-        self.assertEqual(set(ops.BUILDERS), compute - set(NOT_MEASURABLE))
-        self.assertEqual(COMMUNICATION_OPERATIONS, communication - set(NOT_MEASURABLE))
+        self.assertEqual(set(ops.BUILDERS), compute)
+        self.assertEqual(COMMUNICATION_OPERATIONS, communication)
 
 
 class WorkListTest(unittest.TestCase):

@@ -90,6 +90,20 @@ TEST(MoeEvents, DispatchBytesAndGroupedGemmShapes) {
             "grouped_gemm groups=2 m=128 n=256 k=512 bf16");
 }
 
+// The router's key carries top-k (2), which its profiled kernel needs: rows T = 128, cols 8
+// experts. Forward reads the logits and writes probabilities and routing map, backward reads two
+// such tensors and writes one: 3 · 128 · 8 · 2 bytes = 6144 either way.
+TEST(MoeEvents, RouterKeyCarriesTopK) {
+  const Built built = build(moe_job());
+  const auto& forward = built.chunk().forward;
+  const auto& router = built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "router top-k"))].event);
+  EXPECT_EQ(router.key(), "moe_router rows=128 cols=8 top_k=2 bf16");
+  EXPECT_DOUBLE_EQ(router.bytes_moved, 6144.0);
+  const auto& backward = built.chunk().backward;
+  EXPECT_EQ(built.table.at(backward[static_cast<size_t>(index_of(backward, 0, "router top-k"))].event).key(),
+            "moe_router_bwd rows=128 cols=8 top_k=2 bf16");
+}
+
 // Expert tensor parallelism 2 with ep 2 on the 8 ranks: ranks are numbered etp + 2·(ep + 2·edp),
 // so rank 0's expert tensor group is {0, 1} and its EP group {0, 2}, both on host 0. After the
 // dispatch (T·k·h·2 = 131072 bytes, as with etp 1) the group gathers its dispatched rows:

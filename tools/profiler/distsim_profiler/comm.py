@@ -46,6 +46,8 @@ def build_operation(spec, members, rank, group, device):
     if spec.op == "all_reduce":
         buffer = torch.ones(element_count(spec.bytes), dtype=dtype, device=device)
         return lambda: dist.all_reduce(buffer, group=group)
+    if spec.op == "all_to_all":
+        return _all_to_all(len(members), group, dtype, element_count(spec.bytes), device)
     # all-gather and reduce-scatter: `bytes` is the whole gathered buffer (docs/cost_models.md §4).
     shard = element_count(spec.bytes) // len(members)
     pieces = [torch.zeros(shard, dtype=dtype, device=device) for _ in members]
@@ -70,6 +72,16 @@ def _ring_exchange(members, rank, dtype, count, device):
             request.wait()
 
     return exchange
+
+
+def _all_to_all(size, group, dtype, count, device):
+    """The MoE dispatch and combine: every member sends count / size elements to each member,
+    itself included, in one all_to_all_single (Megatron-Core's alltoall token dispatcher). A count
+    that does not divide drops the remainder, under one element per member."""
+    per_member = count // size
+    outgoing = torch.ones(per_member * size, dtype=dtype, device=device)
+    incoming = torch.zeros(per_member * size, dtype=dtype, device=device)
+    return lambda: dist.all_to_all_single(incoming, outgoing, group=group)
 
 
 def sample_communication(operation, group, timer, warmup, repeats):

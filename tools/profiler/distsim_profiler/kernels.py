@@ -96,6 +96,17 @@ def fused_attention(q, k, v, causal):
         return F.scaled_dot_product_attention(q, _expand_kv(k, heads), _expand_kv(v, heads), is_causal=causal)
 
 
+def fused_latent_attention(q, k, v, causal):
+    """Latent attention's fused core, whose value heads are narrower than its query/key heads
+    (TransformerEngine runs it with cuDNN's fused attention): SDPA limited to its fused backends,
+    of which those that take such heads run it; never the materializing math backend."""
+    fused = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]
+    if hasattr(SDPBackend, "CUDNN_ATTENTION"):
+        fused.insert(0, SDPBackend.CUDNN_ATTENTION)
+    with sdpa_kernel(fused):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
 def attention(q, k, v, causal):
     """The training step's attention core: fused on a GPU, the recomputing CoreAttention elsewhere."""
     if has_fused_attention(q.device):
@@ -205,6 +216,38 @@ def embedding(ids, table):
 def cross_entropy_loss(logits, targets):
     """Cross-entropy accumulated in fp32, as Megatron's (vocab-parallel) loss does."""
     return F.cross_entropy(logits.float(), targets)
+
+
+def moe_router(logits, top_k):
+    """Megatron-Core's router after the gating GEMM (moe_utils.py topk_softmax_with_capacity,
+    dropless, softmax scoring): fp32 softmax over the experts, the top_k of each token, and the
+    dense [tokens, experts] probabilities and boolean routing map the dispatcher reads. Sigmoid
+    scoring (DeepSeek-V3) reads and writes the same tensors."""
+    scores = torch.softmax(logits, dim=-1, dtype=torch.float32)
+    probs, chosen = torch.topk(scores, top_k, dim=-1)
+    routing_probs = torch.zeros_like(logits).scatter(1, chosen, probs.type_as(logits))
+    routing_map = torch.zeros_like(logits, dtype=torch.int32).scatter(1, chosen, 1).bool()
+    return routing_probs, routing_map
+
+
+def moe_permute(tokens, order):
+    """The dispatcher's permutation (moe_utils.py permute): token copies gathered into expert
+    order with index_select; its backward adds them back by index."""
+    return tokens.index_select(0, order)
+
+
+def moe_unpermute(expert_outputs, probs, order):
+    """The combine's unpermutation (moe_utils.py unpermute): expert outputs weighted by their
+    router probabilities and added back into token order with scatter_add."""
+    weighted = expert_outputs * probs.unsqueeze(-1)
+    positions = order.unsqueeze(1).expand(-1, expert_outputs.shape[1])
+    return torch.zeros_like(weighted).scatter_add(0, positions, weighted)
+
+
+def grouped_gemm(inputs, weights):
+    """The experts' GEMMs, one product per local expert with the same token count each
+    ([groups, m, k] · [groups, k, n]), as one strided batched GEMM."""
+    return torch.bmm(inputs, weights)
 
 
 def new_adam(parameters, lr=1e-4):

@@ -96,21 +96,73 @@ def _attention_inputs(dims, dtype, context):
     return q, k, v, bool(dims["causal"])
 
 
-def build_attention_forward(dims, dtype, context):
-    q, k, v, causal = _attention_inputs(dims, dtype, context)
-    if kernels.has_fused_attention(context.device):
-        return lambda: kernels.fused_attention(q, k, v, causal)
-    return lambda: kernels.attention_forward(q, k, v, causal)
+def _latent_attention_inputs(dims, dtype, context):
+    """Latent attention after its up-projections: every head has its own key, and value heads
+    (dv) are narrower than query/key heads (dqk)."""
+    q = _random((dims["b"], dims["heads"], dims["sq"], dims["dqk"]), dtype, context)
+    k = _random((dims["b"], dims["heads"], dims["skv"], dims["dqk"]), dtype, context)
+    v = _random((dims["b"], dims["heads"], dims["skv"], dims["dv"]), dtype, context)
+    return q, k, v, bool(dims["causal"])
 
 
-def build_attention_backward(dims, dtype, context):
-    q, k, v, causal = _attention_inputs(dims, dtype, context)
-    if kernels.has_fused_attention(context.device):
-        inputs = [t.requires_grad_() for t in (q, k, v)]
-        return _backward_of(kernels.fused_attention(q, k, v, causal), inputs)
-    out = kernels.attention_forward(q, k, v, causal)
-    grad_out = torch.randn_like(out)
-    return lambda: kernels.attention_backward(q, k, v, out, grad_out, causal)
+def _attention_pair(make_inputs, fused):
+    """Builders for an attention core's forward and backward: the fused kernel `fused` on a GPU
+    with torch's fused attention, autograd's backward through it; elsewhere the materialized
+    forward and FlashAttention's backward written out (kernels.attention_forward/_backward)."""
+
+    def forward(dims, dtype, context):
+        q, k, v, causal = make_inputs(dims, dtype, context)
+        if kernels.has_fused_attention(context.device):
+            return lambda: fused(q, k, v, causal)
+        return lambda: kernels.attention_forward(q, k, v, causal)
+
+    def backward(dims, dtype, context):
+        q, k, v, causal = make_inputs(dims, dtype, context)
+        if kernels.has_fused_attention(context.device):
+            inputs = [t.requires_grad_() for t in (q, k, v)]
+            return _backward_of(fused(q, k, v, causal), inputs)
+        out = kernels.attention_forward(q, k, v, causal)
+        grad_out = torch.randn_like(out)
+        return lambda: kernels.attention_backward(q, k, v, out, grad_out, causal)
+
+    return forward, backward
+
+
+def build_grouped_gemm(dims, dtype, context):
+    a = _random((dims["groups"], dims["m"], dims["k"]), dtype, context)
+    b = _random((dims["groups"], dims["k"], dims["n"]), dtype, context)
+    return lambda: kernels.grouped_gemm(a, b)
+
+
+def _router_logits(dims, dtype, context):
+    return _random((dims["rows"], dims["cols"]), dtype, context, grad=True)
+
+
+def build_moe_router(dims, dtype, context):
+    logits = _router_logits(dims, dtype, context)
+    return lambda: kernels.moe_router(logits, dims["top_k"])
+
+
+def build_moe_router_backward(dims, dtype, context):
+    """The logits' gradient from the chosen probabilities' gradient (the routing map has none)."""
+    logits = _router_logits(dims, dtype, context)
+    return _backward_of(kernels.moe_router(logits, dims["top_k"])[0], [logits])
+
+
+def _order(dims, context):
+    """Where each of the rows goes: a fixed random permutation of the rows."""
+    generator = torch.Generator().manual_seed(dims["rows"])
+    return torch.randperm(dims["rows"], generator=generator).to(context.device)
+
+
+def _permute_inputs(dims, dtype, context):
+    return _random((dims["rows"], dims["cols"]), dtype, context, grad=True), _order(dims, context)
+
+
+def _unpermute_inputs(dims, dtype, context):
+    expert_outputs = _random((dims["rows"], dims["cols"]), dtype, context, grad=True)
+    probs = torch.rand(dims["rows"], dtype=dtype, device=context.device).requires_grad_()
+    return expert_outputs, probs, _order(dims, context)
 
 
 def _norm_inputs(dims, dtype, context, with_bias):
@@ -207,10 +259,15 @@ def build_adam_step(dims, dtype, context):
 BUILDERS = {
     "gemm": build_gemm,
     "batched_gemm": build_batched_gemm,
-    "flash_attention_fwd": build_attention_forward,
-    "flash_attention_bwd": build_attention_backward,
+    "grouped_gemm": build_grouped_gemm,
+    "moe_router": build_moe_router,
+    "moe_router_bwd": build_moe_router_backward,
     "adam_step": build_adam_step,
 }
+BUILDERS["flash_attention_fwd"], BUILDERS["flash_attention_bwd"] = _attention_pair(
+    _attention_inputs, kernels.fused_attention)
+BUILDERS["mla_attention_fwd"], BUILDERS["mla_attention_bwd"] = _attention_pair(
+    _latent_attention_inputs, kernels.fused_latent_attention)
 for _name, _inputs, _function in [
         ("layernorm", lambda d, t, c: _norm_inputs(d, t, c, True), kernels.layer_norm),
         ("rmsnorm", lambda d, t, c: _norm_inputs(d, t, c, False), kernels.rms_norm),
@@ -224,7 +281,9 @@ for _name, _inputs, _function in [
         ("embedding", _embedding_inputs, _embedding),
         ("cross_entropy", _cross_entropy_inputs, kernels.cross_entropy_loss),
         ("scale_mask_softmax", _rows_cols, kernels.scale_mask_softmax),
-        ("attention_dropout", _rows_cols, kernels.attention_dropout)]:
+        ("attention_dropout", _rows_cols, kernels.attention_dropout),
+        ("moe_permute", _permute_inputs, kernels.moe_permute),
+        ("moe_unpermute", _unpermute_inputs, kernels.moe_unpermute)]:
     BUILDERS[_name], BUILDERS[_name + "_bwd"] = _forward_backward_pair(_inputs, _function)
 BUILDERS["fp8_cast_transpose"] = build_fp8_cast_transpose
 # TransformerEngine's norm writing an fp8 output (and its transpose) moves the bytes of a bf16
@@ -246,7 +305,14 @@ STAND_IN_NOTES = {
     "layernorm_fp8": "measured as the bf16 layernorm, which moves the same bytes",
     "rmsnorm_fp8": "measured as the bf16 rmsnorm, which moves the same bytes",
     "fp8_cast_transpose": None if FP8 is not None else "no torch fp8 type here; cast to int8, the same bytes",
+    "grouped_gemm": "measured as one strided batched GEMM (torch.bmm) of the equal-sized groups",
+    "moe_permute": "measured as a gather of the rows in a random order: the bytes of the permutation, "
+                   "without a token's top-k copies reading the same row",
+    "moe_unpermute": "measured as a weighted scatter-add of the rows in a random order, without the "
+                     "top-k copies of a token adding into one row",
 }
+STAND_IN_NOTES["moe_permute_bwd"] = STAND_IN_NOTES["moe_permute"]
+STAND_IN_NOTES["moe_unpermute_bwd"] = STAND_IN_NOTES["moe_unpermute"]
 
 
 def check_operator(op):
