@@ -1,4 +1,4 @@
-// Simulation speed for jobs from one node to 16,384 GPUs. Run:
+// Simulation speed for jobs from one node to 16,384 GPUs, dense and mixture-of-experts. Run:
 //   build/bench/simulate_bench --benchmark_counters_tabular=true
 // Each benchmark reports the simulated devices and engine tasks, and the process's peak
 // resident memory so far (max_rss_MiB), which shows that symmetric mode never holds per-rank
@@ -69,6 +69,19 @@ void BM_Llama405bOn16384H100(benchmark::State& state) {
   run(state, make_job("llama-3.1-405b", "dgx-h100", 2048, 8, 16, 128, 1, 2048), false);
 }
 
+// DeepSeek-V3's own layout (technical report, arXiv 2412.19437, §3.2 and §3.4.3): PP 16, EP 64,
+// ZeRO-1 data parallelism, global batch 15,360 sequences at the end of the batch-size ramp.
+JobSpec deepseek_v3_job(int nodes) {
+  const int gpus = nodes * 8;
+  JobSpec job = make_job("deepseek-v3", "dgx-h100", nodes, 1, 16, gpus / 16, 1, 15360);
+  job.strategy.expert_parallel = 64;
+  job.strategy.distributed_optimizer = true;
+  return job;
+}
+
+void BM_DeepSeekV3On2048H100(benchmark::State& state) { run(state, deepseek_v3_job(256), false); }
+void BM_DeepSeekV3On8192H100(benchmark::State& state) { run(state, deepseek_v3_job(1024), false); }
+
 }  // namespace
 
 BENCHMARK(BM_Gpt2DefaultJob)->Unit(benchmark::kMillisecond);
@@ -76,3 +89,5 @@ BENCHMARK(BM_Gpt2DefaultJobAllRanks)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertExLarge16xA10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Llama405bOn16384H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeepSeekV3On2048H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeepSeekV3On8192H100)->Unit(benchmark::kMillisecond);

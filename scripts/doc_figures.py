@@ -337,6 +337,8 @@ FIGURES = {
            "bert": "BM_BertExLarge16xA10",
            "gpt3": "BM_Gpt3On1024A100",
            "llama405b": "BM_Llama405bOn16384H100",
+           "deepseek2048": "BM_DeepSeekV3On2048H100",
+           "deepseek8192": "BM_DeepSeekV3On8192H100",
        }.items()
        for counter in ("gpus", "devices", "tasks")},
 }

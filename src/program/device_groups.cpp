@@ -14,6 +14,10 @@ namespace {
 //! The rank that stands for its stage in symmetric mode: every coordinate but the stage is 0.
 RankCoord stage_leader(const RankCoord& coord) { return RankCoord{{ParallelDim::pp, coord[ParallelDim::pp]}}; }
 
+RankCoord expert_group_leader(const strategy::RankLayout& layout, const RankCoord& coord, strategy::ExpertDim dim) {
+  return layout.coord_of(layout.expert_group_members(coord, dim).front());
+}
+
 }  // namespace
 
 DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard)
@@ -22,6 +26,8 @@ DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, i
     const RankCoord coord = layout_.coord_of(rank);
     if (all_ranks_ || coord == stage_leader(coord)) {
       coords_.push_back(coord);
+      ep_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::ep));
+      etp_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::etp));
     }
   }
 }
@@ -102,17 +108,16 @@ std::vector<std::vector<int>> DeviceGroups::expert_data_groups() const {
   return groups;
 }
 
-RankCoord DeviceGroups::step_group_leader(const RankCoord& coord, StreamKind stream) const {
+RankCoord DeviceGroups::step_group_leader(int device, StreamKind stream) const {
+  const RankCoord& coord = coords_[static_cast<size_t>(device)];
   const int dp = coord[ParallelDim::dp];
   switch (stream) {
     case StreamKind::cp_comm: return coord.with(ParallelDim::cp, 0);
     case StreamKind::dp_comm:
     case StreamKind::dp_reduce: return coord.with(ParallelDim::cp, 0).with(ParallelDim::dp, dp - dp % dp_per_shard_);
     case StreamKind::dp_replica: return coord.with(ParallelDim::dp, dp % dp_per_shard_);
-    case StreamKind::ep_comm:
-      return layout_.coord_of(layout_.expert_group_members(coord, strategy::ExpertDim::ep).front());
-    case StreamKind::etp_comm:
-      return layout_.coord_of(layout_.expert_group_members(coord, strategy::ExpertDim::etp).front());
+    case StreamKind::ep_comm: return ep_leaders_[static_cast<size_t>(device)];
+    case StreamKind::etp_comm: return etp_leaders_[static_cast<size_t>(device)];
     default: return coord.with(ParallelDim::tp, 0);
   }
 }
@@ -123,7 +128,7 @@ std::vector<std::vector<size_t>> DeviceGroups::step_groups(const std::vector<int
   std::vector<RankCoord> leaders;
   std::vector<std::vector<size_t>> groups;
   for (size_t m = 0; m < members.size(); ++m) {
-    const RankCoord leader = step_group_leader(coord(members[m]), stream);
+    const RankCoord leader = step_group_leader(members[m], stream);
     const auto found = std::find(leaders.begin(), leaders.end(), leader);
     if (found == leaders.end()) {
       leaders.push_back(leader);

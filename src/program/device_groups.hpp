@@ -61,13 +61,17 @@ class DeviceGroups {
  private:
   //! The simulated members of `coord`'s expert group along `dim`, in rank order.
   std::vector<int> expert_group_of(const strategy::RankCoord& coord, strategy::ExpertDim dim) const;
-  //! The coordinate that names the group a step on `stream` joins (its members share it).
-  strategy::RankCoord step_group_leader(const strategy::RankCoord& coord, events::StreamKind stream) const;
+  //! The coordinate that names the group a step of `device` on `stream` joins (its members share it).
+  strategy::RankCoord step_group_leader(int device, events::StreamKind stream) const;
 
   const strategy::RankLayout& layout_;
   bool all_ranks_;
   int dp_per_shard_;
   std::vector<strategy::RankCoord> coords_;  //!< per device
+  //! Per device, the first rank of its expert-parallel and its expert tensor-parallel group, found
+  //! once: finding them walks the stage's ranks, and every EP and ETP step asks.
+  std::vector<strategy::RankCoord> ep_leaders_;
+  std::vector<strategy::RankCoord> etp_leaders_;
 };
 
 }  // namespace distsim::program

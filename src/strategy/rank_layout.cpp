@@ -1,6 +1,7 @@
 #include "strategy/rank_layout.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -136,27 +137,66 @@ GroupPlacement RankLayout::placement(const std::vector<int>& ranks) const {
   return result;
 }
 
+namespace {
+
+//! The expert grid of one stage: its ranks in rank order, read as positions etp + ETP·(ep + EP·edp)
+//! (Megatron-Core's expert rank order, ETP fastest).
+struct ExpertGrid {
+  std::vector<int> stage;    //!< the stage's ranks, in rank order
+  std::array<int, 3> sizes;  //!< ETP, EP and expert-DP, indexed by ExpertDim
+
+  //! The grid indices of the rank at `position`.
+  std::array<int, 3> index_of(int position) const {
+    return {position % sizes[0], position / sizes[0] % sizes[1], position / (sizes[0] * sizes[1])};
+  }
+  //! The ranks whose indices equal `index` except along `axis`, in rank order.
+  std::vector<int> members(std::array<int, 3> index, std::size_t axis) const {
+    std::vector<int> ranks;
+    for (int i = 0; i < sizes[axis]; ++i) {
+      index[axis] = i;
+      ranks.push_back(stage[static_cast<std::size_t>(index[0] + sizes[0] * (index[1] + sizes[1] * index[2]))]);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+  }
+};
+
+}  // namespace
+
 std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, ExpertDim dim) const {
   const int rank = rank_of(coord);
-  const std::vector<int> stage = group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp});
   const int etp = std::max(folding_.expert_tensor_parallel, 1);
   const int ep = std::max(folding_.expert_parallel, 1);
-  const auto ranks = static_cast<int>(stage.size());
+  ExpertGrid grid{group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp}), {etp, ep, 1}};
+  const auto ranks = static_cast<int>(grid.stage.size());
   if (ranks % (etp * ep) != 0) {
     return {rank};
   }
-  const int position = static_cast<int>(std::find(stage.begin(), stage.end(), rank) - stage.begin());
-  int index[3] = {position % etp, position / etp % ep, position / (etp * ep)};
-  const int sizes[3] = {etp, ep, ranks / (etp * ep)};
-  const auto axis = static_cast<std::size_t>(dim);
-  std::vector<int> members;
-  for (int i = 0; i < sizes[axis]; ++i) {
-    index[axis] = i;
-    const int member = index[0] + etp * (index[1] + ep * index[2]);
-    members.push_back(stage[static_cast<std::size_t>(member)]);
+  grid.sizes[2] = ranks / (etp * ep);
+  const int position = static_cast<int>(std::find(grid.stage.begin(), grid.stage.end(), rank) - grid.stage.begin());
+  return grid.members(grid.index_of(position), static_cast<std::size_t>(dim));
+}
+
+bool RankLayout::expert_groups_alike(int stage) const {
+  const int etp = std::max(folding_.expert_tensor_parallel, 1);
+  const int ep = std::max(folding_.expert_parallel, 1);
+  const RankCoord reference{{ParallelDim::pp, stage}};
+  ExpertGrid grid{group_members(reference, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp}), {etp, ep, 1}};
+  const auto ranks = static_cast<int>(grid.stage.size());
+  if (ranks % (etp * ep) != 0) {
+    return true;  // no expert grid: every expert group is its rank alone
   }
-  std::sort(members.begin(), members.end());
-  return members;
+  grid.sizes[2] = ranks / (etp * ep);
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const GroupPlacement first = placement(grid.members({0, 0, 0}, axis));
+    for (int position = 0; position < ranks; ++position) {
+      const auto index = grid.index_of(position);
+      if (index[axis] == 0 && placement(grid.members(index, axis)) != first) {
+        return false;
+      }
+    }
+  }
+  return true;
 }
 
 GroupPlacement RankLayout::stage_link(const RankCoord& coord, int to_stage) const {
@@ -208,6 +248,11 @@ bool RankLayout::is_uniform() const {
     return memo.get(kind, first, [&] { return compute(coord_of(first)); }) ==
            memo.get(kind, reference_first, [&] { return compute(coord_of(reference_first)); });
   };
+  for (int stage = 0; stage < stages; ++stage) {
+    if (folds_experts && !expert_groups_alike(stage)) {
+      return false;
+    }
+  }
   for (int rank = 0; rank < world_size_; ++rank) {
     const RankCoord coord = coord_of(rank);
     const int stage = coord[ParallelDim::pp];
@@ -226,11 +271,6 @@ bool RankLayout::is_uniform() const {
     if (coord[ParallelDim::cp] == 0 && coord[ParallelDim::dp] == 0 &&
         !alike(GroupKind::gradient, rank, reference_rank, [&](const RankCoord& c) { return gradient_group(c); })) {
       return false;
-    }
-    for (const ExpertDim dim : {ExpertDim::etp, ExpertDim::ep, ExpertDim::edp}) {
-      if (folds_experts && expert_group(coord, dim) != expert_group(reference, dim)) {
-        return false;
-      }
     }
     if (stage + 1 < stages &&
         !alike(GroupKind::pipeline_link, rank, reference_rank, [&](const RankCoord& c) { return pipeline_link(c); })) {

@@ -150,6 +150,10 @@ class RankLayout {
   bool is_uniform() const;
 
  private:
+  //! True when, along each expert axis, every expert group of `stage` is placed as the group of
+  //! the stage's first rank: one pass over the stage's ranks per axis.
+  bool expert_groups_alike(int stage) const;
+
   std::vector<DimSize> dims_;
   std::array<int, kParallelDimCount> size_{};
   std::array<int, kParallelDimCount> stride_{};

@@ -102,6 +102,11 @@ bool uniform_by_every_rank(const RankLayout& layout) {
     if (stage + 1 < layout.size(ParallelDim::pp) && layout.pipeline_link(coord) != layout.pipeline_link(reference)) {
       return false;
     }
+    for (const ExpertDim dim : {ExpertDim::etp, ExpertDim::ep, ExpertDim::edp}) {
+      if (layout.expert_group(coord, dim) != layout.expert_group(reference, dim)) {
+        return false;
+      }
+    }
   }
   return true;
 }
@@ -129,6 +134,33 @@ TEST(RankLayout, UniformityAgreesWithComparingEveryRanksGroups) {
     }
   }
   // Both answers occur, so the comparison means something either way.
+  EXPECT_GT(uniform, 0);
+  EXPECT_LT(uniform, checked);
+}
+
+// The same with MoE parallel folding: is_uniform checks each stage's expert groups in one pass
+// over the stage, the ground truth each rank's groups against its stage's reference.
+TEST(RankLayout, UniformityWithExpertsAgreesWithComparingEveryRanksGroups) {
+  int uniform = 0;
+  int checked = 0;
+  for (const int tp : {1, 2}) {
+    for (const int pp : {1, 3}) {
+      for (const int dp : {2, 3, 4, 6}) {
+        for (const auto& folding : std::vector<ExpertFolding>{{2, 1}, {4, 1}, {3, 1}, {2, 2}}) {
+          for (const auto& packing : std::vector<RankPacking>{{2, 2}, {4, 4}, {4, 12}, {3, 6}}) {
+            const RankLayout layout(parallel_dims(make(tp, pp, dp)), packing, folding);
+            const bool expected = uniform_by_every_rank(layout);
+            EXPECT_EQ(layout.is_uniform(), expected)
+                << "tp " << tp << " pp " << pp << " dp " << dp << " ep " << folding.expert_parallel << " etp "
+                << folding.expert_tensor_parallel << " packing " << packing.gpus_per_host << "/"
+                << packing.gpus_per_domain;
+            uniform += expected ? 1 : 0;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
   EXPECT_GT(uniform, 0);
   EXPECT_LT(uniform, checked);
 }
