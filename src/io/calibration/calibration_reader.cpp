@@ -230,7 +230,25 @@ ColumnSettings read_vocabulary_columns(const RowReader& row) {
   return read;
 }
 
-cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design) {
+//! A job larger than one NVL72 rack gets whole segments of 16 compute trays (64 GPUs) in each rack
+//! it uses: Slurm's block scheduling with --segment 16, which NVIDIA recommends for jobs of 128 GPUs
+//! or more such as MoE training (NVIDIA technical blog, "Unlock Exascale Performance on NVIDIA
+//! GB200 NVL72 with Slurm Topology-Aware Job Scheduling"). Filling racks of 18 trays one after
+//! another would instead cut power-of-two groups at rack boundaries no scheduler would choose.
+void place_in_rack_segments(cluster::ClusterSpec& cluster, std::vector<std::string>& assumptions) {
+  constexpr int kSegmentTrays = 16;
+  const bool spans_racks = cluster.hosts_per_domain > kSegmentTrays && cluster.num_hosts > cluster.hosts_per_domain;
+  if (!spans_racks || cluster.num_hosts % kSegmentTrays != 0) return;
+  cluster.hosts_per_domain = kSegmentTrays;
+  assumptions.push_back(
+      "allocation: 16 compute trays (" + std::to_string(kSegmentTrays * cluster.gpus_per_host) +
+      " GPUs) in each NVL72 rack the job uses (Slurm block scheduling with segment 16, which NVIDIA recommends for "
+      "jobs of 128 GPUs or more: NVIDIA technical blog 'Unlock Exascale Performance on NVIDIA GB200 NVL72 with Slurm "
+      "Topology-Aware Job Scheduling')");
+}
+
+cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design,
+                                  std::vector<std::string>& assumptions) {
   const cluster::GpuSpec gpu = read_gpu(row);
   const bool rack = node_design == kRackOfTheGpu;
   cluster::ClusterSpec cluster = catalog::find_cluster(node_design.empty() || rack ? gpu.default_cluster : node_design);
@@ -249,6 +267,7 @@ cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_
                       "-GPU nodes"};
   }
   cluster.num_hosts = gpus / cluster.gpus_per_host;
+  place_in_rack_segments(cluster, assumptions);
   return cluster;
 }
 
@@ -356,7 +375,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     strategy::JobSpec job;
     job.model = read_model(row, run.assumptions);
     const ColumnSettings columns = read_vocabulary_columns(row);
-    job.cluster = read_cluster(row, columns.cluster);
+    job.cluster = read_cluster(row, columns.cluster, run.assumptions);
     read_strategy(row, columns, job);
     run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());
     apply_recipe(row, job, run.assumptions);

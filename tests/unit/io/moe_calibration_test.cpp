@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -87,6 +88,35 @@ TEST(MoeCalibration, AQwen3RowIsTheBuiltinModelWithTheRowsExpertParallelism) {
   EXPECT_EQ(job.strategy.gemm_format, strategy::GemmFormat::mxfp8);
   ASSERT_FALSE(run.assumptions.empty());
   EXPECT_EQ(run.assumptions.front().rfind("model=qwen3-30b-a3b (the built-in model the row names", 0), 0U);
+}
+
+// On GB200 NVL72 racks (18 trays of 4 GPUs), a job of 64 trays is placed as 4 racks of 16 trays
+// (Slurm segment 16, NVIDIA's recommendation for jobs of 128 GPUs or more): NVLink domains of 64
+// GPUs, said as an assumption. A 16-tray job fits in one rack and stays as the rack is.
+TEST(MoeCalibration, AJobLargerThanAnNvl72RackTakes16TraysOfEachRack) {
+  std::map<std::string, std::string> rack{{"gpu", "GB200 (Blackwell)"},
+                                          {"gpu_mem_gb", "186"},
+                                          {"gpus_per_node", "4 per compute tray; 72-GPU NVLink domain (NVL72)"},
+                                          {"intra_node_link", "\"NVLink5, NVL72 rack-scale NVSwitch domain\""},
+                                          {"num_gpus", "256"},
+                                          {"dp", "256"}};
+  CalibrationRun run = moe_run(rack);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->cluster.num_hosts, 64);
+  EXPECT_EQ(run.job->cluster.hosts_per_domain, 16);
+  EXPECT_EQ(run.job->cluster.gpus_per_domain(), 64);
+  const auto allocation = [](const CalibrationRun& read) {
+    return std::count_if(read.assumptions.begin(), read.assumptions.end(), [](const std::string& text) {
+      return text.rfind("allocation: 16 compute trays (64 GPUs) in each NVL72 rack the job uses (Slurm block", 0) == 0;
+    });
+  };
+  EXPECT_EQ(allocation(run), 1);
+  rack["num_gpus"] = "64";
+  rack["dp"] = "64";
+  run = moe_run(rack);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->cluster.hosts_per_domain, 18);
+  EXPECT_EQ(allocation(run), 0);
 }
 
 // Qwen3-235B-A22B: 94 layers, 4096 hidden, 64 heads, 1536-wide experts.
