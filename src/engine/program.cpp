@@ -15,6 +15,13 @@ TaskId Program::add_task(SimTime duration, std::span<const StreamId> streams) {
   return id;
 }
 
+void Program::reserve(std::size_t tasks, std::size_t dependencies) {
+  durations_.reserve(tasks);
+  stream_offsets_.reserve(tasks + 1);
+  stream_list_.reserve(tasks);
+  dependencies_.reserve(dependencies);
+}
+
 void Program::add_dependency(TaskId task, TaskId prerequisite) {
   if (task >= durations_.size() || prerequisite >= durations_.size() || task == prerequisite) {
     throw InternalError("dependency between unknown tasks");

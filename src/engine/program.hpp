@@ -29,6 +29,9 @@ class Program {
   void add_dependency(TaskId task, TaskId prerequisite);
   //! `task` uses `resource` while it runs; declaring the same use twice counts once.
   void add_resource_use(TaskId task, ResourceId resource);
+  //! Room for `tasks` tasks and `dependencies` dependencies, so that adding them up to there
+  //! never moves what was added; memory not yet written is not touched.
+  void reserve(std::size_t tasks, std::size_t dependencies);
 
   std::uint32_t num_streams() const { return num_streams_; }
   std::uint32_t num_resources() const { return num_resources_; }

@@ -17,6 +17,7 @@ JobProgram build_job_program(const strategy::JobSpec& job, const schedule::Pipel
                              const cost::CostModel& costs, bool all_ranks, bool aggregate_passes,
                              const std::function<void(std::size_t, std::size_t)>& progress) {
   ProgramDraft draft(job, schedule, costs, all_ranks);
+  if (!aggregate_passes) draft.reserve_for_passes();
   PipelinePasses passes(draft, aggregate_passes);
   const auto groups = draft.groups().pass_groups();
   for (std::size_t i = 0; i < groups.size(); ++i) {

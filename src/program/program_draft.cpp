@@ -56,6 +56,21 @@ std::vector<StreamId> ProgramDraft::streams_of(const std::vector<int>& members, 
   return streams;
 }
 
+void ProgramDraft::reserve_for_passes() {
+  constexpr std::size_t kTransfersPerMicrobatch = 4;  // activation and gradient, each way
+  constexpr std::size_t kDependenciesPerTask = 3;
+  std::size_t tasks = 0;
+  for (const auto& work : work_) {
+    for (const auto& chunk : work.chunks) {
+      const std::size_t per_microbatch = chunk.forward.size() + chunk.backward.size() + chunk.backward_input.size() +
+                                         chunk.backward_weight.size() + kTransfersPerMicrobatch;
+      tasks += per_microbatch * static_cast<std::size_t>(microbatches()) + chunk.gradient_buckets.size();
+    }
+  }
+  result_.program.reserve(tasks, kDependenciesPerTask * tasks);
+  result_.tasks.reserve(tasks);
+}
+
 TaskId ProgramDraft::add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
   result_.events.add_instances(event, static_cast<std::int64_t>(streams.size()) * result_.ranks_per_device);
   const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);

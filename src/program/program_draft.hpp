@@ -37,6 +37,9 @@ class ProgramDraft {
   const JobProgram& program() const { return result_; }
   //! The finished program; the draft is spent.
   JobProgram take() { return std::move(result_); }
+  //! Makes room for every task the passes of every device may add, one per template per
+  //! micro-batch and its transfers, so that the program never moves while it grows.
+  void reserve_for_passes();
 
   int microbatches() const { return result_.num_microbatches; }
   int stages() const { return strategy().pipeline_parallel; }
