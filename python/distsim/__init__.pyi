@@ -38,6 +38,7 @@ class Job:
         dp: int = ...,
         cp: int = ...,
         cp_comm_type: str = ...,
+        cp_a2a_size: int = ...,
         micro_batch_size: int = ...,
         global_batch_size: int = ...,
         schedule: str = ...,

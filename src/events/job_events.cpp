@@ -115,9 +115,7 @@ class ChunkBuilder {
                const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table)
       : job_(job),
         coord_(coord),
-        builder_(job, layout.tensor_group(coord), layout.context_group(coord),
-                 layout.expert_group(coord, strategy::ExpertDim::ep),
-                 layout.expert_group(coord, strategy::ExpertDim::etp), table),
+        builder_(job, layer_groups(job, layout, coord), table),
         first_(placement.embedding),
         last_(placement.head),
         rank_holds_embedding_(rank_holds_embedding),

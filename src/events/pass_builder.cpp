@@ -51,9 +51,18 @@ std::string_view tensor_label(Collective collective) {
 
 }  // namespace
 
-PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-                         const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
-                         const strategy::GroupPlacement& expert_tensor_group, EventTable& table)
+LayerGroups layer_groups(const strategy::JobSpec& job, const strategy::RankLayout& layout,
+                         const strategy::RankCoord& coord) {
+  const int a2a_size = job.strategy.cp_a2a_size;
+  return {layout.tensor_group(coord),
+          layout.context_group(coord),
+          layout.context_level_group(coord, a2a_size, true),
+          layout.context_level_group(coord, a2a_size, false),
+          layout.expert_group(coord, strategy::ExpertDim::ep),
+          layout.expert_group(coord, strategy::ExpertDim::etp)};
+}
+
+PassBuilder::PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -68,13 +77,16 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlac
       gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
       first_low_precision_layer_(job.strategy.bf16_layers_at_start),
       end_of_low_precision_layers_(job.model.total_layers() - job.strategy.bf16_layers_at_end),
-      tensor_group_(tensor_group),
+      tensor_group_(groups.tensor),
       cp_(job.strategy.context_parallel),
       cp_comm_type_(job.strategy.cp_comm_type),
-      context_group_(context_group),
-      expert_group_(expert_group),
+      context_group_(groups.context),
+      context_a2a_group_(groups.context_a2a),
+      context_ring_group_(groups.context_ring),
+      cp_a2a_size_(job.strategy.cp_a2a_size),
+      expert_group_(groups.expert),
       expert_parallel_(job.strategy.expert_parallel),
-      expert_tensor_group_(expert_tensor_group),
+      expert_tensor_group_(groups.expert_tensor),
       expert_tensor_parallel_(job.strategy.expert_tensor_parallel),
       dispatcher_(job.strategy.moe_dispatcher),
       strategy_(job.strategy) {}

@@ -22,11 +22,24 @@ namespace distsim::events {
 //! rows, an all-gather precedes each column-parallel GEMM and a reduce-scatter follows each
 //! row-parallel one; backward swaps them and re-gathers each column-parallel GEMM's saved input
 //! shard for its weight gradient, overlapping the input-gradient GEMM.
+//! Where the groups that a rank's layers communicate over sit.
+struct LayerGroups {
+  strategy::GroupPlacement tensor;
+  strategy::GroupPlacement context;
+  //! With cp_comm_type a2a+p2p: the all-to-all level and the ring level of the context group.
+  strategy::GroupPlacement context_a2a;
+  strategy::GroupPlacement context_ring;
+  strategy::GroupPlacement expert;
+  strategy::GroupPlacement expert_tensor;
+};
+
+//! The groups of the rank at `coord`.
+LayerGroups layer_groups(const strategy::JobSpec& job, const strategy::RankLayout& layout,
+                         const strategy::RankCoord& coord);
+
 class PassBuilder {
  public:
-  PassBuilder(const strategy::JobSpec& job, const strategy::GroupPlacement& tensor_group,
-              const strategy::GroupPlacement& context_group, const strategy::GroupPlacement& expert_group,
-              const strategy::GroupPlacement& expert_tensor_group, EventTable& table);
+  PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -156,19 +169,38 @@ class PassBuilder {
   //! rotates K/V (cp − 1 exchanges). Backward runs the blocks in reverse, ending on the local one,
   //! and rotates K/V and the dK/dV partial sums: K/V alone first, both in the middle, dK/dV alone
   //! last (cp exchanges); the step after the attention core waits for the last one.
-  void ring_attention_forward(Sink sink, int layer);
-  void ring_attention_backward(int layer);
+  //! `inputs`: the step the first attention step waits for (a2a+p2p's all-to-all), or -1.
+  void ring_attention_forward(Sink sink, int layer, int inputs);
+  void ring_attention_backward(int layer, int inputs);
+  //! The ring's ranks and what each holds on it: p2p runs it over the cp ranks with s/cp tokens
+  //! and the tensor rank's heads; a2a+p2p over cp / cp_a2a_size ranks, each with the
+  //! s·cp_a2a_size/cp tokens of its all-to-all group for heads/cp_a2a_size of them.
+  struct Ring {
+    int size;
+    std::int64_t local_seq;
+    std::int64_t heads;
+    std::int64_t kv_heads;
+    const strategy::GroupPlacement* group;
+  };
+  Ring ring() const;
   //! One step of the ring. `diagonal`: the causal block of the local chunks against themselves.
   //! Otherwise half a block (causal load balancing: the second local chunk's queries against a
   //! whole remote K/V block, what CP rank 0 runs; other ranks run the same FLOPs on the transposed
   //! half). Without the causal mask every step is a whole block.
   Event ring_attention_step(bool backward_pass, bool diagonal) const;
-  //! K and V of this rank's s/cp tokens and t-th of the KV heads: 2·b·(s/cp)·(kv_heads/t)·d elements.
+  //! K and V of the ring's block: 2·b·local_seq·kv_heads·d elements (for p2p, s/cp tokens and
+  //! kv_heads/t heads; a2a+p2p moves as many bytes, on cp_a2a_size times the tokens of a fraction).
   std::int64_t kv_block_bytes() const;
-  //! A ring exchange over the context-parallel group on the CP stream; returns its index.
+  //! A ring exchange over the ring's group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
-  //! A collective over the context-parallel group on the CP stream; returns its index.
+  //! A collective over the context-parallel group (a2a+p2p: its all-to-all level) on the CP
+  //! stream; returns its index.
   int context_collective(Sink sink, Collective collective, std::int64_t bytes, int layer, std::string_view label);
+  //! cp_comm_type a2a+p2p (AttnFuncWithCPAndKVP2P with an all-to-all group and a ring group): the
+  //! all-to-all of Q, K and V inside the group, the ring across the groups, the all-to-all of the
+  //! output back. Backward: the all-to-all of dO, the ring backward, the all-to-all of dQ, dK, dV.
+  void hierarchical_attention_forward(Sink sink, int layer);
+  void hierarchical_attention_backward(int layer);
   //! cp_comm_type a2a (TransformerEngine's AttnFuncWithCPAndQKVOA2A): an all-to-all of Q, K and V
   //! gives each rank the whole sequence for heads/cp of its heads, attention runs over it, and an
   //! all-to-all of the output restores the sequence shards; the next step waits for it. Backward:
@@ -280,6 +312,9 @@ class PassBuilder {
   int cp_;
   strategy::CpCommType cp_comm_type_;
   strategy::GroupPlacement context_group_;
+  strategy::GroupPlacement context_a2a_group_;
+  strategy::GroupPlacement context_ring_group_;
+  int cp_a2a_size_;
   strategy::GroupPlacement expert_group_;
   int expert_parallel_;
   strategy::GroupPlacement expert_tensor_group_;

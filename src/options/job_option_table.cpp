@@ -197,20 +197,24 @@ std::vector<JobOption> size_options() {
       "cp_comm_type", "--cp-comm-type", "context-parallel exchange", &Strategy::cp_comm_type,
       {{"p2p", strategy::CpCommType::p2p},
        {"a2a", strategy::CpCommType::a2a},
-       {"allgather", strategy::CpCommType::allgather}},
+       {"allgather", strategy::CpCommType::allgather},
+       {"a2a+p2p", strategy::CpCommType::a2a_p2p}},
       "how context-parallel attention exchanges the sequence (Megatron-Core --cp-comm-type): p2p (ring of K/V blocks "
       "beside the attention steps), a2a (all-to-all of Q, K, V to head shards and of the output back; heads/tp and "
-      "KV heads/tp divisible by cp) or allgather (gather K and V, reduce-scatter their gradients); the hierarchical "
-      "a2a+p2p is not modelled; a search keeps the job's exchange unless values are listed");
-  comm_type.check = [](const std::string& text) -> std::string {
-    return text == "a2a+p2p"
-               ? "the hierarchical exchange 'a2a+p2p' (Megatron-Core --hierarchical-context-parallel-sizes: "
-                 "all-to-all inside groups, a ring across them) is not modelled; use p2p, a2a or allgather"
-               : "";
-  };
+      "KV heads/tp divisible by cp), allgather (gather K and V, reduce-scatter their gradients) or a2a+p2p (all-to-all "
+      "inside groups of cp_a2a_size adjacent context ranks, the ring across the groups); a search keeps the job's "
+      "exchange unless values are listed");
   comm_type.applies = [](const JobSpec& job) { return job.strategy.context_parallel > 1; };
   comm_type.search_values = [read = comm_type.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
-  sizes.insert(context + 1, comm_type);
+  JobOption a2a_size = strategy_integer(
+      "cp_a2a_size", "--cp-a2a-size", &Strategy::cp_a2a_size, "1",
+      "with cp_comm_type a2a+p2p: the adjacent context ranks that exchange by all-to-all, the first of Megatron-Core's "
+      "--hierarchical-context-parallel-sizes (--hierarchical-context-parallel-sizes 2 4 is cp 8 with cp_a2a_size 2); "
+      "the ring runs over cp / cp_a2a_size groups");
+  a2a_size.applies = [](const JobSpec& job) { return job.strategy.cp_comm_type == strategy::CpCommType::a2a_p2p; };
+  a2a_size.search_values = [read = a2a_size.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  const auto after_context = context - sizes.begin() + 1;
+  sizes.insert(sizes.begin() + after_context, {comm_type, a2a_size});
   // Every micro-batch size that divides a data-parallel rank's share of the global batch.
   auto micro_batch =
       std::find_if(sizes.begin(), sizes.end(), [](const JobOption& o) { return o.key == "micro_batch_size"; });

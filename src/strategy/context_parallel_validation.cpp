@@ -8,27 +8,58 @@ namespace distsim::strategy::detail {
 namespace {
 
 //! The a2a exchange gives each context rank heads/cp whole query and KV heads of its tensor rank
-//! (TransformerEngine asserts num_heads % cp_size == 0 for Q, K and V).
+//! (TransformerEngine asserts num_heads % cp_size == 0 for Q, K and V); a2a+p2p gives each rank of
+//! an all-to-all group heads/cp_a2a_size.
 void check_a2a_heads(const JobSpec& job, Problems& problems) {
   const Strategy& s = job.strategy;
-  const int cp = s.context_parallel;
+  const bool hierarchical = s.cp_comm_type == CpCommType::a2a_p2p;
+  const int group = hierarchical ? s.cp_a2a_size : s.context_parallel;
+  const std::string group_name = hierarchical ? "cp_a2a_size" : "cp";
   const int tp = std::max(1, s.tensor_parallel);
   const int heads = job.model.num_attention_heads / tp;
   const int kv_heads = job.model.num_kv_heads / tp;
-  if (s.cp_comm_type != CpCommType::a2a || (heads % cp == 0 && kv_heads % cp == 0)) {
+  if ((s.cp_comm_type != CpCommType::a2a && !hierarchical) || group < 1 ||
+      (heads % group == 0 && kv_heads % group == 0)) {
     return;
   }
   std::string sizes;
   for (int size = 2; size <= std::min(heads, kv_heads); ++size) {
     if (heads % size == 0 && kv_heads % size == 0) sizes += ", " + std::to_string(size);
   }
-  problems.push_back(
-      "cp_comm_type 'a2a' needs the query heads of a tensor rank (num_attention_heads / tp = " +
-      std::to_string(job.model.num_attention_heads) + " / " + std::to_string(tp) + " = " + std::to_string(heads) +
-      ") and its KV heads (num_kv_heads / tp = " + std::to_string(job.model.num_kv_heads) + " / " + std::to_string(tp) +
-      " = " + std::to_string(kv_heads) + ") to be divisible by cp " + std::to_string(cp) +
-      " (the all-to-all gives each context rank heads/cp whole heads); cp sizes that divide both: 1" + sizes +
-      "; or use cp_comm_type 'p2p' or 'allgather'");
+  problems.push_back("cp_comm_type '" + std::string(to_string(s.cp_comm_type)) +
+                     "' needs the query heads of a tensor rank (num_attention_heads / tp = " +
+                     std::to_string(job.model.num_attention_heads) + " / " + std::to_string(tp) + " = " +
+                     std::to_string(heads) +
+                     ") and its KV heads (num_kv_heads / tp = " + std::to_string(job.model.num_kv_heads) + " / " +
+                     std::to_string(tp) + " = " + std::to_string(kv_heads) + ") to be divisible by " + group_name +
+                     " " + std::to_string(group) + " (the all-to-all gives each of its ranks heads/" + group_name +
+                     " whole heads); sizes that divide both: 1" + sizes + "; or use cp_comm_type 'p2p' or 'allgather'");
+}
+
+//! a2a+p2p splits the context ranks into all-to-all groups of cp_a2a_size adjacent ranks and a
+//! ring across them: both levels need two ranks or more (Megatron-Core asserts that the sizes'
+//! product is cp).
+void check_hierarchy(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const int cp = s.context_parallel;
+  const int a2a = s.cp_a2a_size;
+  if (s.cp_comm_type != CpCommType::a2a_p2p) {
+    if (a2a != 1) {
+      problems.push_back(name_of(names, "cp_a2a_size") + " " + std::to_string(a2a) +
+                         ": an all-to-all level needs cp_comm_type 'a2a+p2p', got '" + to_string(s.cp_comm_type) + "'");
+    }
+    return;
+  }
+  if (a2a >= 2 && a2a < cp && cp % a2a == 0) return;
+  std::string sizes;
+  for (int size = 2; size < cp; ++size) {
+    if (cp % size == 0) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  }
+  problems.push_back(name_of(names, "cp_a2a_size") + " " + std::to_string(a2a) +
+                     ": cp_comm_type 'a2a+p2p' needs an all-to-all group of 2 or more context ranks that divides cp " +
+                     std::to_string(cp) + " into 2 or more groups for the ring; " +
+                     (sizes.empty() ? "cp " + std::to_string(cp) + " has no such size (use cp_comm_type 'a2a' or 'p2p')"
+                                    : "sizes that do: " + sizes));
 }
 
 }  // namespace
@@ -45,9 +76,14 @@ void check_context_parallel(const JobSpec& job, const SettingNames& names, Probl
     if (cp == 1 && s.cp_comm_type != CpCommType::p2p) {
       problems.push_back(name_of(names, "cp_comm_type") + " " + to_string(s.cp_comm_type) +
                          ": a context-parallel exchange needs context parallelism (cp 2 or more), got cp 1");
+    } else if (cp == 1 && s.cp_a2a_size != 1) {
+      problems.push_back(name_of(names, "cp_a2a_size") + " " + std::to_string(s.cp_a2a_size) +
+                         ": an all-to-all level needs context parallelism (cp 4 or more with cp_comm_type 'a2a+p2p'), "
+                         "got cp 1");
     }
     return;
   }
+  check_hierarchy(job, names, problems);
   if (m.seq_length > 0 && m.seq_length % (2 * cp) != 0) {
     problems.push_back("context parallelism needs seq_length " + std::to_string(m.seq_length) + " of model " +
                        quoted(m.name) + " to be divisible by 2 x context parallel size = 2 x " + std::to_string(cp) +

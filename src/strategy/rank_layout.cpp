@@ -298,6 +298,18 @@ std::vector<int> RankLayout::shard_group_members(const RankCoord& coord, int dp_
   return members;
 }
 
+std::vector<int> RankLayout::context_level_members(const RankCoord& coord, int a2a_size, bool a2a_level) const {
+  const int own = coord[ParallelDim::cp];
+  std::vector<int> members;
+  for (const int rank : group_members(coord, {ParallelDim::cp})) {
+    const int index = coord_of(rank)[ParallelDim::cp];
+    if (a2a_level ? index / a2a_size == own / a2a_size : index % a2a_size == own % a2a_size) {
+      members.push_back(rank);
+    }
+  }
+  return members;
+}
+
 std::vector<int> RankLayout::replica_group_members(const RankCoord& coord, int dp_per_shard) const {
   std::vector<int> members;
   for (const int rank : group_members(coord, {ParallelDim::dp})) {

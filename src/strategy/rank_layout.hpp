@@ -112,6 +112,14 @@ class RankLayout {
 
   GroupPlacement tensor_group(const RankCoord& coord) const { return group(coord, {ParallelDim::tp}); }
   GroupPlacement context_group(const RankCoord& coord) const { return group(coord, {ParallelDim::cp}); }
+  //! Hierarchical context parallelism (cp_comm_type a2a+p2p) with all-to-all groups of
+  //! `a2a_size` adjacent context ranks: `coord`'s all-to-all group (its run of a2a_size context
+  //! indices), or its ring (the context ranks at the same place of every all-to-all group), as
+  //! Megatron-Core's hierarchical context-parallel groups are formed.
+  std::vector<int> context_level_members(const RankCoord& coord, int a2a_size, bool a2a_level) const;
+  GroupPlacement context_level_group(const RankCoord& coord, int a2a_size, bool a2a_level) const {
+    return placement(context_level_members(coord, a2a_size, a2a_level));
+  }
   GroupPlacement data_group(const RankCoord& coord) const { return group(coord, {ParallelDim::dp}); }
   //! The ranks that reduce gradients together, Megatron-Core's data_parallel_group_with_cp.
   GroupPlacement gradient_group(const RankCoord& coord) const {

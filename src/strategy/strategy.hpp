@@ -51,14 +51,18 @@ inline const char* to_string(MoeDispatcher dispatcher) {
 //! and V into head shards, attention runs over the whole sequence for heads/cp heads, and an
 //! all-to-all turns the output back (AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses). allgather: K
 //! and V are gathered whole and each rank runs its own queries against them; backward gathers
-//! them again and reduce-scatters dK and dV (AttnFuncWithCPAndKVAllGather). docs/features.md.
-enum class CpCommType { p2p, a2a, allgather };
+//! them again and reduce-scatters dK and dV (AttnFuncWithCPAndKVAllGather). a2a_p2p ("a2a+p2p",
+//! Megatron-Core --hierarchical-context-parallel-sizes): an all-to-all inside groups of
+//! cp_a2a_size adjacent context ranks, then the ring over the cp / cp_a2a_size groups, then the
+//! all-to-all back (AttnFuncWithCPAndKVP2P with a list of two groups). docs/features.md.
+enum class CpCommType { p2p, a2a, allgather, a2a_p2p };
 
 inline const char* to_string(CpCommType type) {
   switch (type) {
     case CpCommType::p2p: return "p2p";
     case CpCommType::a2a: return "a2a";
     case CpCommType::allgather: return "allgather";
+    case CpCommType::a2a_p2p: return "a2a+p2p";
   }
   return "p2p";
 }
@@ -113,6 +117,9 @@ struct Strategy {
   int context_parallel = 1;
   //! How the context-parallel ranks exchange K/V (or Q/K/V/O) around the attention core.
   CpCommType cp_comm_type = CpCommType::p2p;
+  //! With a2a_p2p: the adjacent context ranks of one all-to-all group (the first of Megatron-Core's
+  //! --hierarchical-context-parallel-sizes); the ring runs over context_parallel / cp_a2a_size.
+  int cp_a2a_size = 1;
   int micro_batch_size = 1;
   int global_batch_size = 1;
   std::string schedule = "1f1b";

@@ -23,6 +23,7 @@ CASES = {
     "dp": {**TINY, "dp": 2},
     "cp": {**TINY, "cp": 2},
     "cp_comm_type": {**TINY, "cp": 2, "cp_comm_type": "a2a"},
+    "cp_a2a_size": {**TINY, "cp": 4, "cp_comm_type": "a2a+p2p", "cp_a2a_size": 2},
     "micro_batch_size": {**TINY, "micro_batch_size": 2},
     "global_batch_size": {**TINY, "global_batch_size": 16},
     "schedule": {**TINY, "pp": 2, "schedule": "gpipe"},

@@ -236,6 +236,43 @@ TEST(ContextParallelEvents, AllToAllTurnsSequenceShardsIntoHeadShards) {
   EXPECT_EQ(input_gradients, step + 1);
 }
 
+// cp_comm_type a2a+p2p, tp 1, cp 4 as all-to-all groups of 2 adjacent context ranks (ranks {0, 1}
+// and {2, 3}) and rings of 2 across them ({0, 2}, {1, 3}); b = 4, s = 1024, 16 heads of d = 64.
+// Each rank sends its s/cp = 256 tokens of Q, K and V for all 16 heads: 4·256·(1024 + 2·1024)·2 =
+// 6,291,456 bytes to its group of 2, and of the output 4·256·1024·2 = 2,097,152. The ring then
+// holds the group's 512 tokens for 16/2 = 8 heads: the local causal block 512 x 512, then half a
+// block (256 queries x 512 keys), exchanging K and V of 2·4·512·8·64·2 = 4,194,304 bytes with the
+// other group's rank.
+TEST(ContextParallelEvents, HierarchicalExchangeRunsTheRingOnTheAllToAllsHeadShards) {
+  auto job = with_comm_type(gpt2_job(1, 4, 1, 2), strategy::CpCommType::a2a_p2p);
+  job.strategy.cp_a2a_size = 2;
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  const int inputs = layer0(forward, "cp qkv all_to_all").front();
+  const auto steps = layer0(forward, "attention");
+  const auto exchanges = layer0(forward, "cp kv exchange");
+  const int output = layer0(forward, "cp o all_to_all").front();
+  ASSERT_EQ(steps.size(), 2U);
+  ASSERT_EQ(exchanges.size(), 1U);
+  EXPECT_EQ(key_of(built, forward, inputs), "all_to_all bytes=6291456 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, output), "all_to_all bytes=2097152 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, exchanges[0]), "ring_exchange bytes=4194304 group=2 intra");
+  EXPECT_EQ(key_of(built, forward, steps[0]),
+            "flash_attention_fwd b=4 heads=8 kv_heads=8 sq=512 skv=512 d=64 causal=1 bf16");
+  EXPECT_EQ(key_of(built, forward, steps[1]),
+            "flash_attention_fwd b=4 heads=8 kv_heads=8 sq=256 skv=512 d=64 causal=0 bf16");
+  EXPECT_EQ(forward[static_cast<size_t>(steps[0])].waits_for, inputs);
+  EXPECT_EQ(forward[static_cast<size_t>(steps[1])].waits_for, exchanges[0]);
+  EXPECT_EQ(forward[static_cast<size_t>(output + 1)].waits_for, output);
+
+  const auto& backward = built.chunk().backward;
+  const int output_gradient = layer0(backward, "cp do all_to_all").front();
+  const int input_gradients = layer0(backward, "cp dqkv all_to_all").front();
+  EXPECT_EQ(backward[static_cast<size_t>(layer0(backward, "attention").front())].waits_for, output_gradient);
+  EXPECT_EQ(key_of(built, backward, input_gradients), "all_to_all bytes=6291456 group=2 intra");
+  EXPECT_EQ(backward[static_cast<size_t>(input_gradients + 1)].waits_for, input_gradients);
+}
+
 // cp_comm_type allgather, tp 2, cp 2: K and V gathered whole, each 4·1024·512·2 = 4,194,304 bytes.
 // CP rank 0 holds chunks 0 and 3 of 2·cp = 4 chunks of 256 tokens: chunk 0 against itself
 // (4·4·8·256²·64 / 2 = 268,435,456 FLOPs), chunk 3 against all 1024 keys under the bottom-right

@@ -69,6 +69,10 @@ JobSettings prerequisites(const JobOption& option) {
   } else if (option.key == "cp_comm_type") {
     // The exchange means something only with context parallelism.
     settings.set("cp", 2, "--cp");
+  } else if (option.key == "cp_a2a_size") {
+    // The all-to-all level means something only with the hierarchical exchange.
+    settings.set("cp", 4, "--cp");
+    settings.set_text("cp_comm_type", "a2a+p2p", "--cp-comm-type");
   } else if (option.applies) {
     // A setting that applies to some models only (the experts') is compared on such a model.
     settings.set("model", std::string("mixtral-8x7b"), "test");

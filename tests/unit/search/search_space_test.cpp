@@ -48,6 +48,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "dp",
                                           "cp",
                                           "cp_comm_type",
+                                          "cp_a2a_size",
                                           "micro_batch_size",
                                           "schedule",
                                           "virtual_stages",

@@ -79,6 +79,19 @@ TEST(RankLayout, ShardsInsideRunsOfDataParallelIndicesAndReplicatesAcross) {
   EXPECT_EQ(layout.replica_group_members(first, 4), (std::vector<int>{0}));
 }
 
+// tp 2, cp 4: the context ranks of tp index 0 are 0, 2, 4 and 6 (cp index 0..3). With all-to-all
+// groups of 2 adjacent context indices, cp index 1 (rank 2) is grouped with cp index 0 (rank 0)
+// and its ring holds cp indices 1 and 3 (ranks 2 and 6).
+TEST(RankLayout, SplitsTheContextGroupIntoAllToAllGroupsAndRings) {
+  Strategy strategy = make(2, 1, 1);
+  strategy.context_parallel = 4;
+  const RankLayout layout(parallel_dims(strategy), {8, 8});
+  const RankCoord rank2 = layout.coord_of(2);
+  ASSERT_EQ(rank2[ParallelDim::cp], 1);
+  EXPECT_EQ(layout.context_level_members(rank2, 2, true), (std::vector<int>{0, 2}));
+  EXPECT_EQ(layout.context_level_members(rank2, 2, false), (std::vector<int>{2, 6}));
+}
+
 TEST(RankLayout, DetectsNonUniformPlacement) {
   EXPECT_TRUE(RankLayout(parallel_dims(make(2, 4, 2)), {8, 8}).is_uniform());
   // t·d = 3 does not divide 4 GPUs per node: stage boundaries cross nodes for some ranks only.
