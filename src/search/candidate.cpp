@@ -19,6 +19,7 @@ std::string Candidate::label() const {
   if (s.expert_tensor_parallel > 1) text += " etp " + std::to_string(s.expert_tensor_parallel);
   if (s.context_parallel > 1 && s.cp_comm_type != strategy::CpCommType::p2p) {
     text += std::string(" cp ") + strategy::to_string(s.cp_comm_type);
+    if (s.cp_comm_type == strategy::CpCommType::a2a_p2p) text += " a2a=" + std::to_string(s.cp_a2a_size);
   }
   text += " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
   if (s.virtual_stages > 1) text += " v" + std::to_string(s.virtual_stages);
