@@ -114,14 +114,17 @@ class KernelTest(unittest.TestCase):
             scores = scores.masked_fill(torch.ones(q.shape[2], k.shape[2], dtype=torch.bool).triu(1), float("-inf"))
         return torch.softmax(scores, dim=-1) @ v
 
-    def test_flash_style_backward_matches_autograd(self):
-        # Grouped-query (4 query heads on 2 kv heads) and causal: the recomputing backward must give
-        # autograd's gradients of the plain formula.
-        generator = torch.Generator().manual_seed(0)
-        q = torch.randn(2, 4, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
-        k = torch.randn(2, 2, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
-        v = torch.randn(2, 2, 6, 8, dtype=torch.float64, generator=generator, requires_grad=True)
-        grad_out = torch.randn(2, 4, 6, 8, dtype=torch.float64, generator=generator)
+    def check_against_autograd(self, seed, batch, heads, kv_heads, seq, qk_dim, v_dim):
+        """The recomputing forward and backward on causal attention give the plain formula's output
+        and autograd's gradients of it."""
+        generator = torch.Generator().manual_seed(seed)
+
+        def tensor(*shape, grad=True):
+            return torch.randn(*shape, dtype=torch.float64, generator=generator, requires_grad=grad)
+        q = tensor(batch, heads, seq, qk_dim)
+        k = tensor(batch, kv_heads, seq, qk_dim)
+        v = tensor(batch, kv_heads, seq, v_dim)
+        grad_out = tensor(batch, heads, seq, v_dim, grad=False)
         out = self.naive_attention(q, k, v, True)
         expected = torch.autograd.grad(out, (q, k, v), grad_out)
         got = kernels.attention_backward(q.detach(), k.detach(), v.detach(), out.detach(), grad_out, True)
@@ -129,18 +132,13 @@ class KernelTest(unittest.TestCase):
             torch.testing.assert_close(have, want)
         torch.testing.assert_close(kernels.attention_forward(q, k, v, True), out)
 
+    def test_flash_style_backward_matches_autograd(self):
+        # Grouped-query: 4 query heads on 2 KV heads.
+        self.check_against_autograd(0, batch=2, heads=4, kv_heads=2, seq=6, qk_dim=8, v_dim=8)
+
     def test_flash_style_backward_takes_narrower_value_heads(self):
         # Latent attention: query/key heads of 12, value heads of 8, no grouping.
-        generator = torch.Generator().manual_seed(1)
-        q = torch.randn(1, 2, 5, 12, dtype=torch.float64, generator=generator, requires_grad=True)
-        k = torch.randn(1, 2, 5, 12, dtype=torch.float64, generator=generator, requires_grad=True)
-        v = torch.randn(1, 2, 5, 8, dtype=torch.float64, generator=generator, requires_grad=True)
-        grad_out = torch.randn(1, 2, 5, 8, dtype=torch.float64, generator=generator)
-        out = self.naive_attention(q, k, v, True)
-        expected = torch.autograd.grad(out, (q, k, v), grad_out)
-        got = kernels.attention_backward(q.detach(), k.detach(), v.detach(), out.detach(), grad_out, True)
-        for want, have in zip(expected, got):
-            torch.testing.assert_close(have, want)
+        self.check_against_autograd(1, batch=1, heads=2, kv_heads=2, seq=5, qk_dim=12, v_dim=8)
 
     def test_router_keeps_the_top_k_softmax_probabilities(self):
         # Logits 0, ln 3, 0, ln 4: softmax 1/9, 3/9, 1/9, 4/9; the top 2 are experts 3 and 1.
