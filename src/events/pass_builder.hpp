@@ -188,8 +188,8 @@ class PassBuilder {
   //! whole remote K/V block, what CP rank 0 runs; other ranks run the same FLOPs on the transposed
   //! half). Without the causal mask every step is a whole block.
   Event ring_attention_step(bool backward_pass, bool diagonal) const;
-  //! K and V of the ring's block: 2·b·local_seq·kv_heads·d elements (for p2p, s/cp tokens and
-  //! kv_heads/t heads; a2a+p2p moves as many bytes, on cp_a2a_size times the tokens of a fraction).
+  //! K and V of the ring's block: 2·b·local_seq·kv_heads·d elements. p2p: s/cp tokens of kv_heads/t
+  //! heads; a2a+p2p: cp_a2a_size times the tokens of 1/cp_a2a_size of the heads, the same bytes.
   std::int64_t kv_block_bytes() const;
   //! A ring exchange over the ring's group on the CP stream; returns its index.
   int context_exchange(Sink sink, std::int64_t bytes, int layer, std::string_view label);
