@@ -29,6 +29,7 @@ h2{font-size:15px;margin:0 0 10px;font-weight:650}
 .card .name{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .card .value{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums;white-space:nowrap}
 .card.wide{grid-column:span 2}
+.card.wide .value{font-size:15px;white-space:normal;overflow-wrap:anywhere}
 .card .unit{font-size:13px;font-weight:500;color:#52606d;margin-left:4px}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;font-size:13px}
 th,td{padding:4px 10px;text-align:right;border-bottom:1px solid #edf0f3;white-space:nowrap}
