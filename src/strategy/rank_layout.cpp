@@ -154,7 +154,8 @@ struct ExpertGrid {
     std::vector<int> ranks;
     for (int i = 0; i < sizes[axis]; ++i) {
       index[axis] = i;
-      ranks.push_back(stage[static_cast<std::size_t>(index[0] + sizes[0] * (index[1] + sizes[1] * index[2]))]);
+      const int position = index[0] + sizes[0] * (index[1] + sizes[1] * index[2]);
+      ranks.push_back(stage[static_cast<std::size_t>(position)]);
     }
     std::sort(ranks.begin(), ranks.end());
     return ranks;
