@@ -36,20 +36,27 @@ double max_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-void run(benchmark::State& state, const JobSpec& job, bool all_ranks) {
+//! `keep_timeline` as for a trace or a report; without it, as for the summary alone (a long
+//! pipeline's steady state then stands for its repeats).
+void run(benchmark::State& state, const JobSpec& job, bool all_ranks, bool keep_timeline = false) {
   distsim::api::SimulationOptions options;
   options.all_ranks = all_ranks;
+  options.keep_timeline = keep_timeline;
   std::size_t tasks = 0;
+  int simulated_microbatches = 0;
   std::size_t devices = 0;
   for (auto _ : state) {
     const auto simulation = distsim::api::simulate(job, options);
     tasks = simulation.program.program.num_tasks();
+    simulated_microbatches = simulation.simulated_microbatches;
     devices = simulation.program.devices.size();
     benchmark::DoNotOptimize(simulation.summary.iteration_time);
   }
   state.counters["gpus"] = job.strategy.world_size();
   state.counters["devices"] = static_cast<double>(devices);
   state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["microbatches"] = job.strategy.num_microbatches();
+  state.counters["simulated_mb"] = simulated_microbatches;
   state.counters["max_rss_MiB"] = max_rss_mib();
 }
 
@@ -64,6 +71,9 @@ void BM_BertExLarge16xA10(benchmark::State& state) {
 }
 void BM_Gpt3On1024A100(benchmark::State& state) {
   run(state, make_job("gpt3-175b", "dgx-a100", 128, 8, 16, 8, 1, 1536), false);
+}
+void BM_Gpt3On1024A100WholeTimeline(benchmark::State& state) {
+  run(state, make_job("gpt3-175b", "dgx-a100", 128, 8, 16, 8, 1, 1536), false, true);
 }
 void BM_Llama405bOn16384H100(benchmark::State& state) {
   run(state, make_job("llama-3.1-405b", "dgx-h100", 2048, 8, 16, 128, 1, 2048), false);
@@ -88,6 +98,7 @@ BENCHMARK(BM_Gpt2DefaultJob)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt2DefaultJobAllRanks)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BertExLarge16xA10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gpt3On1024A100WholeTimeline)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Llama405bOn16384H100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On2048H100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On8192H100)->Unit(benchmark::kMillisecond);

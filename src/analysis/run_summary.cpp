@@ -51,32 +51,34 @@ SimTime length(const std::vector<Interval>& intervals) {
   return total;
 }
 
-std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
+std::vector<DeviceStats> busy_times(const program::JobProgram& job_program, const engine::TaskTimes& times,
+                                    TimeWindow window) {
   const size_t devices = job_program.devices.size();
   std::vector<std::vector<Interval>> compute(devices);
   std::vector<std::vector<Interval>> communication(devices);
   std::vector<DeviceStats> stats(devices);
   for (auto& s : stats) {
-    s.first_start = times.makespan;
+    s.first_start = window.end;
   }
   for (engine::TaskId task = 0; task < job_program.program.num_tasks(); ++task) {
-    if (times.end[task] == times.start[task]) {
+    const SimTime start = std::max(times.start[task], window.begin);
+    const SimTime end = std::min(times.end[task], window.end);
+    if (end <= start) {
       continue;
     }
     for (engine::StreamId stream : job_program.program.streams(task)) {
       const auto& info = job_program.streams[stream];
       const auto device = static_cast<size_t>(info.device);
       const bool is_compute = info.kind == events::StreamKind::compute;
-      (is_compute ? compute : communication)[device].emplace_back(times.start[task], times.end[task]);
-      stats[device].first_start = std::min(stats[device].first_start, times.start[task]);
-      stats[device].last_end = std::max(stats[device].last_end, times.end[task]);
+      (is_compute ? compute : communication)[device].emplace_back(start, end);
+      stats[device].first_start = std::min(stats[device].first_start, start);
+      stats[device].last_end = std::max(stats[device].last_end, end);
     }
   }
   for (size_t d = 0; d < devices; ++d) {
     const auto busy_compute = merged(std::move(compute[d]));
     stats[d].busy_compute = length(busy_compute);
     stats[d].busy_communication = length_outside(merged(std::move(communication[d])), busy_compute);
-    stats[d].idle = times.makespan - stats[d].busy_compute - stats[d].busy_communication;
   }
   return stats;
 }
@@ -107,14 +109,32 @@ double executed_flops(const program::JobProgram& job_program) {
 
 }  // namespace
 
-RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& job_program,
-                     const engine::TaskTimes& times) {
+std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
+  auto stats = busy_times(job_program, times, {0, times.makespan});
+  for (auto& device : stats) {
+    device.idle = times.makespan - device.busy_compute - device.busy_communication;
+  }
+  return stats;
+}
+
+std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times,
+                                      TimeWindow window) {
+  auto stats = busy_times(job_program, times, window);
+  for (auto& device : stats) {
+    device.first_start = 0;
+    device.last_end = 0;
+  }
+  return stats;
+}
+
+RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& job_program, SimTime iteration_time,
+                     std::vector<DeviceStats> devices) {
   RunSummary summary;
-  summary.iteration_time = times.makespan;
-  summary.devices = device_stats(job_program, times);
+  summary.iteration_time = iteration_time;
+  summary.devices = std::move(devices);
   summary.events = event_counts(job_program);
   summary.total_flops = executed_flops(job_program);
-  const double seconds = time_to_seconds(times.makespan);
+  const double seconds = time_to_seconds(iteration_time);
   const int world = job.strategy.world_size();
   if (seconds > 0) {
     summary.throughput_samples_per_s = job.strategy.global_batch_size / seconds;
@@ -127,9 +147,14 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     for (const auto& device : summary.devices) {
       idle += static_cast<double>(device.idle);
     }
-    summary.bubble_fraction = idle / static_cast<double>(summary.devices.size()) / static_cast<double>(times.makespan);
+    summary.bubble_fraction = idle / static_cast<double>(summary.devices.size()) / static_cast<double>(iteration_time);
   }
   return summary;
+}
+
+RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& job_program,
+                     const engine::TaskTimes& times) {
+  return summarize(job, job_program, times.makespan, device_stats(job_program, times));
 }
 
 }  // namespace distsim::analysis

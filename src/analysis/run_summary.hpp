@@ -45,6 +45,23 @@ struct RunSummary {
   EventCounts events;
 };
 
+//! A stretch of simulated time, [begin, end).
+struct TimeWindow {
+  SimTime begin = 0;
+  SimTime end = 0;
+};
+
+//! How each simulated device spent the whole timeline.
+std::vector<DeviceStats> device_stats(const program::JobProgram& program, const engine::TaskTimes& times);
+//! How each simulated device spent `window` of the timeline: its activities cut to the window.
+//! idle, first_start and last_end are left 0.
+std::vector<DeviceStats> device_stats(const program::JobProgram& program, const engine::TaskTimes& times,
+                                      TimeWindow window);
+
+//! The metrics of an iteration that took `iteration_time`, with the program's events and
+//! `devices`' time.
+RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& program, SimTime iteration_time,
+                     std::vector<DeviceStats> devices);
 //! Reads the metrics off a simulated timeline.
 RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& program, const engine::TaskTimes& times);
 

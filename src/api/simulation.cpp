@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "api/steady_state.hpp"
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "cost/analytical_cost_model.hpp"
@@ -51,14 +52,39 @@ void check_job_size(const strategy::JobSpec& job, const SimulationOptions& optio
   }
 }
 
-program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
-  schedule::validate_job(job);
-  check_job_size(job, options);
+program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
+                                program::MicrobatchRange counted = {}) {
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const bool all_ranks = options.all_ranks || !layout.is_uniform();
   return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes,
-                                    options.build_progress);
+                                    options.build_progress, counted);
+}
+
+program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
+  schedule::validate_job(job);
+  check_job_size(job, options);
+  return build_valid(job, options);
+}
+
+//! The job simulated over fewer micro-batches and extended, when its schedule's steady state
+//! repeats; none when it does not, or when the timeline must be whole.
+std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options) {
+  if (options.keep_timeline) return std::nullopt;
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  const auto plan = plan_steady_state(job.strategy, schedule);
+  if (!plan) return std::nullopt;
+  const strategy::JobSpec shorter = shortened_job(job, *plan);
+  std::vector<std::string> problems;
+  schedule.check(shorter, problems);
+  if (!problems.empty()) return std::nullopt;
+  Simulation simulation{job, build_valid(shorter, options, plan->counted()), {}, {}, {}, plan->simulated_microbatches};
+  simulation.times = engine::run(simulation.program.program, options.progress);
+  auto summary = extend_steady_state(job, *plan, simulation.program, simulation.times);
+  if (!summary) return std::nullopt;
+  simulation.summary = std::move(*summary);
+  simulation.memory = memory::estimate_memory(job);
+  return simulation;
 }
 
 //! The most transformer layers one pipeline rank holds: its even share, or under a valid custom
@@ -108,11 +134,22 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
 }
 
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
-  Simulation simulation{job, build(job, options), {}, {}, {}};
+  schedule::validate_job(job);
+  check_job_size(job, options);
+  if (auto simulation = simulate_steady_state(job, options)) return std::move(*simulation);
+  Simulation simulation{job, build_valid(job, options), {}, {}, {}, job.strategy.num_microbatches()};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);
   return simulation;
+}
+
+void Simulation::require_timeline() const {
+  if (!holds_timeline()) {
+    throw InternalError("a timeline of " + std::to_string(job.strategy.num_microbatches()) +
+                        " micro-batches was asked of a simulation that ran " + std::to_string(simulated_microbatches) +
+                        "; simulate with keep_timeline");
+  }
 }
 
 SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {

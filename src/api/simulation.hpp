@@ -29,6 +29,10 @@ struct SimulationOptions {
   bool aggregate_passes = false;
   //! A job whose estimated_tasks exceed this is refused before anything is built.
   std::int64_t task_limit = kDefaultTaskLimit;
+  //! Whether the result must hold every task's times (a trace, a report, a timeline). Without it, a
+  //! long pipeline whose steady state repeats is simulated in part and its summary extended
+  //! exactly (steady_state.hpp); `Simulation::times` then covers the shorter run only.
+  bool keep_timeline = true;
   //! Told how many of the program's tasks have run (engine::run's progress); for a progress
   //! display only, it does not change the result.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -51,6 +55,13 @@ struct Simulation {
   engine::TaskTimes times;
   analysis::RunSummary summary;
   memory::MemoryEstimate memory;
+  //! The micro-batches `program` and `times` hold: the job's, or fewer when a steady state stood
+  //! for the rest (SimulationOptions::keep_timeline); the summary is the whole job's either way.
+  int simulated_microbatches = 0;
+  bool holds_timeline() const { return simulated_microbatches == job.strategy.num_microbatches(); }
+  //! Throws InternalError unless the simulation holds every task's times: for the writers of
+  //! timelines, whose callers must have asked for one.
+  void require_timeline() const;
 };
 
 //! Validates the job, builds its events and program, prices the events, runs the engine and

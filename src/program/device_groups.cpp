@@ -25,13 +25,13 @@ RankCoord expert_group_leader(const strategy::RankLayout& layout, const RankCoor
 
 DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard)
     : layout_(layout), all_ranks_(all_ranks), dp_per_shard_(dp_per_shard) {
-  for (int rank = 0; rank < layout_.world_size(); ++rank) {
-    const RankCoord coord = layout_.coord_of(rank);
-    if (all_ranks_ || coord == stage_leader(coord)) {
-      coords_.push_back(coord);
-      ep_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::ep));
-      etp_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::etp));
-    }
+  const int devices = all_ranks_ ? layout_.world_size() : layout_.size(ParallelDim::pp);
+  for (int device = 0; device < devices; ++device) {
+    // In rank order either way: a stage's leader has a higher rank than the stage before's.
+    const RankCoord coord = all_ranks_ ? layout_.coord_of(device) : RankCoord{{ParallelDim::pp, device}};
+    coords_.push_back(coord);
+    ep_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::ep));
+    etp_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::etp));
   }
 }
 
@@ -61,6 +61,7 @@ int DeviceGroups::on_stage(int device, int stage) const {
 }
 
 std::vector<int> DeviceGroups::group_of(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const {
+  if (!all_ranks_) return leaders_in_group(coord, dims);
   std::vector<int> devices;
   for (const int rank : layout_.group_members(coord, dims)) {
     const int device = device_of(layout_.coord_of(rank));
@@ -69,6 +70,19 @@ std::vector<int> DeviceGroups::group_of(const RankCoord& coord, std::initializer
     }
   }
   return devices;
+}
+
+// A member leads its stage when all its coordinates but the stage are 0: the group's members with
+// its coordinates along `dims` set to 0, if the others are 0 already.
+std::vector<int> DeviceGroups::leaders_in_group(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const {
+  const bool along_stages = std::find(dims.begin(), dims.end(), ParallelDim::pp) != dims.end();
+  RankCoord leader = coord;
+  for (const ParallelDim dim : dims) leader[dim] = 0;
+  if (!(leader == stage_leader(leader))) return {};
+  if (!along_stages) return {leader[ParallelDim::pp]};
+  std::vector<int> stages(static_cast<size_t>(layout_.size(ParallelDim::pp)));
+  for (size_t stage = 0; stage < stages.size(); ++stage) stages[stage] = static_cast<int>(stage);
+  return stages;
 }
 
 // Each group is listed once, through its member whose coordinates along `dims` are all 0.

@@ -67,6 +67,10 @@ class DeviceGroups {
   const strategy::RankLayout& layout_;
   bool all_ranks_;
   int dp_per_shard_;
+  //! group_of in symmetric mode, without walking the group.
+  std::vector<int> leaders_in_group(const strategy::RankCoord& coord,
+                                    std::initializer_list<strategy::ParallelDim> dims) const;
+
   std::vector<strategy::RankCoord> coords_;  //!< per device
   //! Per device, the first rank of its expert-parallel and its expert tensor-parallel group, found
   //! once: finding them walks the stage's ranks, and every EP and ETP step asks.

@@ -15,8 +15,9 @@ int JobProgram::device_for_rank(const strategy::RankLayout& layout, int rank) co
 
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                              const cost::CostModel& costs, bool all_ranks, bool aggregate_passes,
-                             const std::function<void(std::size_t, std::size_t)>& progress) {
+                             const std::function<void(std::size_t, std::size_t)>& progress, MicrobatchRange counted) {
   ProgramDraft draft(job, schedule, costs, all_ranks);
+  draft.count_microbatches(counted);
   if (!aggregate_passes) draft.reserve_for_passes();
   PipelinePasses passes(draft, aggregate_passes);
   const auto groups = draft.groups().pass_groups();

@@ -17,6 +17,13 @@
 
 namespace distsim::program {
 
+//! Micro-batches [first, last).
+struct MicrobatchRange {
+  int first = 0;
+  int last = 0;
+  bool contains(int microbatch) const { return microbatch >= first && microbatch < last; }
+};
+
 //! What a task of the engine's program stands for in the job.
 struct TaskInfo {
   events::EventId event = 0;
@@ -58,6 +65,10 @@ struct JobProgram {
   bool all_ranks = false;
   int num_microbatches = 0;
   int ranks_per_device = 1;  //!< how many ranks each simulated device stands for
+  //! The micro-batches [first, last) whose event instances `counted_instances` holds, per event: one
+  //! period of a steady state (api/steady_state.hpp), when the builder was asked to count one.
+  MicrobatchRange counted_microbatches;
+  std::vector<std::int64_t> counted_instances;
 
   //! The simulated device whose timeline rank `rank` has.
   int device_for_rank(const strategy::RankLayout& layout, int rank) const;
@@ -68,9 +79,12 @@ struct JobProgram {
 //! each forward or backward pass becomes one task lasting as long as the pass takes alone; the
 //! pipeline, transfers and reductions stay as they are. It is much faster for long pipelines
 //! and loses only overlap between a pass's trailing TP collective and the next pass.
-//! `progress`, if set, is told (groups built, groups) after each group of devices' passes.
+//! `progress`, if set, is told (groups built, groups) after each group of devices' passes. The
+//! event instances of the micro-batches in `counted` are also counted on their own
+//! (JobProgram::counted_instances).
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                              const cost::CostModel& costs, bool all_ranks, bool aggregate_passes = false,
-                             const std::function<void(std::size_t, std::size_t)>& progress = {});
+                             const std::function<void(std::size_t, std::size_t)>& progress = {},
+                             MicrobatchRange counted = {});
 
 }  // namespace distsim::program

@@ -42,20 +42,28 @@ StepKind receiving_kind(const ProgramDraft& draft, const std::vector<StepKind>& 
                       "' but no step of it receives it");
 }
 
-//! The chunk that a step's transfer of `kind` goes to, and which way it travels: activations
-//! follow the schedule's hop to the next chunk, gradients go back along the hop from the previous.
-std::optional<schedule::ChunkHop> transfer_hop(const ProgramDraft& draft, const TransferKind& kind,
-                                               const schedule::ChunkSlot& from) {
-  const auto& schedule = draft.schedule();
-  if (kind.direction > 0) {
-    return schedule.next_chunk(from, draft.stages(), draft.chunks());
+//! For each chunk of a stage, the chunk that its transfers go to and which way they travel:
+//! activations follow the schedule's hop to the next chunk, gradients go back along the hop from
+//! the previous. Found once per stage, not once per step.
+class StageHops {
+ public:
+  StageHops(const ProgramDraft& draft, int stage) {
+    const auto& schedule = draft.schedule();
+    for (int chunk = 0; chunk < draft.chunks(); ++chunk) {
+      next_.push_back(schedule.next_chunk({stage, chunk}, draft.stages(), draft.chunks()));
+      auto hop = schedule.previous_chunk({stage, chunk}, draft.stages(), draft.chunks());
+      if (hop) hop->downstream = !hop->downstream;
+      previous_.push_back(hop);
+    }
   }
-  auto hop = schedule.previous_chunk(from, draft.stages(), draft.chunks());
-  if (hop) {
-    hop->downstream = !hop->downstream;
+  const std::optional<schedule::ChunkHop>& of(const TransferKind& kind, int chunk) const {
+    return (kind.direction > 0 ? next_ : previous_)[static_cast<size_t>(chunk)];
   }
-  return hop;
-}
+
+ private:
+  std::vector<std::optional<schedule::ChunkHop>> next_;
+  std::vector<std::optional<schedule::ChunkHop>> previous_;
+};
 
 //! The steps of `device` in order, and where each sits in that order by (kind, chunk, micro-batch).
 class StepOrder {
@@ -114,13 +122,14 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool
   std::vector<Transfer> transfers;
   std::optional<StepOrder> receiver_order;
   const StepOrder sender_order(draft, sender);
+  const StageHops hops(draft, stage);
   for (const auto& step : sender_order.steps()) {
     const TransferKind* kind = step.kind->sends;
     const auto& chunk = draft.work(sender).chunks[static_cast<size_t>(step.chunk)];
     if (kind == nullptr || !(chunk.*(kind->event))) {
       continue;
     }
-    const auto hop = transfer_hop(draft, *kind, {stage, step.chunk});
+    const auto& hop = hops.of(*kind, step.chunk);
     if (!hop || hop->peer.stage == stage || hop->downstream != downstream) {
       continue;
     }
@@ -143,12 +152,13 @@ void add_local_hand_offs(ProgramDraft& draft, PipelinePasses& passes, int device
   const int stage = draft.coord(device)[ParallelDim::pp];
   const auto kinds = draft.schedule().step_kinds();
   const StepOrder order(draft, device);
+  const StageHops hops(draft, stage);
   for (const auto& step : order.steps()) {
     const TransferKind* kind = step.kind->sends;
     if (kind == nullptr) {
       continue;
     }
-    const auto hop = transfer_hop(draft, *kind, {stage, step.chunk});
+    const auto& hop = hops.of(*kind, step.chunk);
     if (!hop || hop->peer.stage != stage) {
       continue;
     }

@@ -71,8 +71,19 @@ void ProgramDraft::reserve_for_passes() {
   result_.tasks.reserve(tasks);
 }
 
+void ProgramDraft::count_microbatches(MicrobatchRange range) {
+  result_.counted_microbatches = range;
+  result_.counted_instances.assign(range.last > range.first ? result_.events.size() : 0, 0);
+}
+
+void ProgramDraft::add_instances(events::EventId event, std::int64_t devices, int microbatch) {
+  const std::int64_t ranks = devices * result_.ranks_per_device;
+  result_.events.add_instances(event, ranks);
+  if (result_.counted_microbatches.contains(microbatch)) result_.counted_instances[event] += ranks;
+}
+
 TaskId ProgramDraft::add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
-  result_.events.add_instances(event, static_cast<std::int64_t>(streams.size()) * result_.ranks_per_device);
+  add_instances(event, static_cast<std::int64_t>(streams.size()), info.microbatch);
   const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);
   result_.tasks.push_back(info);
   use_network(id, result_.events.at(event), streams);

@@ -11,6 +11,7 @@ std::vector<TimelineRow> timeline_rows(const api::Simulation& simulation, int ra
     throw InputError("rank: expected 0 to " + std::to_string(layout.world_size() - 1) + " (the job's ranks), got " +
                      std::to_string(rank));
   }
+  simulation.require_timeline();
   const auto& program = simulation.program;
   const io::DeviceTimelines timelines(program);
   const auto device = static_cast<std::size_t>(program.device_for_rank(layout, rank));

@@ -292,6 +292,7 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
 void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
+  simulation.keep_timeline = false;
   if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options);
   const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 #include <unordered_map>
 #include <utility>
 
@@ -168,6 +169,9 @@ std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, Expert
   const int rank = rank_of(coord);
   const int etp = std::max(folding_.expert_tensor_parallel, 1);
   const int ep = std::max(folding_.expert_parallel, 1);
+  if (etp * ep == 1) {
+    return {rank};
+  }
   ExpertGrid grid{group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp}), {etp, ep, 1}};
   const auto ranks = static_cast<int>(grid.stage.size());
   if (ranks % (etp * ep) != 0) {
@@ -239,6 +243,30 @@ class PlacementMemo {
 
 }  // namespace
 
+std::vector<int> RankLayout::uniformity_witnesses(int period) const {
+  // How far each dimension's index goes: all the way for the stage, tensor and context
+  // coordinates; along another dimension the rank's residue modulo `period` comes back after
+  // period / gcd(stride, period) steps.
+  std::vector<int> limits;
+  for (const DimSize& dim : dims_) {
+    const bool whole = dim.dim == ParallelDim::pp || dim.dim == ParallelDim::tp || dim.dim == ParallelDim::cp;
+    const int cycle = period / std::gcd(stride_[slot(dim.dim)] % period, period);
+    limits.push_back(whole ? dim.size : std::min(dim.size, cycle));
+  }
+  std::vector<int> ranks;
+  std::vector<int> index(dims_.size(), 0);
+  while (true) {
+    int rank = 0;
+    for (std::size_t d = 0; d < dims_.size(); ++d) rank += index[d] * stride_[slot(dims_[d].dim)];
+    ranks.push_back(rank);
+    std::size_t d = 0;
+    while (d < dims_.size() && ++index[d] == limits[d]) index[d++] = 0;
+    if (d == dims_.size()) break;
+  }
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
 bool RankLayout::is_uniform() const {
   const int stages = size(ParallelDim::pp);
   const bool folds_experts = folding_.expert_parallel * folding_.expert_tensor_parallel > 1;
@@ -254,7 +282,7 @@ bool RankLayout::is_uniform() const {
       return false;
     }
   }
-  for (int rank = 0; rank < world_size_; ++rank) {
+  for (const int rank : uniformity_witnesses(std::max(packing_.gpus_per_domain, 1))) {
     const RankCoord coord = coord_of(rank);
     const int stage = coord[ParallelDim::pp];
     const RankCoord reference{{ParallelDim::pp, stage}};

@@ -161,6 +161,11 @@ class RankLayout {
   //! True when, along each expert axis, every expert group of `stage` is placed as the group of
   //! the stage's first rank: one pass over the stage's ranks per axis.
   bool expert_groups_alike(int stage) const;
+  //! Ranks that show every case is_uniform must compare, when a group's placement depends on its
+  //! first rank only through that rank's residue modulo `period` (the domain's GPUs): every stage,
+  //! tensor and context coordinate, and along the other dimensions as many steps as it takes for
+  //! the residue to come back. In rank order.
+  std::vector<int> uniformity_witnesses(int period) const;
 
   std::vector<DimSize> dims_;
   std::array<int, kParallelDimCount> size_{};

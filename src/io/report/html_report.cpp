@@ -160,6 +160,7 @@ void append_timeline(std::string& html, const api::Simulation& simulation, const
 }  // namespace
 
 void write_simulation_report(std::ostream& out, const api::Simulation& simulation) {
+  simulation.require_timeline();
   const double merge_gap_ns = static_cast<double>(std::max<SimTime>(simulation.times.makespan, 1)) / kTimelinePlotWidth;
   const auto bands = build_timeline(simulation, merge_gap_ns);
   std::string html;

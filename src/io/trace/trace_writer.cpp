@@ -291,6 +291,7 @@ class ChromeTraceWriter {
 
 void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks,
                         const std::function<void(std::size_t, std::size_t)>& progress) {
+  simulation.require_timeline();
   ChromeTraceWriter(out, simulation).write(ranks, progress);
 }
 

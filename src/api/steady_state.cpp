@@ -1,0 +1,207 @@
+#include "api/steady_state.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::api {
+
+namespace {
+
+using engine::TaskId;
+using schedule::Step;
+
+//! How many micro-batches a stage's step order may run ahead of its oldest unfinished one, at most:
+//! one per chunk of the whole pipeline.
+int pipeline_depth(const strategy::Strategy& strategy, const schedule::PipelineSchedule& schedule) {
+  return strategy.pipeline_parallel * schedule.chunks_per_stage(strategy.virtual_stages);
+}
+
+strategy::Strategy with_microbatches(strategy::Strategy strategy, int microbatches) {
+  strategy.global_batch_size = microbatches * strategy.micro_batch_size * strategy.data_parallel;
+  return strategy;
+}
+
+bool same_step_later(const Step& later, const Step& earlier, int microbatches) {
+  return later.kind == earlier.kind && later.chunk == earlier.chunk &&
+         later.overlaps_previous == earlier.overlaps_previous && later.microbatch == earlier.microbatch + microbatches;
+}
+
+//! Whether `longer` is `shorter` with `repeats` copies of one stretch of steps inserted at one
+//! place, each copy the stretch before it for micro-batches `period` later, and the steps after the
+//! insertion those of `shorter` for micro-batches repeats × period later.
+bool inserts_periods(const std::vector<Step>& shorter, const std::vector<Step>& longer, int period, int repeats) {
+  const std::size_t n = shorter.size();
+  if (longer.size() <= n || (longer.size() - n) % static_cast<std::size_t>(repeats) != 0) return false;
+  const std::size_t added = longer.size() - n;
+  const std::size_t length = added / static_cast<std::size_t>(repeats);
+  std::size_t prefix = 0;
+  while (prefix < n && shorter[prefix] == longer[prefix]) ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < n && same_step_later(longer[longer.size() - 1 - suffix], shorter[n - 1 - suffix], period * repeats)) {
+    ++suffix;
+  }
+  // Insert after the common prefix: every step before it is the same, every one after it the
+  // shorter run's, later.
+  const std::size_t at = prefix;
+  if (at + suffix < n || at < length) return false;
+  for (std::size_t i = at; i < at + added; ++i) {
+    if (!same_step_later(longer[i], longer[i - length], period)) return false;
+  }
+  return true;
+}
+
+bool step_orders_repeat(const strategy::Strategy& strategy, const schedule::PipelineSchedule& schedule,
+                        const SteadyStatePlan& plan) {
+  const strategy::Strategy shorter = with_microbatches(strategy, plan.simulated_microbatches);
+  for (int stage = 0; stage < strategy.pipeline_parallel; ++stage) {
+    if (!inserts_periods(schedule.stage_steps(shorter, stage), schedule.stage_steps(strategy, stage), plan.period,
+                         plan.repeats())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+//! The tasks of each micro-batch, in the order they were added.
+std::vector<std::vector<TaskId>> microbatch_tasks(const program::JobProgram& program) {
+  std::vector<std::vector<TaskId>> tasks(static_cast<std::size_t>(program.num_microbatches));
+  for (TaskId task = 0; task < program.tasks.size(); ++task) {
+    const int microbatch = program.tasks[task].microbatch;
+    if (microbatch >= 0) tasks[static_cast<std::size_t>(microbatch)].push_back(task);
+  }
+  return tasks;
+}
+
+bool same_work(const program::JobProgram& program, TaskId a, TaskId b) {
+  const program::TaskInfo& x = program.tasks[a];
+  const program::TaskInfo& y = program.tasks[b];
+  const auto streams_a = program.program.streams(a);
+  const auto streams_b = program.program.streams(b);
+  return x.event == y.event && x.phase == y.phase && x.layer == y.layer && x.chunk == y.chunk && x.label == y.label &&
+         program.program.duration(a) == program.program.duration(b) &&
+         std::equal(streams_a.begin(), streams_a.end(), streams_b.begin(), streams_b.end());
+}
+
+//! How much later every task of `later` runs than the same task of `earlier`, when that is one
+//! positive amount; none otherwise.
+std::optional<SimTime> repeat_shift(const program::JobProgram& program, const engine::TaskTimes& times,
+                                    const std::vector<TaskId>& later, const std::vector<TaskId>& earlier) {
+  if (later.size() != earlier.size() || later.empty()) return std::nullopt;
+  const SimTime shift = times.start[later.front()] - times.start[earlier.front()];
+  if (shift <= 0) return std::nullopt;
+  for (std::size_t i = 0; i < later.size(); ++i) {
+    const TaskId a = later[i];
+    const TaskId b = earlier[i];
+    if (times.start[a] - times.start[b] != shift || times.end[a] - times.end[b] != shift || !same_work(program, a, b)) {
+      return std::nullopt;
+    }
+  }
+  return shift;
+}
+
+//! The longest stretch of consecutive micro-batches each of which repeats the one `period` before it
+//! by one time shift.
+struct RepeatingStretch {
+  int first = 0;  //!< the first micro-batch that repeats an earlier one
+  int last = -1;
+  SimTime shift = 0;
+  int length() const { return last - first + 1; }
+};
+
+RepeatingStretch longest_repeating_stretch(const program::JobProgram& program, const engine::TaskTimes& times,
+                                           const std::vector<std::vector<TaskId>>& tasks, int period) {
+  RepeatingStretch best;
+  RepeatingStretch current;
+  for (int m = period; m < static_cast<int>(tasks.size()); ++m) {
+    const auto shift =
+        repeat_shift(program, times, tasks[static_cast<std::size_t>(m)], tasks[static_cast<std::size_t>(m - period)]);
+    if (!shift) {
+      current = {};
+      continue;
+    }
+    if (current.length() <= 0 || current.shift != *shift) current = {m, m, *shift};
+    current.last = m;
+    if (current.length() > best.length()) best = current;
+  }
+  return best;
+}
+
+//! Whether every task that runs in `window` belongs to a micro-batch from `first` to `last`.
+bool only_microbatches_in(const program::JobProgram& program, const engine::TaskTimes& times,
+                          analysis::TimeWindow window, int first, int last) {
+  for (TaskId task = 0; task < program.tasks.size(); ++task) {
+    if (times.end[task] <= window.begin || times.start[task] >= window.end) continue;
+    const int microbatch = program.tasks[task].microbatch;
+    if (microbatch < first || microbatch > last) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<SteadyStatePlan> plan_steady_state(const strategy::Strategy& strategy,
+                                                 const schedule::PipelineSchedule& schedule) {
+  const int microbatches = strategy.num_microbatches();
+  const int depth = pipeline_depth(strategy, schedule);
+  std::vector<int> periods{1, 2, strategy.pipeline_parallel, 2 * strategy.pipeline_parallel};
+  std::sort(periods.begin(), periods.end());
+  periods.erase(std::unique(periods.begin(), periods.end()), periods.end());
+  for (int period : periods) {
+    // A warm-up, a repeating stretch longer than the pipeline's depth, and a cool-down.
+    const int least = 3 * depth + 2 * period;
+    const int simulated = least + (microbatches - least) % period;
+    if (4 * simulated > 3 * microbatches) continue;
+    const SteadyStatePlan plan{microbatches, simulated, period};
+    if (step_orders_repeat(strategy, schedule, plan)) return plan;
+  }
+  return std::nullopt;
+}
+
+strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStatePlan& plan) {
+  strategy::JobSpec shorter = job;
+  shorter.strategy = with_microbatches(job.strategy, plan.simulated_microbatches);
+  return shorter;
+}
+
+std::optional<analysis::RunSummary> extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
+                                                        program::JobProgram& shorter, const engine::TaskTimes& times) {
+  const auto tasks = microbatch_tasks(shorter);
+  const RepeatingStretch stretch = longest_repeating_stretch(shorter, times, tasks, plan.period);
+  const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
+  const program::MicrobatchRange counted = plan.counted();
+  if (stretch.length() < depth + plan.period || shorter.counted_microbatches.first != counted.first ||
+      shorter.counted_microbatches.last != counted.last || counted.first < stretch.first - plan.period ||
+      counted.last > stretch.last + 1) {
+    return std::nullopt;
+  }
+  // One period of time late in the stretch, where the timeline repeats: every activity near it
+  // belongs to the stretch (the pipeline's older micro-batches are still in flight when a new one
+  // starts), so the time of one repeat is what the devices do in it.
+  const int late = stretch.last - 2 * plan.period;
+  if (late < stretch.first) return std::nullopt;
+  const SimTime period = stretch.shift;
+  const SimTime begin = times.start[tasks[static_cast<std::size_t>(late)].front()];
+  if (!only_microbatches_in(shorter, times, {begin - period, begin + 2 * period}, stretch.first - plan.period,
+                            stretch.last)) {
+    return std::nullopt;
+  }
+  const SimTime repeats = plan.repeats();
+  const SimTime iteration_time = times.makespan + repeats * period;
+  const auto one_repeat = analysis::device_stats(shorter, times, {begin, begin + period});
+  auto devices = analysis::device_stats(shorter, times);
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    devices[d].busy_compute += repeats * one_repeat[d].busy_compute;
+    devices[d].busy_communication += repeats * one_repeat[d].busy_communication;
+    if (devices[d].last_end > begin) devices[d].last_end += repeats * period;
+    devices[d].idle = iteration_time - devices[d].busy_compute - devices[d].busy_communication;
+  }
+  for (events::EventId event = 0; event < shorter.events.size(); ++event) {
+    shorter.events.add_instances(event, repeats * shorter.counted_instances[event]);
+  }
+  return analysis::summarize(job, shorter, iteration_time, std::move(devices));
+}
+
+}  // namespace distsim::api

@@ -1,0 +1,205 @@
+#include "api/steady_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "api/simulation.hpp"
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+#include "cost/analytical_cost_model.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::api {
+
+namespace {
+
+struct SteadyCase {
+  std::string name;
+  strategy::JobSpec job;
+  bool all_ranks = false;
+};
+
+strategy::JobSpec make_job(const std::string& model, const std::string& cluster, int nodes, int tp, int pp, int dp,
+                           int microbatches, const std::string& schedule) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model(model);
+  job.cluster = catalog::find_cluster(cluster);
+  job.cluster.num_hosts = nodes;
+  job.strategy.tensor_parallel = tp;
+  job.strategy.pipeline_parallel = pp;
+  job.strategy.data_parallel = dp;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = microbatches * dp;
+  job.strategy.schedule = schedule;
+  return job;
+}
+
+std::vector<SteadyCase> steady_cases() {
+  std::vector<SteadyCase> cases;
+  const auto add = [&](const std::string& name, const strategy::JobSpec& job, bool all_ranks = false) {
+    cases.push_back({name, job, all_ranks});
+  };
+  add("gpt2 1f1b pp2", make_job("gpt2-345m", "pcie-a40", 4, 2, 2, 4, 32, "1f1b"));
+  add("gpt2 1f1b pp4 all ranks", make_job("gpt2-345m", "pcie-a40", 4, 2, 4, 2, 40, "1f1b"), true);
+  add("gpt2 1f1b pp8 dp over the network", make_job("gpt2-345m", "pcie-a40", 8, 1, 8, 4, 64, "1f1b"));
+  auto sequence_parallel = make_job("llama-3.1-8b", "dgx-h100", 4, 4, 4, 2, 48, "1f1b");
+  sequence_parallel.strategy.sequence_parallel = true;
+  sequence_parallel.strategy.distributed_optimizer = true;
+  add("llama 8b tp4 sp pp4 zero-1", sequence_parallel);
+  auto recompute = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 36, "1f1b");
+  recompute.strategy.recompute = strategy::Recompute::full;
+  add("gpt2 full recompute", recompute);
+  auto interleaved = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 96, "interleaved");
+  interleaved.strategy.virtual_stages = 2;
+  add("gpt2 interleaved pp4 v2", interleaved);
+  add("gpt2 zb-h1", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 40, "zb-h1"));
+  add("gpt2 zb-h2", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 48, "zb-h2"));
+  auto zbv = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "zbv");
+  zbv.strategy.virtual_stages = 2;
+  add("gpt2 zbv", zbv);
+  auto dualpipe = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "dualpipe");
+  dualpipe.strategy.virtual_stages = 2;
+  add("gpt2 dualpipe", dualpipe);
+  add("gpt2 gpipe", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 32, "gpipe"));
+  auto context = make_job("llama-3.1-8b", "dgx-h100", 4, 2, 4, 1, 48, "1f1b");
+  context.strategy.context_parallel = 4;
+  context.model.seq_length = 16384;
+  add("llama 8b cp4", context);
+  auto experts = make_job("mixtral-8x7b", "dgx-h100", 4, 1, 4, 8, 40, "1f1b");
+  experts.strategy.expert_parallel = 8;
+  add("mixtral ep8 pp4", experts);
+  add("gpt3 175b on 1024 a100", make_job("gpt3-175b", "dgx-a100", 128, 8, 16, 8, 192, "1f1b"));
+  auto deepseek = make_job("deepseek-v3", "dgx-h100", 256, 1, 16, 128, 120, "1f1b");
+  deepseek.strategy.expert_parallel = 64;
+  deepseek.strategy.distributed_optimizer = true;
+  add("deepseek-v3 on 2048 h100, ep64", deepseek);
+  return cases;
+}
+
+Simulation run(const SteadyCase& c, bool keep_timeline, bool aggregate_passes = false) {
+  SimulationOptions options;
+  options.all_ranks = c.all_ranks;
+  options.keep_timeline = keep_timeline;
+  options.aggregate_passes = aggregate_passes;
+  return simulate(c.job, options);
+}
+
+void expect_same_summary(const Simulation& fast, const Simulation& whole) {
+  EXPECT_EQ(fast.summary.iteration_time, whole.summary.iteration_time);
+  ASSERT_EQ(fast.summary.devices.size(), whole.summary.devices.size());
+  for (std::size_t d = 0; d < whole.summary.devices.size(); ++d) {
+    SCOPED_TRACE("device " + std::to_string(d));
+    const auto& a = fast.summary.devices[d];
+    const auto& b = whole.summary.devices[d];
+    EXPECT_EQ(a.busy_compute, b.busy_compute);
+    EXPECT_EQ(a.busy_communication, b.busy_communication);
+    EXPECT_EQ(a.idle, b.idle);
+    EXPECT_EQ(a.first_start, b.first_start);
+    EXPECT_EQ(a.last_end, b.last_end);
+  }
+  EXPECT_EQ(fast.summary.events.instances, whole.summary.events.instances);
+  EXPECT_EQ(fast.summary.events.unique, whole.summary.events.unique);
+  EXPECT_EQ(fast.summary.total_flops, whole.summary.total_flops);
+  EXPECT_EQ(fast.summary.bubble_fraction, whole.summary.bubble_fraction);
+  ASSERT_EQ(fast.program.events.size(), whole.program.events.size());
+  for (events::EventId id = 0; id < whole.program.events.size(); ++id) {
+    EXPECT_EQ(fast.program.events.instances(id), whole.program.events.instances(id));
+  }
+}
+
+}  // namespace
+
+// The test that matters: a summary extended from a repeating steady state equals the one read off
+// every task's times, to the nanosecond on every device, for every schedule and feature that
+// shapes a pipeline's steady state. Jobs whose step order does not repeat (GPipe) or whose
+// timeline does not repeat are simulated whole, which this compares as well.
+TEST(SteadyState, ExtendedSummaryEqualsTheWholeSimulation) {
+  for (const auto& c : steady_cases()) {
+    SCOPED_TRACE(c.name);
+    const Simulation whole = run(c, true);
+    ASSERT_TRUE(whole.holds_timeline());
+    expect_same_summary(run(c, false), whole);
+  }
+}
+
+// The same with each pass one task, as a search simulates (symmetric mode), also on pipelines of
+// 32 and 64 stages, whose warm-up takes as many micro-batches.
+TEST(SteadyState, ExtendedSummaryOfAggregatedPassesEqualsTheWholeSimulation) {
+  auto cases = steady_cases();
+  const std::vector<SteadyCase> deep{
+      {"gpt3 175b pp32", make_job("gpt3-175b", "dgx-a100", 128, 8, 32, 4, 384, "1f1b")},
+      {"gpt3 175b pp64", make_job("gpt3-175b", "dgx-a100", 128, 16, 64, 1, 1536, "1f1b")}};
+  cases.insert(cases.end(), deep.begin(), deep.end());
+  for (const auto& c : cases) {
+    if (c.all_ranks) continue;
+    SCOPED_TRACE(c.name);
+    expect_same_summary(run(c, false, true), run(c, true, true));
+  }
+  for (const auto& c : deep) {
+    EXPECT_LT(run(c, false, true).simulated_microbatches, c.job.strategy.num_microbatches()) << c.name;
+  }
+}
+
+// Without the check above passing vacuously: the 1F1B jobs run in part.
+TEST(SteadyState, OneFOneBJobsRunInPart) {
+  for (const auto& c : steady_cases()) {
+    if (c.job.strategy.schedule != "1f1b") continue;
+    SCOPED_TRACE(c.name);
+    const Simulation fast = run(c, false);
+    EXPECT_LT(fast.simulated_microbatches, c.job.strategy.num_microbatches());
+    EXPECT_FALSE(fast.holds_timeline());
+    EXPECT_THROW(fast.require_timeline(), InternalError);
+    EXPECT_LT(run(c, false, true).simulated_microbatches, c.job.strategy.num_microbatches());
+  }
+}
+
+// 1F1B on 4 stages repeats every micro-batch: a warm-up, a repeating stretch longer than the 4
+// micro-batches the pipeline holds, and a cool-down take 3 × 4 + 2 × 1 = 14 micro-batches, and 64
+// are 50 repeats more.
+TEST(SteadyState, PlansOneFOneBOverFourteenMicrobatches) {
+  const auto job = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "1f1b");
+  const auto plan = plan_steady_state(job.strategy, schedule::find_schedule("1f1b"));
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(plan->period, 1);
+  EXPECT_EQ(plan->simulated_microbatches, 14);
+  EXPECT_EQ(plan->repeats(), 50);
+}
+
+// 14 micro-batches of 18 are more than three quarters: running them would not save enough to be
+// worth a check that may fail (14 of 19 would).
+TEST(SteadyState, PlansNothingForAShortPipelineNorForGPipe) {
+  const auto short_job = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 18, "1f1b");
+  EXPECT_FALSE(plan_steady_state(short_job.strategy, schedule::find_schedule("1f1b")).has_value());
+  const auto gpipe = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "gpipe");
+  EXPECT_FALSE(plan_steady_state(gpipe.strategy, schedule::find_schedule("gpipe")).has_value());
+}
+
+// A timeline whose middle does not repeat is not extended: one task of the middle micro-batch
+// moved by 1 ns breaks the repeating stretch into two, each shorter than the pipeline's depth
+// plus a period.
+TEST(SteadyState, ATimelineThatDoesNotRepeatIsNotExtended) {
+  const auto job = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "1f1b");
+  const auto& schedule = schedule::find_schedule("1f1b");
+  const auto plan = plan_steady_state(job.strategy, schedule);
+  ASSERT_TRUE(plan.has_value());
+  const cost::AnalyticalCostModel costs(job.cluster);
+  const auto build = [&] {
+    return program::build_job_program(shortened_job(job, *plan), schedule, costs, false, false, {}, plan->counted());
+  };
+  auto shorter = build();
+  auto times = engine::run(shorter.program);
+  ASSERT_TRUE(extend_steady_state(job, *plan, shorter, times).has_value());
+  shorter = build();
+  times = engine::run(shorter.program);
+  for (engine::TaskId task = 0; task < shorter.tasks.size(); ++task) {
+    if (shorter.tasks[task].microbatch == plan->simulated_microbatches / 2) {
+      times.end[task] += 1;
+      break;
+    }
+  }
+  EXPECT_FALSE(extend_steady_state(job, *plan, shorter, times).has_value());
+}
+
+}  // namespace distsim::api
