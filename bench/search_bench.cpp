@@ -9,11 +9,16 @@
 #include <thread>
 
 #include "catalog/builtin_clusters.hpp"
+#include "cli/allocator_tuning.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
 #include "search/strategy_search.hpp"
 
 namespace {
+
+// The allocator as the distsim command sets it up (cli/allocator_tuning.hpp), so that a benchmark's
+// time does not depend on the benchmarks that ran before it in the process.
+const bool kAllocatorTuned = (distsim::cli::keep_freed_memory_for_reuse(), true);
 
 using distsim::search::SearchSpace;
 

@@ -7,11 +7,16 @@
 #include <sys/resource.h>
 
 #include "api/simulation.hpp"
+#include "cli/allocator_tuning.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
 
 namespace {
+
+// The allocator as the distsim command sets it up (cli/allocator_tuning.hpp), so that a benchmark's
+// time does not depend on the benchmarks that ran before it in the process.
+const bool kAllocatorTuned = (distsim::cli::keep_freed_memory_for_reuse(), true);
 
 using distsim::strategy::JobSpec;
 

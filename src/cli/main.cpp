@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/allocator_tuning.hpp"
 #include "cli/commands.hpp"
 #include "cli/mpi_process_group.hpp"
 #include "core/closest_name.hpp"
@@ -100,6 +101,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   int status = 0;
   try {
+    distsim::cli::keep_freed_memory_for_reuse();
     distsim::cli::start_mpi(argc, argv);
     status = distsim::cli::run(argc, argv);
   } catch (const distsim::InputError& e) {
