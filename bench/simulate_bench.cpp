@@ -83,6 +83,10 @@ void BM_Gpt3On1024A100WholeTimeline(benchmark::State& state) {
 void BM_Llama405bOn16384H100(benchmark::State& state) {
   run(state, make_job("llama-3.1-405b", "dgx-h100", 2048, 8, 16, 128, 1, 2048), false);
 }
+// 1,048,576 GPUs in symmetric mode: nothing may grow with the GPU count.
+void BM_Llama405bOnAMillionH100(benchmark::State& state) {
+  run(state, make_job("llama-3.1-405b", "dgx-h100", 131072, 8, 16, 8192, 1, 131072), false);
+}
 
 // DeepSeek-V3's own layout (technical report, arXiv 2412.19437, §3.2 and §3.4.3): PP 16, EP 64,
 // ZeRO-1 data parallelism, global batch 15,360 sequences at the end of the batch-size ramp.
@@ -105,5 +109,6 @@ BENCHMARK(BM_BertExLarge16xA10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100WholeTimeline)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Llama405bOn16384H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama405bOnAMillionH100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On2048H100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On8192H100)->Unit(benchmark::kMillisecond);

@@ -115,8 +115,15 @@ GroupPlacement RankLayout::group(const RankCoord& coord, std::initializer_list<P
 // Hosts and domains hold consecutive ranks, so in a sorted member list the members of one host
 // (or domain) are neighbours.
 GroupPlacement RankLayout::placement(const std::vector<int>& ranks) const {
-  std::vector<int> sorted = ranks;
-  std::sort(sorted.begin(), sorted.end());
+  if (!std::is_sorted(ranks.begin(), ranks.end())) {
+    std::vector<int> sorted = ranks;
+    std::sort(sorted.begin(), sorted.end());
+    return placement_of_sorted(sorted);
+  }
+  return placement_of_sorted(ranks);
+}
+
+GroupPlacement RankLayout::placement_of_sorted(const std::vector<int>& sorted) const {
   GroupPlacement result;
   result.size = static_cast<int>(sorted.size());
   result.hosts = 0;

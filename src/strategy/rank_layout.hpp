@@ -161,6 +161,8 @@ class RankLayout {
   //! True when, along each expert axis, every expert group of `stage` is placed as the group of
   //! the stage's first rank: one pass over the stage's ranks per axis.
   bool expert_groups_alike(int stage) const;
+  //! placement() of ranks in increasing order.
+  GroupPlacement placement_of_sorted(const std::vector<int>& sorted) const;
   //! Ranks that show every case is_uniform must compare, when a group's placement depends on its
   //! first rank only through that rank's residue modulo `period` (the domain's GPUs): every stage,
   //! tensor and context coordinate, and along the other dimensions as many steps as it takes for
