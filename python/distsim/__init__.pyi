@@ -124,7 +124,12 @@ class Result:
     def __getattr__(self, key: str) -> Any: ...
 
 def simulate(
-    job: Job, *, all_ranks: bool = False, max_tasks: Optional[int] = None, profile_db: Optional[_Path] = None
+    job: Job,
+    *,
+    all_ranks: bool = False,
+    max_tasks: Optional[int] = None,
+    profile_db: Optional[_Path] = None,
+    timeline: bool = True,
 ) -> Result: ...
 
 class SearchResult:

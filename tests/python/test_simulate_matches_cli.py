@@ -21,6 +21,9 @@ JOBS = [
     # a mixture-of-experts model with expert parallelism and fp8
     {"model": SMALL_MOE, "gpu": "h100-sxm", "gpus_per_node": 4, "tp": 1, "pp": 1, "dp": 4, "ep": 4, "micro_batch_size": 1,
      "global_batch_size": 8, "seq_length": 512, "precision": "fp8"},
+    # a long pipeline: the CLI (no --trace) runs 14 of its 64 micro-batches and extends the
+    # repeating steady state; distsim.simulate keeps the timeline and runs all 64
+    {"model": "gpt2-345m", "tp": 1, "pp": 4, "dp": 4, "micro_batch_size": 1, "global_batch_size": 256},
 ]
 
 
@@ -30,6 +33,20 @@ def test_json_is_the_cli_json(settings):
     _, stdout, _ = run_cli("simulate", "--json", *flags_of(settings))
     assert result.to_json() == stdout
     assert result.summary == json.loads(stdout)
+
+
+def test_a_summary_without_timeline_is_the_same_and_says_so():
+    job = distsim.Job(**JOBS[-1])
+    whole = distsim.simulate(job)
+    summary = distsim.simulate(job, timeline=False)
+    assert summary.to_json() == whole.to_json()
+    assert len(whole.timeline(rank=0)) > 0
+    with pytest.raises(ValueError, match=r"Result.timeline: this result was simulated with timeline=False"):
+        summary.timeline(rank=0)
+    with pytest.raises(ValueError, match=r"Result.write_report: .*simulate with timeline=True"):
+        summary.write_report("unused.html")
+    with pytest.raises(TypeError, match=r"simulate: timeline: expected True or False, got 'no'"):
+        distsim.simulate(job, timeline="no")
 
 
 def test_all_ranks_matches_the_cli():
