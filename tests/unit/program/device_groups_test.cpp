@@ -52,4 +52,46 @@ TEST(DeviceGroups, SymmetricModeSimulatesOneRankPerStage) {
   EXPECT_EQ(groups.on_stage(0, 1), 1);
 }
 
+// Symmetric mode finds a group's simulated devices without walking the group: the same devices
+// as walking it and keeping the members that lead their stage, for every rank's every group.
+TEST(DeviceGroups, SymmetricGroupsAreTheStageLeadersAmongTheMembers) {
+  const strategy::RankLayout layout = two_of_each();
+  const DeviceGroups groups(layout, false);
+  const std::vector<std::vector<ParallelDim>> kinds = {{ParallelDim::tp},
+                                                      {ParallelDim::cp},
+                                                      {ParallelDim::dp},
+                                                      {ParallelDim::pp},
+                                                      {ParallelDim::cp, ParallelDim::dp},
+                                                      {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp},
+                                                      {ParallelDim::dp, ParallelDim::pp}};
+  const auto group_of = [&](const RankCoord& coord, const std::vector<ParallelDim>& dims) {
+    switch (dims.size()) {
+      case 1: return groups.group_of(coord, {dims[0]});
+      case 2: return groups.group_of(coord, {dims[0], dims[1]});
+      default: return groups.group_of(coord, {dims[0], dims[1], dims[2]});
+    }
+  };
+  const auto members_of = [&](const RankCoord& coord, const std::vector<ParallelDim>& dims) {
+    switch (dims.size()) {
+      case 1: return layout.group_members(coord, {dims[0]});
+      case 2: return layout.group_members(coord, {dims[0], dims[1]});
+      default: return layout.group_members(coord, {dims[0], dims[1], dims[2]});
+    }
+  };
+  int nonempty = 0;
+  for (int rank = 0; rank < layout.world_size(); ++rank) {
+    for (const auto& dims : kinds) {
+      const RankCoord coord = layout.coord_of(rank);
+      std::vector<int> expected;
+      for (const int member : members_of(coord, dims)) {
+        const int device = groups.device_of(layout.coord_of(member));
+        if (device >= 0) expected.push_back(device);
+      }
+      EXPECT_EQ(group_of(coord, dims), expected) << "rank " << rank;
+      nonempty += expected.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_GT(nonempty, 0);
+}
+
 }  // namespace distsim::program

@@ -99,8 +99,10 @@ TEST(RankLayout, DetectsNonUniformPlacement) {
 }
 
 //! is_uniform computes each kind of group's placement once per residue of its first rank
-//! modulo the domain size; the ground truth compares every rank's groups with its stage's
-//! reference directly, over many grids and packings (uniform and not).
+//! modulo the domain size, and visits along the data-parallel dimension only as many ranks as it
+//! takes for that residue to come back; the ground truth compares every rank's groups with its
+//! stage's reference directly, over many grids and packings (uniform and not; data-parallel sizes
+//! larger than the residue's cycle among them).
 bool uniform_by_every_rank(const RankLayout& layout) {
   for (int rank = 0; rank < layout.world_size(); ++rank) {
     const RankCoord coord = layout.coord_of(rank);
@@ -130,8 +132,8 @@ TEST(RankLayout, UniformityAgreesWithComparingEveryRanksGroups) {
   for (const int tp : {1, 2, 3}) {
     for (const int cp : {1, 2}) {
       for (const int pp : {1, 2, 3}) {
-        for (const int dp : {1, 2, 3, 5}) {
-          for (const auto& packing : std::vector<RankPacking>{{2, 2}, {4, 4}, {4, 12}, {8, 8}, {3, 6}}) {
+        for (const int dp : {1, 2, 3, 5, 8, 13}) {
+          for (const auto& packing : std::vector<RankPacking>{{2, 2}, {4, 4}, {4, 12}, {8, 8}, {3, 6}, {2, 8}}) {
             Strategy strategy = make(tp, pp, dp);
             strategy.context_parallel = cp;
             const RankLayout layout(parallel_dims(strategy), packing);
