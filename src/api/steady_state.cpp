@@ -182,20 +182,20 @@ std::optional<analysis::RunSummary> extend_steady_state(const strategy::JobSpec&
   // starts), so the time of one repeat is what the devices do in it.
   const int late = stretch.last - 2 * plan.period;
   if (late < stretch.first) return std::nullopt;
-  const SimTime period = stretch.shift;
+  const SimTime period_time = stretch.shift;
   const SimTime begin = times.start[tasks[static_cast<std::size_t>(late)].front()];
-  if (!only_microbatches_in(shorter, times, {begin - period, begin + 2 * period}, stretch.first - plan.period,
+  if (!only_microbatches_in(shorter, times, {begin - period_time, begin + 2 * period_time}, stretch.first - plan.period,
                             stretch.last)) {
     return std::nullopt;
   }
   const SimTime repeats = plan.repeats();
-  const SimTime iteration_time = times.makespan + repeats * period;
-  const auto one_repeat = analysis::device_stats(shorter, times, {begin, begin + period});
+  const SimTime iteration_time = times.makespan + repeats * period_time;
+  const auto one_repeat = analysis::device_stats(shorter, times, {begin, begin + period_time});
   auto devices = analysis::device_stats(shorter, times);
   for (std::size_t d = 0; d < devices.size(); ++d) {
     devices[d].busy_compute += repeats * one_repeat[d].busy_compute;
     devices[d].busy_communication += repeats * one_repeat[d].busy_communication;
-    if (devices[d].last_end > begin) devices[d].last_end += repeats * period;
+    if (devices[d].last_end > begin) devices[d].last_end += repeats * period_time;
     devices[d].idle = iteration_time - devices[d].busy_compute - devices[d].busy_communication;
   }
   for (events::EventId event = 0; event < shorter.events.size(); ++event) {
