@@ -69,22 +69,39 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
 
 //! The job simulated over fewer micro-batches and extended, when its schedule's steady state
 //! repeats; none when it does not, or when the timeline must be whole.
+//! Runs `plan`'s shorter job and extends it; the outcome's summary is none when its timeline does
+//! not repeat long enough.
+std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const SteadyStatePlan& plan,
+                                                      const SimulationOptions& options) {
+  const strategy::JobSpec shorter = shortened_job(job, plan);
+  Simulation simulation{job, build_valid(shorter, options, plan.counted()), {}, {}, {}, plan.simulated_microbatches};
+  simulation.times = engine::run(simulation.program.program, options.progress);
+  SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
+  return {std::move(simulation), std::move(outcome)};
+}
+
+//! The job simulated over fewer micro-batches and extended, when its schedule's steady state
+//! repeats; none when it does not, or when the timeline must be whole. A run in which some
+//! micro-batches repeated but not enough of them is tried once more about twice as long (the
+//! zero-bubble schedules' deferred weight gradients take longer to settle).
 std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options) {
   if (options.keep_timeline) return std::nullopt;
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  const auto plan = plan_steady_state(job.strategy, schedule);
-  if (!plan) return std::nullopt;
-  const strategy::JobSpec shorter = shortened_job(job, *plan);
-  std::vector<std::string> problems;
-  schedule.check(shorter, problems);
-  if (!problems.empty()) return std::nullopt;
-  Simulation simulation{job, build_valid(shorter, options, plan->counted()), {}, {}, {}, plan->simulated_microbatches};
-  simulation.times = engine::run(simulation.program.program, options.progress);
-  auto summary = extend_steady_state(job, *plan, simulation.program, simulation.times);
-  if (!summary) return std::nullopt;
-  simulation.summary = std::move(*summary);
-  simulation.memory = memory::estimate_memory(job);
-  return simulation;
+  auto plan = plan_steady_state(job.strategy, schedule);
+  for (int attempt = 0; attempt < 2 && plan; ++attempt) {
+    std::vector<std::string> problems;
+    schedule.check(shortened_job(job, *plan), problems);
+    if (!problems.empty()) return std::nullopt;
+    auto [simulation, outcome] = run_in_part(job, *plan, options);
+    if (outcome.summary) {
+      simulation.summary = std::move(*outcome.summary);
+      simulation.memory = memory::estimate_memory(job);
+      return std::move(simulation);
+    }
+    if (outcome.repeating_microbatches <= plan->period) return std::nullopt;
+    plan = lengthened_plan(job.strategy, schedule, *plan);
+  }
+  return std::nullopt;
 }
 
 //! The most transformer layers one pipeline rank holds: its even share, or under a valid custom

@@ -160,33 +160,45 @@ std::optional<SteadyStatePlan> plan_steady_state(const strategy::Strategy& strat
   return std::nullopt;
 }
 
+std::optional<SteadyStatePlan> lengthened_plan(const strategy::Strategy& strategy,
+                                               const schedule::PipelineSchedule& schedule,
+                                               const SteadyStatePlan& plan) {
+  const int added = plan.period * ((plan.simulated_microbatches + plan.period - 1) / plan.period);
+  const SteadyStatePlan longer{plan.microbatches, plan.simulated_microbatches + added, plan.period};
+  if (4 * longer.simulated_microbatches > 3 * longer.microbatches || !step_orders_repeat(strategy, schedule, longer)) {
+    return std::nullopt;
+  }
+  return longer;
+}
+
 strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStatePlan& plan) {
   strategy::JobSpec shorter = job;
   shorter.strategy = with_microbatches(job.strategy, plan.simulated_microbatches);
   return shorter;
 }
 
-std::optional<analysis::RunSummary> extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
-                                                        program::JobProgram& shorter, const engine::TaskTimes& times) {
+SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
+                                       program::JobProgram& shorter, const engine::TaskTimes& times) {
   const auto tasks = microbatch_tasks(shorter);
   const RepeatingStretch stretch = longest_repeating_stretch(shorter, times, tasks, plan.period);
+  SteadyStateOutcome outcome{std::nullopt, std::max(stretch.length(), 0)};
   const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
   const program::MicrobatchRange counted = plan.counted();
   if (stretch.length() < depth + plan.period || shorter.counted_microbatches.first != counted.first ||
       shorter.counted_microbatches.last != counted.last || counted.first < stretch.first - plan.period ||
       counted.last > stretch.last + 1) {
-    return std::nullopt;
+    return outcome;
   }
   // One period of time late in the stretch, where the timeline repeats: every activity near it
   // belongs to the stretch (the pipeline's older micro-batches are still in flight when a new one
   // starts), so the time of one repeat is what the devices do in it.
   const int late = stretch.last - 2 * plan.period;
-  if (late < stretch.first) return std::nullopt;
+  if (late < stretch.first) return outcome;
   const SimTime period_time = stretch.shift;
   const SimTime begin = times.start[tasks[static_cast<std::size_t>(late)].front()];
   if (!only_microbatches_in(shorter, times, {begin - period_time, begin + 2 * period_time}, stretch.first - plan.period,
                             stretch.last)) {
-    return std::nullopt;
+    return outcome;
   }
   const SimTime repeats = plan.repeats();
   const SimTime iteration_time = times.makespan + repeats * period_time;
@@ -201,7 +213,8 @@ std::optional<analysis::RunSummary> extend_steady_state(const strategy::JobSpec&
   for (events::EventId event = 0; event < shorter.events.size(); ++event) {
     shorter.events.add_instances(event, repeats * shorter.counted_instances[event]);
   }
-  return analysis::summarize(job, shorter, iteration_time, std::move(devices));
+  outcome.summary = analysis::summarize(job, shorter, iteration_time, std::move(devices));
+  return outcome;
 }
 
 }  // namespace distsim::api

@@ -32,16 +32,31 @@ struct SteadyStatePlan {
 std::optional<SteadyStatePlan> plan_steady_state(const strategy::Strategy& strategy,
                                                  const schedule::PipelineSchedule& schedule);
 
+//! The same plan with about twice the micro-batches simulated, for a timeline that repeats only
+//! after a longer warm-up; none when that is no longer at most three quarters of the job or its
+//! step orders do not repeat.
+std::optional<SteadyStatePlan> lengthened_plan(const strategy::Strategy& strategy,
+                                               const schedule::PipelineSchedule& schedule, const SteadyStatePlan& plan);
+
+//! What extend_steady_state made of a shorter run: the whole job's summary when the run repeats
+//! long enough, and how many consecutive micro-batches repeated (to decide whether a longer run
+//! is worth trying).
+struct SteadyStateOutcome {
+  std::optional<analysis::RunSummary> summary;
+  int repeating_microbatches = 0;
+};
+
 //! `job` with the plan's simulated micro-batches (a smaller global batch).
 strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStatePlan& plan);
 
-//! The summary of the whole of `job` from the timeline of the plan's shorter run (`shorter`, built
-//! counting the instances of the plan's `counted` micro-batches; `times`), when in that timeline every task of a long
-//! enough run of consecutive micro-batches is the task of the micro-batch one period earlier moved by one time period;
-//! none when it is not (the caller then simulates everything). The stretch covers more micro-batches than the pipeline
-//! holds, so that what follows it depends on it alone, and it holds the counted micro-batches. Adds the left-out
-//! repeats' event instances to `shorter`'s event table, which then counts the whole job's.
-std::optional<analysis::RunSummary> extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
-                                                        program::JobProgram& shorter, const engine::TaskTimes& times);
+//! The summary of the whole of `job` (SteadyStateOutcome::summary) from the timeline of the plan's shorter run
+//! (`shorter`, built counting the instances of the plan's `counted` micro-batches; `times`), when in that timeline
+//! every task of a long enough run of consecutive micro-batches is the task of the micro-batch one period earlier moved
+//! by one time period; none when it is not (the caller then simulates everything). The stretch covers more
+//! micro-batches than the pipeline holds, so that what follows it depends on it alone, and it holds the counted
+//! micro-batches. Adds the left-out repeats' event instances to `shorter`'s event table, which then counts the whole
+//! job's.
+SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
+                                       program::JobProgram& shorter, const engine::TaskTimes& times);
 
 }  // namespace distsim::api
