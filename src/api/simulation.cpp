@@ -69,11 +69,10 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
 
 //! The job simulated over fewer micro-batches and extended, when its schedule's steady state
 //! repeats; none when it does not, or when the timeline must be whole.
-//! Runs `plan`'s shorter job and extends it; the outcome's summary is none when its timeline does
-//! not repeat long enough.
-std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const SteadyStatePlan& plan,
-                                                      const SimulationOptions& options) {
-  const strategy::JobSpec shorter = shortened_job(job, plan);
+//! Runs `shorter`, the job as `plan` shortens it, and extends it; the outcome's summary is none
+//! when its timeline does not repeat long enough.
+std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
+                                                      const SteadyStatePlan& plan, const SimulationOptions& options) {
   Simulation simulation{job, build_valid(shorter, options, plan.counted()), {}, {}, {}, plan.simulated_microbatches};
   simulation.times = engine::run(simulation.program.program, options.progress);
   SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
@@ -89,10 +88,11 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, co
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   auto plan = plan_steady_state(job.strategy, schedule);
   for (int attempt = 0; attempt < 2 && plan; ++attempt) {
+    const strategy::JobSpec shorter = shortened_job(job, *plan);
     std::vector<std::string> problems;
-    schedule.check(shortened_job(job, *plan), problems);
+    schedule.check(shorter, problems);
     if (!problems.empty()) return std::nullopt;
-    auto [simulation, outcome] = run_in_part(job, *plan, options);
+    auto [simulation, outcome] = run_in_part(job, shorter, *plan, options);
     if (outcome.summary) {
       simulation.summary = std::move(*outcome.summary);
       simulation.memory = memory::estimate_memory(job);

@@ -14,10 +14,7 @@ namespace {
 //! The rank that stands for its stage in symmetric mode: every coordinate but the stage is 0.
 RankCoord stage_leader(const RankCoord& coord) { return RankCoord{{ParallelDim::pp, coord[ParallelDim::pp]}}; }
 
-//! Without expert parallelism every expert group is its rank alone, found without walking the stage.
 RankCoord expert_group_leader(const strategy::RankLayout& layout, const RankCoord& coord, strategy::ExpertDim dim) {
-  const auto& folding = layout.folding();
-  if (folding.expert_parallel * folding.expert_tensor_parallel <= 1) return coord;
   return layout.coord_of(layout.expert_group_members(coord, dim).front());
 }
 

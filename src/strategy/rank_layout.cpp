@@ -177,7 +177,7 @@ std::vector<int> RankLayout::expert_group_members(const RankCoord& coord, Expert
   const int etp = std::max(folding_.expert_tensor_parallel, 1);
   const int ep = std::max(folding_.expert_parallel, 1);
   if (etp * ep == 1) {
-    return {rank};
+    return {rank};  // without expert parallelism, found without walking the stage
   }
   ExpertGrid grid{group_members(coord, {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp}), {etp, ep, 1}};
   const auto ranks = static_cast<int>(grid.stage.size());
