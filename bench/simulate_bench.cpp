@@ -7,10 +7,10 @@
 #include <sys/resource.h>
 
 #include "api/simulation.hpp"
-#include "cli/allocator_tuning.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
+#include "cli/allocator_tuning.hpp"
 
 namespace {
 
@@ -83,6 +83,11 @@ void BM_Gpt3On1024A100WholeTimeline(benchmark::State& state) {
 void BM_Llama405bOn16384H100(benchmark::State& state) {
   run(state, make_job("llama-3.1-405b", "dgx-h100", 2048, 8, 16, 128, 1, 2048), false);
 }
+// Every rank with its own timeline: one data-parallel replica per placement class (one here, all
+// 128 replicas being placed alike) stands for the others.
+void BM_Llama405bOn16384H100AllRanks(benchmark::State& state) {
+  run(state, make_job("llama-3.1-405b", "dgx-h100", 2048, 8, 16, 128, 1, 2048), true);
+}
 // 1,048,576 GPUs in symmetric mode: nothing may grow with the GPU count.
 void BM_Llama405bOnAMillionH100(benchmark::State& state) {
   run(state, make_job("llama-3.1-405b", "dgx-h100", 131072, 8, 16, 8192, 1, 131072), false);
@@ -109,6 +114,7 @@ BENCHMARK(BM_BertExLarge16xA10)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Gpt3On1024A100WholeTimeline)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Llama405bOn16384H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Llama405bOn16384H100AllRanks)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Llama405bOnAMillionH100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On2048H100)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DeepSeekV3On8192H100)->Unit(benchmark::kMillisecond);

@@ -338,6 +338,7 @@ FIGURES = {
            "gpt3": "BM_Gpt3On1024A100",
            "gpt3_whole": "BM_Gpt3On1024A100WholeTimeline",
            "llama405b": "BM_Llama405bOn16384H100",
+           "llama405b_all": "BM_Llama405bOn16384H100AllRanks",
            "llama405b_million": "BM_Llama405bOnAMillionH100",
            "deepseek2048": "BM_DeepSeekV3On2048H100",
            "deepseek8192": "BM_DeepSeekV3On8192H100",

@@ -1,6 +1,7 @@
 #include "analysis/run_summary.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace distsim::analysis {
 
@@ -143,11 +144,17 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     const double peak = job.cluster.gpu.peak_flops(job.strategy.dtype);
     summary.mfu_peak_tflops = peak / 1e12;
     summary.mfu = peak > 0 ? summary.tflops_per_gpu * 1e12 / peak : 0;
-    double idle = 0;
-    for (const auto& device : summary.devices) {
-      idle += static_cast<double>(device.idle);
+    // Over ranks: a device counts once for each rank whose timeline it is. Integer sums, so that
+    // any grouping of the same ranks into devices gives the same fraction.
+    std::int64_t idle_over_ranks = 0;
+    std::int64_t ranks = 0;
+    for (size_t d = 0; d < summary.devices.size(); ++d) {
+      const std::int64_t weight = job_program.devices[d].ranks;
+      idle_over_ranks += weight * summary.devices[d].idle;
+      ranks += weight;
     }
-    summary.bubble_fraction = idle / static_cast<double>(summary.devices.size()) / static_cast<double>(iteration_time);
+    summary.bubble_fraction =
+        static_cast<double>(idle_over_ranks) / static_cast<double>(ranks) / static_cast<double>(iteration_time);
   }
   return summary;
 }

@@ -40,7 +40,7 @@ struct RunSummary {
   //! The dense peak MFU is measured against: the job dtype's, so bf16 also with fp8 GEMMs (the
   //! model FLOPs are the same, and NVIDIA reports its FP8 runs' MFU against the bf16 peak).
   double mfu_peak_tflops = 0;
-  double bubble_fraction = 0;        //!< mean idle share of the iteration over devices
+  double bubble_fraction = 0;        //!< mean idle share of the iteration over ranks
   std::vector<DeviceStats> devices;  //!< per simulated device
   EventCounts events;
 };

@@ -12,6 +12,7 @@
 #include "events/job_events.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/pipeline_layout.hpp"
+#include "strategy/placement_classes.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::api {
@@ -40,8 +41,19 @@ std::string size_text(std::int64_t tasks) {
   return tasks == std::numeric_limits<std::int64_t>::max() ? "more than 9.2e18" : std::to_string(tasks);
 }
 
-void check_job_size(const strategy::JobSpec& job, const SimulationOptions& options) {
-  const std::int64_t tasks = estimated_tasks(job, options.all_ranks, options.aggregate_passes);
+//! Every rank when asked, or when the layout is not uniform (groups of one stage placed
+//! differently), where one rank cannot stand for its stage.
+program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
+  if (!options.all_ranks && strategy::RankLayout(job.strategy, job.cluster).is_uniform()) {
+    return program::SimulatedRanks::one_per_stage;
+  }
+  return options.merge_placement_classes ? program::SimulatedRanks::every_rank_by_class
+                                         : program::SimulatedRanks::every_rank_alone;
+}
+
+void check_job_size(const strategy::JobSpec& job, const SimulationOptions& options, program::SimulatedRanks ranks) {
+  const std::int64_t tasks =
+      estimated_tasks(job, ranks != program::SimulatedRanks::one_per_stage, options.aggregate_passes);
   if (tasks > options.task_limit) {
     throw InputError("the job is too large to simulate: about " + size_text(tasks) + " tasks (" +
                      std::to_string(job.strategy.world_size()) + " GPUs, " +
@@ -53,18 +65,17 @@ void check_job_size(const strategy::JobSpec& job, const SimulationOptions& optio
 }
 
 program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
-                                program::MicrobatchRange counted = {}) {
+                                program::SimulatedRanks ranks, program::MicrobatchRange counted = {}) {
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const bool all_ranks = options.all_ranks || !layout.is_uniform();
-  return program::build_job_program(job, schedule, *cost_chain(job, options), all_ranks, options.aggregate_passes,
+  return program::build_job_program(job, schedule, *cost_chain(job, options), ranks, options.aggregate_passes,
                                     options.build_progress, counted);
 }
 
 program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
-  check_job_size(job, options);
-  return build_valid(job, options);
+  const program::SimulatedRanks ranks = simulated_ranks(job, options);
+  check_job_size(job, options, ranks);
+  return build_valid(job, options, ranks);
 }
 
 //! The job simulated over fewer micro-batches and extended, when its schedule's steady state
@@ -72,8 +83,10 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
 //! Runs `shorter`, the job as `plan` shortens it, and extends it; the outcome's summary is none
 //! when its timeline does not repeat long enough.
 std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
-                                                      const SteadyStatePlan& plan, const SimulationOptions& options) {
-  Simulation simulation{job, build_valid(shorter, options, plan.counted()), {}, {}, {}, plan.simulated_microbatches};
+                                                      const SteadyStatePlan& plan, const SimulationOptions& options,
+                                                      program::SimulatedRanks ranks) {
+  Simulation simulation{
+      job, build_valid(shorter, options, ranks, plan.counted()), {}, {}, {}, plan.simulated_microbatches};
   simulation.times = engine::run(simulation.program.program, options.progress);
   SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
   return {std::move(simulation), std::move(outcome)};
@@ -83,7 +96,8 @@ std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& j
 //! repeats; none when it does not, or when the timeline must be whole. A run in which some
 //! micro-batches repeated but not enough of them is tried once more about twice as long (the
 //! zero-bubble schedules' deferred weight gradients take longer to settle).
-std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options) {
+std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options,
+                                                program::SimulatedRanks ranks) {
   if (options.keep_timeline) return std::nullopt;
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   auto plan = plan_steady_state(job.strategy, schedule);
@@ -92,7 +106,7 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, co
     std::vector<std::string> problems;
     schedule.check(shorter, problems);
     if (!problems.empty()) return std::nullopt;
-    auto [simulation, outcome] = run_in_part(job, shorter, *plan, options);
+    auto [simulation, outcome] = run_in_part(job, shorter, *plan, options, ranks);
     if (outcome.summary) {
       simulation.summary = std::move(*outcome.summary);
       simulation.memory = memory::estimate_memory(job);
@@ -135,7 +149,11 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;
-  const std::int64_t ranks = all_ranks ? std::int64_t{s.world_size()} : s.pipeline_parallel;
+  const std::int64_t ranks =
+      all_ranks ? std::int64_t{s.world_size()} / s.data_parallel *
+                      strategy::PlacementClasses(strategy::RankLayout(s, job.cluster), s.gathered_shard_data_parallel())
+                          .simulated_indices()
+                : s.pipeline_parallel;
   const std::int64_t layers_per_rank = busiest_rank_layers(job);
   const auto& schedule = schedule::find_schedule(s.schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
@@ -152,9 +170,10 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
 
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
-  check_job_size(job, options);
-  if (auto simulation = simulate_steady_state(job, options)) return std::move(*simulation);
-  Simulation simulation{job, build_valid(job, options), {}, {}, {}, job.strategy.num_microbatches()};
+  const program::SimulatedRanks ranks = simulated_ranks(job, options);
+  check_job_size(job, options, ranks);
+  if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
+  Simulation simulation{job, build_valid(job, options, ranks), {}, {}, {}, job.strategy.num_microbatches()};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);

@@ -22,6 +22,10 @@ struct SimulationOptions {
   //! Simulate every rank explicitly instead of one rank per stage. Forced on when the cluster
   //! layout is not uniform (groups of one stage placed differently), where symmetry fails.
   bool all_ranks = false;
+  //! In all-ranks mode, simulate one data-parallel replica per placement class and give every
+  //! other rank its class's timeline (strategy::PlacementClasses); the results are those of
+  //! simulating every rank on its own, which false does (slowly, to check them).
+  bool merge_placement_classes = true;
   //! Prices events before the analytical model does (e.g. a profile database); may be null.
   std::shared_ptr<const cost::CostModel> preferred_costs;
   //! One task per forward/backward pass instead of one per operator (symmetric mode only): the
@@ -42,7 +46,8 @@ struct SimulationOptions {
 };
 
 //! An upper estimate of the tasks of the job's program, computed from its sizes alone (so that a
-//! job of 10^9 layers or a million micro-batches costs nothing to refuse): ranks simulated x
+//! job of 10^9 layers or a million micro-batches costs nothing to refuse): ranks simulated (in
+//! all-ranks mode, those of one replica per placement class) x
 //! micro-batches x layers per rank x tasks per layer pass, plus one entry per GPU for the rank
 //! layout. Saturates at the largest int64 instead of overflowing.
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes);

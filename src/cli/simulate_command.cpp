@@ -101,7 +101,9 @@ void add_simulate_command(CLI::App& app) {
       ->add_option("--trace-ranks", options->trace_ranks,
                    "ranks in the trace: replica (data-parallel replica 0) or all")
       ->capture_default_str();
-  command->add_flag("--all-ranks", options->all_ranks, "simulate every rank explicitly instead of one per stage");
+  command->add_flag("--all-ranks", options->all_ranks,
+                    "give every rank its own timeline instead of one per stage (one data-parallel replica simulated "
+                    "per placement class)");
   options->profile.add_to(*command);
   options->task_limit.add_to(*command);
   options->progress.add_to(*command);

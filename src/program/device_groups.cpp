@@ -20,21 +20,51 @@ RankCoord expert_group_leader(const strategy::RankLayout& layout, const RankCoor
 
 }  // namespace
 
-DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard)
-    : layout_(layout), all_ranks_(all_ranks), dp_per_shard_(dp_per_shard) {
-  const int devices = all_ranks_ ? layout_.world_size() : layout_.size(ParallelDim::pp);
-  for (int device = 0; device < devices; ++device) {
-    // In rank order either way: a stage's leader has a higher rank than the stage before's.
-    const RankCoord coord = all_ranks_ ? layout_.coord_of(device) : RankCoord{{ParallelDim::pp, device}};
-    coords_.push_back(coord);
-    ep_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::ep));
-    etp_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::etp));
+int replica_device(const strategy::RankLayout& layout, const strategy::PlacementClasses& classes,
+                   const RankCoord& coord, int position) {
+  const int tp = layout.size(ParallelDim::tp);
+  const int cp = layout.size(ParallelDim::cp);
+  return coord[ParallelDim::tp] +
+         tp * (coord[ParallelDim::cp] + cp * (position + classes.simulated_indices() * coord[ParallelDim::pp]));
+}
+
+DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard)
+    : layout_(layout), dp_per_shard_(dp_per_shard) {
+  if (ranks == SimulatedRanks::one_per_stage) {
+    const int stage_ranks = layout_.world_size() / layout_.size(ParallelDim::pp);
+    for (int stage = 0; stage < layout_.size(ParallelDim::pp); ++stage) {
+      add_device(RankCoord{{ParallelDim::pp, stage}}, stage_ranks);
+    }
+    return;
+  }
+  classes_.emplace(layout_, dp_per_shard, ranks == SimulatedRanks::every_rank_by_class);
+  // In rank order, which replica_device counts.
+  for (int pp = 0; pp < layout_.size(ParallelDim::pp); ++pp) {
+    for (int position = 0; position < classes_->simulated_indices(); ++position) {
+      for (int cp = 0; cp < layout_.size(ParallelDim::cp); ++cp) {
+        for (int tp = 0; tp < layout_.size(ParallelDim::tp); ++tp) {
+          add_device({{ParallelDim::tp, tp},
+                      {ParallelDim::cp, cp},
+                      {ParallelDim::dp, classes_->simulated_index(position)},
+                      {ParallelDim::pp, pp}},
+                     classes_->indices_standing_for(position));
+        }
+      }
+    }
   }
 }
 
+void DeviceGroups::add_device(const RankCoord& coord, int ranks) {
+  coords_.push_back(coord);
+  ranks_.push_back(ranks);
+  ep_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::ep));
+  etp_leaders_.push_back(expert_group_leader(layout_, coord, strategy::ExpertDim::etp));
+}
+
 void DeviceGroups::add_devices(JobProgram& program) const {
-  for (const auto& coord : coords_) {
-    DeviceInfo device{layout_.rank_of(coord), coord, program.program.num_streams()};
+  for (size_t d = 0; d < coords_.size(); ++d) {
+    const RankCoord& coord = coords_[d];
+    DeviceInfo device{layout_.rank_of(coord), coord, ranks_[d], program.program.num_streams()};
     const auto index = static_cast<int>(program.devices.size());
     for (const auto& stream : events::kStreamKindTable) {
       program.program.add_stream();
@@ -47,8 +77,9 @@ void DeviceGroups::add_devices(JobProgram& program) const {
 }
 
 int DeviceGroups::device_of(const RankCoord& coord) const {
-  if (all_ranks_) {
-    return layout_.rank_of(coord);
+  if (classes_) {
+    const int position = classes_->simulated_position(coord[ParallelDim::dp]);
+    return position < 0 ? -1 : replica_device(layout_, *classes_, coord, position);
   }
   return coord == stage_leader(coord) ? coord[ParallelDim::pp] : -1;
 }
@@ -58,7 +89,7 @@ int DeviceGroups::on_stage(int device, int stage) const {
 }
 
 std::vector<int> DeviceGroups::group_of(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const {
-  if (!all_ranks_) return leaders_in_group(coord, dims);
+  if (!classes_) return leaders_in_group(coord, dims);
   std::vector<int> devices;
   for (const int rank : layout_.group_members(coord, dims)) {
     const int device = device_of(layout_.coord_of(rank));

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 #include "events/phase.hpp"
@@ -11,14 +12,19 @@
 namespace distsim::program {
 
 //! The simulated devices of a job and the groups of them that communicate together. In
-//! all-ranks mode every rank is a device; in symmetric mode one device per pipeline stage (the
-//! rank whose every other coordinate is 0) stands for its stage, so every group has one member.
-//! Groups are the layout's groups along named dimensions, restricted to the simulated devices.
+//! all-ranks mode the devices are the ranks of the simulated data-parallel indices (every index, or
+//! one block per placement class), in rank order; in symmetric mode one device per pipeline stage
+//! (the rank whose every other coordinate is 0) stands for its stage, so every group has one
+//! member. Groups are the layout's groups along named dimensions, restricted to the simulated
+//! devices.
 class DeviceGroups {
  public:
   //! `dp_per_shard`: with sharding zero3, the data-parallel indices of one shard group (its
   //! all-gathers and reduce-scatters join the passes of every rank in it); 0 without.
-  DeviceGroups(const strategy::RankLayout& layout, bool all_ranks, int dp_per_shard = 0);
+  DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard = 0);
+
+  //! In all-ranks mode, the simulated data-parallel indices and which stands for which.
+  const std::optional<strategy::PlacementClasses>& placement_classes() const { return classes_; }
 
   int num_devices() const { return static_cast<int>(coords_.size()); }
   const strategy::RankCoord& coord(int device) const { return coords_[static_cast<size_t>(device)]; }
@@ -59,23 +65,30 @@ class DeviceGroups {
   std::vector<std::vector<int>> expert_data_groups() const;
 
  private:
+  void add_device(const strategy::RankCoord& coord, int ranks);
   //! The simulated members of `coord`'s expert group along `dim`, in rank order.
   std::vector<int> expert_group_of(const strategy::RankCoord& coord, strategy::ExpertDim dim) const;
   //! The coordinate that names the group a step of `device` on `stream` joins (its members share it).
   strategy::RankCoord step_group_leader(int device, events::StreamKind stream) const;
 
   const strategy::RankLayout& layout_;
-  bool all_ranks_;
   int dp_per_shard_;
+  std::optional<strategy::PlacementClasses> classes_;  //!< all-ranks mode only
   //! group_of in symmetric mode, without walking the group.
   std::vector<int> leaders_in_group(const strategy::RankCoord& coord,
                                     std::initializer_list<strategy::ParallelDim> dims) const;
 
   std::vector<strategy::RankCoord> coords_;  //!< per device
+  std::vector<int> ranks_;                   //!< per device, the ranks it stands for
   //! Per device, the first rank of its expert-parallel and its expert tensor-parallel group, found
   //! once: finding them walks the stage's ranks, and every EP and ETP step asks.
   std::vector<strategy::RankCoord> ep_leaders_;
   std::vector<strategy::RankCoord> etp_leaders_;
 };
+
+//! In all-ranks mode, the device of the rank at `coord` with its data-parallel index replaced by
+//! the one simulated at `position` (of `classes`).
+int replica_device(const strategy::RankLayout& layout, const strategy::PlacementClasses& classes,
+                   const strategy::RankCoord& coord, int position);
 
 }  // namespace distsim::program

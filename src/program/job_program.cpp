@@ -1,5 +1,6 @@
 #include "program/job_program.hpp"
 
+#include "program/device_groups.hpp"
 #include "program/iteration_end.hpp"
 #include "program/pipeline_passes.hpp"
 #include "program/pipeline_transfers.hpp"
@@ -10,13 +11,16 @@ namespace distsim::program {
 using strategy::ParallelDim;
 
 int JobProgram::device_for_rank(const strategy::RankLayout& layout, int rank) const {
-  return all_ranks ? rank : layout.coord_of(rank)[ParallelDim::pp];
+  const strategy::RankCoord coord = layout.coord_of(rank);
+  if (!placement_classes) return coord[ParallelDim::pp];
+  return replica_device(layout, *placement_classes, coord,
+                        placement_classes->standing_position(coord[ParallelDim::dp]));
 }
 
 JobProgram build_job_program(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                             const cost::CostModel& costs, bool all_ranks, bool aggregate_passes,
+                             const cost::CostModel& costs, SimulatedRanks ranks, bool aggregate_passes,
                              const std::function<void(std::size_t, std::size_t)>& progress, MicrobatchRange counted) {
-  ProgramDraft draft(job, schedule, costs, all_ranks);
+  ProgramDraft draft(job, schedule, costs, ranks);
   draft.count_microbatches(counted);
   if (!aggregate_passes) draft.reserve_for_passes();
   PipelinePasses passes(draft, aggregate_passes);

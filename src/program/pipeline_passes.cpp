@@ -330,7 +330,7 @@ void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule:
   std::vector<size_t> by_end;
   for (size_t pass = 0; pass < unit.size(); ++pass) {
     passes_[device].push_back({last_task, kNoTask, kNoTask});
-    for (const auto& step : *templates[pass]) draft_.count_instances(step.event, unit[pass].microbatch);
+    for (const auto& step : *templates[pass]) draft_.count_instances(step.event, device, unit[pass].microbatch);
     if (!templates[pass]->empty()) by_end.push_back(pass);
   }
   std::stable_sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return ends[a] < ends[b]; });

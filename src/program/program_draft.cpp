@@ -11,15 +11,14 @@ using engine::StreamId;
 using engine::TaskId;
 
 ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
-                           const cost::CostModel& costs, bool all_ranks)
+                           const cost::CostModel& costs, SimulatedRanks ranks)
     : job_(job),
       schedule_(schedule),
       layout_(job.strategy, job.cluster),
-      groups_(layout_, all_ranks, job.strategy.gathers_parameters() ? job.strategy.shard_data_parallel() : 0) {
-  result_.all_ranks = all_ranks;
+      groups_(layout_, ranks, job.strategy.gathered_shard_data_parallel()) {
+  result_.all_ranks = ranks != SimulatedRanks::one_per_stage;
+  result_.placement_classes = groups_.placement_classes();
   result_.num_microbatches = job.strategy.num_microbatches();
-  result_.ranks_per_device =
-      all_ranks ? 1 : job.strategy.tensor_parallel * job.strategy.context_parallel * job.strategy.data_parallel;
   groups_.add_devices(result_);
   std::vector<std::vector<events::ChunkPlacement>> placements;
   placements.reserve(static_cast<size_t>(stages()));
@@ -76,14 +75,17 @@ void ProgramDraft::count_microbatches(MicrobatchRange range) {
   result_.counted_instances.assign(range.last > range.first ? result_.events.size() : 0, 0);
 }
 
-void ProgramDraft::add_instances(events::EventId event, std::int64_t devices, int microbatch) {
-  const std::int64_t ranks = devices * result_.ranks_per_device;
+void ProgramDraft::add_instances(events::EventId event, std::int64_t ranks, int microbatch) {
   result_.events.add_instances(event, ranks);
   if (result_.counted_microbatches.contains(microbatch)) result_.counted_instances[event] += ranks;
 }
 
 TaskId ProgramDraft::add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
-  add_instances(event, static_cast<std::int64_t>(streams.size()), info.microbatch);
+  std::int64_t ranks = 0;
+  for (const StreamId stream : streams) {
+    ranks += result_.devices[static_cast<size_t>(result_.streams[stream].device)].ranks;
+  }
+  add_instances(event, ranks, info.microbatch);
   const TaskId id = result_.program.add_task(result_.costs[event].duration, streams);
   result_.tasks.push_back(info);
   use_network(id, result_.events.at(event), streams);

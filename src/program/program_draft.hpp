@@ -26,7 +26,7 @@ class ProgramDraft {
   //! The job's devices with their streams, NICs and work, every event priced by `costs`, and no
   //! task yet.
   ProgramDraft(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, const cost::CostModel& costs,
-               bool all_ranks);
+               SimulatedRanks ranks);
   ProgramDraft(const ProgramDraft&) = delete;
   ProgramDraft& operator=(const ProgramDraft&) = delete;
 
@@ -61,9 +61,11 @@ class ProgramDraft {
   engine::TaskId add_task(events::EventId event, const std::vector<engine::StreamId>& streams, const TaskInfo& info);
   //! A task that does not stand for one event (an aggregated pass); `info` names the task.
   engine::TaskId add_untracked_task(SimTime duration, engine::StreamId stream, const TaskInfo& info);
-  //! Counts the instances of `event` that a task added with add_untracked_task for `microbatch`
-  //! stands for.
-  void count_instances(events::EventId event, int microbatch) { add_instances(event, 1, microbatch); }
+  //! Counts the instances of `event` that a task of `device` added with add_untracked_task for
+  //! `microbatch` stands for.
+  void count_instances(events::EventId event, int device, int microbatch) {
+    add_instances(event, result_.devices[static_cast<size_t>(device)].ranks, microbatch);
+  }
   //! Counts the instances of the micro-batches in `range` also on their own.
   void count_microbatches(MicrobatchRange range);
   //! `task` waits for `prerequisite`, unless there is none (kNoTask).
@@ -77,8 +79,8 @@ class ProgramDraft {
 
  private:
   void price_events(const cost::CostModel& costs);
-  //! Instances of `event` on `devices` devices, each standing for ranks_per_device ranks.
-  void add_instances(events::EventId event, std::int64_t devices, int microbatch);
+  //! Instances of `event` on `ranks` ranks.
+  void add_instances(events::EventId event, std::int64_t ranks, int microbatch);
   void use_network(engine::TaskId task, const events::Event& event, const std::vector<engine::StreamId>& streams);
 
   const strategy::JobSpec& job_;

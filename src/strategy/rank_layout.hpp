@@ -95,6 +95,7 @@ class RankLayout {
 
   int world_size() const { return world_size_; }
   const ExpertFolding& folding() const { return folding_; }
+  const RankPacking& packing() const { return packing_; }
   //! The size of `dim`; 1 for a dimension the layout does not have.
   int size(ParallelDim dim) const;
   int rank_of(const RankCoord& coord) const;

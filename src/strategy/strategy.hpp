@@ -234,6 +234,8 @@ struct Strategy {
   int shard_replicas() const { return gradient_group_size() / shard_group_size(); }
   //! Data-parallel indices per shard group (the group is that many dp ranks times every cp rank).
   int shard_data_parallel() const { return shard_group_size() / context_parallel; }
+  //! The data-parallel indices of one shard group when parameters are gathered, else 0.
+  int gathered_shard_data_parallel() const { return gathers_parameters() ? shard_data_parallel() : 0; }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
   int bucket_params() const {
     if (dp_bucket_params > 0) {

@@ -145,7 +145,7 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
       {"job", job_settings_json(job)},
       {"strategy", job.strategy.notation()},
       {"num_microbatches", job.strategy.num_microbatches()},
-      {"simulated", simulated_name(program.all_ranks)},
+      {"simulated", simulated_name(program)},
       {"unique", counts.unique},
       {"instances", counts.instances},
       {"dedup_ratio", ratio_of(static_cast<double>(counts.instances), static_cast<double>(counts.unique))}};

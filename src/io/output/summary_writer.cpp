@@ -50,27 +50,36 @@ events::LayerRange stage_layer_span(const strategy::JobSpec& job, int stage) {
   return span;
 }
 
+//! Each stage's mean over its ranks, each device counted once per rank whose timeline it is.
 std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
   const int stages = simulation.job.strategy.pipeline_parallel;
-  std::vector<StageStats> result(static_cast<size_t>(stages));
-  std::vector<int> members(static_cast<size_t>(stages), 0);
+  struct RankSums {
+    std::int64_t compute = 0;
+    std::int64_t communication = 0;
+    std::int64_t idle = 0;
+    std::int64_t ranks = 0;
+  };
+  std::vector<RankSums> sums(static_cast<size_t>(stages));
   const auto& devices = simulation.program.devices;
   for (size_t d = 0; d < devices.size() && d < simulation.summary.devices.size(); ++d) {
-    const auto stage = static_cast<size_t>(devices[d].coord[ParallelDim::pp]);
+    auto& sum = sums[static_cast<size_t>(devices[d].coord[ParallelDim::pp])];
     const auto& stats = simulation.summary.devices[d];
-    result[stage].compute_s += time_to_seconds(stats.busy_compute);
-    result[stage].communication_s += time_to_seconds(stats.busy_communication);
-    result[stage].idle_s += time_to_seconds(stats.idle);
-    ++members[stage];
+    const std::int64_t weight = devices[d].ranks;
+    sum.compute += weight * stats.busy_compute;
+    sum.communication += weight * stats.busy_communication;
+    sum.idle += weight * stats.idle;
+    sum.ranks += weight;
   }
+  std::vector<StageStats> result(static_cast<size_t>(stages));
+  const auto mean_seconds = [](std::int64_t total, std::int64_t ranks) {
+    return ranks > 0 ? static_cast<double>(total) / static_cast<double>(ranks) * 1e-9 : 0.0;
+  };
   for (int stage = 0; stage < stages; ++stage) {
     auto& s = result[static_cast<size_t>(stage)];
-    const int count = members[static_cast<size_t>(stage)];
-    if (count > 1) {
-      s.compute_s /= count;
-      s.communication_s /= count;
-      s.idle_s /= count;
-    }
+    const auto& sum = sums[static_cast<size_t>(stage)];
+    s.compute_s = mean_seconds(sum.compute, sum.ranks);
+    s.communication_s = mean_seconds(sum.communication, sum.ranks);
+    s.idle_s = mean_seconds(sum.idle, sum.ranks);
     s.layers = stage_layer_span(simulation.job, stage);
   }
   return result;
@@ -176,7 +185,13 @@ nlohmann::json stage_memory_json(const memory::StageMemory& stage, std::int64_t 
 
 }  // namespace
 
-std::string simulated_name(bool all_ranks) { return all_ranks ? "all ranks" : "symmetric: one rank per stage"; }
+std::string simulated_name(const program::JobProgram& program) {
+  if (!program.all_ranks) return "symmetric: one rank per stage";
+  const auto& classes = *program.placement_classes;
+  if (classes.num_classes() == classes.num_blocks()) return "all ranks";
+  return fmt::format("all ranks, by placement class: {} of {} data-parallel indices simulated",
+                     classes.simulated_indices(), classes.num_blocks() * classes.block_size());
+}
 
 nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
   nlohmann::json stages = nlohmann::json::array();
@@ -297,7 +312,7 @@ std::string job_settings_text(const strategy::JobSpec& job, const std::vector<st
   return text;
 }
 
-nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
+nlohmann::json job_json(const strategy::JobSpec& job, const program::JobProgram& program) {
   const auto& s = job.strategy;
   nlohmann::json json = {{"model", job.model.name},
                          {"gpu", job.cluster.gpu.name},
@@ -314,7 +329,7 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks) {
                          {"schedule", s.schedule},
                          {"dtype", std::string(dtype_name(s.dtype))},
                          {"fp8_gemms", s.gemm_format == strategy::GemmFormat::fp8},
-                         {"simulated", simulated_name(all_ranks)}};
+                         {"simulated", simulated_name(program)}};
   // Shown only when used, so that jobs without context parallelism read as before.
   if (s.context_parallel > 1) {
     json["cp"] = s.context_parallel;
@@ -391,7 +406,7 @@ nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks
   nlohmann::json json = {{"job", job_settings_json(simulation.job)},
                          {"strategy", s.notation()},
                          {"num_microbatches", s.num_microbatches()},
-                         {"simulated", simulated_name(simulation.program.all_ranks)},
+                         {"simulated", simulated_name(simulation.program)},
                          {"iteration_time_s", time_to_seconds(summary.iteration_time)},
                          {"throughput_samples_per_s", summary.throughput_samples_per_s},
                          {"tokens_per_s", summary.tokens_per_s},
@@ -430,7 +445,7 @@ std::string summary_text(const api::Simulation& simulation) {
                  job.model.name, job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name,
                  job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
                  s.schedule + (s.overlap_moe_expert_parallel_comm ? " (combined 1F1B)" : ""), s.precision_name(),
-                 simulated_name(simulation.program.all_ranks));
+                 simulated_name(simulation.program));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   for (const auto& assumption : job_assumptions(job)) {
     fmt::format_to(out, "assumed: {}\n", assumption);

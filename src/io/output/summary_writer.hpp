@@ -11,9 +11,9 @@
 
 namespace distsim::io {
 
-//! What was simulated: model, cluster, strategy, batch, schedule, and whether one rank per stage
-//! stood for the others or every rank ran. Heads every JSON output so a file explains itself.
-nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
+//! What was simulated: model, cluster, strategy, batch, schedule, and which ranks `program`
+//! simulated (simulated_name). Heads every JSON output so a file explains itself.
+nlohmann::json job_json(const strategy::JobSpec& job, const program::JobProgram& program);
 
 //! The complete job as a job file: every option of the table under its key, as run (what
 //! `distsim simulate --job` reads back to run the same job). The model, GPU and cluster are their
@@ -22,8 +22,9 @@ nlohmann::json job_json(const strategy::JobSpec& job, bool all_ranks);
 //! take inline.
 nlohmann::json job_settings_json(const strategy::JobSpec& job);
 
-//! How the ranks were simulated: "all ranks" or "symmetric: one rank per stage".
-std::string simulated_name(bool all_ranks);
+//! How the ranks were simulated: "symmetric: one rank per stage", "all ranks", or "all ranks, by
+//! placement class: K of N data-parallel indices simulated" when replicas placed alike shared one.
+std::string simulated_name(const program::JobProgram& program);
 
 //! The same settings on one line: "model=gpt2-345m seq_length=1024 ... nodes=4"; a spec that its
 //! name does not reproduce is its mapping in YAML flow style, "model={name: tiny, ...}". The keys in

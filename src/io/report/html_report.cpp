@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 
@@ -47,13 +48,11 @@ void append_header(std::string& html, const api::Simulation& simulation) {
   html += "<header><h1>";
   append_escaped(html, job_title(job));
   html += "</h1><p class=\"subtitle\">";
-  append_escaped(
-      html, fmt::format(
-                "{} ({}) · tensor {} × pipeline {} × data {} · micro-batch {}, global batch {} "
-                "({} micro-batches) · {}{} · {}",
-                job.cluster.name, job.model.name, s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
-                s.micro_batch_size, s.global_batch_size, s.num_microbatches(), dtype_name(s.dtype), strategy_extras(s),
-                simulation.program.all_ranks ? "every rank simulated" : "symmetric: one simulated device per stage"));
+  append_escaped(html, fmt::format("{} ({}) · tensor {} × pipeline {} × data {} · micro-batch {}, global batch {} "
+                                   "({} micro-batches) · {}{} · {}",
+                                   job.cluster.name, job.model.name, s.tensor_parallel, s.pipeline_parallel,
+                                   s.data_parallel, s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
+                                   dtype_name(s.dtype), strategy_extras(s), simulated_name(simulation.program)));
   html += "</p><p class=\"subtitle\">settings: ";
   append_escaped(html, job_settings_text(job));
   html += "</p></header>\n";
@@ -140,6 +139,15 @@ void append_device_table(std::string& html, const api::Simulation& simulation, c
   html += "</tbody></table></div></section>\n";
 }
 
+//! Which ranks share a simulated device, when some do.
+std::string_view shared_device_note(const program::JobProgram& program) {
+  const bool shared = std::any_of(program.devices.begin(), program.devices.end(),
+                                  [](const program::DeviceInfo& device) { return device.ranks > 1; });
+  if (!shared) return "";
+  return program.all_ranks ? " (the ranks at one place of data-parallel replicas placed alike share one)"
+                           : " (the ranks of a stage share one)";
+}
+
 void append_timeline(std::string& html, const api::Simulation& simulation, const std::vector<TimelineBand>& bands,
                      double merge_gap_ns) {
   html += "<section id=\"timeline-section\"><h2>Timeline of data-parallel replica 0</h2>";
@@ -152,8 +160,7 @@ void append_timeline(std::string& html, const api::Simulation& simulation, const
       fmt::format("One band per simulated device{}, one row per stream it uses. Activities of one kind "
                   "less than a pixel ({}) apart are drawn as one block, lighter where its tasks leave gaps; hover a "
                   "block for its tasks, micro-batches, start and duration.",
-                  simulation.program.all_ranks ? "" : " (the tensor-parallel ranks of a stage share one)",
-                  format_duration(static_cast<SimTime>(merge_gap_ns))));
+                  shared_device_note(simulation.program), format_duration(static_cast<SimTime>(merge_gap_ns))));
   html += "</p></section>\n";
 }
 

@@ -260,15 +260,14 @@ class ChromeTraceWriter {
     emit();
   }
 
-  //! The rank at the other end of a transfer: in all-ranks mode the peer device's own rank; in
-  //! symmetric mode the rank of the peer stage at this rank's tensor and data position.
+  //! The rank at the other end of a transfer: the rank of the peer device's stage at this rank's
+  //! tensor, context and data position (a device may stand for other ranks than its own).
   int peer_rank(strategy::RankCoord coord, size_t peer_device) const {
-    const auto& peer = program_.devices[peer_device];
-    return program_.all_ranks ? peer.rank : layout_.rank_of(coord.with(ParallelDim::pp, peer.coord[ParallelDim::pp]));
+    return layout_.rank_of(coord.with(ParallelDim::pp, program_.devices[peer_device].coord[ParallelDim::pp]));
   }
 
   nlohmann::json other_data(TraceRanks ranks) const {
-    nlohmann::json data = job_json(simulation_.job, program_.all_ranks);
+    nlohmann::json data = job_json(simulation_.job, program_);
     data["job"] = job_settings_json(simulation_.job);
     data["trace_ranks"] = ranks == TraceRanks::all ? "all" : "replica (dp 0)";
     data["iteration_time_ns"] = simulation_.times.makespan;

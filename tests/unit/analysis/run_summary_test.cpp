@@ -16,7 +16,7 @@ struct Fixture {
     job.strategy.global_batch_size = 8;
     job.model.seq_length = 1000;
     job.cluster.gpu.peak_bf16_tflops = 100;
-    program.devices.push_back({0, {}, 0});
+    program.devices.push_back({0, {}, 1, 0});  // rank 0 standing for itself, its streams from 0
     for (const auto& stream : events::kStreamKindTable) {
       program.program.add_stream();
       program.streams.push_back({0, stream.kind});
@@ -65,10 +65,10 @@ TEST(Summarize, DerivesThroughputAndMfu) {
   f.add(events::StreamKind::compute, 20'000'000, 40'000'000);
   f.job.strategy.tensor_parallel = 1;
   const RunSummary summary = summarize(f.job, f.program, f.times);
-  EXPECT_DOUBLE_EQ(summary.throughput_samples_per_s, 8 / 0.04);         // 200 samples/s
-  EXPECT_DOUBLE_EQ(summary.tokens_per_s, 8 * 1000 / 0.04);              // 200,000 tokens/s
-  EXPECT_NEAR(summary.tflops_per_gpu, 2e12 / 0.04 / 1e12, 1e-9);        // 50 TFLOP/s
-  EXPECT_NEAR(summary.mfu, 0.5, 1e-12);                                 // of a 100 TFLOP/s peak
+  EXPECT_DOUBLE_EQ(summary.throughput_samples_per_s, 8 / 0.04);   // 200 samples/s
+  EXPECT_DOUBLE_EQ(summary.tokens_per_s, 8 * 1000 / 0.04);        // 200,000 tokens/s
+  EXPECT_NEAR(summary.tflops_per_gpu, 2e12 / 0.04 / 1e12, 1e-9);  // 50 TFLOP/s
+  EXPECT_NEAR(summary.mfu, 0.5, 1e-12);                           // of a 100 TFLOP/s peak
 }
 
 }  // namespace distsim::analysis

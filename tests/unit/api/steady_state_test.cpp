@@ -189,7 +189,8 @@ TEST(SteadyState, ATimelineThatDoesNotRepeatIsNotExtended) {
   ASSERT_TRUE(plan.has_value());
   const cost::AnalyticalCostModel costs(job.cluster);
   const auto build = [&] {
-    return program::build_job_program(shortened_job(job, *plan), schedule, costs, false, false, {}, plan->counted());
+    return program::build_job_program(shortened_job(job, *plan), schedule, costs,
+                                      program::SimulatedRanks::one_per_stage, false, {}, plan->counted());
   };
   auto shorter = build();
   auto times = engine::run(shorter.program);

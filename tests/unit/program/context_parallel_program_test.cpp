@@ -38,7 +38,8 @@ strategy::JobSpec job() {
 
 JobProgram build(bool all_ranks) {
   const cost::FixedCostModel costs({}, 1000, 1000);
-  return build_job_program(job(), schedule::find_schedule("1f1b"), costs, all_ranks);
+  return build_job_program(job(), schedule::find_schedule("1f1b"), costs,
+                           all_ranks ? SimulatedRanks::every_rank_alone : SimulatedRanks::one_per_stage);
 }
 
 }  // namespace
@@ -72,7 +73,7 @@ TEST(ContextParallelProgram, RingExchangesSpanTheContextGroup) {
 TEST(ContextParallelProgram, SymmetricModeKeepsTheExchangeOnOneStream) {
   const JobProgram symmetric = build(false);
   const JobProgram all = build(true);
-  EXPECT_EQ(symmetric.ranks_per_device, 8);
+  EXPECT_EQ(symmetric.devices[0].ranks, 8);
   for (engine::TaskId task = 0; task < symmetric.tasks.size(); ++task) {
     if (symmetric.tasks[task].label == "cp kv exchange") {
       EXPECT_EQ(symmetric.program.streams(task).size(), 1U);

@@ -90,13 +90,15 @@ const cost::FixedCostModel& attention_only_costs() {
 // 8 · 12 = 96 ms in all, whether one device per stage, every rank or aggregated passes.
 TEST(CustomSchedule, RunsThroughTheProgramBuilder) {
   const OneAtATimeSchedule schedule;
-  for (const bool all_ranks : {false, true}) {
+  for (const auto all_ranks :
+       {SimulatedRanks::one_per_stage, SimulatedRanks::every_rank_by_class, SimulatedRanks::every_rank_alone}) {
     for (const bool aggregate : {false, true}) {
       const auto built = build_job_program(four_stage_job(), schedule, attention_only_costs(), all_ranks, aggregate);
-      EXPECT_EQ(engine::run(built.program).makespan, 96'000'000) << all_ranks << aggregate;
+      EXPECT_EQ(engine::run(built.program).makespan, 96'000'000) << static_cast<int>(all_ranks) << aggregate;
     }
   }
-  const auto aggregated = build_job_program(four_stage_job(), schedule, attention_only_costs(), false, true);
+  const auto aggregated =
+      build_job_program(four_stage_job(), schedule, attention_only_costs(), SimulatedRanks::one_per_stage, true);
   const auto labelled = std::count_if(aggregated.tasks.begin(), aggregated.tasks.end(),
                                       [](const TaskInfo& task) { return task.label == "test backward pass"; });
   EXPECT_EQ(labelled, 4 * 8);  // one per stage and micro-batch
@@ -120,7 +122,8 @@ TEST(CustomSchedule, RunsThroughTheMemoryModel) {
 TEST(CustomSchedule, OwnsItsValidation) {
   const OneAtATimeSchedule schedule;
   auto job = four_stage_job();
-  const strategy::ScheduleRules rules = [&schedule](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
+  const strategy::ScheduleRules rules = [&schedule](const strategy::JobSpec& checked,
+                                                    std::vector<std::string>& problems) {
     schedule.check(checked, problems);
   };
   EXPECT_NO_THROW(strategy::validate_job(job, rules));
@@ -129,7 +132,8 @@ TEST(CustomSchedule, OwnsItsValidation) {
     strategy::validate_job(job, rules);
     FAIL() << "expected InputError";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or 'dualpipev', got 'one-at-a-time'");
+    EXPECT_STREQ(error.what(), "invalid job: virtual_stages 2 needs schedule 'interleaved', 'zbv', 'dualpipe' or "
+                               "'dualpipev', got 'one-at-a-time'");
   }
 }
 

@@ -26,7 +26,7 @@ using Groups = std::vector<std::vector<int>>;
 // (tp, pp): tp + {0, 2, 4, 6} + 8·pp.
 TEST(DeviceGroups, BuildsEveryRanksGroupsFromTheLayout) {
   const strategy::RankLayout layout = two_of_each();
-  const DeviceGroups groups(layout, true);
+  const DeviceGroups groups(layout, SimulatedRanks::every_rank_alone);
   EXPECT_EQ(groups.num_devices(), 16);
   EXPECT_EQ(groups.tensor_groups(), (Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}));
   EXPECT_EQ(groups.pass_groups(), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}}));
@@ -42,7 +42,7 @@ TEST(DeviceGroups, BuildsEveryRanksGroupsFromTheLayout) {
 // One device per stage, the rank with every other coordinate 0: ranks 0 and 8.
 TEST(DeviceGroups, SymmetricModeSimulatesOneRankPerStage) {
   const strategy::RankLayout layout = two_of_each();
-  const DeviceGroups groups(layout, false);
+  const DeviceGroups groups(layout, SimulatedRanks::one_per_stage);
   EXPECT_EQ(groups.num_devices(), 2);
   EXPECT_EQ(groups.coord(1), (RankCoord{{ParallelDim::pp, 1}}));
   EXPECT_EQ(groups.tensor_groups(), (Groups{{0}, {1}}));
@@ -56,14 +56,14 @@ TEST(DeviceGroups, SymmetricModeSimulatesOneRankPerStage) {
 // as walking it and keeping the members that lead their stage, for every rank's every group.
 TEST(DeviceGroups, SymmetricGroupsAreTheStageLeadersAmongTheMembers) {
   const strategy::RankLayout layout = two_of_each();
-  const DeviceGroups groups(layout, false);
+  const DeviceGroups groups(layout, SimulatedRanks::one_per_stage);
   const std::vector<std::vector<ParallelDim>> kinds = {{ParallelDim::tp},
-                                                      {ParallelDim::cp},
-                                                      {ParallelDim::dp},
-                                                      {ParallelDim::pp},
-                                                      {ParallelDim::cp, ParallelDim::dp},
-                                                      {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp},
-                                                      {ParallelDim::dp, ParallelDim::pp}};
+                                                       {ParallelDim::cp},
+                                                       {ParallelDim::dp},
+                                                       {ParallelDim::pp},
+                                                       {ParallelDim::cp, ParallelDim::dp},
+                                                       {ParallelDim::tp, ParallelDim::cp, ParallelDim::dp},
+                                                       {ParallelDim::dp, ParallelDim::pp}};
   const auto group_of = [&](const RankCoord& coord, const std::vector<ParallelDim>& dims) {
     switch (dims.size()) {
       case 1: return groups.group_of(coord, {dims[0]});

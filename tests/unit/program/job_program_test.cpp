@@ -56,6 +56,7 @@ api::Simulation simulate(const strategy::JobSpec& job, bool all_ranks,
                          std::shared_ptr<const cost::CostModel> costs = attention_only_costs()) {
   api::SimulationOptions options;
   options.all_ranks = all_ranks;
+  options.merge_placement_classes = false;  // every rank on a device of its own
   options.preferred_costs = std::move(costs);
   return api::simulate(job, options);
 }

@@ -35,6 +35,7 @@ api::Simulation simulate_two_by_two(int nodes, bool all_ranks) {
   job.strategy.schedule = "1f1b";
   api::SimulationOptions options;
   options.all_ranks = all_ranks;
+  options.merge_placement_classes = false;  // every rank on a device of its own
   options.preferred_costs = std::make_shared<cost::FixedCostModel>(
       std::map<std::string, SimTime>{{"flash_attention_fwd", 1'000'000}, {"flash_attention_bwd", 1'000'000}}, 0,
       1'000'000);

@@ -143,16 +143,17 @@ TEST(OverlappedPasses, AForwardAndABackwardHideEachOthersCommunication) {
       std::map<std::string, SimTime>{
           {"flash_attention_fwd", 1'000'000}, {"flash_attention_bwd", 1'000'000}, {"all_reduce", 1'000'000}},
       0, 0);
-  for (const bool all_ranks : {false, true}) {
+  for (const auto all_ranks :
+       {SimulatedRanks::one_per_stage, SimulatedRanks::every_rank_by_class, SimulatedRanks::every_rank_alone}) {
     for (const bool aggregate : {false, true}) {
       const auto makespan = [&](Overlap overlap) {
         const auto built =
             build_job_program(one_layer_on_two_tensor_ranks(), PairSchedule(overlap), costs, all_ranks, aggregate);
         return engine::run(built.program).makespan;
       };
-      EXPECT_EQ(makespan(Overlap::none), 22'000'000) << all_ranks << aggregate;
-      EXPECT_EQ(makespan(Overlap::communication), 20'000'000) << all_ranks << aggregate;
-      EXPECT_EQ(makespan(Overlap::expert_exchange), 22'000'000) << all_ranks << aggregate;
+      EXPECT_EQ(makespan(Overlap::none), 22'000'000) << static_cast<int>(all_ranks) << aggregate;
+      EXPECT_EQ(makespan(Overlap::communication), 20'000'000) << static_cast<int>(all_ranks) << aggregate;
+      EXPECT_EQ(makespan(Overlap::expert_exchange), 22'000'000) << static_cast<int>(all_ranks) << aggregate;
     }
   }
 }

@@ -36,7 +36,8 @@ strategy::JobSpec two_stage_job(int tp) {
 
 JobProgram build(int tp, bool all_ranks) {
   static const cost::FixedCostModel costs(std::map<std::string, SimTime>{}, 1000, 1000);
-  return build_job_program(two_stage_job(tp), schedule::find_schedule("1f1b"), costs, all_ranks);
+  return build_job_program(two_stage_job(tp), schedule::find_schedule("1f1b"), costs,
+                           all_ranks ? SimulatedRanks::every_rank_alone : SimulatedRanks::one_per_stage);
 }
 
 }  // namespace
