@@ -1,6 +1,7 @@
 #include "api/steady_state.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -13,10 +14,18 @@ namespace {
 using engine::TaskId;
 using schedule::Step;
 
-//! How many micro-batches a stage's step order may run ahead of its oldest unfinished one, at most:
-//! one per chunk of the whole pipeline.
+//! How many micro-batches a stage's step order may run ahead of its oldest unfinished one, at most,
+//! counting each chunk of a micro-batch: one per chunk of the whole pipeline, or as many as a stage
+//! holds at its peak where that is more (ZB-H2 runs 2p - 1 forwards before its first backward and
+//! defers each W further).
 int pipeline_depth(const strategy::Strategy& strategy, const schedule::PipelineSchedule& schedule) {
-  return strategy.pipeline_parallel * schedule.chunks_per_stage(strategy.virtual_stages);
+  const int chunks = schedule.chunks_per_stage(strategy.virtual_stages);
+  int depth = strategy.pipeline_parallel * chunks;
+  for (int stage = 0; stage < strategy.pipeline_parallel; ++stage) {
+    const double held = schedule.stage_microbatches_in_flight(strategy, stage) * chunks;
+    depth = std::max(depth, static_cast<int>(std::ceil(held)));
+  }
+  return depth;
 }
 
 strategy::Strategy with_microbatches(strategy::Strategy strategy, int microbatches) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,9 +58,15 @@ std::vector<SteadyCase> steady_cases() {
   add("gpt2 zb-h1", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 40, "zb-h1"));
   add("gpt2 zb-h1, long", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 120, "zb-h1"));
   add("gpt2 zb-h2", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 48, "zb-h2"));
+  add("gpt2 zb-h2, long", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 128, "zb-h2"));
   auto zbv = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "zbv");
   zbv.strategy.virtual_stages = 2;
   add("gpt2 zbv", zbv);
+  zbv.strategy.global_batch_size *= 2;
+  add("gpt2 zbv, long", zbv);
+  auto dualpipev = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "dualpipev");
+  dualpipev.strategy.virtual_stages = 2;
+  add("gpt2 dualpipev", dualpipev);
   auto dualpipe = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "dualpipe");
   dualpipe.strategy.virtual_stages = 2;
   add("gpt2 dualpipe", dualpipe);
@@ -143,12 +150,14 @@ TEST(SteadyState, ExtendedSummaryOfAggregatedPassesEqualsTheWholeSimulation) {
   }
 }
 
-// Without the check above passing vacuously: the 1F1B jobs run in part, and so does the long ZB-H1
-// job, whose 14-micro-batch run repeats 3 micro-batches only and whose second, 28-micro-batch run
-// repeats long enough.
+// Without the check above passing vacuously: the 1F1B jobs run in part, and so do the long
+// zero-bubble jobs (the ZB-H1 job's 14-micro-batch run repeats 3 micro-batches only and its second,
+// 28-micro-batch run long enough) and DualPipeV.
 TEST(SteadyState, OneFOneBAndLongZeroBubbleJobsRunInPart) {
+  const std::vector<std::string> in_part = {"gpt2 zb-h1, long", "gpt2 zb-h2, long", "gpt2 zbv, long", "gpt2 dualpipev"};
   for (const auto& c : steady_cases()) {
-    if (c.job.strategy.schedule != "1f1b" && c.name != "gpt2 zb-h1, long") continue;
+    if (c.job.strategy.schedule != "1f1b" && std::find(in_part.begin(), in_part.end(), c.name) == in_part.end())
+      continue;
     SCOPED_TRACE(c.name);
     const Simulation fast = run(c, false);
     EXPECT_LT(fast.simulated_microbatches, c.job.strategy.num_microbatches());
