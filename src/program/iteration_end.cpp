@@ -1,5 +1,6 @@
 #include "program/iteration_end.hpp"
 
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -94,7 +95,8 @@ std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
   std::vector<TaskId> optimizer_task(static_cast<size_t>(draft.num_devices()), kNoTask);
   for (int device = 0; device < draft.num_devices(); ++device) {
     const events::EventId event = draft.work(device).optimizer_step;
-    const TaskId task = draft.add_task(event, {draft.stream(device, StreamKind::compute)},
+    const engine::StreamId compute = draft.stream(device, StreamKind::compute);
+    const TaskId task = draft.add_task(event, std::span<const engine::StreamId>(&compute, 1),
                                        {event, Phase::optimizer, -1, -1, "optimizer step"});
     draft.depend(task, draft.last_task[device]);
     draft.depend(task, draft.last_reduction[device]);

@@ -248,6 +248,25 @@ PipelinePasses::OpenPass PipelinePasses::open_pass(const std::vector<int>& membe
   return open;
 }
 
+const std::vector<PipelinePasses::JoinedStep>& PipelinePasses::joined_steps(const std::vector<int>& members,
+                                                                            StreamKind stream) {
+  if (members != joined_members_) {
+    joined_members_ = members;
+    for (auto& kind : joined_steps_) kind.reset();
+  }
+  auto& joined = joined_steps_[static_cast<size_t>(stream)];
+  if (!joined) {
+    joined.emplace();
+    for (auto& group : draft_.groups().step_groups(members, stream)) {
+      std::vector<int> devices;
+      devices.reserve(group.size());
+      for (const size_t m : group) devices.push_back(members[m]);
+      joined->push_back({std::move(group), draft_.streams_of(devices, stream)});
+    }
+  }
+  return *joined;
+}
+
 //! Instantiates templates [pass.next, end) of one pass on every member.
 void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& members, size_t end) {
   for (; pass.next < end; ++pass.next) {
@@ -257,7 +276,8 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       for (size_t m = 0; m < members.size(); ++m) {
         const int device = members[m];
         PassTasks& tasks = passes_[device][pass.index[m]];
-        const TaskId task = draft_.add_task(step.event, {draft_.stream(device, StreamKind::compute)}, info);
+        const StreamId compute = draft_.stream(device, StreamKind::compute);
+        const TaskId task = draft_.add_task(step.event, std::span<const StreamId>(&compute, 1), info);
         draft_.depend(task, step.waits_for >= 0 ? pass.created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
         if (step.waits_for_parameters >= 0) {
           draft_.depend(task, pass.created[m][static_cast<size_t>(step.waits_for_parameters)]);
@@ -271,13 +291,8 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       }
       continue;
     }
-    for (const auto& group : draft_.groups().step_groups(members, step.stream)) {
-      std::vector<int> joined;
-      joined.reserve(group.size());
-      for (size_t m : group) {
-        joined.push_back(members[m]);
-      }
-      const TaskId task = draft_.add_task(step.event, draft_.streams_of(joined, step.stream), info);
+    for (const auto& [group, streams] : joined_steps(members, step.stream)) {
+      const TaskId task = draft_.add_task(step.event, streams, info);
       for (size_t m : group) {
         const int device = members[m];
         // A ZeRO-3 all-gather that opens the pass is issued when the device reaches the pass.

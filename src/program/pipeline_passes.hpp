@@ -1,6 +1,8 @@
 #pragma once
 
+#include <array>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -73,6 +75,13 @@ class PipelinePasses {
                      const schedule::Step& pass);
   //! Adds the pass's templates up to (not including) `end`.
   void add_templates(OpenPass& pass, const std::vector<int>& members, size_t end);
+  //! The members (by index) that one communication step on `stream` joins, each group with its
+  //! devices' streams of that kind (DeviceGroups::step_groups); found once per pass group.
+  struct JoinedStep {
+    std::vector<size_t> members;
+    std::vector<engine::StreamId> streams;
+  };
+  const std::vector<JoinedStep>& joined_steps(const std::vector<int>& members, events::StreamKind stream);
   void close_pass(const OpenPass& pass, const std::vector<int>& members);
   //! Steps [first, last) of the schedule as one unit: a single step, or an overlapped F&B whose
   //! steps after the first overlap the previous; the first step's segments alternate with the
@@ -93,6 +102,8 @@ class PipelinePasses {
       unit_ends_;
   std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
   std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
+  std::vector<int> joined_members_;              //!< the pass group joined_steps_ holds
+  std::array<std::optional<std::vector<JoinedStep>>, static_cast<size_t>(events::kStreamKinds)> joined_steps_;
   //! per device and chunk: the tasks of the last micro-batch's gradient-completing step
   std::vector<std::vector<std::vector<engine::TaskId>>> last_backward_;
 };

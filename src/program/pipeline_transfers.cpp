@@ -1,6 +1,7 @@
 #include "program/pipeline_transfers.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,8 +103,9 @@ void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& t
   info.chunk = transfer.sender_chunk;
   const auto send = transfer.downstream ? events::StreamKind::pp_send_next : events::StreamKind::pp_send_prev;
   const auto receive = transfer.downstream ? events::StreamKind::pp_recv_prev : events::StreamKind::pp_recv_next;
-  const TaskId task =
-      draft.add_task(event, {draft.stream(transfer.sender, send), draft.stream(transfer.receiver, receive)}, info);
+  const std::array<engine::StreamId, 2> streams{draft.stream(transfer.sender, send),
+                                                draft.stream(transfer.receiver, receive)};
+  const TaskId task = draft.add_task(event, streams, info);
   draft.depend(task,
                passes.pass_of(transfer.sender, transfer.sender_step, transfer.sender_chunk, transfer.microbatch).last);
   PassTasks& target =

@@ -80,7 +80,7 @@ void ProgramDraft::add_instances(events::EventId event, std::int64_t ranks, int 
   if (result_.counted_microbatches.contains(microbatch)) result_.counted_instances[event] += ranks;
 }
 
-TaskId ProgramDraft::add_task(events::EventId event, const std::vector<StreamId>& streams, const TaskInfo& info) {
+TaskId ProgramDraft::add_task(events::EventId event, std::span<const StreamId> streams, const TaskInfo& info) {
   std::int64_t ranks = 0;
   for (const StreamId stream : streams) {
     ranks += result_.devices[static_cast<size_t>(result_.streams[stream].device)].ranks;
@@ -109,7 +109,7 @@ void ProgramDraft::depend(TaskId task, TaskId prerequisite) {
 //! pipeline transfer sends on the sender's NICs and receives on the receiver's; a collective
 //! or ring exchange does both on every member. NICs are full duplex, so a transfer forward
 //! and one back do not slow each other.
-void ProgramDraft::use_network(TaskId task, const events::Event& event, const std::vector<StreamId>& streams) {
+void ProgramDraft::use_network(TaskId task, const events::Event& event, std::span<const StreamId> streams) {
   if (!event.is_communication() || event.within_domain) {
     return;
   }

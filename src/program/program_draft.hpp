@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -58,7 +59,7 @@ class ProgramDraft {
   std::vector<engine::StreamId> streams_of(const std::vector<int>& members, events::StreamKind kind) const;
 
   //! A task of `event` across `streams`, counting one instance of the event per rank it stands for.
-  engine::TaskId add_task(events::EventId event, const std::vector<engine::StreamId>& streams, const TaskInfo& info);
+  engine::TaskId add_task(events::EventId event, std::span<const engine::StreamId> streams, const TaskInfo& info);
   //! A task that does not stand for one event (an aggregated pass); `info` names the task.
   engine::TaskId add_untracked_task(SimTime duration, engine::StreamId stream, const TaskInfo& info);
   //! Counts the instances of `event` that a task of `device` added with add_untracked_task for
@@ -81,7 +82,7 @@ class ProgramDraft {
   void price_events(const cost::CostModel& costs);
   //! Instances of `event` on `ranks` ranks.
   void add_instances(events::EventId event, std::int64_t ranks, int microbatch);
-  void use_network(engine::TaskId task, const events::Event& event, const std::vector<engine::StreamId>& streams);
+  void use_network(engine::TaskId task, const events::Event& event, std::span<const engine::StreamId> streams);
 
   const strategy::JobSpec& job_;
   const schedule::PipelineSchedule& schedule_;
