@@ -48,6 +48,7 @@ class Job:
         bf16_layers_at_start: int = ...,
         bf16_layers_at_end: int = ...,
         attention: str = ...,
+        attention_kernel: str = ...,
         virtual_stages: int = ...,
         sequence_parallel: bool = ...,
         recompute: str = ...,

@@ -25,7 +25,7 @@ std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpe
   if (options.preferred_costs) {
     chain->add(options.preferred_costs);
   }
-  chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster));
+  chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster, job.strategy.attention_kernel));
   return chain;
 }
 

@@ -64,6 +64,7 @@ GpuSpec v100_sxm3() {
       .source = "data/hardware.csv row v100_sxm2_32gb (hardware.md §1; same GV100 die, SXM3 variant in "
                 "its notes, §2 DGX-2H); gemm_efficiency = torch.matmul 95 TF (mli/transformers-benchmarks, "
                 "hardware.md §5.1) of 125 TF; memory_efficiency 0.85 default, no STREAM data for V100 (§6)",
+      .architecture = "volta",
       .peak_fp16_tflops = 125,
       .peak_bf16_tflops = 0,
       .peak_fp8_tflops = 0,
@@ -87,6 +88,7 @@ GpuSpec a10() {
       .source = "data/hardware.csv row a10_pcie_24gb (datasheet values, unverified on an NVIDIA page, "
                 "hardware.md §1, §7 item 1); gemm_efficiency borrowed from A100 PCIe MAMF 252.9/312 x 0.848 "
                 "(hardware.md §5.1); memory_efficiency 0.85 default, unvalidated for GDDR6 (§6)",
+      .architecture = "ampere-ga102",
       .peak_fp16_tflops = 125,
       .peak_bf16_tflops = 125,
       .peak_fp8_tflops = 0,
@@ -110,6 +112,7 @@ GpuSpec a40() {
       .source = "data/hardware.csv row a40_pcie_48gb (hardware.md §1); gemm_efficiency borrowed from "
                 "A100 PCIe MAMF 252.9/312 x 0.848 (hardware.md §5.1); memory_efficiency 0.85 default, "
                 "unvalidated for GDDR6 (§6)",
+      .architecture = "ampere-ga102",
       .peak_fp16_tflops = 149.7,
       .peak_bf16_tflops = 149.7,
       .peak_fp8_tflops = 0,
@@ -134,6 +137,7 @@ GpuSpec a100_40gb() {
       .description = "NVIDIA A100 SXM4 40GB (Ampere GA100): 312 TFLOPS fp16/bf16 dense, 40 GB HBM2 at 1555 GB/s",
       .source = "data/hardware.csv row a100_sxm4_40gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
                 "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency 0.85 default, no STREAM data (§6)",
+      .architecture = "ampere",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -157,6 +161,7 @@ GpuSpec a100_80gb() {
       .source =
           "data/hardware.csv row a100_sxm4_80gb (hardware.md §1); gemm_efficiency = torch.matmul 230 TF "
           "(mli/transformers-benchmarks, §5.1) of 312 TF; memory_efficiency = BabelStream Triad 1.70/2.039 TB/s (§6)",
+      .architecture = "ampere",
       .peak_fp16_tflops = 312,
       .peak_bf16_tflops = 312,
       .peak_fp8_tflops = 0,
@@ -181,6 +186,7 @@ GpuSpec h100_sxm() {
                 "794.5/989.4, fp8_gemm_efficiency = FP8 MAMF 1402.6/1978.9 (§5.1), each x 0.848 (A100 "
                 "torch.matmul/MAMF); memory_efficiency "
                 "= BabelStream Triad 2.97/3.35 TB/s (§6)",
+      .architecture = "hopper",
       .peak_fp16_tflops = 989.4,
       .peak_bf16_tflops = 989.4,
       .peak_fp8_tflops = 1978.9,
@@ -205,6 +211,7 @@ GpuSpec h200() {
                 "794.5/989.4 (listed as the same as H100), fp8_gemm_efficiency = FP8 MAMF "
                 "1453.4/1978.9 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency = BabelStream Triad "
                 "4.15/4.8 TB/s (§6)",
+      .architecture = "hopper",
       .peak_fp16_tflops = 989.4,
       .peak_bf16_tflops = 989.4,
       .peak_fp8_tflops = 1978.9,
@@ -255,6 +262,7 @@ GpuSpec b200() {
                 "gemm_efficiency = BF16 MAMF 1745/2250, fp8_gemm_efficiency = FP8 "
                 "MAMF 3432.5/4500 (§5.1), each x 0.848 (A100 torch.matmul/MAMF); memory_efficiency 0.85 default, no "
                 "STREAM data (§6)",
+      .architecture = "blackwell",
       .peak_fp16_tflops = 2250,
       .peak_bf16_tflops = 2250,
       .peak_fp8_tflops = 4500,
@@ -289,6 +297,7 @@ GpuSpec b300() {
                 "1769/2250, fp8_gemm_efficiency = FP8 MAMF 3353.3/4500, each x 0.848 (A100 torch.matmul/MAMF, "
                 "hardware.md §5.1); SM count 148 from B200 [derived, unvalidated]; memory_efficiency 0.85 "
                 "default, no STREAM data (hardware.md §6)",
+      .architecture = "blackwell-ultra",
       .peak_fp16_tflops = 2250,
       .peak_bf16_tflops = 2250,
       .peak_fp8_tflops = 4500,
@@ -324,6 +333,7 @@ GpuSpec gb200() {
                 "MAMF 1822/2500, fp8_gemm_efficiency = FP8 MAMF 3615.6/5000, each x 0.848 (A100 "
                 "torch.matmul/MAMF, hardware.md §5.1); SM count 148 from B200 [derived, unvalidated]; "
                 "memory_efficiency 0.85 default, no STREAM data (hardware.md §6)",
+      .architecture = "blackwell",
       .peak_fp16_tflops = 2500,
       .peak_bf16_tflops = 2500,
       .peak_fp8_tflops = 5000,
@@ -359,6 +369,7 @@ GpuSpec gb300() {
                 "B300 [S]; efficiencies = GB200's MAMF "
                 "1822/2500 and 3615.6/5000 x 0.848 [derived, no GB300 MAMF]; SM count 148 from B200 [derived, "
                 "unvalidated]; memory_efficiency 0.85 default (hardware.md §6)",
+      .architecture = "blackwell-ultra",
       .peak_fp16_tflops = 2500,
       .peak_bf16_tflops = 2500,
       .peak_fp8_tflops = 5000,

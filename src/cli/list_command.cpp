@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/attention_kernels.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
@@ -92,6 +93,36 @@ void print_operators(bool json) {
   }
 }
 
+//! Each named kernel with the rate, the fraction of the 16-bit peak and the source of every
+//! architecture it is measured on; "generic" first, which needs no measurement.
+nlohmann::ordered_json attention_kernel_json(const catalog::AttentionKernel& kernel) {
+  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
+  for (const auto& rate : kernel.rates) {
+    rates.push_back({{"architecture", rate.architecture},
+                     {"measured_on", rate.measured_on},
+                     {"tflops", rate.tflops},
+                     {"fraction_of_peak", rate.fraction_of_peak()},
+                     {"source", rate.source}});
+  }
+  return {{"name", kernel.name}, {"description", kernel.description}, {"rates", rates}};
+}
+
+void print_attention_kernels(bool json) {
+  const catalog::AttentionKernel generic{std::string(catalog::kGenericAttentionKernel),
+                                         "fused attention at 0.68 of the GPU's GEMM ceiling, on any GPU "
+                                         "(FlashAttention-2's ratio on A100; docs/cost_models.md §2)",
+                                         {}};
+  std::vector<catalog::AttentionKernel> kernels{generic};
+  kernels.insert(kernels.end(), catalog::attention_kernels().begin(), catalog::attention_kernels().end());
+  print_catalog(
+      kernels, json, [](const auto& kernel) -> std::string_view { return kernel.name; },
+      [](const auto& kernel) {
+        return kernel.rates.empty() ? kernel.description
+                                    : kernel.description + "; measured on " + catalog::measured_architectures(kernel);
+      },
+      attention_kernel_json);
+}
+
 void run_list(const ListOptions& options) {
   const auto& what = options.what;
   const auto name = [](const auto& item) -> std::string_view { return item.name; };
@@ -109,11 +140,14 @@ void run_list(const ListOptions& options) {
         [](const auto* s) -> nlohmann::ordered_json {
           return {{"name", std::string(s->name())}, {"description", std::string(s->description())}};
         });
+  } else if (what == "attention-kernels") {
+    print_attention_kernels(options.json);
   } else if (what == "operators") {
     print_operators(options.json);
   } else {
-    throw InputError("distsim list: " +
-                     unknown_name_message("catalog", what, {"models", "gpus", "clusters", "schedules", "operators"}));
+    throw InputError("distsim list: " + unknown_name_message("catalog", what,
+                                                             {"models", "gpus", "clusters", "schedules",
+                                                              "attention-kernels", "operators"}));
   }
 }
 
@@ -121,12 +155,16 @@ void run_list(const ListOptions& options) {
 
 void add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
-  auto* command =
-      app.add_subcommand("list", "list the built-in models, gpus, clusters, schedules or the operators of event keys");
-  command->add_option("what", options->what, "models | gpus | clusters | schedules | operators")->required();
-  command->add_flag("--json", options->json,
-                    "print JSON: every field of each model, GPU or cluster (as `distsim show` writes it), each "
-                    "schedule's name and description, or the key grammar of each operator");
+  auto* command = app.add_subcommand(
+      "list", "list the built-in models, gpus, clusters, schedules, attention kernels or the operators of "
+              "event keys");
+  command->add_option("what", options->what, "models | gpus | clusters | schedules | attention-kernels | operators")
+      ->required();
+  command->add_flag(
+      "--json", options->json,
+      "print JSON: every field of each model, GPU or cluster (as `distsim show` writes it), each "
+      "schedule's name and description, each attention kernel's measured rates with their sources, or the "
+      "key grammar of each operator");
   command->callback([options] { run_list(*options); });
 }
 

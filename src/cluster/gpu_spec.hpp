@@ -1,10 +1,17 @@
 #pragma once
 
+#include <array>
 #include <string>
+#include <string_view>
 
 #include "core/dtype.hpp"
 
 namespace distsim::cluster {
+
+//! The tensor-core generations a GPU may name as its architecture; GA102 (sm86: A10, A40) is apart
+//! from GA100 (sm80: A100) because its SMs have less shared memory, which sets attention's tiles.
+inline constexpr std::array<std::string_view, 7> kGpuArchitectures{"volta",  "ampere",    "ampere-ga102",   "ada",
+                                                                   "hopper", "blackwell", "blackwell-ultra"};
 
 //! One GPU type: its peak rates, memory, and the fractions of peak that real kernels reach.
 //! Figures come from data/hardware.csv (the GPU table of docs/reference/hardware.md); `source`
@@ -13,6 +20,10 @@ struct GpuSpec {
   std::string name;
   std::string description;
   std::string source;
+  //! The tensor-core generation (kGpuArchitectures): which named
+  //! attention kernels have a measured rate on the part (catalog/attention_kernels.hpp); empty
+  //! for a GPU file that does not say.
+  std::string architecture;
   double peak_fp16_tflops = 0;  //!< dense tensor-core peak
   double peak_bf16_tflops = 0;  //!< 0 when the GPU has no bf16 tensor cores
   double peak_fp8_tflops = 0;   //!< 0 when the GPU has no fp8 tensor cores

@@ -136,8 +136,16 @@ double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
-AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster) : cluster_(std::move(cluster)) {
+AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster, std::string_view attention_kernel)
+    : cluster_(std::move(cluster)) {
   check_gpu(cluster_);
+  if (attention_kernel == catalog::kGenericAttentionKernel) return;
+  const catalog::AttentionKernelRate* rate = catalog::attention_kernel_rate(attention_kernel, cluster_.gpu);
+  if (rate == nullptr) {
+    throw InputError("attention kernel '" + std::string(attention_kernel) + "' has no rate measured on gpu '" +
+                     cluster_.gpu.name + "'");
+  }
+  attention_fraction_of_peak_ = rate->fraction_of_peak();
 }
 
 std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { return cost(event); }
@@ -195,9 +203,13 @@ double AnalyticalCostModel::gemm_seconds(const Event& event) const {
 }
 
 // Fused attention never materializes the score matrix, so it is bound by its matmul FLOPs at
-// FlashAttention's fraction of the GEMM rate, or by streaming Q, K, V and O.
+// FlashAttention's fraction of the GEMM rate, or by streaming Q, K, V and O. A named kernel runs
+// at the fraction of the tensor peak measured for it on the GPU's architecture instead.
 double AnalyticalCostModel::attention_seconds(const Event& event) const {
-  const double compute = event.flops / (tensor_flops_per_second(event.dtype) * kAttentionToGemmEfficiency);
+  const double rate = attention_fraction_of_peak_ > 0
+                          ? cluster_.gpu.peak_flops(event.dtype) * attention_fraction_of_peak_
+                          : tensor_flops_per_second(event.dtype) * kAttentionToGemmEfficiency;
+  const double compute = event.flops / rate;
   return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "catalog/attention_kernels.hpp"
 #include "cluster/cluster_spec.hpp"
 #include "cost/cost_model.hpp"
 
@@ -37,8 +38,10 @@ double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_
 class AnalyticalCostModel : public CostModel {
  public:
   //! Throws InputError when a GPU figure every compute event needs (peak, bandwidth, SMs,
-  //! efficiencies) is not positive.
-  explicit AnalyticalCostModel(cluster::ClusterSpec cluster);
+  //! efficiencies) is not positive, or when the named attention kernel has no rate measured on the
+  //! GPU's architecture.
+  explicit AnalyticalCostModel(cluster::ClusterSpec cluster,
+                               std::string_view attention_kernel = catalog::kGenericAttentionKernel);
 
   //! Always answers, with source analytical.
   std::optional<Cost> try_cost(const events::Event& event) const override;
@@ -60,6 +63,8 @@ class AnalyticalCostModel : public CostModel {
   double nic_share_gbps(const events::Event& event) const;
 
   cluster::ClusterSpec cluster_;
+  //! The named attention kernel's measured fraction of the 16-bit tensor peak; 0 for the generic one.
+  double attention_fraction_of_peak_ = 0;
 };
 
 }  // namespace distsim::cost

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "catalog/attention_kernels.hpp"
 #include "core/input_error.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -289,6 +290,23 @@ JobOption bf16_layers_option(std::string key, std::string flag, int Strategy::*f
   return option;
 }
 
+//! The fused attention library, whose release sets the kernel's rate; only a named one is echoed.
+JobOption attention_kernel_option() {
+  JobOption option =
+      basic("attention_kernel", "--attention-kernel", ValueType::choice, std::string(catalog::kGenericAttentionKernel),
+            "fused attention kernel and release, whose measured rate prices attention: generic (a "
+            "fixed fraction of the GPU's GEMM ceiling, any GPU) or a kernel measured on the GPU's "
+            "architecture (see `distsim list attention-kernels`)");
+  option.allowed = catalog::attention_kernel_names();
+  option.noun = "attention kernel";
+  option.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.attention_kernel = as_text(value);
+  };
+  option.read = [](const JobSpec& job) -> Value { return job.strategy.attention_kernel; };
+  option.applies = [](const JobSpec& job) { return job.strategy.attention_kernel != catalog::kGenericAttentionKernel; };
+  return option;
+}
+
 std::vector<JobOption> precision_options() {
   return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
                                  {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
@@ -305,7 +323,8 @@ std::vector<JobOption> precision_options() {
               "attention", "--attention", "attention implementation", &Strategy::attention,
               {{"flash", strategy::Attention::flash}, {"unfused", strategy::Attention::unfused}},
               "attention core: flash (one fused kernel, Megatron-LM --use-flash-attn) or unfused (batched GEMMs, "
-              "softmax and dropout through memory, Megatron-LM before 2023)")};
+              "softmax and dropout through memory, Megatron-LM before 2023)"),
+          attention_kernel_option()};
 }
 
 //! Virtual stages left free: for a schedule with a fixed number of chunks per stage (one, or the

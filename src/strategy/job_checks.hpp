@@ -6,7 +6,8 @@
 #include "strategy/job_spec.hpp"
 
 // The rules validate_job checks, one topic per file (job_validation.cpp,
-// context_parallel_validation.cpp, expert_validation.cpp, sharding_validation.cpp); each check
+// context_parallel_validation.cpp, expert_validation.cpp, sharding_validation.cpp,
+// attention_kernel_validation.cpp); each check
 // appends one sentence per broken rule.
 namespace distsim::strategy::detail {
 
@@ -30,5 +31,7 @@ void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, 
 //! The ZeRO stage against the distributed optimizer, the experts and the MTP modules, and the
 //! HSDP shard group.
 void check_sharding(const JobSpec& job, const SettingNames& names, Problems& problems);
+//! A named attention kernel: fused attention, 16-bit, and a rate measured on the GPU's architecture.
+void check_attention_kernel(const JobSpec& job, const SettingNames& names, Problems& problems);
 
 }  // namespace distsim::strategy::detail

@@ -27,6 +27,7 @@ std::string name_of(const SettingNames& names, const std::string& key) {
 
 namespace {
 
+using detail::check_attention_kernel;
 using detail::check_context_parallel;
 using detail::check_experts;
 using detail::check_sharding;
@@ -333,6 +334,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_gemm_format(job, names, problems);
   check_experts(job, names, problems);
   check_sharding(job, names, problems);
+  check_attention_kernel(job, names, problems);
 }
 
 void throw_if_any(const Problems& problems) {

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "catalog/attention_kernels.hpp"
 #include "core/dtype.hpp"
 
 namespace distsim::strategy {
@@ -145,6 +146,9 @@ struct Strategy {
   //! Model chunks per pipeline stage (interleaved 1F1B); 1 for GPipe and plain 1F1B.
   int virtual_stages = 1;
   Attention attention = Attention::flash;
+  //! The fused attention kernel's library release, which sets its rate (catalog/attention_kernels.hpp);
+  //! "generic" prices it at a fixed fraction of the GPU's GEMM ceiling.
+  std::string attention_kernel{catalog::kGenericAttentionKernel};
   //! The format of the transformer layers' linear GEMMs; attention, the LM head, norms and
   //! activations stay bf16, and so does communication except where the format's recipe gathers
   //! quantized tensors (docs/precision.md).

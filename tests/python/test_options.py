@@ -33,6 +33,7 @@ CASES = {
     "bf16_layers_at_start": {**H100, "precision": "fp8", "bf16_layers_at_start": 1},
     "bf16_layers_at_end": {**H100, "precision": "fp8", "bf16_layers_at_end": 1},
     "attention": {**TINY, "attention": "unfused"},
+    "attention_kernel": {**H100, "attention_kernel": "cudnn-9.0"},
     "virtual_stages": {**TINY, "pp": 2, "schedule": "interleaved", "virtual_stages": 2},
     "sequence_parallel": {**TINY, "tp": 2, "sequence_parallel": True},
     "recompute": {**TINY, "recompute": "selective"},

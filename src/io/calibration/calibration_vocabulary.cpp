@@ -215,6 +215,23 @@ ColumnVocabulary intra_node_link() {
           assumes({}, "intra_node_link not stated: the GPU's own node design")};
 }
 
+// The attention library a framework release runs. NeMo 24.05's container is still built on NGC
+// PyTorch 24.02 (NeMo Framework docs, "Software Component Versions"), whose cuDNN is 9.0, so
+// NeMo 24.03 ran cuDNN 9.0 or older; on Hopper its TransformerEngine picks cuDNN's fused attention
+// whenever both backends can run a shape (attention.py since TE 1.3: "Select FusedAttention on
+// sm90"). Other releases keep the generic rate: their containers' cuDNN versions have no attention
+// measurement of their own.
+ColumnVocabulary framework() {
+  return {"framework",
+          false,
+          {{"nemo 24.03*", assumes({{"attention_kernel", "cudnn-9.0"}},
+                                   "NeMo 24.03 runs TransformerEngine's cuDNN fused attention from a container no "
+                                   "newer than NGC PyTorch 24.02 (cuDNN 9.0), priced at cuDNN 9.0's measured rate")},
+           {"*", sets({})}},
+          sets({}),
+          sets({})};
+}
+
 std::vector<std::string> known_spellings(const ColumnVocabulary& vocabulary) {
   std::vector<std::string> known;
   for (const auto& spelling : vocabulary.spellings) known.push_back(spelling.first);
@@ -225,8 +242,9 @@ std::vector<std::string> known_spellings(const ColumnVocabulary& vocabulary) {
 
 const std::vector<ColumnVocabulary>& calibration_vocabularies() {
   static const std::vector<ColumnVocabulary> vocabularies{
-      intra_node_link(), precision(),         optimizer_sharding(),     comm_overlap(),
-      recompute(),       sequence_parallel(), expert_tensor_parallel(), moe_dispatcher()};
+      intra_node_link(),        precision(),      optimizer_sharding(),
+      comm_overlap(),           recompute(),      sequence_parallel(),
+      expert_tensor_parallel(), moe_dispatcher(), framework()};
   return vocabularies;
 }
 

@@ -50,6 +50,21 @@ void read_rates(MappingReader& reader, GpuSpec& gpu) {
   reader.read("tdp_w", gpu.tdp_w, NumberRule::non_negative);
 }
 
+//! The architecture must be one distsim knows: the named attention kernels are measured per
+//! architecture.
+void read_architecture(MappingReader& reader, GpuSpec& gpu) {
+  std::string name;
+  if (!reader.read("architecture", name)) {
+    return;
+  }
+  const std::vector<std::string> known(cluster::kGpuArchitectures.begin(), cluster::kGpuArchitectures.end());
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    reader.report("architecture", unknown_name_message("architecture", name, known));
+    return;
+  }
+  gpu.architecture = name;
+}
+
 //! The node design must be a built-in one: the CLI builds the cluster from it.
 void read_default_cluster(MappingReader& reader, GpuSpec& gpu) {
   std::string name;
@@ -91,6 +106,7 @@ GpuSpec read_gpu_mapping(MappingReader& reader, const GpuSpec* base, const std::
                               "description",
                               "source",
                               "base",
+                              "architecture",
                               "peak_fp16_tflops",
                               "peak_bf16_tflops",
                               "peak_fp8_tflops",
@@ -117,6 +133,7 @@ GpuSpec read_gpu_mapping(MappingReader& reader, const GpuSpec* base, const std::
   reader.read("name", gpu.name);
   reader.read("description", gpu.description);
   reader.read("source", gpu.source);
+  read_architecture(reader, gpu);
   read_rates(reader, gpu);
   check_power_limit(reader, gpu, base);
   read_default_cluster(reader, gpu);

@@ -138,6 +138,7 @@ Mapping gpu_json(const cluster::GpuSpec& gpu) {
   add_text(node, "name", gpu.name);
   add_text(node, "description", gpu.description);
   add_text(node, "source", gpu.source);
+  add_text(node, "architecture", gpu.architecture);
   node["peak_fp16_tflops"] = gpu.peak_fp16_tflops;
   node["peak_bf16_tflops"] = gpu.peak_bf16_tflops;
   node["peak_fp8_tflops"] = gpu.peak_fp8_tflops;

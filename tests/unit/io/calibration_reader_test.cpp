@@ -445,3 +445,33 @@ TEST(CalibrationReader, KeepsFlashAttentionWithoutAFrameworkColumn) {
 }
 
 }  // namespace distsim::io
+
+namespace distsim::io {
+
+// NeMo 24.03 ran TransformerEngine's cuDNN attention from a container no newer than NGC PyTorch
+// 24.02 (cuDNN 9.0), so its rows name that kernel, as an assumption; other stacks keep the
+// generic rate and say nothing about it.
+TEST(CalibrationReader, ANemo2403RowRunsCudnn90AttentionAsAnAssumption) {
+  const std::string header =
+      "id,source,model,num_layers,hidden_size,num_attention_heads,seq_len,vocab_size,gpu,gpus_per_node,num_gpus,"
+      "tp,pp,dp,micro_batch,global_batch,iter_time_s,framework\n";
+  const std::string row = "F,Paper,GPT,2,64,4,128,512,H100-SXM5,8,1,1,1,1,1,1,1.0,";
+  const auto runs = read(header + row + "NeMo 24.03.01.framework\n" + row +
+                         "\"NeMo (Megatron-Core); container per README (24.09/24.12)\"\n" + row + "\n");
+  ASSERT_EQ(runs.size(), 3U);
+  ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
+  EXPECT_EQ(runs[0].job->strategy.attention_kernel, "cudnn-9.0");
+  const auto names_the_kernel = [](const CalibrationRun& run) {
+    return std::any_of(run.assumptions.begin(), run.assumptions.end(), [](const std::string& assumption) {
+      return assumption.find("attention_kernel=cudnn-9.0") != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(names_the_kernel(runs[0]));
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    ASSERT_TRUE(runs[i].job.has_value()) << runs[i].excluded_because;
+    EXPECT_EQ(runs[i].job->strategy.attention_kernel, "generic");
+    EXPECT_FALSE(names_the_kernel(runs[i]));
+  }
+}
+
+}  // namespace distsim::io

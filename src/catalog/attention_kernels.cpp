@@ -1,0 +1,72 @@
+#include "catalog/attention_kernels.hpp"
+
+#include "catalog/find_by_name.hpp"
+
+namespace distsim::catalog {
+
+namespace {
+
+// TransformerEngine's attention notebook (docs/examples/attention/attention.ipynb, running
+// benchmarks/attention/benchmark_attention.py case test_3 on an H100 80GB HBM3: b = 2, 32 query
+// and 4 KV heads of 128, s = 8192, causal, forward + backward = 3.848e12 FLOPs) in its two
+// published versions (docs/cost_models.md §2.1).
+constexpr const char* kTeNotebookFirst =
+    "TransformerEngine attention.ipynb, first version (June 2024, 'TE 1.7, cuDNN 9.0'): 12.0122 ms for 3.848e12 "
+    "FLOPs";
+constexpr const char* kTeNotebookCurrent =
+    "TransformerEngine attention.ipynb, current version ('TE 2.0, cuDNN 9.3'): cuDNN 7.4875 ms, flash-attn 2.4.2 "
+    "11.8879 ms for 3.848e12 FLOPs";
+constexpr double kH100Bf16Peak = 989.4;
+constexpr double kA100Bf16Peak = 312.0;
+
+}  // namespace
+
+const AttentionKernelRate* AttentionKernel::rate_on(std::string_view architecture) const {
+  for (const auto& rate : rates) {
+    if (!architecture.empty() && rate.architecture == architecture) return &rate;
+  }
+  return nullptr;
+}
+
+const std::vector<AttentionKernel>& attention_kernels() {
+  static const std::vector<AttentionKernel> kernels{
+      {"cudnn-9.0",
+       "cuDNN 9.0's fused attention through TransformerEngine (NGC containers of early 2024)",
+       {{"hopper", "H100 SXM5 80GB", 320.4, kH100Bf16Peak, kTeNotebookFirst}}},
+      {"cudnn-9.3",
+       "cuDNN 9.3's fused attention through TransformerEngine 2.0 (the latest release measured)",
+       {{"hopper", "H100 SXM5 80GB", 514.0, kH100Bf16Peak, kTeNotebookCurrent}}},
+      {"flash-attn-2",
+       "FlashAttention-2 (Dao, arXiv 2307.08691)",
+       {// FA2 Figs. 5 and 6, A100 80GB SXM4, head dimension 128, s = 4K-16K: forward 224 / 148 and
+        // backward 195 / 175 TFLOP/s without / with the causal mask, mean 185.5.
+        {"ampere", "A100 SXM4 80GB", 185.5, kA100Bf16Peak, "FlashAttention-2 paper, Figs. 5 and 6 (mean)"},
+        {"hopper", "H100 SXM5 80GB", 323.7, kH100Bf16Peak, kTeNotebookCurrent}}}};
+  return kernels;
+}
+
+std::vector<std::string> attention_kernel_names() {
+  std::vector<std::string> names{std::string(kGenericAttentionKernel)};
+  for (const auto& kernel : attention_kernels()) names.push_back(kernel.name);
+  return names;
+}
+
+const AttentionKernel& find_attention_kernel(std::string_view name) {
+  return detail::find_by_name(attention_kernels(), name, "attention kernel");
+}
+
+const AttentionKernelRate* attention_kernel_rate(std::string_view kernel, const cluster::GpuSpec& gpu) {
+  if (kernel == kGenericAttentionKernel) return nullptr;
+  return find_attention_kernel(kernel).rate_on(gpu.architecture);
+}
+
+std::string measured_architectures(const AttentionKernel& kernel) {
+  std::string text;
+  for (const auto& rate : kernel.rates) {
+    if (!text.empty()) text += ", ";
+    text += rate.architecture + " (" + rate.measured_on + ")";
+  }
+  return text;
+}
+
+}  // namespace distsim::catalog
