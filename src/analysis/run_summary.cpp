@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 namespace distsim::analysis {
 
@@ -9,10 +10,23 @@ namespace {
 
 using Interval = std::pair<SimTime, SimTime>;
 
-std::vector<Interval> merged(std::vector<Interval> intervals) {
-  std::sort(intervals.begin(), intervals.end());
+//! The union of intervals, each run sorted by start (a stream's tasks, which run one after
+//! another), as sorted disjoint intervals: the runs merged pairwise, then overlaps joined.
+std::vector<Interval> union_of(std::vector<std::vector<Interval>> runs) {
+  while (runs.size() > 1) {
+    std::vector<std::vector<Interval>> pairs;
+    pairs.reserve((runs.size() + 1) / 2);
+    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+      std::vector<Interval>& both = pairs.emplace_back();
+      both.reserve(runs[i].size() + runs[i + 1].size());
+      std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), std::back_inserter(both));
+    }
+    if (runs.size() % 2 == 1) pairs.push_back(std::move(runs.back()));
+    runs = std::move(pairs);
+  }
   std::vector<Interval> result;
-  for (const auto& interval : intervals) {
+  if (runs.empty()) return result;
+  for (const auto& interval : runs.front()) {
     if (!result.empty() && interval.first <= result.back().second) {
       result.back().second = std::max(result.back().second, interval.second);
     } else {
@@ -55,8 +69,7 @@ SimTime length(const std::vector<Interval>& intervals) {
 std::vector<DeviceStats> busy_times(const program::JobProgram& job_program, const engine::TaskTimes& times,
                                     TimeWindow window) {
   const size_t devices = job_program.devices.size();
-  std::vector<std::vector<Interval>> compute(devices);
-  std::vector<std::vector<Interval>> communication(devices);
+  std::vector<std::vector<Interval>> by_stream(job_program.streams.size());
   std::vector<DeviceStats> stats(devices);
   for (auto& s : stats) {
     s.first_start = window.end;
@@ -68,18 +81,24 @@ std::vector<DeviceStats> busy_times(const program::JobProgram& job_program, cons
       continue;
     }
     for (engine::StreamId stream : job_program.program.streams(task)) {
-      const auto& info = job_program.streams[stream];
-      const auto device = static_cast<size_t>(info.device);
-      const bool is_compute = info.kind == events::StreamKind::compute;
-      (is_compute ? compute : communication)[device].emplace_back(start, end);
-      stats[device].first_start = std::min(stats[device].first_start, start);
-      stats[device].last_end = std::max(stats[device].last_end, end);
+      by_stream[stream].emplace_back(start, end);
+      auto& device = stats[static_cast<size_t>(job_program.streams[stream].device)];
+      device.first_start = std::min(device.first_start, start);
+      device.last_end = std::max(device.last_end, end);
     }
   }
+  std::vector<std::vector<std::vector<Interval>>> compute(devices);
+  std::vector<std::vector<std::vector<Interval>>> communication(devices);
+  for (std::size_t stream = 0; stream < by_stream.size(); ++stream) {
+    if (by_stream[stream].empty()) continue;
+    const auto& info = job_program.streams[stream];
+    auto& runs = info.kind == events::StreamKind::compute ? compute : communication;
+    runs[static_cast<size_t>(info.device)].push_back(std::move(by_stream[stream]));
+  }
   for (size_t d = 0; d < devices; ++d) {
-    const auto busy_compute = merged(std::move(compute[d]));
+    const auto busy_compute = union_of(std::move(compute[d]));
     stats[d].busy_compute = length(busy_compute);
-    stats[d].busy_communication = length_outside(merged(std::move(communication[d])), busy_compute);
+    stats[d].busy_communication = length_outside(union_of(std::move(communication[d])), busy_compute);
   }
   return stats;
 }
