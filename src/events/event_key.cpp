@@ -20,26 +20,61 @@ const Dim& dim_for(const Event& event, const KeyField& field, size_t index) {
   return event.dims[index];
 }
 
-void append_field(std::string& text, const Event& event, const KeyField& field, size_t& dim_index) {
-  if (field.type == KeyFieldType::optional_dim &&
-      (dim_index >= event.dims.size() || event.dims[dim_index].name != field.name)) {
-    return;
+//! Walks the fields of the event's key in order, handing `visit` each field that the key writes
+//! (with its position in the operator's row) and the dimension it writes (nullptr for the fields that are not
+//! dimensions): the one reading of the operator table that the text key and the identity share. Throws InternalError
+//! when the event's dimensions are not the ones its operator's key takes.
+template <class Visit>
+void for_each_key_field(const Event& event, Visit visit) {
+  const OperatorSpec& spec = operator_spec(event.op);
+  size_t dim_index = 0;
+  for (size_t position = 0; position < spec.fields.size(); ++position) {
+    const KeyField& field = spec.fields[position];
+    switch (field.type) {
+      case KeyFieldType::optional_dim:
+        if (dim_index >= event.dims.size() || event.dims[dim_index].name != field.name) break;
+        [[fallthrough]];
+      case KeyFieldType::dim:
+      case KeyFieldType::flag: visit(position, field, &dim_for(event, field, dim_index++)); break;
+      default: visit(position, field, nullptr); break;
+    }
   }
+  if (dim_index != event.dims.size()) {
+    throw InternalError("an event of operator '" + std::string(spec.name) + "' has " +
+                        std::to_string(event.dims.size()) + " dimensions; its key takes " + std::to_string(dim_index));
+  }
+}
+
+void append_field(std::string& text, const Event& event, const KeyField& field, const Dim* dim) {
   text += ' ';
   switch (field.type) {
     case KeyFieldType::optional_dim:
     case KeyFieldType::dim:
-    case KeyFieldType::flag: {
-      const Dim& d = dim_for(event, field, dim_index++);
-      text += d.name + "=" + std::to_string(d.value);
-      return;
-    }
+    case KeyFieldType::flag: text += dim->name + "=" + std::to_string(dim->value); return;
     case KeyFieldType::dtype: text += dtype_name(event.dtype); return;
     case KeyFieldType::bytes: text += std::string(field.name) + "=" + std::to_string(event.bytes); return;
     case KeyFieldType::group: text += std::string(field.name) + "=" + std::to_string(event.group_size); return;
     case KeyFieldType::placement:
       text += event.within_domain ? "intra" : "inter per_node=" + std::to_string(event.ranks_per_domain);
       return;
+  }
+}
+
+//! The numbers the key's field writes: an optional dimension as its position and value (so that
+//! leaving one out cannot look like another), the placement as -1 inside a domain (where the key
+//! writes no per-domain count) or the count.
+void append_identity(EventIdentity& identity, const Event& event, const KeyField& field, const Dim* dim,
+                     size_t position) {
+  switch (field.type) {
+    case KeyFieldType::optional_dim:
+      identity.words.push_back(-static_cast<std::int64_t>(position) - 1);
+      [[fallthrough]];
+    case KeyFieldType::dim:
+    case KeyFieldType::flag: identity.words.push_back(dim->value); return;
+    case KeyFieldType::dtype: identity.words.push_back(static_cast<std::int64_t>(event.dtype)); return;
+    case KeyFieldType::bytes: identity.words.push_back(event.bytes); return;
+    case KeyFieldType::group: identity.words.push_back(event.group_size); return;
+    case KeyFieldType::placement: identity.words.push_back(event.within_domain ? -1 : event.ranks_per_domain); return;
   }
 }
 
@@ -204,17 +239,33 @@ class KeyReader {
 }  // namespace
 
 std::string format_event_key(const Event& event) {
-  const OperatorSpec& spec = operator_spec(event.op);
-  std::string text(spec.name);
-  size_t dim_index = 0;
-  for (const auto& field : spec.fields) {
-    append_field(text, event, field, dim_index);
-  }
-  if (dim_index != event.dims.size()) {
-    throw InternalError("an event of operator '" + std::string(spec.name) + "' has " +
-                        std::to_string(event.dims.size()) + " dimensions; its key takes " + std::to_string(dim_index));
-  }
+  std::string text(operator_spec(event.op).name);
+  for_each_key_field(event,
+                     [&](size_t, const KeyField& field, const Dim* dim) { append_field(text, event, field, dim); });
   return text;
+}
+
+EventIdentity event_identity(const Event& event) {
+  EventIdentity identity;
+  identity.words.reserve(operator_spec(event.op).fields.size() + 2);
+  identity.words.push_back(static_cast<std::int64_t>(event.op));
+  for_each_key_field(event, [&](size_t position, const KeyField& field, const Dim* dim) {
+    append_identity(identity, event, field, dim, position);
+  });
+  return identity;
+}
+
+std::size_t EventIdentityHash::operator()(const EventIdentity& identity) const {
+  // FNV-1a over the words' bytes.
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const std::int64_t word : identity.words) {
+    auto bits = static_cast<std::uint64_t>(word);
+    for (int byte = 0; byte < 8; ++byte) {
+      hash = (hash ^ (bits & 0xFFU)) * 1099511628211ULL;
+      bits >>= 8U;
+    }
+  }
+  return static_cast<std::size_t>(hash);
 }
 
 Event parse_event_key(std::string_view key) {

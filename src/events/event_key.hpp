@@ -1,7 +1,10 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "events/event.hpp"
 
@@ -12,6 +15,21 @@ namespace distsim::events {
 //! "all_reduce bytes=8388608 group=16 inter per_node=8". Throws InternalError when the event's
 //! dimensions are not the ones its operator's key takes.
 std::string format_event_key(const Event& event);
+
+//! What an event's key says, as numbers: two events have equal identities exactly when their keys
+//! are equal, without writing the text (the program builder deduplicates events by it).
+struct EventIdentity {
+  std::vector<std::int64_t> words;
+  bool operator==(const EventIdentity&) const = default;
+};
+
+struct EventIdentityHash {
+  std::size_t operator()(const EventIdentity& identity) const;
+};
+
+//! The event's identity, from the same reading of the operator table as format_event_key; throws
+//! InternalError where it does.
+EventIdentity event_identity(const Event& event);
 
 //! Reads an event key back into an Event: the inverse of format_event_key, driven by the same
 //! operator table. The result has the class, operator, dimensions, dtype and, for communication,

@@ -5,15 +5,15 @@
 namespace distsim::events {
 
 EventId EventTable::intern(Event event) {
-  std::string key = event.key();
-  const auto found = index_.find(key);
+  EventIdentity identity = event_identity(event);
+  const auto found = index_.find(identity);
   if (found != index_.end()) {
     return found->second;
   }
   const auto id = static_cast<EventId>(events_.size());
   events_.push_back(std::move(event));
   instances_.push_back(0);
-  index_.emplace(std::move(key), id);
+  index_.emplace(std::move(identity), id);
   return id;
 }
 

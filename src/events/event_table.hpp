@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "events/event.hpp"
+#include "events/event_key.hpp"
 
 namespace distsim::events {
 
 using EventId = std::uint32_t;
 
-//! The job's unique events, deduplicated by key, each with the number of tasks that use it.
+//! The job's unique events, deduplicated by key (compared as identities, without writing the
+//! text), each with the number of tasks that use it.
 class EventTable {
  public:
   //! Returns the id of the event with this key, adding it on first sight.
@@ -28,7 +30,7 @@ class EventTable {
  private:
   std::vector<Event> events_;
   std::vector<std::int64_t> instances_;
-  std::unordered_map<std::string, EventId> index_;
+  std::unordered_map<EventIdentity, EventId, EventIdentityHash> index_;
 };
 
 }  // namespace distsim::events

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "core/input_error.hpp"
 #include "events/event_factory.hpp"
@@ -77,6 +78,69 @@ TEST(OperatorTable, KeysEndWithADtypeOrThePlacement) {
       EXPECT_EQ(spec.fields.back().type, KeyFieldType::dtype) << spec.name;
     }
   }
+}
+
+//! Every operator's sample events and each of their variants in one field: each dimension one
+//! larger, another dtype, bytes, group or per-domain count, an optional dimension written (the
+//! attention window), and a count inside a domain that the key does not write.
+std::vector<Event> variants_of_every_operator() {
+  std::vector<Event> events;
+  for (const auto& spec : operator_table()) {
+    for (bool within_domain : {true, false}) {
+      const Event sample = sample_event(spec, within_domain);
+      events.push_back(sample);
+      for (std::size_t d = 0; d < sample.dims.size(); ++d) {
+        events.push_back(sample);
+        ++events.back().dims[d].value;
+      }
+      events.push_back(sample);
+      events.back().dtype = Dtype::bf16;
+      if (spec.is_communication()) {
+        events.push_back(sample);
+        events.back().bytes = 8192;
+        events.push_back(sample);
+        events.back().group_size = 8;
+        events.push_back(sample);
+        events.back().ranks_per_domain = 3;
+      }
+      for (std::size_t position = 0, dims = 0; position < spec.fields.size(); ++position) {
+        const KeyField& field = spec.fields[position];
+        if (field.type == KeyFieldType::optional_dim) {
+          Event windowed = sample;
+          windowed.dims.insert(windowed.dims.begin() + static_cast<std::ptrdiff_t>(dims),
+                               Dim{std::string(field.name), 128});
+          events.push_back(windowed);
+        } else if (field.type == KeyFieldType::dim || field.type == KeyFieldType::flag) {
+          ++dims;
+        }
+      }
+    }
+  }
+  return events;
+}
+
+// The program builder deduplicates events by identity instead of writing each key: two events
+// must share an identity exactly when they share a key, over every operator and every field.
+TEST(OperatorTable, IdentitiesAreEqualExactlyWhenKeysAre) {
+  const std::vector<Event> events = variants_of_every_operator();
+  std::vector<std::string> keys;
+  std::vector<EventIdentity> identities;
+  for (const Event& event : events) {
+    keys.push_back(format_event_key(event));
+    identities.push_back(event_identity(event));
+  }
+  int equal_keys_of_different_events = 0;
+  for (std::size_t a = 0; a < events.size(); ++a) {
+    for (std::size_t b = a + 1; b < events.size(); ++b) {
+      ASSERT_EQ(keys[a] == keys[b], identities[a] == identities[b]) << keys[a] << " / " << keys[b];
+      if (keys[a] == keys[b]) {
+        ++equal_keys_of_different_events;
+        EXPECT_EQ(EventIdentityHash{}(identities[a]), EventIdentityHash{}(identities[b]));
+      }
+    }
+  }
+  // Inside a domain the key writes no per-domain count: those variants share their sample's key.
+  EXPECT_GT(equal_keys_of_different_events, 0);
 }
 
 TEST(OperatorTable, KeyOfEveryOperatorReadsBackToTheSameEvent) {
