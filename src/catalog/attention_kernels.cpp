@@ -16,6 +16,12 @@ constexpr const char* kTeNotebookFirst =
 constexpr const char* kTeNotebookCurrent =
     "TransformerEngine attention.ipynb, current version ('TE 2.0, cuDNN 9.3'): cuDNN 7.4875 ms, flash-attn 2.4.2 "
     "11.8879 ms for 3.848e12 FLOPs";
+// FlashAttention-3 (Shah et al., arXiv 2407.08608), Figs. 5 and 6 on an H100 80GB SXM5, head
+// dimension 128, s = 8K: forward 646 and backward 559 TFLOP/s (the backward figure has no causal
+// variant). Forward plus backward at distsim's 1 : 2.5 FLOP split: 3.5 / (1/646 + 2.5/559).
+constexpr double kFa3Forward = 646.0;
+constexpr double kFa3Backward = 559.0;
+constexpr double kFa3Tflops = 3.5 / (1.0 / kFa3Forward + 2.5 / kFa3Backward);
 constexpr double kH100Bf16Peak = 989.4;
 constexpr double kA100Bf16Peak = 312.0;
 
@@ -41,7 +47,11 @@ const std::vector<AttentionKernel>& attention_kernels() {
        {// FA2 Figs. 5 and 6, A100 80GB SXM4, head dimension 128, s = 4K-16K: forward 224 / 148 and
         // backward 195 / 175 TFLOP/s without / with the causal mask, mean 185.5.
         {"ampere", "A100 SXM4 80GB", 185.5, kA100Bf16Peak, "FlashAttention-2 paper, Figs. 5 and 6 (mean)"},
-        {"hopper", "H100 SXM5 80GB", 323.7, kH100Bf16Peak, kTeNotebookCurrent}}}};
+        {"hopper", "H100 SXM5 80GB", 323.7, kH100Bf16Peak, kTeNotebookCurrent}}},
+      {"flash-attn-3",
+       "FlashAttention-3 (Shah et al., arXiv 2407.08608), Hopper only",
+       {{"hopper", "H100 SXM5 80GB", kFa3Tflops, kH100Bf16Peak,
+         "FlashAttention-3 paper, Figs. 5 and 6, head dim 128, s = 8K: forward 646, backward 559 TFLOP/s"}}}};
   return kernels;
 }
 

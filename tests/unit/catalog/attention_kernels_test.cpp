@@ -14,6 +14,10 @@ TEST(AttentionKernels, EachRateIsItsMeasurementOverThePeakOfTheGpuMeasured) {
   EXPECT_NEAR(find_attention_kernel("cudnn-9.0").rate_on("hopper")->fraction_of_peak(), 320.4 / 989.4, 1e-12);
   EXPECT_NEAR(find_attention_kernel("cudnn-9.3").rate_on("hopper")->fraction_of_peak(), 514.0 / 989.4, 1e-12);
   EXPECT_NEAR(find_attention_kernel("flash-attn-2").rate_on("ampere")->fraction_of_peak(), 185.5 / 312.0, 1e-12);
+  // FlashAttention-3: forward 646 and backward 559 TFLOP/s, the backward 2.5 times the forward's
+  // FLOPs: 3.5 / (1/646 + 2.5/559) = 581.370 TFLOP/s.
+  EXPECT_NEAR(find_attention_kernel("flash-attn-3").rate_on("hopper")->tflops, 581.370, 1e-3);
+  EXPECT_EQ(find_attention_kernel("flash-attn-3").rate_on("ampere"), nullptr);
   EXPECT_EQ(find_attention_kernel("cudnn-9.0").rate_on("blackwell"), nullptr);
   EXPECT_EQ(find_attention_kernel("cudnn-9.0").rate_on(""), nullptr);
 }
@@ -33,7 +37,7 @@ TEST(AttentionKernels, AnUnknownNameSuggestsTheClosest) {
   } catch (const InputError& error) {
     EXPECT_STREQ(error.what(),
                  "unknown attention kernel 'cudnn-9.1'; did you mean 'cudnn-9.0'? (known: cudnn-9.0, cudnn-9.3, "
-                 "flash-attn-2)");
+                 "flash-attn-2, flash-attn-3)");
   }
 }
 
