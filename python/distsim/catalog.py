@@ -26,3 +26,8 @@ def clusters() -> List[Dict[str, Any]]:
 def schedules() -> List[Dict[str, Any]]:
     """Every pipeline schedule: name and description."""
     return json.loads(_distsim.catalog_schedules())
+
+
+def attention_kernels() -> List[Dict[str, Any]]:
+    """Every value of attention_kernel: name, description and each measured rate with its source."""
+    return json.loads(_distsim.catalog_attention_kernels())

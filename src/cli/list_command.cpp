@@ -93,34 +93,14 @@ void print_operators(bool json) {
   }
 }
 
-//! Each named kernel with the rate, the fraction of the 16-bit peak and the source of every
-//! architecture it is measured on; "generic" first, which needs no measurement.
-nlohmann::ordered_json attention_kernel_json(const catalog::AttentionKernel& kernel) {
-  nlohmann::ordered_json rates = nlohmann::ordered_json::array();
-  for (const auto& rate : kernel.rates) {
-    rates.push_back({{"architecture", rate.architecture},
-                     {"measured_on", rate.measured_on},
-                     {"tflops", rate.tflops},
-                     {"fraction_of_peak", rate.fraction_of_peak()},
-                     {"source", rate.source}});
-  }
-  return {{"name", kernel.name}, {"description", kernel.description}, {"rates", rates}};
-}
-
 void print_attention_kernels(bool json) {
-  const catalog::AttentionKernel generic{std::string(catalog::kGenericAttentionKernel),
-                                         "fused attention at 0.68 of the GPU's GEMM ceiling, on any GPU "
-                                         "(FlashAttention-2's ratio on A100; docs/cost_models.md §2)",
-                                         {}};
-  std::vector<catalog::AttentionKernel> kernels{generic};
-  kernels.insert(kernels.end(), catalog::attention_kernels().begin(), catalog::attention_kernels().end());
   print_catalog(
-      kernels, json, [](const auto& kernel) -> std::string_view { return kernel.name; },
+      io::attention_kernels_with_generic(), json, [](const auto& kernel) -> std::string_view { return kernel.name; },
       [](const auto& kernel) {
         return kernel.rates.empty() ? kernel.description
                                     : kernel.description + "; measured on " + catalog::measured_architectures(kernel);
       },
-      attention_kernel_json);
+      io::attention_kernel_json);
 }
 
 void run_list(const ListOptions& options) {

@@ -36,6 +36,8 @@ void bind_catalog(py::module_& module) {
   module.def("catalog_gpus", [] { return entries(catalog::builtin_gpus(), io::gpu_json); });
   module.def("catalog_clusters", [] { return entries(catalog::builtin_clusters(), io::cluster_json); });
   module.def("catalog_schedules", &schedules);
+  module.def("catalog_attention_kernels",
+             [] { return entries(io::attention_kernels_with_generic(), io::attention_kernel_json); });
 }
 
 }  // namespace distsim::python

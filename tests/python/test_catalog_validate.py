@@ -11,6 +11,7 @@ def test_catalogs_are_the_cli_lists():
     assert distsim.catalog.models() == json.loads(run_cli("list", "models", "--json")[1])
     assert distsim.catalog.clusters() == json.loads(run_cli("list", "clusters", "--json")[1])
     assert distsim.catalog.schedules() == json.loads(run_cli("list", "schedules", "--json")[1])
+    assert distsim.catalog.attention_kernels() == json.loads(run_cli("list", "attention-kernels", "--json")[1])
     assert "h100-sxm" in [gpu["name"] for gpu in distsim.catalog.gpus()]
 
 

@@ -158,6 +158,28 @@ Mapping gpu_json(const cluster::GpuSpec& gpu) {
   return node;
 }
 
+Mapping attention_kernel_json(const catalog::AttentionKernel& kernel) {
+  Mapping rates = Mapping::array();
+  for (const auto& rate : kernel.rates) {
+    rates.push_back({{"architecture", rate.architecture},
+                     {"measured_on", rate.measured_on},
+                     {"tflops", rate.tflops},
+                     {"fraction_of_peak", rate.fraction_of_peak()},
+                     {"source", rate.source}});
+  }
+  return {{"name", kernel.name}, {"description", kernel.description}, {"rates", rates}};
+}
+
+std::vector<catalog::AttentionKernel> attention_kernels_with_generic() {
+  std::vector<catalog::AttentionKernel> kernels{
+      {std::string(catalog::kGenericAttentionKernel),
+       "fused attention at 0.68 of the GPU's GEMM ceiling, on any GPU (FlashAttention-2's ratio on A100; "
+       "docs/cost_models.md §2)",
+       {}}};
+  kernels.insert(kernels.end(), catalog::attention_kernels().begin(), catalog::attention_kernels().end());
+  return kernels;
+}
+
 Mapping cluster_json(const cluster::ClusterSpec& cluster) {
   Mapping node = Mapping::object();
   add_text(node, "name", cluster.name);
