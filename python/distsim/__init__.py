@@ -352,6 +352,12 @@ class Validation:
         return self._outcome.to_text(per_row)
 
 
-def validate(csv: Optional[str] = None, *, threads: Optional[int] = None) -> Validation:
-    """Simulates the runs of a calibration CSV (default: the built-in set), as `distsim validate`."""
-    return Validation(_distsim.validate(_path_or_none(csv), threads))
+def validate(csv: Optional[str] = None, *, threads: Optional[int] = None,
+             gpus: Optional[List[Any]] = None) -> Validation:
+    """Simulates the runs of a calibration CSV (default: the built-in set), as `distsim validate`.
+
+    ``gpus`` lists parts the rows name that the catalog lacks (another memory size or power
+    limit), each a GPU file path or a mapping of its keys, as `distsim validate --gpu`.
+    """
+    specs = [_setting_value("gpu", gpu) for gpu in (gpus or [])]
+    return Validation(_distsim.validate(_path_or_none(csv), threads, specs))

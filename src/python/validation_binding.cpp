@@ -7,6 +7,7 @@
 #include "io/calibration/calibration_reader.hpp"
 #include "io/document/text_file.hpp"
 #include "io/output/validation_writer.hpp"
+#include "io/spec/spec_resolver.hpp"
 #include "python/bindings.hpp"
 #include "python/job_arguments.hpp"
 #include "validation/validation_report.hpp"
@@ -26,8 +27,9 @@ struct ValidationOutcome {
   std::string file_name;
 };
 
-//! What `distsim validate [--csv PATH] [--threads N]` computes; called without the GIL.
-ValidationOutcome validate(const std::optional<std::string>& csv, std::optional<long long> threads) {
+//! What `distsim validate [--csv PATH] [--threads N] [--gpu SPEC ...]` computes; called without the GIL.
+ValidationOutcome validate(const std::optional<std::string>& csv, std::optional<long long> threads,
+                           const std::vector<std::string>& gpu_specs) {
   int count = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
   if (threads) {
     check_positive("--threads", *threads);
@@ -43,7 +45,10 @@ ValidationOutcome validate(const std::optional<std::string>& csv, std::optional<
   } else {
     text = std::string(io::builtin_calibration_csv());
   }
-  auto runs = io::read_calibration_runs(text, csv ? *csv : kBuiltinFile);
+  std::vector<cluster::GpuSpec> gpus;
+  gpus.reserve(gpu_specs.size());
+  for (const auto& gpu : gpu_specs) gpus.push_back(io::resolve_gpu(gpu));
+  auto runs = io::read_calibration_runs(text, csv ? *csv : kBuiltinFile, gpus);
   return {validation::validate(std::move(runs), count), csv ? *csv : kBuiltinName};
 }
 
@@ -59,7 +64,8 @@ void bind_validation(py::module_& module) {
           "to_text",
           [](const ValidationOutcome& o, bool per_row) { return io::validation_text(o.report, o.file_name, per_row); },
           py::arg("per_row"));
-  module.def("validate", &validate, py::arg("csv"), py::arg("threads"), py::call_guard<py::gil_scoped_release>());
+  module.def("validate", &validate, py::arg("csv"), py::arg("threads"), py::arg("gpus"),
+             py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace distsim::python

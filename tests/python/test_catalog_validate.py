@@ -27,3 +27,18 @@ def test_validate_is_the_cli_validate(source_dir):
         # error_pct is (predicted - measured) / measured * 100
         expected = (row["predicted_iteration_s"] - row["measured_iteration_s"]) / row["measured_iteration_s"] * 100
         assert abs(row["error_pct"] - expected) < 1e-9
+
+
+def test_validate_takes_gpu_files_as_the_cli_does(source_dir):
+    fixtures = source_dir / "tests" / "fixtures"
+    csv = fixtures / "validate" / "power_limited_gpu.csv"
+    gpu = fixtures / "gpus" / "h100_96gb_500w.yaml"
+    result = distsim.validate(csv, threads=1, gpus=[gpu])
+    _, stdout, _ = run_cli("validate", "--json", "--csv", csv, "--threads", "1", "--gpu", gpu)
+    assert result.to_json() == stdout
+    assert [row["id"] for row in result.rows] == ["P1", "P2"]
+    # The same part as a mapping of its keys.
+    inline = distsim.validate(csv, threads=1, gpus=[{"base": "h100-sxm", "name": "h100-96gb-500w", "memory_gb": 96,
+                                                     "tdp_w": 500, "gemm_efficiency": 0.6,
+                                                     "fp8_gemm_efficiency": 0.5}])
+    assert inline.rows == result.rows

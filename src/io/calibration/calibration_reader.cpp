@@ -144,32 +144,57 @@ model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assu
   return model;
 }
 
+//! The power limit a GPU field states in its remarks ("H100 (Grand Teton; 96 GB HBM2e, 500 W power
+//! limit)" gives 500), or none.
+std::optional<int> stated_power_limit(const std::string& gpu_field) {
+  static const std::regex watts(R"((?:^|[^0-9.])([0-9]+) ?W\b)");
+  std::smatch match;
+  if (!std::regex_search(gpu_field, match, watts)) return std::nullopt;
+  return std::stoi(match[1].str());
+}
+
 // Rows name parts as NVIDIA does ("A100-SXM4", "H100-SXM5", "GB200 (Blackwell)") with the memory
-// in a column of its own; the part with its memory ("a100-sxm4-40gb") is looked up before the
-// part alone, each by its exact catalog name or alias, and a part whose memory differs from the
-// catalog's (an H100 with 96 GB) is another part.
-cluster::GpuSpec read_gpu(const RowReader& row) {
+// in a column of its own and a power limit, where one is stated, in the name's remarks. The part
+// with its memory and limit ("h100-96gb-500w"), then with its memory ("a100-sxm4-40gb"), then the
+// part alone is looked up, each by its exact name among the GPU files given and then the catalog's
+// names and aliases. A part whose memory or power limit differs from the entry's is another part,
+// never the stock one.
+cluster::GpuSpec read_gpu(const RowReader& row, const std::vector<cluster::GpuSpec>& gpus) {
   const std::string gpu = read_published_field(row.text("gpu")).value;
   const auto memory = row.optional_number("gpu_mem_gb");
+  const auto watts = stated_power_limit(row.text("gpu"));
   std::vector<std::string> names;
-  if (memory) {
-    names.push_back(gpu + "-" + std::to_string(std::lround(*memory)) + "gb");
-  }
+  const std::string with_memory = memory ? gpu + "-" + std::to_string(std::lround(*memory)) + "gb" : gpu;
+  if (watts) names.push_back(with_memory + "-" + std::to_string(*watts) + "w");
+  if (memory) names.push_back(with_memory);
   names.push_back(gpu);
-  for (const auto& name : names) {
-    try {
-      const cluster::GpuSpec& found = catalog::find_gpu(name);
-      if (memory && std::lround(*memory) != std::lround(found.memory_gb)) {
-        throw Unsupported{"GPU '" + row.text("gpu") + "' with " + row.text("gpu_mem_gb") +
-                          " GB is not in the catalog: " + found.name + " has " +
-                          std::to_string(std::lround(found.memory_gb)) + " GB (distsim list gpus)"};
-      }
-      return found;
-    } catch (const InputError&) {
-      // the next spelling may be the catalog's
+  const auto find = [&gpus](const std::string& name) -> std::optional<cluster::GpuSpec> {
+    for (const auto& given : gpus) {
+      if (lowercase(given.name) == name) return given;
     }
+    try {
+      return catalog::find_gpu(name);
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
+  };
+  const std::string describe_it = "; describe the part in a GPU file named '" + names.front() +
+                                  "' (base, memory_gb, tdp_w and the rates it sustains) and pass it with --gpu";
+  for (const auto& name : names) {
+    const auto found = find(name);
+    if (!found) continue;
+    if (memory && std::lround(*memory) != std::lround(found->memory_gb)) {
+      throw Unsupported{"GPU '" + row.text("gpu") + "' with " + row.text("gpu_mem_gb") + " GB is not " + found->name +
+                        ", which has " + std::to_string(std::lround(found->memory_gb)) + " GB" + describe_it};
+    }
+    if (watts && std::lround(found->tdp_w) != *watts) {
+      throw Unsupported{"GPU '" + row.text("gpu") + "' states a " + std::to_string(*watts) +
+                        " W power limit: it is not " + found->name + ", whose limit is " +
+                        std::to_string(std::lround(found->tdp_w)) + " W" + describe_it};
+    }
+    return *found;
   }
-  throw Unsupported{"GPU '" + row.text("gpu") + "' is not in the catalog (distsim list gpus)"};
+  throw Unsupported{"GPU '" + row.text("gpu") + "' is not in the catalog (distsim list gpus)" + describe_it};
 }
 
 //! The parts of a field separated by ';' outside parentheses.
@@ -248,8 +273,9 @@ void place_in_rack_segments(cluster::ClusterSpec& cluster, std::vector<std::stri
 }
 
 cluster::ClusterSpec read_cluster(const RowReader& row, const std::string& node_design,
+                                  const std::vector<cluster::GpuSpec>& given_gpus,
                                   std::vector<std::string>& assumptions) {
-  const cluster::GpuSpec gpu = read_gpu(row);
+  const cluster::GpuSpec gpu = read_gpu(row, given_gpus);
   const bool rack = node_design == kRackOfTheGpu;
   cluster::ClusterSpec cluster = catalog::find_cluster(node_design.empty() || rack ? gpu.default_cluster : node_design);
   constexpr int kNvl72 = 72;
@@ -362,7 +388,8 @@ void apply_recipe(const RowReader& row, strategy::JobSpec& job, std::vector<std:
   assumptions.push_back(assumption_text(ColumnReading{recipe->settings, recipe->recipe, ""}));
 }
 
-validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
+validation::CalibrationRun read_run(const CsvTable& table, std::size_t index,
+                                    const std::vector<cluster::GpuSpec>& gpus) {
   const RowReader row(table, index);
   validation::CalibrationRun run;
   run.id = row.text("id");
@@ -375,7 +402,7 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index) {
     strategy::JobSpec job;
     job.model = read_model(row, run.assumptions);
     const ColumnSettings columns = read_vocabulary_columns(row);
-    job.cluster = read_cluster(row, columns.cluster, run.assumptions);
+    job.cluster = read_cluster(row, columns.cluster, gpus, run.assumptions);
     read_strategy(row, columns, job);
     run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());
     apply_recipe(row, job, run.assumptions);
@@ -396,7 +423,8 @@ const std::vector<std::string>& required_calibration_columns() {
   return columns;
 }
 
-std::vector<validation::CalibrationRun> read_calibration_runs(std::string_view csv_text, const std::string& file_name) {
+std::vector<validation::CalibrationRun> read_calibration_runs(std::string_view csv_text, const std::string& file_name,
+                                                              const std::vector<cluster::GpuSpec>& gpus) {
   const CsvTable table = CsvTable::parse(csv_text, file_name);
   for (const auto& column : required_calibration_columns()) {
     if (!table.column(column)) {
@@ -407,7 +435,7 @@ std::vector<validation::CalibrationRun> read_calibration_runs(std::string_view c
   }
   std::vector<validation::CalibrationRun> runs;
   for (std::size_t i = 0; i < table.rows(); ++i) {
-    runs.push_back(read_run(table, i));
+    runs.push_back(read_run(table, i, gpus));
   }
   return runs;
 }

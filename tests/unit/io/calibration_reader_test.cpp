@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "catalog/builtin_gpus.hpp"
 #include "io_test_support.hpp"
 
 namespace distsim::io {
@@ -219,7 +220,9 @@ TEST(CalibrationReader, ExcludesFp8RunsOnGpusWithoutFp8TensorCores) {
 }
 
 TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
-  EXPECT_EQ(exclusion_of("gpu", "MI300X"), "GPU 'MI300X' is not in the catalog (distsim list gpus)");
+  EXPECT_EQ(exclusion_of("gpu", "MI300X"),
+            "GPU 'MI300X' is not in the catalog (distsim list gpus); describe the part in a GPU file named "
+            "'mi300x-80gb' (base, memory_gb, tdp_w and the rates it sustains) and pass it with --gpu");
   // L1 has 8 GPUs per node: 12 GPUs are one and a half nodes.
   EXPECT_EQ(exclusion_of("num_gpus", "12"), "num_gpus 12 is not a whole number of 8-GPU nodes");
 }
@@ -347,11 +350,12 @@ TEST(CalibrationReader, ListsTheBlockFootnoteOfAnMxfp8RowAsAnAssumption) {
             1);
 }
 
-// An H100 with 96 GB (Meta's Grand Teton parts) is not the catalog's 80 GB h100-sxm.
+// An H100 with 96 GB (Meta's Grand Teton parts) is not the catalog's 80 GB h100-sxm; the file to
+// describe it is named with its memory and its power limit.
 TEST(CalibrationReader, AGpuWhoseMemoryDiffersFromTheCatalogsIsAnotherPart) {
   EXPECT_EQ(exclusion_of({{"gpu", "H100 (Grand Teton; 500 W)"}, {"gpu_mem_gb", "96"}}),
-            "GPU 'H100 (Grand Teton; 500 W)' with 96 GB is not in the catalog: h100-sxm has 80 GB (distsim list "
-            "gpus)");
+            "GPU 'H100 (Grand Teton; 500 W)' with 96 GB is not h100-sxm, which has 80 GB; describe the part in a GPU "
+            "file named 'h100-96gb-500w' (base, memory_gb, tdp_w and the rates it sustains) and pass it with --gpu");
 }
 
 // "-" and "NA" are missing like "n/a": no sequence parallelism, one virtual stage, cp 1.
@@ -472,6 +476,53 @@ TEST(CalibrationReader, ANemo2403RowRunsCudnn90AttentionAsAnAssumption) {
     EXPECT_EQ(runs[i].job->strategy.attention_kernel, "generic");
     EXPECT_FALSE(names_the_kernel(runs[i]));
   }
+}
+
+}  // namespace distsim::io
+
+namespace distsim::io {
+
+namespace {
+
+//! The one row of a file whose GPU column is `gpu` with `memory_gb`, read with the GPUs given.
+CalibrationRun run_on(const std::string& gpu, const std::string& memory_gb, const std::vector<cluster::GpuSpec>& gpus) {
+  const std::string text =
+      "id,source,model,num_layers,hidden_size,num_attention_heads,seq_len,vocab_size,gpu,gpu_mem_gb,gpus_per_node,"
+      "num_gpus,tp,pp,dp,micro_batch,global_batch,iter_time_s\n"
+      "P,Paper,GPT,2,64,4,128,512,\"" +
+      gpu + "\"," + memory_gb + ",8,8,1,1,8,1,8,1.0\n";
+  return read_calibration_runs(text, "calib.csv", gpus).at(0);
+}
+
+cluster::GpuSpec h100_part(const std::string& name, double memory_gb, double tdp_w) {
+  cluster::GpuSpec gpu = catalog::find_gpu("h100-sxm");
+  gpu.name = name;
+  gpu.memory_gb = memory_gb;
+  gpu.tdp_w = tdp_w;
+  return gpu;
+}
+
+}  // namespace
+
+// A stated power limit names another part than the stock H100 (700 W): the row maps to a given
+// part named with its memory and limit, and to no part whose limit differs.
+TEST(CalibrationReader, MapsAPowerLimitedPartToTheGpuFileNamedForIt) {
+  const CalibrationRun stock_only = run_on("H100 (500 W power limit)", "80", {});
+  EXPECT_FALSE(stock_only.job.has_value());
+  EXPECT_EQ(stock_only.excluded_because,
+            "GPU 'H100 (500 W power limit)' states a 500 W power limit: it is not h100-sxm, whose limit is 700 W; "
+            "describe the part in a GPU file named 'h100-80gb-500w' (base, memory_gb, tdp_w and the rates it sustains) "
+            "and pass it with --gpu");
+  const CalibrationRun given = run_on("H100 (500 W power limit)", "80", {h100_part("h100-80gb-500w", 80, 500)});
+  ASSERT_TRUE(given.job.has_value()) << given.excluded_because;
+  EXPECT_EQ(given.job->cluster.gpu.name, "h100-80gb-500w");
+  EXPECT_EQ(given.job->cluster.name, "dgx-h100");
+  // Named by memory alone, at 700 W: still not the 500 W part.
+  EXPECT_FALSE(run_on("H100 (96 GB, 500 W power limit)", "96", {h100_part("h100-96gb", 96, 700)}).job.has_value());
+  // A stock row is not moved to a given part.
+  const CalibrationRun stock = run_on("H100-SXM5", "80", {h100_part("h100-80gb-500w", 80, 500)});
+  ASSERT_TRUE(stock.job.has_value()) << stock.excluded_because;
+  EXPECT_EQ(stock.job->cluster.gpu.name, "h100-sxm");
 }
 
 }  // namespace distsim::io
