@@ -145,9 +145,9 @@ model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assu
 }
 
 //! The power limit a GPU field states in its remarks ("H100 (Grand Teton; 96 GB HBM2e, 500 W power
-//! limit)" gives 500), or none.
+//! limit)" gives 500), or none; a number of more than six digits is no power limit.
 std::optional<int> stated_power_limit(const std::string& gpu_field) {
-  static const std::regex watts(R"((?:^|[^0-9.])([0-9]+) ?W\b)");
+  static const std::regex watts(R"((?:^|[^0-9.])([0-9]{1,6}) ?W\b)");
   std::smatch match;
   if (!std::regex_search(gpu_field, match, watts)) return std::nullopt;
   return std::stoi(match[1].str());

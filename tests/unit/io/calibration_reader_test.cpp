@@ -519,6 +519,8 @@ TEST(CalibrationReader, MapsAPowerLimitedPartToTheGpuFileNamedForIt) {
   EXPECT_EQ(given.job->cluster.name, "dgx-h100");
   // Named by memory alone, at 700 W: still not the 500 W part.
   EXPECT_FALSE(run_on("H100 (96 GB, 500 W power limit)", "96", {h100_part("h100-96gb", 96, 700)}).job.has_value());
+  // A number too long to be a power limit is none (and never overflows).
+  EXPECT_EQ(run_on("H100 (99999999999999999999 W)", "80", {}).job->cluster.gpu.name, "h100-sxm");
   // A stock row is not moved to a given part.
   const CalibrationRun stock = run_on("H100-SXM5", "80", {h100_part("h100-80gb-500w", 80, 500)});
   ASSERT_TRUE(stock.job.has_value()) << stock.excluded_because;
