@@ -1,5 +1,6 @@
 #include "catalog/attention_kernels.hpp"
 
+#include "catalog/builtin_gpus.hpp"
 #include "catalog/find_by_name.hpp"
 
 namespace distsim::catalog {
@@ -22,8 +23,14 @@ constexpr const char* kTeNotebookCurrent =
 constexpr double kFa3Forward = 646.0;
 constexpr double kFa3Backward = 559.0;
 constexpr double kFa3Tflops = 3.5 / (1.0 / kFa3Forward + 2.5 / kFa3Backward);
-constexpr double kH100Bf16Peak = 989.4;
-constexpr double kA100Bf16Peak = 312.0;
+
+//! The entry of "generic": no measurement, the GPU's GEMM ceiling times the cost model's 0.68.
+AttentionKernel generic_kernel() {
+  return {std::string(kGenericAttentionKernel),
+          "fused attention at 0.68 of the GPU's GEMM ceiling, on any GPU (FlashAttention-2's ratio on A100; "
+          "docs/cost_models.md §2)",
+          {}};
+}
 
 }  // namespace
 
@@ -35,29 +42,43 @@ const AttentionKernelRate* AttentionKernel::rate_on(std::string_view architectur
 }
 
 const std::vector<AttentionKernel>& attention_kernels() {
-  static const std::vector<AttentionKernel> kernels{
-      {"cudnn-9.0",
-       "cuDNN 9.0's fused attention through TransformerEngine (NGC containers of early 2024)",
-       {{"hopper", "H100 SXM5 80GB", 320.4, kH100Bf16Peak, kTeNotebookFirst}}},
-      {"cudnn-9.3",
-       "cuDNN 9.3's fused attention through TransformerEngine 2.0 (the latest release measured)",
-       {{"hopper", "H100 SXM5 80GB", 514.0, kH100Bf16Peak, kTeNotebookCurrent}}},
-      {"flash-attn-2",
-       "FlashAttention-2 (Dao, arXiv 2307.08691)",
-       {// FA2 Figs. 5 and 6, A100 80GB SXM4, head dimension 128, s = 4K-16K: forward 224 / 148 and
-        // backward 195 / 175 TFLOP/s without / with the causal mask, mean 185.5.
-        {"ampere", "A100 SXM4 80GB", 185.5, kA100Bf16Peak, "FlashAttention-2 paper, Figs. 5 and 6 (mean)"},
-        {"hopper", "H100 SXM5 80GB", 323.7, kH100Bf16Peak, kTeNotebookCurrent}}},
-      {"flash-attn-3",
-       "FlashAttention-3 (Shah et al., arXiv 2407.08608), Hopper only",
-       {{"hopper", "H100 SXM5 80GB", kFa3Tflops, kH100Bf16Peak,
-         "FlashAttention-3 paper, Figs. 5 and 6, head dim 128, s = 8K: forward 646, backward 559 TFLOP/s"}}}};
+  static const std::vector<AttentionKernel> kernels = [] {
+    // Each rate is a fraction of the peak of the catalog's entry for the GPU measured.
+    const double h100_peak = find_gpu("h100-sxm").peak_bf16_tflops;
+    const double a100_peak = find_gpu("a100-80gb").peak_bf16_tflops;
+    return std::vector<AttentionKernel>{
+        {"cudnn-9.0",
+         "cuDNN 9.0's fused attention through TransformerEngine (NGC containers of early 2024)",
+         {{"hopper", "H100 SXM5 80GB", 320.4, h100_peak, kTeNotebookFirst}}},
+        {"cudnn-9.3",
+         "cuDNN 9.3's fused attention through TransformerEngine 2.0 (the latest release measured)",
+         {{"hopper", "H100 SXM5 80GB", 514.0, h100_peak, kTeNotebookCurrent}}},
+        {"flash-attn-2",
+         "FlashAttention-2 (Dao, arXiv 2307.08691)",
+         {// FA2 Figs. 5 and 6, A100 80GB SXM4, head dimension 128, s = 4K-16K: forward 224 / 148 and
+          // backward 195 / 175 TFLOP/s without / with the causal mask, mean 185.5.
+          {"ampere", "A100 SXM4 80GB", 185.5, a100_peak, "FlashAttention-2 paper, Figs. 5 and 6 (mean)"},
+          {"hopper", "H100 SXM5 80GB", 323.7, h100_peak, kTeNotebookCurrent}}},
+        {"flash-attn-3",
+         "FlashAttention-3 (Shah et al., arXiv 2407.08608), Hopper only",
+         {{"hopper", "H100 SXM5 80GB", kFa3Tflops, h100_peak,
+           "FlashAttention-3 paper, Figs. 5 and 6, head dim 128, s = 8K: forward 646, backward 559 TFLOP/s"}}}};
+  }();
   return kernels;
 }
 
+const std::vector<AttentionKernel>& attention_kernel_choices() {
+  static const std::vector<AttentionKernel> choices = [] {
+    std::vector<AttentionKernel> all{generic_kernel()};
+    all.insert(all.end(), attention_kernels().begin(), attention_kernels().end());
+    return all;
+  }();
+  return choices;
+}
+
 std::vector<std::string> attention_kernel_names() {
-  std::vector<std::string> names{std::string(kGenericAttentionKernel)};
-  for (const auto& kernel : attention_kernels()) names.push_back(kernel.name);
+  std::vector<std::string> names;
+  for (const auto& kernel : attention_kernel_choices()) names.push_back(kernel.name);
   return names;
 }
 

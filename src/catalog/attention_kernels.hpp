@@ -40,7 +40,11 @@ struct AttentionKernel {
 //! The named kernels, each with its sources (docs/cost_models.md §2.1).
 const std::vector<AttentionKernel>& attention_kernels();
 
-//! "generic" and every named kernel, in table order: the values of --attention-kernel.
+//! "generic" (no measurement) first, then every named kernel: the values of --attention-kernel,
+//! with what each means.
+const std::vector<AttentionKernel>& attention_kernel_choices();
+
+//! The names of attention_kernel_choices, in order.
 std::vector<std::string> attention_kernel_names();
 
 //! The named kernel; throws InputError naming the closest one.

@@ -95,7 +95,7 @@ void print_operators(bool json) {
 
 void print_attention_kernels(bool json) {
   print_catalog(
-      io::attention_kernels_with_generic(), json, [](const auto& kernel) -> std::string_view { return kernel.name; },
+      catalog::attention_kernel_choices(), json, [](const auto& kernel) -> std::string_view { return kernel.name; },
       [](const auto& kernel) {
         return kernel.rates.empty() ? kernel.description
                                     : kernel.description + "; measured on " + catalog::measured_architectures(kernel);

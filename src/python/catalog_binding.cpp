@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "catalog/attention_kernels.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
@@ -37,7 +38,7 @@ void bind_catalog(py::module_& module) {
   module.def("catalog_clusters", [] { return entries(catalog::builtin_clusters(), io::cluster_json); });
   module.def("catalog_schedules", &schedules);
   module.def("catalog_attention_kernels",
-             [] { return entries(io::attention_kernels_with_generic(), io::attention_kernel_json); });
+             [] { return entries(catalog::attention_kernel_choices(), io::attention_kernel_json); });
 }
 
 }  // namespace distsim::python

@@ -170,16 +170,6 @@ Mapping attention_kernel_json(const catalog::AttentionKernel& kernel) {
   return {{"name", kernel.name}, {"description", kernel.description}, {"rates", rates}};
 }
 
-std::vector<catalog::AttentionKernel> attention_kernels_with_generic() {
-  std::vector<catalog::AttentionKernel> kernels{
-      {std::string(catalog::kGenericAttentionKernel),
-       "fused attention at 0.68 of the GPU's GEMM ceiling, on any GPU (FlashAttention-2's ratio on A100; "
-       "docs/cost_models.md §2)",
-       {}}};
-  kernels.insert(kernels.end(), catalog::attention_kernels().begin(), catalog::attention_kernels().end());
-  return kernels;
-}
-
 Mapping cluster_json(const cluster::ClusterSpec& cluster) {
   Mapping node = Mapping::object();
   add_text(node, "name", cluster.name);

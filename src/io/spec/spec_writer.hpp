@@ -1,7 +1,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,12 +22,9 @@ nlohmann::ordered_json gpu_json(const cluster::GpuSpec& gpu);
 //! The cluster with its GPU as an inline mapping of GPU fields.
 nlohmann::ordered_json cluster_json(const cluster::ClusterSpec& cluster);
 
-//! A named attention kernel with the rate, the fraction of the 16-bit peak and the source of
-//! every architecture it is measured on.
+//! An attention kernel with the rate, the fraction of the 16-bit peak and the source of every
+//! architecture it is measured on (none for "generic").
 nlohmann::ordered_json attention_kernel_json(const catalog::AttentionKernel& kernel);
-//! "generic" (no measurement: the GPU's GEMM ceiling times 0.68) and every named kernel, in the
-//! order of --attention-kernel's values.
-std::vector<catalog::AttentionKernel> attention_kernels_with_generic();
 
 std::string model_yaml(const model::ModelSpec& model);
 std::string gpu_yaml(const cluster::GpuSpec& gpu);
