@@ -10,9 +10,10 @@
 
 namespace distsim::events {
 
-//! A named dimension of a compute event ("m" → 4096).
+//! A named dimension of a compute event ("m" → 4096). The name is the operator table's field
+//! name (or a string literal), which outlives every event.
 struct Dim {
-  std::string name;
+  std::string_view name;
   std::int64_t value = 0;
   bool operator==(const Dim&) const = default;
 };

@@ -14,6 +14,7 @@ Event compute_event(Operator op, Dtype dtype, std::initializer_list<std::int64_t
   event.event_class = spec.event_class;
   event.op = op;
   event.dtype = dtype;
+  event.dims.reserve(values.size());
   const auto* value = values.begin();
   for (const auto& field : spec.fields) {
     if (field.type != KeyFieldType::dim && field.type != KeyFieldType::flag &&
@@ -25,7 +26,7 @@ Event compute_event(Operator op, Dtype dtype, std::initializer_list<std::int64_t
     }
     const std::int64_t given = *value++;
     if (field.type != KeyFieldType::optional_dim || given != 0) {
-      event.dims.push_back({std::string(field.name), given});
+      event.dims.push_back({field.name, given});
     }
   }
   if (value != values.end()) {

@@ -50,7 +50,11 @@ void append_field(std::string& text, const Event& event, const KeyField& field, 
   switch (field.type) {
     case KeyFieldType::optional_dim:
     case KeyFieldType::dim:
-    case KeyFieldType::flag: text += dim->name + "=" + std::to_string(dim->value); return;
+    case KeyFieldType::flag:
+      text += dim->name;
+      text += '=';
+      text += std::to_string(dim->value);
+      return;
     case KeyFieldType::dtype: text += dtype_name(event.dtype); return;
     case KeyFieldType::bytes: text += std::string(field.name) + "=" + std::to_string(event.bytes); return;
     case KeyFieldType::group: text += std::string(field.name) + "=" + std::to_string(event.group_size); return;
@@ -188,18 +192,18 @@ class KeyReader {
 
   void read_field(const KeyField& field, Event& event) {
     switch (field.type) {
-      case KeyFieldType::dim: event.dims.push_back({std::string(field.name), read_number(field.name, 0)}); return;
+      case KeyFieldType::dim: event.dims.push_back({field.name, read_number(field.name, 0)}); return;
       case KeyFieldType::flag: {
         const std::int64_t value = read_number(field.name, 0);
         if (value > 1) {
           throw InputError("'" + std::string(words_[next_ - 1]) + "': " + std::string(field.name) + " must be 0 or 1");
         }
-        event.dims.push_back({std::string(field.name), value});
+        event.dims.push_back({field.name, value});
         return;
       }
       case KeyFieldType::optional_dim:
         if (next_ < words_.size() && words_[next_].starts_with(std::string(field.name) + "=")) {
-          event.dims.push_back({std::string(field.name), read_number(field.name, field.minimum)});
+          event.dims.push_back({field.name, read_number(field.name, field.minimum)});
         }
         return;
       case KeyFieldType::dtype: event.dtype = read_dtype(next_word()); return;
@@ -247,25 +251,28 @@ std::string format_event_key(const Event& event) {
 
 EventIdentity event_identity(const Event& event) {
   EventIdentity identity;
+  write_event_identity(event, identity);
+  return identity;
+}
+
+void write_event_identity(const Event& event, EventIdentity& identity) {
+  identity.words.clear();
   identity.words.reserve(operator_spec(event.op).fields.size() + 2);
   identity.words.push_back(static_cast<std::int64_t>(event.op));
   for_each_key_field(event, [&](size_t position, const KeyField& field, const Dim* dim) {
     append_identity(identity, event, field, dim, position);
   });
-  return identity;
 }
 
 std::size_t EventIdentityHash::operator()(const EventIdentity& identity) const {
-  // FNV-1a over the words' bytes.
-  std::uint64_t hash = 14695981039346656037ULL;
+  // Each word mixed in whole (boost's hash_combine step), then the bits spread (splitmix64's finalizer).
+  std::uint64_t hash = 0;
   for (const std::int64_t word : identity.words) {
-    auto bits = static_cast<std::uint64_t>(word);
-    for (int byte = 0; byte < 8; ++byte) {
-      hash = (hash ^ (bits & 0xFFU)) * 1099511628211ULL;
-      bits >>= 8U;
-    }
+    hash ^= static_cast<std::uint64_t>(word) + 0x9E3779B97F4A7C15ULL + (hash << 6U) + (hash >> 2U);
   }
-  return static_cast<std::size_t>(hash);
+  hash = (hash ^ (hash >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  hash = (hash ^ (hash >> 27U)) * 0x94D049BB133111EBULL;
+  return static_cast<std::size_t>(hash ^ (hash >> 31U));
 }
 
 Event parse_event_key(std::string_view key) {

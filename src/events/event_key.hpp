@@ -30,6 +30,8 @@ struct EventIdentityHash {
 //! The event's identity, from the same reading of the operator table as format_event_key; throws
 //! InternalError where it does.
 EventIdentity event_identity(const Event& event);
+//! event_identity written into `identity`, reusing its storage.
+void write_event_identity(const Event& event, EventIdentity& identity);
 
 //! Reads an event key back into an Event: the inverse of format_event_key, driven by the same
 //! operator table. The result has the class, operator, dimensions, dtype and, for communication,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,7 +18,8 @@ using EventId = std::uint32_t;
 class EventTable {
  public:
   //! Returns the id of the event with this key, adding it on first sight.
-  EventId intern(Event event);
+  EventId intern(const Event& event);
+  EventId intern(Event&& event);
   //! Counts `count` more tasks of event `id`.
   void add_instances(EventId id, std::int64_t count) { instances_[id] += count; }
 
@@ -30,7 +32,13 @@ class EventTable {
  private:
   std::vector<Event> events_;
   std::vector<std::int64_t> instances_;
+  //! The id of an event with the identity of `event`, which it writes into looked_up_.
+  std::optional<EventId> find(const Event& event);
+  //! Adds `event`, whose identity find() has just written into looked_up_.
+  EventId add_looked_up(Event&& event);
+
   std::unordered_map<EventIdentity, EventId, EventIdentityHash> index_;
+  EventIdentity looked_up_;  //!< the identity find() wrote last, kept to reuse its storage
 };
 
 }  // namespace distsim::events

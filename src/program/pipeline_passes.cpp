@@ -83,9 +83,9 @@ std::vector<size_t> last_completing_steps(const std::vector<schedule::Step>& ste
   return last;
 }
 
-//! What the unit of steps [first, last) hides: what its second step overlaps (none for one step).
-schedule::Overlap unit_overlap(const std::vector<schedule::Step>& steps, size_t first, size_t last) {
-  return last > first + 1 ? steps[first + 1].overlaps_previous : schedule::Overlap::none;
+//! What a unit of steps hides: what its second step overlaps (none for one step).
+schedule::Overlap unit_overlap(std::span<const schedule::Step> unit) {
+  return unit.size() > 1 ? unit[1].overlaps_previous : schedule::Overlap::none;
 }
 
 }  // namespace
@@ -101,6 +101,9 @@ PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
   passes_.resize(devices);
   pass_index_.assign(devices, std::vector<size_t>(slots, 0));
   last_backward_.assign(devices, std::vector<std::vector<TaskId>>(static_cast<size_t>(draft_.chunks())));
+  if (aggregate_) {
+    aggregated_counts_.assign(devices, std::vector<PassCount>(kinds_.size() * static_cast<size_t>(draft_.chunks())));
+  }
   for (const StepKind kind : kinds_) {
     if (kind->completes_gradients) {
       bucket_ready_ = kind->bucket_ready;
@@ -114,7 +117,7 @@ TaskId PipelinePasses::bucket_ready(int device, int chunk, const events::Gradien
 
 void PipelinePasses::add_passes(const std::vector<int>& members) {
   const auto& coord = draft_.coord(members.front());
-  const auto steps = draft_.schedule().stage_steps(draft_.strategy(), coord[ParallelDim::pp]);
+  const auto& steps = draft_.stage_steps(coord[ParallelDim::pp]);
   const auto last_completing = last_completing_steps(steps, draft_.chunks());
   for (size_t index = 0; index < steps.size();) {
     size_t unit_end = index + 1;
@@ -134,8 +137,7 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
     }
     std::vector<OpenPass> unit;
     if (aggregate_ && !reduces_inside) {
-      add_aggregated_unit(members.front(), {steps.begin() + static_cast<std::ptrdiff_t>(index),
-                                            steps.begin() + static_cast<std::ptrdiff_t>(unit_end)});
+      add_aggregated_unit(members.front(), std::span<const schedule::Step>(steps).subspan(index, unit_end - index));
     } else {
       unit = add_unit(members, steps, index, unit_end);
     }
@@ -150,6 +152,9 @@ void PipelinePasses::add_passes(const std::vector<int>& members) {
       }
     }
     index = unit_end;
+  }
+  if (aggregate_) {
+    for (const int device : members) count_aggregated_instances(device);
   }
 }
 
@@ -203,7 +208,7 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector
   const auto& work = draft_.work(members.front());
   std::vector<OpenPass> unit;
   std::vector<std::vector<size_t>> ends;
-  const schedule::Overlap hidden = unit_overlap(steps, first, last);
+  const schedule::Overlap hidden = unit_overlap(std::span<const schedule::Step>(steps).subspan(first, last - first));
   for (size_t i = first; i < last; ++i) {
     const auto& templates = work.chunks[static_cast<size_t>(steps[i].chunk)].*(steps[i].kind->templates);
     unit.push_back(open_pass(members, templates, steps[i]));
@@ -327,31 +332,36 @@ void PipelinePasses::close_pass(const OpenPass& pass, const std::vector<int>& me
 //! the order the passes end when the unit runs alone (isolated_pass_ends), each lasting until its
 //! pass's end: a pass's transfers leave when they would in the full unit, and the unit's inputs
 //! are all waited for at its start. Its events still count every instance.
-void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule::Step>& unit) {
-  std::vector<const std::vector<events::TaskTemplate>*> templates;
-  templates.reserve(unit.size());
+void PipelinePasses::add_aggregated_unit(int device, std::span<const schedule::Step> unit) {
+  auto& [hidden, templates] = unit_key_;
+  templates.clear();
   for (const auto& step : unit) {
     templates.push_back(&(draft_.work(device).chunks[static_cast<size_t>(step.chunk)].*(step.kind->templates)));
   }
-  const schedule::Overlap hidden = unit_overlap(unit, 0, unit.size());
-  auto found = unit_ends_.find({hidden, templates});
+  hidden = unit_overlap(unit);
+  auto found = unit_ends_.find(unit_key_);
   if (found == unit_ends_.end()) {
-    found =
-        unit_ends_.emplace(std::pair{hidden, templates}, isolated_pass_ends(templates, hidden, draft_.costs())).first;
+    found = unit_ends_.emplace(unit_key_, isolated_pass_ends(templates, hidden, draft_.costs())).first;
   }
   const std::vector<SimTime>& ends = found->second;
   TaskId& last_task = draft_.last_task[device];
   const size_t first_pass = passes_[device].size();
-  std::vector<size_t> by_end;
+  by_end_.clear();
   for (size_t pass = 0; pass < unit.size(); ++pass) {
     passes_[device].push_back({last_task, kNoTask, kNoTask});
-    for (const auto& step : *templates[pass]) draft_.count_instances(step.event, device, unit[pass].microbatch);
-    if (!templates[pass]->empty()) by_end.push_back(pass);
+    PassCount& count = aggregated_counts_[static_cast<size_t>(device)][aggregated_slot(unit[pass])];
+    ++count.all;
+    if (draft_.counts_microbatch(unit[pass].microbatch)) ++count.counted;
+    if (!templates[pass]->empty()) by_end_.push_back(pass);
   }
-  std::stable_sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return ends[a] < ends[b]; });
+  // A unit holds a pass or two: an insertion sort, stable, without std::stable_sort's buffer.
+  for (size_t sorted = 1; sorted < by_end_.size(); ++sorted) {
+    for (size_t i = sorted; i > 0 && ends[by_end_[i]] < ends[by_end_[i - 1]]; --i)
+      std::swap(by_end_[i], by_end_[i - 1]);
+  }
   TaskId unit_first = kNoTask;
   SimTime elapsed = 0;
-  for (const size_t pass : by_end) {
+  for (const size_t pass : by_end_) {
     const schedule::Step& step = unit[pass];
     const TaskInfo info{templates[pass]->front().event, step.kind->phase, step.microbatch, -1,
                         step.kind->pass_label,          step.chunk};
@@ -363,8 +373,33 @@ void PipelinePasses::add_aggregated_unit(int device, const std::vector<schedule:
     last_task = task;
     elapsed = ends[pass];
   }
-  for (size_t pass : by_end) {
+  for (size_t pass : by_end_) {
     passes_[device][first_pass + pass].first = unit_first;
+  }
+}
+
+size_t PipelinePasses::UnitKeyHash::operator()(const UnitKey& key) const {
+  size_t hash = std::hash<int>{}(static_cast<int>(key.first));
+  for (const auto* templates : key.second) {
+    hash = hash * 31 + std::hash<const void*>{}(templates);
+  }
+  return hash;
+}
+
+size_t PipelinePasses::aggregated_slot(const schedule::Step& step) const {
+  return static_cast<size_t>(step.chunk) * kinds_.size() + kind_index(step.kind);
+}
+
+void PipelinePasses::count_aggregated_instances(int device) {
+  auto& counts = aggregated_counts_[static_cast<size_t>(device)];
+  for (size_t slot = 0; slot < counts.size(); ++slot) {
+    PassCount& count = counts[slot];
+    if (count.all == 0) continue;
+    const auto& chunk = draft_.work(device).chunks[slot / kinds_.size()];
+    for (const auto& step : chunk.*(kinds_[slot % kinds_.size()]->templates)) {
+      draft_.count_instances(step.event, device, count.all, count.counted);
+    }
+    count = {};
   }
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 
 #include <array>
-#include <map>
+#include <cstdint>
 #include <optional>
+#include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -88,7 +90,12 @@ class PipelinePasses {
   //! others' (overlapped_order), which for a single step is its templates in order.
   std::vector<OpenPass> add_unit(const std::vector<int>& members, const std::vector<schedule::Step>& steps,
                                  size_t first, size_t last);
-  void add_aggregated_unit(int device, const std::vector<schedule::Step>& unit);
+  void add_aggregated_unit(int device, std::span<const schedule::Step> unit);
+  //! Where aggregated_counts_ keeps the passes of `step`'s chunk and kind.
+  size_t aggregated_slot(const schedule::Step& step) const;
+  //! Counts the event instances of the aggregated passes of `device` added since the last call:
+  //! each template's event once per pass, by (chunk, kind) rather than pass by pass.
+  void count_aggregated_instances(int device);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
   size_t kind_index(schedule::StepKind kind) const;
 
@@ -98,11 +105,23 @@ class PipelinePasses {
   //! the bucket's index into the templates of the step kind that completes gradients
   int events::GradientBucket::*bucket_ready_ = &events::GradientBucket::ready_after;
   //! per unit's template lists: each pass's end when the unit runs alone (isolated_pass_ends)
-  std::map<std::pair<schedule::Overlap, std::vector<const std::vector<events::TaskTemplate>*>>, std::vector<SimTime>>
-      unit_ends_;
-  std::vector<std::vector<PassTasks>> passes_;   //!< per device, per pass in schedule order
-  std::vector<std::vector<size_t>> pass_index_;  //!< per device: (chunk, microbatch, kind) → pass
-  std::vector<int> joined_members_;              //!< the pass group joined_steps_ holds
+  using UnitKey = std::pair<schedule::Overlap, std::vector<const std::vector<events::TaskTemplate>*>>;
+  struct UnitKeyHash {
+    size_t operator()(const UnitKey& key) const;
+  };
+  std::unordered_map<UnitKey, std::vector<SimTime>, UnitKeyHash> unit_ends_;
+  UnitKey unit_key_;            //!< the key of the unit add_aggregated_unit looks up, kept to reuse its storage
+  std::vector<size_t> by_end_;  //!< the unit's passes in the order they end, kept to reuse its storage
+  //! Aggregated passes whose event instances are not counted yet: all of them, and those of the
+  //! micro-batches ProgramDraft counts on their own.
+  struct PassCount {
+    std::int64_t all = 0;
+    std::int64_t counted = 0;
+  };
+  std::vector<std::vector<PassCount>> aggregated_counts_;  //!< per device, by aggregated_slot
+  std::vector<std::vector<PassTasks>> passes_;             //!< per device, per pass in schedule order
+  std::vector<std::vector<size_t>> pass_index_;            //!< per device: (chunk, microbatch, kind) → pass
+  std::vector<int> joined_members_;                        //!< the pass group joined_steps_ holds
   std::array<std::optional<std::vector<JoinedStep>>, static_cast<size_t>(events::kStreamKinds)> joined_steps_;
   //! per device and chunk: the tasks of the last micro-batch's gradient-completing step
   std::vector<std::vector<std::vector<engine::TaskId>>> last_backward_;

@@ -66,13 +66,13 @@ class StageHops {
   std::vector<std::optional<schedule::ChunkHop>> previous_;
 };
 
-//! The steps of `device` in order, and where each sits in that order by (kind, chunk, micro-batch).
+//! The steps of a stage in order, and where each sits in that order by (kind, chunk, micro-batch).
 class StepOrder {
  public:
-  StepOrder(const ProgramDraft& draft, int device)
+  StepOrder(const ProgramDraft& draft, int stage)
       : kinds_(draft.schedule().step_kinds()),
         microbatches_(static_cast<size_t>(draft.microbatches())),
-        steps_(draft.schedule().stage_steps(draft.strategy(), draft.coord(device)[ParallelDim::pp])),
+        steps_(draft.stage_steps(stage)),
         index_(kinds_.size() * microbatches_ * static_cast<size_t>(draft.chunks())) {
     for (size_t i = 0; i < steps_.size(); ++i) {
       index_[slot(steps_[i].kind, steps_[i].chunk, steps_[i].microbatch)] = i;
@@ -89,8 +89,24 @@ class StepOrder {
 
   std::vector<StepKind> kinds_;
   size_t microbatches_;
-  std::vector<schedule::Step> steps_;
+  const std::vector<schedule::Step>& steps_;
   std::vector<size_t> index_;
+};
+
+//! Each stage's StepOrder, built when first asked for.
+class StepOrders {
+ public:
+  explicit StepOrders(const ProgramDraft& draft) : draft_(draft), orders_(static_cast<size_t>(draft.stages())) {}
+  const StepOrder& of_device(int device) {
+    const int stage = draft_.coord(device)[ParallelDim::pp];
+    auto& order = orders_[static_cast<size_t>(stage)];
+    if (!order) order.emplace(draft_, stage);
+    return *order;
+  }
+
+ private:
+  const ProgramDraft& draft_;
+  std::vector<std::optional<StepOrder>> orders_;
 };
 
 //! A point-to-point transfer starts when the sender has produced the tensor and the receiver
@@ -118,12 +134,12 @@ void add_transfer(ProgramDraft& draft, PipelinePasses& passes, const Transfer& t
 //! order the receiver consumes them: each link's streams run their transfers in that order. (A
 //! schedule whose stages each run one kind of step on one chunk in micro-batch order produces
 //! them in that order too.)
-std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool downstream) {
+std::vector<Transfer> transfers_from(const ProgramDraft& draft, StepOrders& orders, int sender, bool downstream) {
   const int stage = draft.coord(sender)[ParallelDim::pp];
   const auto kinds = draft.schedule().step_kinds();
   std::vector<Transfer> transfers;
-  std::optional<StepOrder> receiver_order;
-  const StepOrder sender_order(draft, sender);
+  const StepOrder* receiver_order = nullptr;
+  const StepOrder& sender_order = orders.of_device(sender);
   const StageHops hops(draft, stage);
   for (const auto& step : sender_order.steps()) {
     const TransferKind* kind = step.kind->sends;
@@ -136,8 +152,8 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool
       continue;
     }
     const int receiver = draft.groups().on_stage(sender, hop->peer.stage);
-    if (!receiver_order) {
-      receiver_order.emplace(draft, receiver);
+    if (receiver_order == nullptr) {
+      receiver_order = &orders.of_device(receiver);
     }
     const StepKind receiver_step = receiving_kind(draft, kinds, kind);
     transfers.push_back({kind, step.kind, receiver_step, sender, receiver, step.chunk, hop->peer.chunk, step.microbatch,
@@ -153,9 +169,8 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, int sender, bool
 void add_local_hand_offs(ProgramDraft& draft, PipelinePasses& passes, int device) {
   const int stage = draft.coord(device)[ParallelDim::pp];
   const auto kinds = draft.schedule().step_kinds();
-  const StepOrder order(draft, device);
   const StageHops hops(draft, stage);
-  for (const auto& step : order.steps()) {
+  for (const auto& step : draft.stage_steps(stage)) {
     const TransferKind* kind = step.kind->sends;
     if (kind == nullptr) {
       continue;
@@ -176,14 +191,15 @@ void add_local_hand_offs(ProgramDraft& draft, PipelinePasses& passes, int device
 //! each stream receives its transfers in execution order; then the hand-offs inside a stage.
 void add_pipeline_transfers(ProgramDraft& draft, PipelinePasses& passes) {
   const int stages = draft.stages();
+  StepOrders orders(draft);
   for (int device = 0; device < draft.num_devices(); ++device) {
     const auto& coord = draft.coord(device);
     if (stages == 1 || (coord[ParallelDim::pp] + 1 == stages && draft.chunks() == 1)) {
       continue;
     }
     const int next = draft.groups().on_stage(device, (coord[ParallelDim::pp] + 1) % stages);
-    const auto downstream = transfers_from(draft, device, true);
-    const auto upstream = transfers_from(draft, next, false);
+    const auto downstream = transfers_from(draft, orders, device, true);
+    const auto upstream = transfers_from(draft, orders, next, false);
     for (size_t i = 0; i < std::max(downstream.size(), upstream.size()); ++i) {
       if (i < downstream.size()) {
         add_transfer(draft, passes, downstream[i]);

@@ -22,8 +22,10 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   groups_.add_devices(result_);
   std::vector<std::vector<events::ChunkPlacement>> placements;
   placements.reserve(static_cast<size_t>(stages()));
+  stage_steps_.reserve(static_cast<size_t>(stages()));
   for (int stage = 0; stage < stages(); ++stage) {
     placements.push_back(schedule_.stage_chunk_placements(job_, stage));
+    stage_steps_.push_back(schedule_.stage_steps(job_.strategy, stage));
   }
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
@@ -80,6 +82,13 @@ void ProgramDraft::add_instances(events::EventId event, std::int64_t ranks, int 
   if (result_.counted_microbatches.contains(microbatch)) result_.counted_instances[event] += ranks;
 }
 
+void ProgramDraft::count_instances(events::EventId event, int device, std::int64_t passes,
+                                   std::int64_t counted_passes) {
+  const std::int64_t ranks = result_.devices[static_cast<size_t>(device)].ranks;
+  result_.events.add_instances(event, ranks * passes);
+  if (counted_passes > 0) result_.counted_instances[event] += ranks * counted_passes;
+}
+
 TaskId ProgramDraft::add_task(events::EventId event, std::span<const StreamId> streams, const TaskInfo& info) {
   std::int64_t ranks = 0;
   for (const StreamId stream : streams) {
@@ -93,7 +102,7 @@ TaskId ProgramDraft::add_task(events::EventId event, std::span<const StreamId> s
 }
 
 TaskId ProgramDraft::add_untracked_task(SimTime duration, StreamId stream, const TaskInfo& info) {
-  const TaskId id = result_.program.add_task(duration, std::vector<StreamId>{stream});
+  const TaskId id = result_.program.add_task(duration, std::span<const StreamId>(&stream, 1));
   result_.tasks.push_back(info);
   return id;
 }

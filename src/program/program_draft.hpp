@@ -47,6 +47,8 @@ class ProgramDraft {
   //! Model chunks per stage, as the schedule places them.
   int chunks() const { return schedule_.chunks_per_stage(strategy().virtual_stages); }
   int num_devices() const { return groups_.num_devices(); }
+  //! The steps of stage `stage` in the schedule's order (PipelineSchedule::stage_steps), found once.
+  const std::vector<schedule::Step>& stage_steps(int stage) const { return stage_steps_[static_cast<size_t>(stage)]; }
   const strategy::RankCoord& coord(int device) const { return groups_.coord(device); }
   const events::RankWork& work(int device) const { return work_[static_cast<size_t>(device)]; }
   //! The sum of `device`'s parameter copies' gradients with another stage's, if it holds copies.
@@ -62,11 +64,11 @@ class ProgramDraft {
   engine::TaskId add_task(events::EventId event, std::span<const engine::StreamId> streams, const TaskInfo& info);
   //! A task that does not stand for one event (an aggregated pass); `info` names the task.
   engine::TaskId add_untracked_task(SimTime duration, engine::StreamId stream, const TaskInfo& info);
-  //! Counts the instances of `event` that a task of `device` added with add_untracked_task for
-  //! `microbatch` stands for.
-  void count_instances(events::EventId event, int device, int microbatch) {
-    add_instances(event, result_.devices[static_cast<size_t>(device)].ranks, microbatch);
-  }
+  //! Counts the instances of `event` that `passes` tasks of `device` added with
+  //! add_untracked_task stand for, `counted_passes` of them in micro-batches counted on their own.
+  void count_instances(events::EventId event, int device, std::int64_t passes, std::int64_t counted_passes);
+  //! Whether the instances of `microbatch` are also counted on their own (count_microbatches).
+  bool counts_microbatch(int microbatch) const { return result_.counted_microbatches.contains(microbatch); }
   //! Counts the instances of the micro-batches in `range` also on their own.
   void count_microbatches(MicrobatchRange range);
   //! `task` waits for `prerequisite`, unless there is none (kNoTask).
@@ -89,6 +91,7 @@ class ProgramDraft {
   strategy::RankLayout layout_;
   DeviceGroups groups_;
   JobProgram result_;
+  std::vector<std::vector<schedule::Step>> stage_steps_;       //!< per stage
   std::vector<events::RankWork> work_;                         //!< per device
   std::vector<std::optional<CopyReduction>> copy_reductions_;  //!< per device
 };

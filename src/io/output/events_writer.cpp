@@ -57,7 +57,7 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
   } else {
     nlohmann::json dims = nlohmann::json::object();
     for (const auto& dim : event.dims) {
-      dims[dim.name] = dim.value;
+      dims[std::string(dim.name)] = dim.value;
     }
     entry["dims"] = std::move(dims);
   }

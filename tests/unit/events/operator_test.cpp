@@ -24,9 +24,9 @@ Event sample_event(const OperatorSpec& spec, bool within_domain) {
   std::int64_t position = 0;
   for (const auto& field : spec.fields) {
     if (field.type == KeyFieldType::dim) {
-      event.dims.push_back({std::string(field.name), 3 + 7 * position++});
+      event.dims.push_back({field.name, 3 + 7 * position++});
     } else if (field.type == KeyFieldType::flag) {
-      event.dims.push_back({std::string(field.name), 1});
+      event.dims.push_back({field.name, 1});
     }
   }
   if (spec.is_communication()) {
@@ -107,8 +107,7 @@ std::vector<Event> variants_of_every_operator() {
         const KeyField& field = spec.fields[position];
         if (field.type == KeyFieldType::optional_dim) {
           Event windowed = sample;
-          windowed.dims.insert(windowed.dims.begin() + static_cast<std::ptrdiff_t>(dims),
-                               Dim{std::string(field.name), 128});
+          windowed.dims.insert(windowed.dims.begin() + static_cast<std::ptrdiff_t>(dims), Dim{field.name, 128});
           events.push_back(windowed);
         } else if (field.type == KeyFieldType::dim || field.type == KeyFieldType::flag) {
           ++dims;
