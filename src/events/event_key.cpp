@@ -11,9 +11,17 @@ namespace distsim::events {
 
 namespace {
 
+//! Whether the event's dimension `index` is `field`'s. Events built from the operator table hold
+//! views of its names, so equal addresses answer first.
+bool is_field(const Event& event, size_t index, const KeyField& field) {
+  if (index >= event.dims.size()) return false;
+  const std::string_view name = event.dims[index].name;
+  return (name.data() == field.name.data() && name.size() == field.name.size()) || name == field.name;
+}
+
 //! The dimension of `event` that `field` writes; the event's dims must follow its key's fields.
 const Dim& dim_for(const Event& event, const KeyField& field, size_t index) {
-  if (index >= event.dims.size() || event.dims[index].name != field.name) {
+  if (!is_field(event, index, field)) {
     throw InternalError("an event of operator '" + std::string(operator_name(event.op)) + "' has no dimension '" +
                         std::string(field.name) + "' at position " + std::to_string(index));
   }
@@ -32,7 +40,7 @@ void for_each_key_field(const Event& event, Visit visit) {
     const KeyField& field = spec.fields[position];
     switch (field.type) {
       case KeyFieldType::optional_dim:
-        if (dim_index >= event.dims.size() || event.dims[dim_index].name != field.name) break;
+        if (!is_field(event, dim_index, field)) break;
         [[fallthrough]];
       case KeyFieldType::dim:
       case KeyFieldType::flag: visit(position, field, &dim_for(event, field, dim_index++)); break;

@@ -22,8 +22,8 @@ JobProgram build_job_program(const strategy::JobSpec& job, const schedule::Pipel
                              const std::function<void(std::size_t, std::size_t)>& progress, MicrobatchRange counted) {
   ProgramDraft draft(job, schedule, costs, ranks);
   draft.count_microbatches(counted);
-  if (!aggregate_passes) draft.reserve_for_passes();
   PipelinePasses passes(draft, aggregate_passes);
+  draft.reserve_for_passes(passes.aggregates());
   const auto groups = draft.groups().pass_groups();
   for (std::size_t i = 0; i < groups.size(); ++i) {
     passes.add_passes(groups[i]);

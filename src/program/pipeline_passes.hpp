@@ -50,6 +50,8 @@ class PipelinePasses {
   //! kind names. All members run the same templates; collectives become one task across their
   //! streams.
   void add_passes(const std::vector<int>& members);
+  //! Whether each pass becomes one task.
+  bool aggregates() const { return aggregate_; }
 
   //! The pass of `device` that runs `kind` for (`chunk`, `microbatch`).
   PassTasks& pass_of(int device, schedule::StepKind kind, int chunk, int microbatch);

@@ -141,6 +141,7 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, StepOrders& orde
   const StepOrder* receiver_order = nullptr;
   const StepOrder& sender_order = orders.of_device(sender);
   const StageHops hops(draft, stage);
+  std::vector<int> receivers(static_cast<size_t>(draft.stages()), -1);  // by stage, found when first needed
   for (const auto& step : sender_order.steps()) {
     const TransferKind* kind = step.kind->sends;
     const auto& chunk = draft.work(sender).chunks[static_cast<size_t>(step.chunk)];
@@ -151,7 +152,8 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, StepOrders& orde
     if (!hop || hop->peer.stage == stage || hop->downstream != downstream) {
       continue;
     }
-    const int receiver = draft.groups().on_stage(sender, hop->peer.stage);
+    int& receiver = receivers[static_cast<size_t>(hop->peer.stage)];
+    if (receiver < 0) receiver = draft.groups().on_stage(sender, hop->peer.stage);
     if (receiver_order == nullptr) {
       receiver_order = &orders.of_device(receiver);
     }
@@ -159,8 +161,11 @@ std::vector<Transfer> transfers_from(const ProgramDraft& draft, StepOrders& orde
     transfers.push_back({kind, step.kind, receiver_step, sender, receiver, step.chunk, hop->peer.chunk, step.microbatch,
                          downstream, receiver_order->index_of(receiver_step, hop->peer.chunk, step.microbatch)});
   }
-  std::stable_sort(transfers.begin(), transfers.end(),
-                   [](const Transfer& a, const Transfer& b) { return a.consumed_at < b.consumed_at; });
+  const auto consumed_earlier = [](const Transfer& a, const Transfer& b) { return a.consumed_at < b.consumed_at; };
+  // Most schedules produce them in order already; the check is cheaper than the sort's buffer.
+  if (!std::is_sorted(transfers.begin(), transfers.end(), consumed_earlier)) {
+    std::stable_sort(transfers.begin(), transfers.end(), consumed_earlier);
+  }
   return transfers;
 }
 

@@ -57,14 +57,18 @@ std::vector<StreamId> ProgramDraft::streams_of(const std::vector<int>& members, 
   return streams;
 }
 
-void ProgramDraft::reserve_for_passes() {
+void ProgramDraft::reserve_for_passes(bool aggregated) {
   constexpr std::size_t kTransfersPerMicrobatch = 4;  // activation and gradient, each way
   constexpr std::size_t kDependenciesPerTask = 3;
   std::size_t tasks = 0;
   for (const auto& work : work_) {
     for (const auto& chunk : work.chunks) {
-      const std::size_t per_microbatch = chunk.forward.size() + chunk.backward.size() + chunk.backward_input.size() +
-                                         chunk.backward_weight.size() + kTransfersPerMicrobatch;
+      const auto tasks_of = [aggregated](const std::vector<events::TaskTemplate>& pass) {
+        return aggregated ? std::size_t{!pass.empty()} : pass.size();
+      };
+      const std::size_t per_microbatch = tasks_of(chunk.forward) + tasks_of(chunk.backward) +
+                                         tasks_of(chunk.backward_input) + tasks_of(chunk.backward_weight) +
+                                         kTransfersPerMicrobatch;
       tasks += per_microbatch * static_cast<std::size_t>(microbatches()) + chunk.gradient_buckets.size();
     }
   }

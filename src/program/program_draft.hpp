@@ -39,8 +39,9 @@ class ProgramDraft {
   //! The finished program; the draft is spent.
   JobProgram take() { return std::move(result_); }
   //! Makes room for every task the passes of every device may add, one per template per
-  //! micro-batch and its transfers, so that the program never moves while it grows.
-  void reserve_for_passes();
+  //! micro-batch (or one per pass, when each pass is `aggregated` into one task) and its
+  //! transfers, so that the program never moves while it grows.
+  void reserve_for_passes(bool aggregated);
 
   int microbatches() const { return result_.num_microbatches; }
   int stages() const { return strategy().pipeline_parallel; }
