@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "api/steady_state.hpp"
@@ -10,6 +11,7 @@
 #include "cost/analytical_cost_model.hpp"
 #include "cost/fallback_cost_model.hpp"
 #include "events/job_events.hpp"
+#include "model/parameter_count.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/placement_classes.hpp"
@@ -18,6 +20,25 @@
 namespace distsim::api {
 
 namespace {
+
+//! What sets a stage's compute for the lower bound, as numbers: for each chunk the micro-batches it
+//! runs, whether it holds the embedding and the head, and for each of its layers the parameters and
+//! attention window. Stages of one shape are priced once (the first of them), which is exact when
+//! their layers compute alike and otherwise leaves the bound a lower one, never a higher.
+std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
+                                      const std::vector<SimTime>& forwards) {
+  std::vector<std::int64_t> shape;
+  for (size_t chunk = 0; chunk < chunks.size(); ++chunk) {
+    const auto& placement = chunks[chunk];
+    shape.insert(shape.end(),
+                 {forwards[chunk], placement.embedding ? 1 : 0, placement.head ? 1 : 0, placement.layers.count});
+    for (int layer = placement.layers.first; layer < placement.layers.first + placement.layers.count; ++layer) {
+      shape.push_back(model::layer_parameters_at(model, layer));
+      shape.push_back(model.attention_window(layer));
+    }
+  }
+  return shape;
+}
 
 std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpec& job,
                                                           const SimulationOptions& options) {
@@ -202,17 +223,19 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
   };
   const strategy::Strategy& s = job.strategy;
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
+  std::set<std::vector<std::int64_t>> priced;
   SimTime busiest = 0;
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
-    events::EventTable table;
-    const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
-    const events::RankWork work =
-        events::build_rank_work(job, layout, coord, schedule.stage_chunk_placements(job, stage), table);
     // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
     std::vector<SimTime> forwards(static_cast<size_t>(chunks), 0);
     for (const auto& step : schedule.stage_steps(s, stage)) {
       if (step.kind == schedule::StepKind::forward) ++forwards[static_cast<size_t>(step.chunk)];
     }
+    const auto placements = schedule.stage_chunk_placements(job, stage);
+    if (!priced.insert(stage_shape(job.model, placements, forwards)).second) continue;
+    events::EventTable table;
+    const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
+    const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table);
     SimTime stage_time = costs->cost(table.at(work.optimizer_step)).duration;
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
       const auto& work_chunk = work.chunks[chunk];

@@ -1,0 +1,77 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "api/simulation.hpp"
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_models.hpp"
+
+namespace distsim::api {
+
+namespace {
+
+strategy::JobSpec make_job(const std::string& model, const std::string& cluster, int nodes, int tp, int pp, int dp,
+                           int microbatches, const std::string& schedule) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model(model);
+  job.cluster = catalog::find_cluster(cluster);
+  job.cluster.num_hosts = nodes;
+  job.strategy.tensor_parallel = tp;
+  job.strategy.pipeline_parallel = pp;
+  job.strategy.data_parallel = dp;
+  job.strategy.micro_batch_size = 1;
+  job.strategy.global_batch_size = microbatches * dp;
+  job.strategy.schedule = schedule;
+  return job;
+}
+
+struct BoundCase {
+  std::string name;
+  strategy::JobSpec job;
+};
+
+std::vector<BoundCase> bound_cases() {
+  std::vector<BoundCase> cases;
+  cases.push_back({"gpt2 1f1b pp4", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 16, "1f1b")});
+  cases.push_back({"gpt3 175b pp16", make_job("gpt3-175b", "dgx-a100", 128, 8, 16, 8, 32, "1f1b")});
+  auto uneven = make_job("llama-3.1-8b", "dgx-h100", 2, 2, 4, 2, 16, "1f1b");
+  uneven.strategy.pipeline_layout = "Et*4|t*8|t*12|t*8L";
+  cases.push_back({"llama 8b, the second middle stage with more layers than the first", uneven});
+  auto windows = make_job("gpt-oss-20b", "dgx-h100", 1, 1, 4, 2, 16, "1f1b");
+  windows.strategy.pipeline_layout = "E|t*11|t*11|t*2L";
+  cases.push_back({"gpt-oss 20b, windows on even layers: two stages of 11 layers, the second with 6 whole", windows});
+  auto deepseek = make_job("deepseek-v3", "dgx-h100", 256, 1, 16, 128, 32, "1f1b");
+  deepseek.strategy.expert_parallel = 64;
+  cases.push_back({"deepseek-v3, dense first layers", deepseek});
+  auto interleaved = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 16, "interleaved");
+  interleaved.strategy.virtual_stages = 2;
+  cases.push_back({"gpt2 interleaved v2", interleaved});
+  auto dualpipe = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 16, "dualpipe");
+  dualpipe.strategy.virtual_stages = 2;
+  cases.push_back({"gpt2 dualpipe", dualpipe});
+  auto recompute = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 16, "zb-h1");
+  recompute.strategy.recompute = strategy::Recompute::full;
+  cases.push_back({"gpt2 zb-h1, full recompute", recompute});
+  return cases;
+}
+
+}  // namespace
+
+// The bound is the compute of the busiest stage. A simulated device's compute stream runs its
+// compute tasks one at a time, so its busy compute time is the sum of their durations: the
+// simulation's busiest device is an independent measure of the same number. Pricing each shape of
+// stage once must give it exactly, whether the stages' layers are alike (GPT), or not: a middle
+// stage with more layers, windows on alternate layers with an odd count per stage, dense layers
+// before the experts.
+TEST(LowerBound, IsTheSimulatedBusiestComputeStream) {
+  for (const auto& c : bound_cases()) {
+    const auto simulation = simulate(c.job);
+    SimTime busiest = 0;
+    for (const auto& device : simulation.summary.devices) busiest = std::max(busiest, device.busy_compute);
+    EXPECT_EQ(compute_lower_bound(c.job), busiest) << c.name;
+  }
+}
+
+}  // namespace distsim::api
