@@ -19,22 +19,23 @@ bool is_field(const Event& event, size_t index, const KeyField& field) {
   return (name.data() == field.name.data() && name.size() == field.name.size()) || name == field.name;
 }
 
+[[noreturn, gnu::noinline, gnu::cold]] void missing_dimension(const Event& event, const KeyField& field, size_t index) {
+  throw InternalError("an event of operator '" + std::string(operator_name(event.op)) + "' has no dimension '" +
+                      std::string(field.name) + "' at position " + std::to_string(index));
+}
+
 //! The dimension of `event` that `field` writes; the event's dims must follow its key's fields.
 const Dim& dim_for(const Event& event, const KeyField& field, size_t index) {
-  if (!is_field(event, index, field)) {
-    throw InternalError("an event of operator '" + std::string(operator_name(event.op)) + "' has no dimension '" +
-                        std::string(field.name) + "' at position " + std::to_string(index));
-  }
+  if (!is_field(event, index, field)) missing_dimension(event, field, index);
   return event.dims[index];
 }
 
-//! Walks the fields of the event's key in order, handing `visit` each field that the key writes
-//! (with its position in the operator's row) and the dimension it writes (nullptr for the fields that are not
+//! Walks the fields of the event's key (`spec`, its operator's row) in order, handing `visit` each field that the key
+//! writes (with its position in the operator's row) and the dimension it writes (nullptr for the fields that are not
 //! dimensions): the one reading of the operator table that the text key and the identity share. Throws InternalError
 //! when the event's dimensions are not the ones its operator's key takes.
 template <class Visit>
-void for_each_key_field(const Event& event, Visit visit) {
-  const OperatorSpec& spec = operator_spec(event.op);
+void for_each_key_field(const OperatorSpec& spec, const Event& event, Visit visit) {
   size_t dim_index = 0;
   for (size_t position = 0; position < spec.fields.size(); ++position) {
     const KeyField& field = spec.fields[position];
@@ -251,8 +252,9 @@ class KeyReader {
 }  // namespace
 
 std::string format_event_key(const Event& event) {
-  std::string text(operator_spec(event.op).name);
-  for_each_key_field(event,
+  const OperatorSpec& spec = operator_spec(event.op);
+  std::string text(spec.name);
+  for_each_key_field(spec, event,
                      [&](size_t, const KeyField& field, const Dim* dim) { append_field(text, event, field, dim); });
   return text;
 }
@@ -264,10 +266,11 @@ EventIdentity event_identity(const Event& event) {
 }
 
 void write_event_identity(const Event& event, EventIdentity& identity) {
+  const OperatorSpec& spec = operator_spec(event.op);
   identity.words.clear();
-  identity.words.reserve(operator_spec(event.op).fields.size() + 2);
+  identity.words.reserve(spec.fields.size() + 2);
   identity.words.push_back(static_cast<std::int64_t>(event.op));
-  for_each_key_field(event, [&](size_t position, const KeyField& field, const Dim* dim) {
+  for_each_key_field(spec, event, [&](size_t position, const KeyField& field, const Dim* dim) {
     append_identity(identity, event, field, dim, position);
   });
 }

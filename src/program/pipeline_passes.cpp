@@ -403,13 +403,9 @@ void PipelinePasses::count_aggregated_instances(int device) {
   }
 }
 
-size_t PipelinePasses::kind_index(StepKind kind) const {
-  const auto found = std::find(kinds_.begin(), kinds_.end(), kind);
-  if (found == kinds_.end()) {
-    throw InternalError("schedule '" + std::string(draft_.schedule().name()) + "' runs a step of kind '" +
-                        std::string(kind->name) + "' that its step_kinds() does not list");
-  }
-  return static_cast<size_t>(found - kinds_.begin());
+void PipelinePasses::unlisted_kind(StepKind kind) const {
+  throw InternalError("schedule '" + std::string(draft_.schedule().name()) + "' runs a step of kind '" +
+                      std::string(kind->name) + "' that its step_kinds() does not list");
 }
 
 size_t PipelinePasses::pass_slot(StepKind kind, int chunk, int microbatch) const {

@@ -99,7 +99,14 @@ class PipelinePasses {
   //! each template's event once per pass, by (chunk, kind) rather than pass by pass.
   void count_aggregated_instances(int device);
   size_t pass_slot(schedule::StepKind kind, int chunk, int microbatch) const;
-  size_t kind_index(schedule::StepKind kind) const;
+  //! Where `kind` is in the schedule's step kinds; looked up for every pass, so inline.
+  size_t kind_index(schedule::StepKind kind) const {
+    for (size_t index = 0; index < kinds_.size(); ++index) {
+      if (kinds_[index] == kind) return index;
+    }
+    unlisted_kind(kind);
+  }
+  [[noreturn]] void unlisted_kind(schedule::StepKind kind) const;
 
   ProgramDraft& draft_;
   bool aggregate_;
