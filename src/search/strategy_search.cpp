@@ -40,9 +40,9 @@ void check_memory(Candidate& candidate, double memory_limit_bytes) {
   }
 }
 
-Candidate make_candidate(const strategy::JobSpec& job, double memory_limit_bytes) {
+Candidate make_candidate(strategy::JobSpec job, double memory_limit_bytes) {
   Candidate candidate;
-  candidate.job = job;
+  candidate.job = std::move(job);
   try {
     schedule::validate_job(candidate.job);
   } catch (const InputError& error) {
@@ -74,15 +74,15 @@ class CandidateBuilder {
     for (const int count : space_.cluster_node_counts()) {
       strategy::JobSpec base = space_.base;
       nodes.apply(count, base, {});
-      expand(0, base);
+      expand(0, std::move(base));
     }
     return std::move(candidates_);
   }
 
  private:
-  void expand(std::size_t level, const strategy::JobSpec& job) {
+  void expand(std::size_t level, strategy::JobSpec job) {
     if (level == options_.size()) {
-      candidates_.push_back(make_candidate(job, memory_limit_bytes_));
+      candidates_.push_back(make_candidate(std::move(job), memory_limit_bytes_));
       return;
     }
     const options::JobOption& option = *options_[level];
@@ -94,7 +94,7 @@ class CandidateBuilder {
       option.apply(value, next, {});
       // Once every parallel size is set, only splits that use the whole cluster are candidates.
       if (level == last_size_level_ && next.strategy.world_size() != next.cluster.total_gpus()) continue;
-      expand(level + 1, next);
+      expand(level + 1, std::move(next));
     }
   }
 
