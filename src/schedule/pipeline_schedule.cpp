@@ -132,7 +132,7 @@ void check_combined_1f1b(const PipelineSchedule& schedule, const strategy::JobSp
 
 }  // namespace
 
-void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
+std::string job_problems_message(const strategy::JobSpec& job, const strategy::SettingNames& names) {
   const PipelineSchedule& schedule = find_schedule(job.strategy.schedule);
   const auto rules = [&schedule, &names](const strategy::JobSpec& checked, std::vector<std::string>& problems) {
     schedule.check(checked, problems);
@@ -140,7 +140,12 @@ void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& na
     check_layout(schedule, checked, problems);
     check_combined_1f1b(schedule, checked, names, problems);
   };
-  strategy::validate_job(job, rules, names);
+  return strategy::job_problems_message(job, rules, names);
+}
+
+void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names) {
+  const std::string message = job_problems_message(job, names);
+  if (!message.empty()) throw InputError(message);
 }
 
 }  // namespace distsim::schedule

@@ -33,5 +33,8 @@ const PipelineSchedule& megatron_schedule(int num_chunks);
 //! strategy::validate_job with the rules of the job's schedule; throws InputError with the
 //! closest name when the schedule is unknown. `names` says how the user named each setting.
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names = {});
+//! What validate_job would throw, or an empty string for a valid job (strategy::job_problems_message);
+//! still throws for an unknown schedule.
+std::string job_problems_message(const strategy::JobSpec& job, const strategy::SettingNames& names = {});
 
 }  // namespace distsim::schedule

@@ -44,10 +44,12 @@ Candidate make_candidate(strategy::JobSpec job, double memory_limit_bytes) {
   Candidate candidate;
   candidate.job = std::move(job);
   try {
-    schedule::validate_job(candidate.job);
+    candidate.reason = schedule::job_problems_message(candidate.job);
   } catch (const InputError& error) {
-    candidate.status = CandidateStatus::invalid;
     candidate.reason = error.what();
+  }
+  if (!candidate.reason.empty()) {
+    candidate.status = CandidateStatus::invalid;
     return candidate;
   }
   check_memory(candidate, memory_limit_bytes);

@@ -33,6 +33,10 @@ using ScheduleRules = std::function<void(const JobSpec& job, std::vector<std::st
 //! of `schedule_rules` among them, and throws one InputError listing them. Callers use
 //! schedule::validate_job, which passes the rules of the job's schedule.
 void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names = {});
+//! The message validate_job throws, or an empty string for a valid job: for callers that try
+//! many jobs, without the cost of an exception for each invalid one.
+std::string job_problems_message(const JobSpec& job, const ScheduleRules& schedule_rules,
+                                 const SettingNames& names = {});
 
 //! The rules about precision alone (fp8 GEMMs need bf16 and fp8 tensor cores), which hold for
 //! every parallel split of a job: what breaks them, one message each, or nothing.

@@ -337,26 +337,35 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_attention_kernel(job, names, problems);
 }
 
-void throw_if_any(const Problems& problems) {
+std::string problems_message(const Problems& problems) {
   if (problems.empty()) {
-    return;
+    return {};
   }
   std::string message =
       problems.size() == 1 ? "invalid job: " : "invalid job (" + std::to_string(problems.size()) + " problems):";
   for (size_t i = 0; i < problems.size(); ++i) {
     message += (problems.size() == 1 ? "" : "\n  - ") + problems[i];
   }
-  throw InputError(message);
+  return message;
+}
+
+void throw_if_any(const Problems& problems) {
+  if (!problems.empty()) throw InputError(problems_message(problems));
 }
 
 }  // namespace
 
-void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names) {
+std::string job_problems_message(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names) {
   Problems problems;
   check_model(job.model, problems);
   check_strategy(job, problems);
   check_features(job, schedule_rules, names, problems);
-  throw_if_any(problems);
+  return problems_message(problems);
+}
+
+void validate_job(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names) {
+  const std::string message = job_problems_message(job, schedule_rules, names);
+  if (!message.empty()) throw InputError(message);
 }
 
 std::vector<std::string> precision_problems(const JobSpec& job, const SettingNames& names) {
