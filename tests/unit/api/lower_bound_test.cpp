@@ -5,27 +5,11 @@
 #include <vector>
 
 #include "api/simulation.hpp"
-#include "catalog/builtin_clusters.hpp"
-#include "catalog/builtin_models.hpp"
+#include "pipeline_test_jobs.hpp"
 
 namespace distsim::api {
 
 namespace {
-
-strategy::JobSpec make_job(const std::string& model, const std::string& cluster, int nodes, int tp, int pp, int dp,
-                           int microbatches, const std::string& schedule) {
-  strategy::JobSpec job;
-  job.model = catalog::find_model(model);
-  job.cluster = catalog::find_cluster(cluster);
-  job.cluster.num_hosts = nodes;
-  job.strategy.tensor_parallel = tp;
-  job.strategy.pipeline_parallel = pp;
-  job.strategy.data_parallel = dp;
-  job.strategy.micro_batch_size = 1;
-  job.strategy.global_batch_size = microbatches * dp;
-  job.strategy.schedule = schedule;
-  return job;
-}
 
 struct BoundCase {
   std::string name;
