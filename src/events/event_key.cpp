@@ -11,12 +11,9 @@ namespace distsim::events {
 
 namespace {
 
-//! Whether the event's dimension `index` is `field`'s. Events built from the operator table hold
-//! views of its names, so equal addresses answer first.
+//! Whether the event's dimension `index` is `field`'s.
 bool is_field(const Event& event, size_t index, const KeyField& field) {
-  if (index >= event.dims.size()) return false;
-  const std::string_view name = event.dims[index].name;
-  return (name.data() == field.name.data() && name.size() == field.name.size()) || name == field.name;
+  return index < event.dims.size() && event.dims[index].name == field.name;
 }
 
 [[noreturn, gnu::noinline, gnu::cold]] void missing_dimension(const Event& event, const KeyField& field, size_t index) {
