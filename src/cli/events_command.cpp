@@ -140,7 +140,7 @@ JobSet jobs_from_search(const EventsOptions& options) {
   search::list_values(space, "recompute", split_list(options.recompute), "--recompute");
   JobSet set;
   for (const auto& candidate : search::census_candidates(space)) {
-    set.jobs.push_back(candidate.job);
+    set.jobs.push_back(candidate.job());
     set.labels.push_back(candidate.label());
   }
   return set;

@@ -135,7 +135,7 @@ void run_search(const SearchCommandOptions& options) {
     write_output_file("--report", options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
   }
   if (options.json) {
-    std::cout << io::search_json(space, result, options.top).dump(2) << "\n";
+    io::write_search_json(std::cout, space, result, options.top);
   } else {
     std::cout << io::search_text(space, result, options.top);
   }

@@ -15,6 +15,8 @@ struct IntraNodeLink {
   double p2p_gbps = 0;               //!< one-direction send/recv bandwidth between two GPUs
   double latency_us = 0;             //!< per-hop latency of the Simple protocol (0: NCCL's for the fabric)
   Fabric fabric = Fabric::nvlink_switch;
+
+  bool operator==(const IntraNodeLink&) const = default;
 };
 
 //! The scale-out network between domains: NICs per host and what each achieves in nccl-tests.
@@ -23,6 +25,8 @@ struct InterNodeLink {
   int nics_per_host = 0;
   double nic_busbw_gbps = 0;  //!< achievable bus bandwidth per NIC, GB/s
   double latency_us = 0;      //!< per-hop latency across the network
+
+  bool operator==(const InterNodeLink&) const = default;
 };
 
 //! A homogeneous cluster of `num_hosts` identical hosts of `gpus_per_host` GPUs. A host is one
@@ -42,6 +46,7 @@ struct ClusterSpec {
 
   int total_gpus() const { return num_hosts * gpus_per_host; }
   int gpus_per_domain() const { return gpus_per_host * hosts_per_domain; }
+  bool operator==(const ClusterSpec&) const = default;
 };
 
 }  // namespace distsim::cluster

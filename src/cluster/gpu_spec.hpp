@@ -43,6 +43,8 @@ struct GpuSpec {
   double tdp_w = 0;                //!< board power limit (TDP/TGP), watts; 0 when not stated
   std::string default_cluster;     //!< node design used when only the GPU is named
 
+  bool operator==(const GpuSpec&) const = default;
+
   //! Dense tensor peak for a GEMM input format, in FLOP/s; 0 when unsupported.
   double peak_flops(Dtype dtype) const {
     switch (dtype) {

@@ -15,6 +15,7 @@ struct MlaSpec {
 
   bool enabled() const { return kv_lora_rank > 0; }
   int qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+  bool operator==(const MlaSpec&) const = default;
 };
 
 }  // namespace distsim::model

@@ -66,6 +66,7 @@ struct ModelSpec {
   //! A learned logit per query head added to each softmax denominator (GPT-OSS's attention sinks).
   bool attention_sinks = false;
 
+  bool operator==(const ModelSpec&) const = default;
   bool has_linear_biases() const { return linear_biases.value_or(norm == NormType::layernorm); }
   int head_dim() const { return kv_channels > 0 ? kv_channels : hidden_size / num_attention_heads; }
   int total_layers() const { return num_layers + decoder_num_layers; }

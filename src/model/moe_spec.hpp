@@ -25,6 +25,7 @@ struct MoeSpec {
 
   bool enabled() const { return num_experts > 0; }
   bool dropless() const { return capacity_factor <= 0.0; }
+  bool operator==(const MoeSpec&) const = default;
 
   //! Whether decoder layer `layer` (0-based) has experts in place of its dense MLP: layers
   //! first_dense_layers + k·layer_interval − 1 for k = 1, 2, ... (every layer when the interval is

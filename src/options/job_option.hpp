@@ -55,7 +55,8 @@ struct JobOption {
   std::function<bool(const strategy::JobSpec&)> applies;
   //! The values a strategy search tries when the user leaves this setting free, for a job that
   //! holds the candidate's values of the settings before it in the table. Empty: a search never
-  //! varies the setting (it is one value of the job, as for simulate).
+  //! varies the setting (it is one value of the job, as for simulate). A searched setting's
+  //! `apply` sets the strategy only: a search shares one model and cluster among its candidates.
   std::function<std::vector<Value>(const strategy::JobSpec&)> search_values;
 };
 

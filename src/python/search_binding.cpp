@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "cli/file_output.hpp"
@@ -126,7 +127,12 @@ std::map<std::string, std::vector<std::string>> searched_lists(
 void bind_search(py::module_& module) {
   py::class_<SearchOutcome>(module, "SearchOutcome", "A finished search (wrapped by distsim.SearchResult).")
       .def(
-          "to_json", [](const SearchOutcome& o) { return io::search_json(o.space, o.result, o.top).dump(2) + "\n"; },
+          "to_json",
+          [](const SearchOutcome& o) {
+            std::ostringstream out;
+            io::write_search_json(out, o.space, o.result, o.top);
+            return out.str();
+          },
           "What `distsim search --json` prints, byte for byte.")
       .def("to_text", [](const SearchOutcome& o) { return io::search_text(o.space, o.result, o.top); })
       .def(

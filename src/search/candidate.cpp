@@ -12,10 +12,17 @@ const char* to_string(CandidateStatus status) {
   return "invalid";
 }
 
+Candidate candidate_for(const strategy::JobSpec& job) {
+  Candidate candidate;
+  candidate.setting = std::make_shared<const ModelOnCluster>(ModelOnCluster{job.model, job.cluster});
+  candidate.strategy = job.strategy;
+  return candidate;
+}
+
 std::string Candidate::label() const {
-  const auto& s = job.strategy;
+  const auto& s = strategy;
   std::string text = s.notation();
-  if (job.model.moe.enabled()) text += " ep " + std::to_string(s.expert_parallel);
+  if (model().moe.enabled()) text += " ep " + std::to_string(s.expert_parallel);
   if (s.expert_tensor_parallel > 1) text += " etp " + std::to_string(s.expert_tensor_parallel);
   if (s.context_parallel > 1 && s.cp_comm_type != strategy::CpCommType::p2p) {
     text += std::string(" cp ") + strategy::to_string(s.cp_comm_type);

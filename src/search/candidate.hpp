@@ -1,5 +1,6 @@
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "strategy/job_spec.hpp"
@@ -18,9 +19,18 @@ enum class CandidateStatus {
 
 const char* to_string(CandidateStatus status);
 
+//! What the candidates of one cluster size share: a search varies the strategy only, so each
+//! candidate points to one copy of these instead of holding its own (a search of a million
+//! candidates would otherwise hold a million copies of the model's and GPU's descriptions).
+struct ModelOnCluster {
+  model::ModelSpec model;
+  cluster::ClusterSpec cluster;
+};
+
 //! One point of the search space and what the search learned about it.
 struct Candidate {
-  strategy::JobSpec job;
+  std::shared_ptr<const ModelOnCluster> setting;
+  strategy::Strategy strategy;
   CandidateStatus status = CandidateStatus::ok;
   std::string reason;  //!< why it is invalid or out of memory
   bool simulated = false;
@@ -32,11 +42,18 @@ struct Candidate {
   double lower_bound_s = 0;  //!< api::compute_lower_bound, for valid candidates that fit
   bool pareto = false;       //!< on the front of iteration time versus peak memory
 
+  const model::ModelSpec& model() const { return setting->model; }
+  const cluster::ClusterSpec& cluster() const { return setting->cluster; }
+  //! The whole job: a copy of the shared model and cluster with the candidate's strategy.
+  strategy::JobSpec job() const { return {setting->model, setting->cluster, strategy}; }
   double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
   //! "2M8P1D mbs 1 1f1b" (with the expert parallel size for an MoE model: "2M8P1D ep 2 mbs 1
   //! 1f1b"), plus the virtual stages, recomputation, sequence parallelism and distributed
   //! optimizer when they are on: "4M2C4P8D mbs 1 interleaved v5 sp distopt".
   std::string label() const;
 };
+
+//! A candidate for `job` (not yet evaluated) with a setting of its own.
+Candidate candidate_for(const strategy::JobSpec& job);
 
 }  // namespace distsim::search

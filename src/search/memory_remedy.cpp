@@ -59,13 +59,14 @@ std::vector<MemoryRemedy> memory_remedies(const Candidate& leanest, double memor
   std::vector<MemoryRemedy> remedies;
   for (const auto& [name, change] : changes) {
     MemoryRemedy remedy{name, leanest, false};
-    if (!change(remedy.changed.job.strategy)) continue;
+    if (!change(remedy.changed.strategy)) continue;
+    const strategy::JobSpec job = remedy.changed.job();
     try {
-      schedule::validate_job(remedy.changed.job);
+      schedule::validate_job(job);
     } catch (const InputError&) {
       continue;
     }
-    remedy.changed.peak_memory_bytes = static_cast<double>(memory::estimate_memory(remedy.changed.job).peak().total());
+    remedy.changed.peak_memory_bytes = static_cast<double>(memory::estimate_memory(job).peak().total());
     remedy.fits = remedy.changed.peak_memory_bytes <= memory_limit_bytes;
     if (remedy.changed.peak_memory_bytes < leanest.peak_memory_bytes) remedies.push_back(std::move(remedy));
   }

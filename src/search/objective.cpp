@@ -69,7 +69,7 @@ double objective_value(const Candidate& candidate, Objective objective) {
 }
 
 double objective_bound(const Candidate& candidate, Objective objective) {
-  const double gpus = candidate.job.cluster.total_gpus();
+  const double gpus = candidate.cluster().total_gpus();
   switch (objective) {
     case Objective::time: return candidate.lower_bound_s;
     case Objective::cost: return candidate.lower_bound_s * gpus / kSecondsPerHour;
@@ -78,10 +78,10 @@ double objective_bound(const Candidate& candidate, Objective objective) {
   return candidate.lower_bound_s;
 }
 
-double tokens_per_s(const Candidate& candidate) { return candidate.samples_per_s * candidate.job.model.seq_length; }
+double tokens_per_s(const Candidate& candidate) { return candidate.samples_per_s * candidate.model().seq_length; }
 
 double gpu_hours_per_iteration(const Candidate& candidate) {
-  return candidate.iteration_time_s * candidate.job.cluster.total_gpus() / kSecondsPerHour;
+  return candidate.iteration_time_s * candidate.cluster().total_gpus() / kSecondsPerHour;
 }
 
 double time_to_train_s(const Candidate& candidate, double tokens) {
@@ -90,7 +90,7 @@ double time_to_train_s(const Candidate& candidate, double tokens) {
 }
 
 double gpu_hours_to_train(const Candidate& candidate, double tokens) {
-  return time_to_train_s(candidate, tokens) * candidate.job.cluster.total_gpus() / kSecondsPerHour;
+  return time_to_train_s(candidate, tokens) * candidate.cluster().total_gpus() / kSecondsPerHour;
 }
 
 }  // namespace distsim::search

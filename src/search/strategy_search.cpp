@@ -27,8 +27,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 //! pruned does not depend on the number of threads.
 constexpr std::size_t kBatch = 32;
 
-void check_memory(Candidate& candidate, double memory_limit_bytes) {
-  const memory::MemoryEstimate estimate = memory::estimate_memory(candidate.job);
+void check_memory(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes) {
+  const memory::MemoryEstimate estimate = memory::estimate_memory(job);
   const memory::StageMemory& peak = estimate.peak();
   candidate.peak_memory_bytes = static_cast<double>(peak.total());
   const double limit = memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(estimate.capacity);
@@ -36,15 +36,18 @@ void check_memory(Candidate& candidate, double memory_limit_bytes) {
     candidate.status = CandidateStatus::out_of_memory;
     candidate.reason =
         fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", peak.stage, candidate.peak_memory_bytes / kGiB,
-                    candidate.job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
+                    job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
   }
 }
 
-Candidate make_candidate(strategy::JobSpec job, double memory_limit_bytes) {
+//! `job` as a candidate: its strategy, with its model and cluster shared as `setting`.
+Candidate make_candidate(const strategy::JobSpec& job, std::shared_ptr<const ModelOnCluster> setting,
+                         double memory_limit_bytes) {
   Candidate candidate;
-  candidate.job = std::move(job);
+  candidate.setting = std::move(setting);
+  candidate.strategy = job.strategy;
   try {
-    candidate.reason = schedule::job_problems_message(candidate.job);
+    candidate.reason = schedule::job_problems_message(job);
   } catch (const InputError& error) {
     candidate.reason = error.what();
   }
@@ -52,12 +55,15 @@ Candidate make_candidate(strategy::JobSpec job, double memory_limit_bytes) {
     candidate.status = CandidateStatus::invalid;
     return candidate;
   }
-  check_memory(candidate, memory_limit_bytes);
+  check_memory(candidate, job, memory_limit_bytes);
   return candidate;
 }
 
 //! Builds candidates one searched setting at a time, in table order, so that a free setting's
-//! values can follow the ones set before it (virtual stages follow the pipeline size).
+//! values can follow the ones set before it (virtual stages follow the pipeline size). One job is
+//! changed in place: a searched setting sets the strategy only (JobOption::search_values), so each
+//! level puts back the strategy it found, and the model and cluster of each cluster size are
+//! copied once, into the setting its candidates share.
 class CandidateBuilder {
  public:
   CandidateBuilder(const SearchSpace& space, double memory_limit_bytes)
@@ -74,36 +80,41 @@ class CandidateBuilder {
   std::vector<Candidate> build() {
     const options::JobOption& nodes = options::option("nodes");
     for (const int count : space_.cluster_node_counts()) {
-      strategy::JobSpec base = space_.base;
-      nodes.apply(count, base, {});
-      expand(0, std::move(base));
+      job_ = space_.base;
+      nodes.apply(count, job_, {});
+      setting_ = std::make_shared<const ModelOnCluster>(ModelOnCluster{job_.model, job_.cluster});
+      expand(0);
     }
     return std::move(candidates_);
   }
 
  private:
-  void expand(std::size_t level, strategy::JobSpec job) {
+  void expand(std::size_t level) {
     if (level == options_.size()) {
-      candidates_.push_back(make_candidate(std::move(job), memory_limit_bytes_));
+      candidates_.push_back(make_candidate(job_, setting_, memory_limit_bytes_));
       return;
     }
     const options::JobOption& option = *options_[level];
     const auto listed = space_.listed.find(option.key);
     const std::vector<options::Value> values =
-        listed != space_.listed.end() ? listed->second : option.search_values(job);
+        listed != space_.listed.end() ? listed->second : option.search_values(job_);
+    const strategy::Strategy found = job_.strategy;
     for (const auto& value : values) {
-      strategy::JobSpec next = job;
-      option.apply(value, next, {});
+      job_.strategy = found;
+      option.apply(value, job_, {});
       // Once every parallel size is set, only splits that use the whole cluster are candidates.
-      if (level == last_size_level_ && next.strategy.world_size() != next.cluster.total_gpus()) continue;
-      expand(level + 1, std::move(next));
+      if (level == last_size_level_ && job_.strategy.world_size() != job_.cluster.total_gpus()) continue;
+      expand(level + 1);
     }
+    job_.strategy = found;
   }
 
   const SearchSpace& space_;
   std::vector<const options::JobOption*> options_;
   double memory_limit_bytes_;
   std::size_t last_size_level_ = 0;
+  strategy::JobSpec job_;
+  std::shared_ptr<const ModelOnCluster> setting_;
   std::vector<Candidate> candidates_;
 };
 
@@ -273,7 +284,7 @@ std::vector<std::int64_t> simulation_costs(const SearchResult& result, const std
   costs.reserve(indices.size());
   for (const std::size_t index : indices) {
     costs.push_back(
-        api::estimated_tasks(result.candidates[index].job, simulation.all_ranks, simulation.aggregate_passes));
+        api::estimated_tasks(result.candidates[index].job(), simulation.all_ranks, simulation.aggregate_passes));
   }
   return costs;
 }
@@ -285,7 +296,7 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
       simulation_costs(result, to_simulate, simulation), options, 1,
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_simulate[n]];
-        candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job, simulation));
+        candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job(), simulation));
       },
       [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
       [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });
@@ -321,7 +332,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         simulation_costs(result, batch, simulation), options, kRecordWidth,
         [&](std::size_t n) {
           Candidate& candidate = result.candidates[batch[n]];
-          record(candidate, api::simulate(candidate.job, simulation));
+          record(candidate, api::simulate(candidate.job(), simulation));
           if (options.progress) {
             const std::lock_guard lock(progress_mutex);
             options.progress(++done, to_simulate.size());

@@ -72,7 +72,7 @@ struct TableExtras {
   std::string row(const search::Candidate& c) const {
     std::string text;
     auto out = std::back_inserter(text);
-    if (gpus) fmt::format_to(out, " {:>6}", c.job.cluster.total_gpus());
+    if (gpus) fmt::format_to(out, " {:>6}", c.cluster().total_gpus());
     if (gpu_hours) fmt::format_to(out, " {:>10.4g}", search::gpu_hours_per_iteration(c));
     if (tokens) {
       fmt::format_to(out, " {:>9.2f} {:>11.1f}", search::time_to_train_s(c, *tokens) / kSecondsPerDay,
@@ -195,7 +195,7 @@ void add_training_json(nlohmann::json& entry, const search::Candidate& c, const 
 }  // namespace
 
 nlohmann::json search_candidate_json(const search::Candidate& c, const search::TrainingGoal& goal) {
-  const auto& s = c.job.strategy;
+  const auto& s = c.strategy;
   nlohmann::json entry = {{"label", c.label()},
                           {"tp", s.tensor_parallel},
                           {"pp", s.pipeline_parallel},
@@ -210,8 +210,8 @@ nlohmann::json search_candidate_json(const search::Candidate& c, const search::T
                           {"status", search::to_string(c.status)},
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
-  if (c.job.model.moe.enabled()) entry["ep"] = s.expert_parallel;
-  entry["gpus"] = c.job.cluster.total_gpus();
+  if (c.model().moe.enabled()) entry["ep"] = s.expert_parallel;
+  entry["gpus"] = c.cluster().total_gpus();
   if (!c.reason.empty()) entry["reason"] = c.reason;
   if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
   if (c.simulated) {
@@ -380,7 +380,7 @@ std::string search_csv_header(const search::TrainingGoal& goal) {
 }
 
 std::string search_csv_row(const search::Candidate& c, const search::TrainingGoal& goal) {
-  const auto& s = c.job.strategy;
+  const auto& s = c.strategy;
   std::string text = fmt::format(
       "{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
       s.context_parallel, s.micro_batch_size, s.schedule, s.virtual_stages, strategy::to_string(s.recompute),
@@ -391,7 +391,7 @@ std::string search_csv_row(const search::Candidate& c, const search::TrainingGoa
   } else {
     text += ",,,,,";
   }
-  text += fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.job.cluster.total_gpus());
+  text += fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.cluster().total_gpus());
   return text + training_csv(c, goal) + csv_quoted(c.reason);
 }
 
@@ -400,7 +400,11 @@ void write_search_csv(std::ostream& out, const search::SearchResult& result) {
   for (const auto& c : result.candidates) out << search_csv_row(c, result.goal) << "\n";
 }
 
-nlohmann::json search_json(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top) {
+namespace {
+
+//! Everything search JSON holds but the list of every candidate.
+nlohmann::json search_summary_json(const search::SearchSpace& space, const search::SearchResult& result,
+                                   std::size_t top) {
   nlohmann::json data;
   data["search"] = search_space_description(space);
   data["job"] = search_job_json(space);
@@ -427,12 +431,57 @@ nlohmann::json search_json(const search::SearchSpace& space, const search::Searc
     front.push_back(result.candidates[index].label());
   }
   data["pareto_front"] = std::move(front);
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& c : result.candidates) {
-    all.push_back(search_candidate_json(c, result.goal));
-  }
-  data["candidates"] = std::move(all);
   return data;
+}
+
+//! `value.dump(2)` as it reads `depth` levels inside the document: each line after the first
+//! indented by two spaces per level more.
+std::string dump_at_depth(const nlohmann::json& value, int depth) {
+  const std::string text = value.dump(2);
+  const std::string margin(static_cast<std::size_t>(2 * depth), ' ');
+  std::string indented;
+  indented.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
+    indented += c;
+    if (c == '\n') indented += margin;
+  }
+  return indented;
+}
+
+void write_candidates(std::ostream& out, const search::SearchResult& result) {
+  if (result.candidates.empty()) {
+    out << "[]";
+    return;
+  }
+  out << "[";
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    out << (i == 0 ? "\n    " : ",\n    ")
+        << dump_at_depth(search_candidate_json(result.candidates[i], result.goal), 2);
+  }
+  out << "\n  ]";
+}
+
+}  // namespace
+
+// The document is search_summary_json with "candidates" in its place among the sorted keys, written
+// as nlohmann's dump(2) would write it whole; each candidate's entry is built and written alone, so
+// that a search of a million candidates does not hold a million JSON objects.
+void write_search_json(std::ostream& out, const search::SearchSpace& space, const search::SearchResult& result,
+                       std::size_t top) {
+  nlohmann::json data = search_summary_json(space, result, top);
+  data["candidates"] = nullptr;
+  out << "{";
+  bool first = true;
+  for (const auto& member : data.items()) {
+    out << (first ? "\n  " : ",\n  ") << nlohmann::json(member.key()).dump() << ": ";
+    first = false;
+    if (member.key() == "candidates") {
+      write_candidates(out, result);
+    } else {
+      out << dump_at_depth(member.value(), 1);
+    }
+  }
+  out << "\n}\n";
 }
 
 }  // namespace distsim::io

@@ -48,7 +48,9 @@ std::string search_csv_row(const search::Candidate& c, const search::TrainingGoa
 //! One row per candidate, in enumeration order, with a header; numbers in fixed formats.
 void write_search_csv(std::ostream& out, const search::SearchResult& result);
 
-//! The same as the text and CSV together: counts, ranking, Pareto front and every candidate.
-nlohmann::json search_json(const search::SearchSpace& space, const search::SearchResult& result, std::size_t top);
+//! The same as the text and CSV together, as one JSON object and a newline: counts, ranking, Pareto
+//! front and every candidate.
+void write_search_json(std::ostream& out, const search::SearchSpace& space, const search::SearchResult& result,
+                       std::size_t top);
 
 }  // namespace distsim::io

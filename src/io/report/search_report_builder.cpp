@@ -20,7 +20,7 @@ SearchReportRow row_of(const search::Candidate& c) {
   row.bubble_fraction = c.bubble_fraction;
   row.peak_memory_bytes = c.peak_memory_bytes;
   row.pareto = c.pareto;
-  row.gpus = c.job.cluster.total_gpus();
+  row.gpus = c.cluster().total_gpus();
   return row;
 }
 

@@ -168,4 +168,28 @@ TEST(OptionTable, KeysAndFlagsAreUniqueAndFlagsAreTheKeysWithDashes) {
   }
 }
 
+// A search changes one job in place and shares its model and cluster among the candidates, which
+// holds only while a searched setting sets nothing but the strategy: every value each one offers,
+// applied to a dense, an MoE and a latent-attention model, leaves both as they were.
+TEST(OptionTable, SearchedOptionsSetTheStrategyOnly) {
+  for (const char* model : {"llama-3.1-8b", "mixtral-8x7b", "deepseek-v3"}) {
+    JobSettings settings;
+    settings.set("model", std::string(model), "test");
+    settings.set("nodes", 4, "test");
+    const strategy::JobSpec job = assemble_job(settings, io::spec_resolvers());
+    std::size_t tried = 0;
+    for (const auto& option : job_options()) {
+      if (!option.search_values) continue;
+      for (const auto& value : option.search_values(job)) {
+        strategy::JobSpec changed = job;
+        option.apply(value, changed, {});
+        EXPECT_TRUE(changed.model == job.model) << model << " " << option.key << "=" << value_text(value);
+        EXPECT_TRUE(changed.cluster == job.cluster) << model << " " << option.key << "=" << value_text(value);
+        ++tried;
+      }
+    }
+    EXPECT_GT(tried, 20U) << model;
+  }
+}
+
 }  // namespace distsim::options

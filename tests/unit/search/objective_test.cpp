@@ -11,10 +11,11 @@ namespace {
 
 //! 2 nodes x 8 GPUs, sequence 4096, 32 samples per second at 2 s per iteration (global batch 64).
 Candidate simulated_candidate() {
-  Candidate candidate;
-  candidate.job.cluster = catalog::find_cluster("dgx-h100");
-  candidate.job.cluster.num_hosts = 2;
-  candidate.job.model.seq_length = 4096;
+  strategy::JobSpec job;
+  job.cluster = catalog::find_cluster("dgx-h100");
+  job.cluster.num_hosts = 2;
+  job.model.seq_length = 4096;
+  Candidate candidate = candidate_for(job);
   candidate.simulated = true;
   candidate.iteration_time_s = 2.0;
   candidate.samples_per_s = 32.0;

@@ -82,9 +82,7 @@ Best exhaustive_best(const strategy::JobSpec& base) {
     ++best.simulated;
     if (time < best.time_s) {
       best.time_s = time;
-      Candidate candidate;
-      candidate.job = job;
-      best.label = candidate.label();
+      best.label = candidate_for(job).label();
     }
   }
   return best;
@@ -127,8 +125,8 @@ TEST(SearchOptimum, TheLowerBoundNeverExceedsTheSimulatedTime) {
   space.base = small_job();
   for (const auto& candidate : enumerate_candidates(space)) {
     if (candidate.status != CandidateStatus::ok) continue;
-    const SimTime bound = api::compute_lower_bound(candidate.job);
-    const SimTime time = api::simulate(candidate.job).summary.iteration_time;
+    const SimTime bound = api::compute_lower_bound(candidate.job());
+    const SimTime time = api::simulate(candidate.job()).summary.iteration_time;
     EXPECT_LE(bound, time) << candidate.label();
     EXPECT_GT(bound, 0) << candidate.label();
   }
@@ -160,13 +158,12 @@ TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
   // GPT-2 345M (4 layers) on 8 GPUs, global batch 8, with dp 2 and nothing that saves memory:
   // each change applies. Twice the stages halves dp; the distributed optimizer shards the
   // optimizer states over dp 2; full recomputation drops the stored activations.
-  Candidate leanest;
-  leanest.job = small_job();
-  auto& s = leanest.job.strategy;
+  Candidate leanest = candidate_for(small_job());
+  auto& s = leanest.strategy;
   s.tensor_parallel = 2;
   s.pipeline_parallel = 2;
   s.data_parallel = 2;
-  leanest.peak_memory_bytes = static_cast<double>(memory::estimate_memory(leanest.job).peak().total());
+  leanest.peak_memory_bytes = static_cast<double>(memory::estimate_memory(leanest.job()).peak().total());
   const auto remedies = memory_remedies(leanest, 1.0);
   std::vector<std::string> changes;
   for (const auto& remedy : remedies) {
@@ -177,10 +174,10 @@ TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
   const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "distributed optimizer",
                                           "all three"};
   ASSERT_EQ(changes, expected);
-  EXPECT_EQ(remedies[0].changed.job.strategy.notation(), "2M4P1D");
-  EXPECT_EQ(remedies[1].changed.job.strategy.recompute, strategy::Recompute::full);
-  EXPECT_TRUE(remedies[2].changed.job.strategy.distributed_optimizer);
-  EXPECT_EQ(remedies[2].changed.job.strategy.notation(), "2M2P2D");
+  EXPECT_EQ(remedies[0].changed.strategy.notation(), "2M4P1D");
+  EXPECT_EQ(remedies[1].changed.strategy.recompute, strategy::Recompute::full);
+  EXPECT_TRUE(remedies[2].changed.strategy.distributed_optimizer);
+  EXPECT_EQ(remedies[2].changed.strategy.notation(), "2M2P2D");
 }
 
 TEST(MemoryRemedies, ASearchWhereNothingFitsNamesTheLeanestCandidate) {
@@ -221,8 +218,8 @@ TEST(SearchOptimum, TheCheapestOverSeveralClusterSizesEqualsTheExhaustiveOne) {
   std::set<int> gpu_counts;
   for (const auto& candidate : all.candidates) {
     if (candidate.status != CandidateStatus::ok) continue;
-    gpu_counts.insert(candidate.job.cluster.total_gpus());
-    cheapest = std::min(cheapest, candidate.iteration_time_s * candidate.job.cluster.total_gpus() / 3600.0);
+    gpu_counts.insert(candidate.cluster().total_gpus());
+    cheapest = std::min(cheapest, candidate.iteration_time_s * candidate.cluster().total_gpus() / 3600.0);
   }
   EXPECT_EQ(gpu_counts, (std::set<int>{8, 16}));
   SearchOptions pruned = every;

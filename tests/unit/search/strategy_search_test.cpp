@@ -58,7 +58,7 @@ TEST(StrategySearch, RanksByTheHandComputedPipelineTimes) {
                                                              {"2M1P2D", 0.024}, {"2M2P1D", 0.030}, {"4M1P1D", 0.048}};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const Candidate& c = result.candidates[result.ranking[i]];
-    EXPECT_EQ(c.job.strategy.notation(), expected[i].first);
+    EXPECT_EQ(c.strategy.notation(), expected[i].first);
     EXPECT_NEAR(c.iteration_time_s, expected[i].second, 1e-12);
     EXPECT_NEAR(c.samples_per_s, 4 / expected[i].second, 1e-6);
   }
@@ -99,7 +99,7 @@ TEST(StrategySearch, FreeVirtualStagesAreTheCountsThatSplitAStageIntoEqualChunks
   space.listed.erase("virtual_stages");
   std::map<std::string, std::set<int>> chunks;  // "1M2P2D interleaved" -> {2}
   for (const auto& c : enumerate_candidates(space)) {
-    chunks[c.job.strategy.notation() + " " + c.job.strategy.schedule].insert(c.job.strategy.virtual_stages);
+    chunks[c.strategy.notation() + " " + c.strategy.schedule].insert(c.strategy.virtual_stages);
   }
   EXPECT_EQ(chunks.at("1M2P2D interleaved"), std::set<int>{2});
   EXPECT_EQ(chunks.at("1M2P2D 1f1b"), std::set<int>{1});
@@ -114,7 +114,7 @@ TEST(StrategySearch, InvalidCandidatesCarryTheirReason) {
   space.base.model.num_kv_heads = 2;
   const auto candidates = enumerate_candidates(space);
   const auto tp4 = std::find_if(candidates.begin(), candidates.end(),
-                                [](const Candidate& c) { return c.job.strategy.tensor_parallel == 4; });
+                                [](const Candidate& c) { return c.strategy.tensor_parallel == 4; });
   ASSERT_NE(tp4, candidates.end());
   EXPECT_EQ(tp4->status, CandidateStatus::invalid);
   EXPECT_NE(tp4->reason.find("tensor parallel size 4 does not divide num_attention_heads 2"), std::string::npos)

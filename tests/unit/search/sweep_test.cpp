@@ -78,8 +78,8 @@ TEST(SweepTest, EachPointKeepsItsBestCandidates) {
     EXPECT_LE(point.result.candidates[1].iteration_time_s, point.result.candidates[2].iteration_time_s);
     EXPECT_GE(point.candidates, point.simulated);
   }
-  EXPECT_EQ(points[0].result.candidates[0].job.cluster.total_gpus(), 2);
-  EXPECT_EQ(points[1].result.candidates[0].job.cluster.total_gpus(), 4);
+  EXPECT_EQ(points[0].result.candidates[0].cluster().total_gpus(), 2);
+  EXPECT_EQ(points[1].result.candidates[0].cluster().total_gpus(), 4);
 }
 
 // A point whose search is refused names the point.
