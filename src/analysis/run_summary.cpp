@@ -66,23 +66,31 @@ SimTime length(const std::vector<Interval>& intervals) {
   return total;
 }
 
-std::vector<DeviceStats> busy_times(const program::JobProgram& job_program, const engine::TaskTimes& times,
-                                    TimeWindow window) {
+//! Where one device is busy: the union of its compute streams' activities and of its
+//! communication streams', each as sorted disjoint intervals, and its first start and last end.
+struct DeviceBusy {
+  std::vector<Interval> compute;
+  std::vector<Interval> communication;
+  SimTime first_start = 0;
+  SimTime last_end = 0;
+};
+
+std::vector<DeviceBusy> busy_intervals(const program::JobProgram& job_program, const engine::TaskTimes& times) {
   const size_t devices = job_program.devices.size();
   std::vector<std::vector<Interval>> by_stream(job_program.streams.size());
-  std::vector<DeviceStats> stats(devices);
-  for (auto& s : stats) {
-    s.first_start = window.end;
+  std::vector<DeviceBusy> busy(devices);
+  for (auto& device : busy) {
+    device.first_start = times.makespan;
   }
   for (engine::TaskId task = 0; task < job_program.program.num_tasks(); ++task) {
-    const SimTime start = std::max(times.start[task], window.begin);
-    const SimTime end = std::min(times.end[task], window.end);
+    const SimTime start = times.start[task];
+    const SimTime end = times.end[task];
     if (end <= start) {
       continue;
     }
     for (engine::StreamId stream : job_program.program.streams(task)) {
       by_stream[stream].emplace_back(start, end);
-      auto& device = stats[static_cast<size_t>(job_program.streams[stream].device)];
+      auto& device = busy[static_cast<size_t>(job_program.streams[stream].device)];
       device.first_start = std::min(device.first_start, start);
       device.last_end = std::max(device.last_end, end);
     }
@@ -96,10 +104,28 @@ std::vector<DeviceStats> busy_times(const program::JobProgram& job_program, cons
     runs[static_cast<size_t>(info.device)].push_back(std::move(by_stream[stream]));
   }
   for (size_t d = 0; d < devices; ++d) {
-    const auto busy_compute = union_of(std::move(compute[d]));
-    stats[d].busy_compute = length(busy_compute);
-    stats[d].busy_communication = length_outside(union_of(std::move(communication[d])), busy_compute);
+    busy[d].compute = union_of(std::move(compute[d]));
+    busy[d].communication = union_of(std::move(communication[d]));
   }
+  return busy;
+}
+
+//! The parts of sorted disjoint `intervals` inside `window`.
+std::vector<Interval> cut_to(const std::vector<Interval>& intervals, TimeWindow window) {
+  std::vector<Interval> inside;
+  auto it = std::upper_bound(intervals.begin(), intervals.end(), window.begin,
+                             [](SimTime time, const Interval& interval) { return time < interval.second; });
+  for (; it != intervals.end() && it->first < window.end; ++it) {
+    inside.emplace_back(std::max(it->first, window.begin), std::min(it->second, window.end));
+  }
+  return inside;
+}
+
+//! A device's busy times: compute, and communication while no compute runs.
+DeviceStats busy_stats(const std::vector<Interval>& compute, const std::vector<Interval>& communication) {
+  DeviceStats stats;
+  stats.busy_compute = length(compute);
+  stats.busy_communication = length_outside(communication, compute);
   return stats;
 }
 
@@ -130,19 +156,24 @@ double executed_flops(const program::JobProgram& job_program) {
 }  // namespace
 
 std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
-  auto stats = busy_times(job_program, times, {0, times.makespan});
-  for (auto& device : stats) {
+  std::vector<DeviceStats> stats;
+  for (const DeviceBusy& busy : busy_intervals(job_program, times)) {
+    DeviceStats& device = stats.emplace_back(busy_stats(busy.compute, busy.communication));
+    device.first_start = busy.first_start;
+    device.last_end = busy.last_end;
     device.idle = times.makespan - device.busy_compute - device.busy_communication;
   }
   return stats;
 }
 
-std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times,
-                                      TimeWindow window) {
-  auto stats = busy_times(job_program, times, window);
-  for (auto& device : stats) {
-    device.first_start = 0;
-    device.last_end = 0;
+WholeAndWindow device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times, TimeWindow window) {
+  WholeAndWindow stats;
+  for (const DeviceBusy& busy : busy_intervals(job_program, times)) {
+    DeviceStats& device = stats.whole.emplace_back(busy_stats(busy.compute, busy.communication));
+    device.first_start = busy.first_start;
+    device.last_end = busy.last_end;
+    device.idle = times.makespan - device.busy_compute - device.busy_communication;
+    stats.window.push_back(busy_stats(cut_to(busy.compute, window), cut_to(busy.communication, window)));
   }
   return stats;
 }

@@ -53,10 +53,14 @@ struct TimeWindow {
 
 //! How each simulated device spent the whole timeline.
 std::vector<DeviceStats> device_stats(const program::JobProgram& program, const engine::TaskTimes& times);
-//! How each simulated device spent `window` of the timeline: its activities cut to the window.
-//! idle, first_start and last_end are left 0.
-std::vector<DeviceStats> device_stats(const program::JobProgram& program, const engine::TaskTimes& times,
-                                      TimeWindow window);
+//! How each simulated device spent the whole timeline and `window` of it, from one pass over the
+//! tasks.
+struct WholeAndWindow {
+  std::vector<DeviceStats> whole;
+  //! Busy times of the activities cut to the window; idle, first_start and last_end are 0.
+  std::vector<DeviceStats> window;
+};
+WholeAndWindow device_stats(const program::JobProgram& program, const engine::TaskTimes& times, TimeWindow window);
 
 //! The metrics of an iteration that took `iteration_time`, with the program's events and
 //! `devices`' time.

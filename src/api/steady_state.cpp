@@ -211,8 +211,7 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   }
   const SimTime repeats = plan.repeats();
   const SimTime iteration_time = times.makespan + repeats * period_time;
-  const auto one_repeat = analysis::device_stats(shorter, times, {begin, begin + period_time});
-  auto devices = analysis::device_stats(shorter, times);
+  auto [devices, one_repeat] = analysis::device_stats(shorter, times, {begin, begin + period_time});
   for (std::size_t d = 0; d < devices.size(); ++d) {
     devices[d].busy_compute += repeats * one_repeat[d].busy_compute;
     devices[d].busy_communication += repeats * one_repeat[d].busy_communication;
