@@ -21,9 +21,8 @@ using schedule::Step;
 int pipeline_depth(const strategy::Strategy& strategy, const schedule::PipelineSchedule& schedule) {
   const int chunks = schedule.chunks_per_stage(strategy.virtual_stages);
   int depth = strategy.pipeline_parallel * chunks;
-  for (int stage = 0; stage < strategy.pipeline_parallel; ++stage) {
-    const double held = schedule.stage_microbatches_in_flight(strategy, stage) * chunks;
-    depth = std::max(depth, static_cast<int>(std::ceil(held)));
+  for (const double in_flight : schedule.all_stage_microbatches_in_flight(strategy)) {
+    depth = std::max(depth, static_cast<int>(std::ceil(in_flight * chunks)));
   }
   return depth;
 }
@@ -64,12 +63,10 @@ bool inserts_periods(const std::vector<Step>& shorter, const std::vector<Step>& 
 
 bool step_orders_repeat(const strategy::Strategy& strategy, const schedule::PipelineSchedule& schedule,
                         const SteadyStatePlan& plan) {
-  const strategy::Strategy shorter = with_microbatches(strategy, plan.simulated_microbatches);
-  for (int stage = 0; stage < strategy.pipeline_parallel; ++stage) {
-    if (!inserts_periods(schedule.stage_steps(shorter, stage), schedule.stage_steps(strategy, stage), plan.period,
-                         plan.repeats())) {
-      return false;
-    }
+  const auto shorter = schedule.all_stage_steps(with_microbatches(strategy, plan.simulated_microbatches));
+  const auto longer = schedule.all_stage_steps(strategy);
+  for (size_t stage = 0; stage < shorter.size(); ++stage) {
+    if (!inserts_periods(shorter[stage], longer[stage], plan.period, plan.repeats())) return false;
   }
   return true;
 }

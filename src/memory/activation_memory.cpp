@@ -245,7 +245,7 @@ std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy:
 }
 
 std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
-                                    const schedule::PipelineSchedule& schedule) {
+                                    const schedule::PipelineSchedule& schedule, double microbatches_in_flight) {
   // One micro-batch through every chunk of the stage; microbatches_in_flight counts a chunk as
   // 1/chunks of it, which is exact when the chunks hold equal work (an even split) and the mean
   // chunk's share under a custom pipeline layout.
@@ -265,8 +265,7 @@ std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strateg
       per_microbatch += head_activation_bytes(model, strategy) + mtp_activation_bytes(model, strategy);
     }
   }
-  const double in_flight = schedule.stage_microbatches_in_flight(strategy, stage);
-  return std::llround(in_flight * static_cast<double>(per_microbatch)) + rebuilt_layer;
+  return std::llround(microbatches_in_flight * static_cast<double>(per_microbatch)) + rebuilt_layer;
 }
 
 }  // namespace distsim::memory

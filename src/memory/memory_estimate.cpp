@@ -48,7 +48,8 @@ std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy
   return total;
 }
 
-StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, int stage) {
+StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, int stage,
+                         double microbatches_in_flight) {
   const auto& model = job.model;
   const auto& strategy = job.strategy;
   StageMemory memory;
@@ -78,8 +79,8 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
       dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
   memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
   memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
-  memory.microbatches_in_flight = schedule.stage_microbatches_in_flight(strategy, stage);
-  memory.activations = stage_activation_bytes(model, strategy, stage, schedule);
+  memory.microbatches_in_flight = microbatches_in_flight;
+  memory.activations = stage_activation_bytes(model, strategy, stage, schedule, microbatches_in_flight);
   memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, chunks);
   const auto churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
   memory.overhead = kFrameworkReserveBytes + std::llround(kFragmentationFraction * churning);
@@ -115,8 +116,9 @@ MemoryEstimate estimate_memory(const strategy::JobSpec& job) {
 
 MemoryEstimate estimate_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule) {
   MemoryEstimate estimate;
+  const std::vector<double> in_flight = schedule.all_stage_microbatches_in_flight(job.strategy);
   for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
-    estimate.stages.push_back(stage_memory(job, schedule, stage));
+    estimate.stages.push_back(stage_memory(job, schedule, stage, in_flight[static_cast<size_t>(stage)]));
   }
   estimate.capacity = std::llround(job.cluster.gpu.memory_gb * static_cast<double>(std::int64_t{1} << 30));
   return estimate;

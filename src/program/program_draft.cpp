@@ -22,10 +22,9 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   groups_.add_devices(result_);
   std::vector<std::vector<events::ChunkPlacement>> placements;
   placements.reserve(static_cast<size_t>(stages()));
-  stage_steps_.reserve(static_cast<size_t>(stages()));
+  stage_steps_ = schedule_.all_stage_steps(job_.strategy);
   for (int stage = 0; stage < stages(); ++stage) {
     placements.push_back(schedule_.stage_chunk_placements(job_, stage));
-    stage_steps_.push_back(schedule_.stage_steps(job_.strategy, stage));
   }
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];

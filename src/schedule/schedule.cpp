@@ -128,6 +128,44 @@ double PipelineSchedule::stage_microbatches_in_flight(const strategy::Strategy& 
                                 strategy.virtual_stages);
 }
 
+std::vector<std::vector<Step>> PipelineSchedule::all_steps(int num_stages, int num_microbatches, int num_chunks) const {
+  std::vector<std::vector<Step>> all;
+  all.reserve(static_cast<size_t>(num_stages));
+  for (int stage = 0; stage < num_stages; ++stage)
+    all.push_back(steps(stage, num_stages, num_microbatches, num_chunks));
+  return all;
+}
+
+std::vector<double> PipelineSchedule::all_microbatches_in_flight(int num_stages, int num_microbatches,
+                                                                 int num_chunks) const {
+  std::vector<double> all;
+  all.reserve(static_cast<size_t>(num_stages));
+  for (int stage = 0; stage < num_stages; ++stage) {
+    all.push_back(microbatches_in_flight(stage, num_stages, num_microbatches, num_chunks));
+  }
+  return all;
+}
+
+std::vector<std::vector<Step>> PipelineSchedule::all_stage_steps(const strategy::Strategy& strategy) const {
+  auto all =
+      all_steps(strategy.pipeline_parallel, strategy.num_microbatches(), chunks_per_stage(strategy.virtual_stages));
+  if (strategy.overlap_moe_expert_parallel_comm) {
+    for (auto& steps : all) steps = combined_1f1b(steps);
+  }
+  return all;
+}
+
+std::vector<double> PipelineSchedule::all_stage_microbatches_in_flight(const strategy::Strategy& strategy) const {
+  if (!strategy.overlap_moe_expert_parallel_comm) {
+    return all_microbatches_in_flight(strategy.pipeline_parallel, strategy.num_microbatches(), strategy.virtual_stages);
+  }
+  std::vector<double> all;
+  for (const auto& steps : all_stage_steps(strategy)) {
+    all.push_back(peak_in_flight(steps, chunks_per_stage(strategy.virtual_stages)));
+  }
+  return all;
+}
+
 std::vector<Step> combined_1f1b(const std::vector<Step>& steps) {
   std::vector<Step> forwards;
   std::vector<Step> backwards;

@@ -45,6 +45,9 @@ class PipelineSchedule {
   //! The steps of `stage` (0-based) in execution order, when each stage holds `num_chunks`
   //! model chunks (chunks_per_stage).
   virtual std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const = 0;
+  //! Every stage's steps, in stage order. By default one call of steps() per stage; a schedule
+  //! that orders all stages together (ZBV's greedy over the whole pipeline) does it once.
+  virtual std::vector<std::vector<Step>> all_steps(int num_stages, int num_microbatches, int num_chunks) const;
   //! The steps of `stage` with one model chunk per stage.
   std::vector<Step> steps(int stage, int num_stages, int num_microbatches) const {
     return steps(stage, num_stages, num_microbatches, 1);
@@ -82,6 +85,8 @@ class PipelineSchedule {
   //! Micro-batches whose activations `stage` holds at its peak (a fraction when chunks of one
   //! micro-batch are counted separately), for `num_microbatches` per iteration.
   virtual double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const = 0;
+  //! Every stage's microbatches_in_flight, in stage order; by default one call per stage.
+  virtual std::vector<double> all_microbatches_in_flight(int num_stages, int num_microbatches, int num_chunks) const;
 
   //! Whether Megatron-Core runs its combined 1F1B (--overlap-moe-expert-parallel-comm) on this
   //! schedule with `num_stages` stages of `num_chunks` chunks: without pipelining, or interleaved
@@ -94,6 +99,10 @@ class PipelineSchedule {
   //! microbatches_in_flight for `strategy`'s pipeline; combined 1F1B's extra warm-up forward holds
   //! one chunk's activations more.
   double stage_microbatches_in_flight(const strategy::Strategy& strategy, int stage) const;
+  //! stage_steps of every stage, in stage order.
+  std::vector<std::vector<Step>> all_stage_steps(const strategy::Strategy& strategy) const;
+  //! stage_microbatches_in_flight of every stage, in stage order.
+  std::vector<double> all_stage_microbatches_in_flight(const strategy::Strategy& strategy) const;
 
   //! Appends one sentence per rule of this schedule that `job` breaks. By default: one chunk per
   //! stage, which Strategy::virtual_stages must then be.

@@ -41,6 +41,13 @@ double VShapeSchedule::microbatches_in_flight(int stage, int num_stages, int num
   return peak_in_flight(steps(stage, num_stages, num_microbatches, 2), 2);
 }
 
+std::vector<double> VShapeSchedule::all_microbatches_in_flight(int num_stages, int num_microbatches,
+                                                               int /*num_chunks*/) const {
+  std::vector<double> all;
+  for (const auto& steps : all_steps(num_stages, num_microbatches, 2)) all.push_back(peak_in_flight(steps, 2));
+  return all;
+}
+
 void VShapeSchedule::check(const strategy::JobSpec& job, std::vector<std::string>& problems) const {
   const strategy::Strategy& s = job.strategy;
   const auto& m = job.model;

@@ -27,6 +27,7 @@ class VShapeSchedule : public PipelineSchedule {
   //! Counted from the step order: a micro-batch holds a chunk's activations from its F until its
   //! W there, each chunk counting half a micro-batch.
   double microbatches_in_flight(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
+  std::vector<double> all_microbatches_in_flight(int num_stages, int num_microbatches, int num_chunks) const override;
   //! virtual_stages 2 (the V's two chunks per stage), at least two stages, 2p equal chunks of
   //! layers (unless a custom pipeline layout says otherwise) and no encoder-decoder model.
   void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const override;

@@ -31,8 +31,9 @@ class VGreedy {
   std::vector<std::vector<Step>> run() {
     const size_t total = 6 * static_cast<size_t>(stages_) * static_cast<size_t>(microbatches_);
     size_t placed = 0;
+    std::vector<std::pair<int, Step>> ended;
     for (int slot = 0; placed < total; ++slot) {
-      std::vector<std::pair<int, Step>> ended;
+      ended.clear();
       for (int stage = 0; stage < stages_; ++stage) {
         const auto step = choose(stage, slot);
         if (step) {
@@ -137,9 +138,14 @@ class VGreedy {
 }  // namespace
 
 std::vector<Step> ZeroBubbleVSchedule::steps(int stage, int num_stages, int num_microbatches, int num_chunks) const {
-  require_two_chunks(num_chunks);
-  auto all = VGreedy(num_stages, num_microbatches).run();
+  auto all = all_steps(num_stages, num_microbatches, num_chunks);
   return std::move(all[static_cast<size_t>(stage)]);
+}
+
+std::vector<std::vector<Step>> ZeroBubbleVSchedule::all_steps(int num_stages, int num_microbatches,
+                                                              int num_chunks) const {
+  require_two_chunks(num_chunks);
+  return VGreedy(num_stages, num_microbatches).run();
 }
 
 }  // namespace distsim::schedule

@@ -19,6 +19,7 @@ class ZeroBubbleVSchedule : public VShapeSchedule {
   std::string_view name() const override { return "zbv"; }
   std::string_view description() const override;
   std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
+  std::vector<std::vector<Step>> all_steps(int num_stages, int num_microbatches, int num_chunks) const override;
 };
 
 }  // namespace distsim::schedule

@@ -105,6 +105,13 @@ TEST(HeadActivationBytes, NormTensorsAndFp32Softmax) {
   EXPECT_EQ(head_activation_bytes(gpt2(), parallel(2, 1, true)), 105'381'888);
 }
 
+//! stage_activation_bytes with the micro-batches in flight that the strategy's schedule holds.
+std::int64_t bytes_at_schedule_peak(const strategy::Strategy& strategy, int stage) {
+  const auto& schedule = schedule::find_schedule(strategy.schedule);
+  return stage_activation_bytes(gpt2(), strategy, stage, schedule,
+                                schedule.stage_microbatches_in_flight(strategy, stage));
+}
+
 // GPT-2 345M, t = 1, p = 4, m = 8, b = 1, fused attention: 6 layers · 34·sbh = 213,909,504.
 //   1F1B stage 0: (213,909,504 + embedding 1,056,768) · 4 = 859,865,088
 //   1F1B stage 3: (213,909,504 + head 210,239,488) · 1 = 424,148,992
@@ -114,10 +121,10 @@ TEST(StageActivationBytes, ScalesWithTheMicrobatchesInFlight) {
   strategy.micro_batch_size = 1;
   strategy.global_batch_size = 8;
   strategy.schedule = "1f1b";
-  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 0, schedule::find_schedule(strategy.schedule)), 859'865'088);
-  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 3, schedule::find_schedule(strategy.schedule)), 424'148'992);
+  EXPECT_EQ(bytes_at_schedule_peak(strategy, 0), 859'865'088);
+  EXPECT_EQ(bytes_at_schedule_peak(strategy, 3), 424'148'992);
   strategy.schedule = "gpipe";
-  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 0, schedule::find_schedule(strategy.schedule)), 1'719'730'176);
+  EXPECT_EQ(bytes_at_schedule_peak(strategy, 0), 1'719'730'176);
 }
 
 // Full recompute, 1F1B stage 1 (3 in flight): 3 · 6 · 2·sbh = 37,748,736, plus one layer
@@ -127,7 +134,7 @@ TEST(StageActivationBytes, FullRecomputeAddsOneRebuiltLayer) {
   strategy.micro_batch_size = 1;
   strategy.global_batch_size = 8;
   strategy.schedule = "1f1b";
-  EXPECT_EQ(stage_activation_bytes(gpt2(), strategy, 1, schedule::find_schedule(strategy.schedule)), 73'400'320);
+  EXPECT_EQ(bytes_at_schedule_peak(strategy, 1), 73'400'320);
 }
 
 // A job that runs the unfused attention core stores Table 2's scores without being asked:

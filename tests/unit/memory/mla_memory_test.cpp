@@ -60,9 +60,12 @@ TEST(MlaMemory, TheRebuiltLayerHoldsItsQueriesKeysAndValuesAgain) {
   strategy.micro_batch_size = 1;
   strategy.global_batch_size = 1;
   const auto& schedule = schedule::find_schedule(strategy.schedule);
-  const std::int64_t kept_all = stage_activation_bytes(model, strategy, 0, schedule);
+  const std::int64_t kept_all =
+      stage_activation_bytes(model, strategy, 0, schedule, schedule.stage_microbatches_in_flight(strategy, 0));
   strategy.recompute = strategy::Recompute::mla_up_proj;
-  EXPECT_EQ(kept_all - stage_activation_bytes(model, strategy, 0, schedule), 536870912);
+  EXPECT_EQ(kept_all - stage_activation_bytes(model, strategy, 0, schedule,
+                                              schedule.stage_microbatches_in_flight(strategy, 0)),
+            536870912);
 }
 
 // DeepSeek-V3 cut to one decoder layer: its MTP module's layer (numbered 1) is a dense latent

@@ -80,6 +80,26 @@ TEST(MicrobatchesInFlight, IsThePeakOfTheSchedulesSteps) {
   }
 }
 
+// The all-stage answers (which ZBV's greedy finds in one run, and the V schedules' peaks from it)
+// come in stage order and are each stage's own answer, for every built-in schedule.
+TEST(AllStages, AreEachStagesOwnStepsAndMicrobatchesInFlight) {
+  for (const auto* schedule : all_schedules()) {
+    const int chunks = schedule->chunks_per_stage(2);
+    for (int m : {4, 8, 12}) {
+      const auto steps = schedule->all_steps(4, m, chunks);
+      const auto in_flight = schedule->all_microbatches_in_flight(4, m, chunks);
+      ASSERT_EQ(steps.size(), 4U) << schedule->name();
+      ASSERT_EQ(in_flight.size(), 4U) << schedule->name();
+      for (int stage = 0; stage < 4; ++stage) {
+        EXPECT_EQ(steps[static_cast<size_t>(stage)], schedule->steps(stage, 4, m, chunks))
+            << schedule->name() << " stage " << stage << " m " << m;
+        EXPECT_DOUBLE_EQ(in_flight[static_cast<size_t>(stage)], schedule->microbatches_in_flight(stage, 4, m, chunks))
+            << schedule->name() << " stage " << stage << " m " << m;
+      }
+    }
+  }
+}
+
 // Chunk policy. One chunk per stage: the stage's layers, 10 layers on 4 stages as 3, 3, 2, 2.
 // Interleaved, 24 layers, p = 4, v = 3: 24/12 = 2 layers per chunk; stage 1's chunk 2 is the
 // pipeline's chunk 2·4 + 1 = 9, layers 18 and 19.
