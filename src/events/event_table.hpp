@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "events/event.hpp"
@@ -37,8 +36,22 @@ class EventTable {
   //! Adds `event`, whose identity find() has just written into looked_up_.
   EventId add_looked_up(Event&& event);
 
-  std::unordered_map<EventIdentity, EventId, EventIdentityHash> index_;
-  EventIdentity looked_up_;  //!< the identity find() wrote last, kept to reuse its storage
+  //! Whether event `id`'s identity is the one in looked_up_.
+  bool is_looked_up(EventId id) const;
+  //! Puts `id` into the first free slot of its probe sequence.
+  void place(EventId id);
+
+  static constexpr EventId kFreeSlot = ~EventId{0};
+  // The index is open addressing with linear probing over slots_ (a power of two, at most half
+  // full), each slot an event id; every event's identity words lie one after another in
+  // identity_words_, so a lookup compares stored hashes and then one run of words, without the
+  // node and key allocations of a node-based map.
+  std::vector<EventId> slots_;
+  std::vector<std::size_t> hashes_;               //!< per event
+  std::vector<std::int64_t> identity_words_;      //!< every event's identity, in id order
+  std::vector<std::size_t> identity_offsets_{0};  //!< per event and one past the last, into identity_words_
+  EventIdentity looked_up_;                       //!< the identity find() wrote last, kept to reuse its storage
+  std::size_t looked_up_hash_ = 0;
 };
 
 }  // namespace distsim::events
