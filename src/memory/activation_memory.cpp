@@ -244,14 +244,14 @@ std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy:
   return total;
 }
 
-std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
-                                    const schedule::PipelineSchedule& schedule, double microbatches_in_flight) {
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                    const std::vector<events::ChunkPlacement>& chunks, double microbatches_in_flight) {
   // One micro-batch through every chunk of the stage; microbatches_in_flight counts a chunk as
   // 1/chunks of it, which is exact when the chunks hold equal work (an even split) and the mean
   // chunk's share under a custom pipeline layout.
   std::int64_t per_microbatch = 0;
   std::int64_t rebuilt_layer = 0;
-  for (const auto& chunk : schedule.stage_chunk_placements(model, strategy, stage)) {
+  for (const auto& chunk : chunks) {
     const events::LayerRange layers = chunk.layers;
     for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
       const std::int64_t kept = layer_activation_bytes(model, strategy, layer);

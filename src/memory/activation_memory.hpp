@@ -40,11 +40,12 @@ std::int64_t head_activation_bytes(const model::ModelSpec& model, const strategy
 //! activations and a second pass through the head (head_activation_bytes).
 std::int64_t mtp_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy);
 
-//! Everything stage `stage` stores for backward at its peak: its layers' activations plus the
-//! embedding (first stage) and head (last stage) extras, times `microbatches_in_flight`, what the
-//! job's schedule keeps (schedule::PipelineSchedule::stage_microbatches_in_flight); with full
-//! recomputation, plus one whole layer rebuilt while its backward runs.
-std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage,
-                                    const schedule::PipelineSchedule& schedule, double microbatches_in_flight);
+//! Everything a stage whose chunks are `chunks` (PipelineSchedule::stage_chunk_placements) stores
+//! for backward at its peak: its layers' activations plus the embedding (first stage) and head
+//! (last stage) extras, times `microbatches_in_flight`, what the job's schedule keeps
+//! (PipelineSchedule::stage_microbatches_in_flight); with full recomputation, plus one whole layer
+//! rebuilt while its backward runs.
+std::int64_t stage_activation_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                    const std::vector<events::ChunkPlacement>& chunks, double microbatches_in_flight);
 
 }  // namespace distsim::memory

@@ -48,13 +48,12 @@ std::int64_t pipeline_buffer_bytes(const model::ModelSpec& model, const strategy
   return total;
 }
 
-StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, int stage,
+StageMemory stage_memory(const strategy::JobSpec& job, int stage, const std::vector<events::ChunkPlacement>& chunks,
                          double microbatches_in_flight) {
   const auto& model = job.model;
   const auto& strategy = job.strategy;
   StageMemory memory;
   memory.stage = stage;
-  const auto chunks = schedule.stage_chunk_placements(job, stage);
   std::vector<events::LayerRange> layers;
   layers.reserve(chunks.size());
   for (const auto& chunk : chunks) {
@@ -80,7 +79,7 @@ StageMemory stage_memory(const strategy::JobSpec& job, const schedule::PipelineS
   memory.gradients = dense.gradients + expert.gradients + gathered.gradients;
   memory.optimizer_states = dense.optimizer_states + expert.optimizer_states;
   memory.microbatches_in_flight = microbatches_in_flight;
-  memory.activations = stage_activation_bytes(model, strategy, stage, schedule, microbatches_in_flight);
+  memory.activations = stage_activation_bytes(model, strategy, chunks, microbatches_in_flight);
   memory.pipeline_buffers = pipeline_buffer_bytes(model, strategy, chunks);
   const auto churning = static_cast<double>(memory.activations + memory.pipeline_buffers);
   memory.overhead = kFrameworkReserveBytes + std::llround(kFragmentationFraction * churning);
@@ -117,8 +116,10 @@ MemoryEstimate estimate_memory(const strategy::JobSpec& job) {
 MemoryEstimate estimate_memory(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule) {
   MemoryEstimate estimate;
   const std::vector<double> in_flight = schedule.all_stage_microbatches_in_flight(job.strategy);
+  const auto placements = schedule.all_stage_chunk_placements(job.model, job.strategy);
   for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
-    estimate.stages.push_back(stage_memory(job, schedule, stage, in_flight[static_cast<size_t>(stage)]));
+    const auto at = static_cast<size_t>(stage);
+    estimate.stages.push_back(stage_memory(job, stage, placements[at], in_flight[at]));
   }
   estimate.capacity = std::llround(job.cluster.gpu.memory_gb * static_cast<double>(std::int64_t{1} << 30));
   return estimate;

@@ -49,10 +49,11 @@ StepKind receiving_kind(const ProgramDraft& draft, const std::vector<StepKind>& 
 class StageHops {
  public:
   StageHops(const ProgramDraft& draft, int stage) {
-    const auto& schedule = draft.schedule();
+    const schedule::ChunkHops& hops = draft.chunk_hops();
     for (int chunk = 0; chunk < draft.chunks(); ++chunk) {
-      next_.push_back(schedule.next_chunk({stage, chunk}, draft.stages(), draft.chunks()));
-      auto hop = schedule.previous_chunk({stage, chunk}, draft.stages(), draft.chunks());
+      const std::size_t slot = schedule::hop_index({stage, chunk}, draft.chunks());
+      next_.push_back(hops.next[slot]);
+      auto hop = hops.previous[slot];
       if (hop) hop->downstream = !hop->downstream;
       previous_.push_back(hop);
     }

@@ -20,12 +20,9 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   result_.placement_classes = groups_.placement_classes();
   result_.num_microbatches = job.strategy.num_microbatches();
   groups_.add_devices(result_);
-  std::vector<std::vector<events::ChunkPlacement>> placements;
-  placements.reserve(static_cast<size_t>(stages()));
+  const auto placements = schedule_.all_stage_chunk_placements(job_.model, job_.strategy);
   stage_steps_ = schedule_.all_stage_steps(job_.strategy);
-  for (int stage = 0; stage < stages(); ++stage) {
-    placements.push_back(schedule_.stage_chunk_placements(job_, stage));
-  }
+  chunk_hops_ = schedule_.all_chunk_hops(stages(), chunks());
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));

@@ -50,6 +50,8 @@ class ProgramDraft {
   int num_devices() const { return groups_.num_devices(); }
   //! The steps of stage `stage` in the schedule's order (PipelineSchedule::stage_steps), found once.
   const std::vector<schedule::Step>& stage_steps(int stage) const { return stage_steps_[static_cast<size_t>(stage)]; }
+  //! Where each chunk slot's activations go and come from (PipelineSchedule::all_chunk_hops), found once.
+  const schedule::ChunkHops& chunk_hops() const { return chunk_hops_; }
   const strategy::RankCoord& coord(int device) const { return groups_.coord(device); }
   const events::RankWork& work(int device) const { return work_[static_cast<size_t>(device)]; }
   //! The sum of `device`'s parameter copies' gradients with another stage's, if it holds copies.
@@ -92,7 +94,8 @@ class ProgramDraft {
   strategy::RankLayout layout_;
   DeviceGroups groups_;
   JobProgram result_;
-  std::vector<std::vector<schedule::Step>> stage_steps_;       //!< per stage
+  std::vector<std::vector<schedule::Step>> stage_steps_;  //!< per stage
+  schedule::ChunkHops chunk_hops_;
   std::vector<events::RankWork> work_;                         //!< per device
   std::vector<std::optional<CopyReduction>> copy_reductions_;  //!< per device
 };

@@ -52,9 +52,30 @@ std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(con
   return stage_chunk_placements(job.model, job.strategy, stage);
 }
 
+ChunkHops PipelineSchedule::all_chunk_hops(int num_stages, int num_chunks) const {
+  const auto slots = static_cast<size_t>(num_stages) * static_cast<size_t>(num_chunks);
+  ChunkHops hops{std::vector<std::optional<ChunkHop>>(slots), std::vector<std::optional<ChunkHop>>(slots)};
+  // In previous_chunk's order, so that a slot two chunks feed gets the first of them, as there.
+  for (int stage = 0; stage < num_stages; ++stage) {
+    for (int chunk = 0; chunk < num_chunks; ++chunk) {
+      const auto hop = next_chunk({stage, chunk}, num_stages, num_chunks);
+      hops.next[hop_index({stage, chunk}, num_chunks)] = hop;
+      if (!hop) continue;
+      auto& previous = hops.previous.at(hop_index(hop->peer, num_chunks));
+      if (!previous) previous = ChunkHop{{stage, chunk}, hop->downstream};
+    }
+  }
+  return hops;
+}
+
 std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(const model::ModelSpec& model,
                                                                              const strategy::Strategy& strategy,
                                                                              int stage) const {
+  return all_stage_chunk_placements(model, strategy).at(static_cast<size_t>(stage));
+}
+
+std::vector<std::vector<events::ChunkPlacement>> PipelineSchedule::all_stage_chunk_placements(
+    const model::ModelSpec& model, const strategy::Strategy& strategy) const {
   const int stages = strategy.pipeline_parallel;
   const int chunks = chunks_per_stage(strategy.virtual_stages);
   const int total_layers = model.total_layers();
@@ -66,31 +87,34 @@ std::vector<events::ChunkPlacement> PipelineSchedule::stage_chunk_placements(con
       throw InternalError("pipeline layout used before validation: " + problems.front());
     }
   }
-  const auto other_stage = [stage](const std::optional<ChunkHop>& hop) -> std::optional<int> {
-    if (!hop || hop->peer.stage == stage) {
-      return std::nullopt;
+  const ChunkHops hops = all_chunk_hops(stages, chunks);
+  std::vector<std::vector<events::ChunkPlacement>> all(static_cast<size_t>(stages));
+  for (int stage = 0; stage < stages; ++stage) {
+    const auto other_stage = [stage](const std::optional<ChunkHop>& hop) -> std::optional<int> {
+      if (!hop || hop->peer.stage == stage) {
+        return std::nullopt;
+      }
+      return hop->peer.stage;
+    };
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      events::ChunkPlacement placement;
+      if (layout.empty()) {
+        placement.layers = chunk_layers(total_layers, stages, chunks, stage, chunk);
+        placement.embedding = placement.layers.first == 0;
+        placement.head = placement.layers.first + placement.layers.count == total_layers;
+      } else {
+        const auto& virtual_stage = layout.at(static_cast<size_t>(virtual_stage_index(stage, chunk, stages, chunks)));
+        placement.layers = {virtual_stage.first_layer, virtual_stage.num_layers};
+        placement.embedding = virtual_stage.embedding;
+        placement.head = virtual_stage.head;
+      }
+      const std::size_t slot = hop_index({stage, chunk}, chunks);
+      placement.receives_from = other_stage(hops.previous[slot]);
+      placement.sends_to = other_stage(hops.next[slot]);
+      all[static_cast<size_t>(stage)].push_back(placement);
     }
-    return hop->peer.stage;
-  };
-  std::vector<events::ChunkPlacement> placements;
-  for (int chunk = 0; chunk < chunks; ++chunk) {
-    events::ChunkPlacement placement;
-    if (layout.empty()) {
-      placement.layers = chunk_layers(total_layers, stages, chunks, stage, chunk);
-      placement.embedding = placement.layers.first == 0;
-      placement.head = placement.layers.first + placement.layers.count == total_layers;
-    } else {
-      const auto& virtual_stage = layout.at(static_cast<size_t>(virtual_stage_index(stage, chunk, stages, chunks)));
-      placement.layers = {virtual_stage.first_layer, virtual_stage.num_layers};
-      placement.embedding = virtual_stage.embedding;
-      placement.head = virtual_stage.head;
-    }
-    const ChunkSlot slot{stage, chunk};
-    placement.receives_from = other_stage(previous_chunk(slot, stages, chunks));
-    placement.sends_to = other_stage(next_chunk(slot, stages, chunks));
-    placements.push_back(placement);
   }
-  return placements;
+  return all;
 }
 
 void PipelineSchedule::check(const strategy::JobSpec& job, std::vector<std::string>& problems) const {

@@ -27,6 +27,18 @@ struct ChunkHop {
   bool downstream = true;
 };
 
+//! Every chunk slot's hops, indexed by stage · chunks per stage + chunk: where its activations go
+//! (PipelineSchedule::next_chunk) and where they come from (previous_chunk).
+struct ChunkHops {
+  std::vector<std::optional<ChunkHop>> next;
+  std::vector<std::optional<ChunkHop>> previous;
+};
+//! Where `slot` sits in ChunkHops' lists for `num_chunks` chunks per stage.
+inline std::size_t hop_index(const ChunkSlot& slot, int num_chunks) {
+  return static_cast<std::size_t>(slot.stage) * static_cast<std::size_t>(num_chunks) +
+         static_cast<std::size_t>(slot.chunk);
+}
+
 //! A pipeline schedule as a whole: how it orders each stage's steps, which jobs it can run, how
 //! many model chunks a stage holds and which layers each holds, and how many micro-batches'
 //! activations a stage keeps at its peak. Every stage must run the steps of one kind on one
@@ -75,12 +87,18 @@ class PipelineSchedule {
   //! The chunk whose activations `to` receives (the inverse of next_chunk), with the hop between
   //! them; none for a chunk that starts the pipeline.
   std::optional<ChunkHop> previous_chunk(const ChunkSlot& to, int num_stages, int num_chunks) const;
+  //! next_chunk and previous_chunk of every slot, found in one pass over the slots (previous_chunk
+  //! alone searches them all).
+  ChunkHops all_chunk_hops(int num_stages, int num_chunks) const;
   //! Every chunk of `stage` in `job` with its layers, whether it holds the embedding and the head,
   //! and the stages it receives from and sends to. The layers are the job's custom pipeline layout
   //! when it asks for one (validation has checked it), and chunk_layers' even split otherwise.
   std::vector<events::ChunkPlacement> stage_chunk_placements(const strategy::JobSpec& job, int stage) const;
   std::vector<events::ChunkPlacement> stage_chunk_placements(const model::ModelSpec& model,
                                                              const strategy::Strategy& strategy, int stage) const;
+  //! stage_chunk_placements of every stage, in stage order.
+  std::vector<std::vector<events::ChunkPlacement>> all_stage_chunk_placements(const model::ModelSpec& model,
+                                                                              const strategy::Strategy& strategy) const;
 
   //! Micro-batches whose activations `stage` holds at its peak (a fraction when chunks of one
   //! micro-batch are counted separately), for `num_microbatches` per iteration.

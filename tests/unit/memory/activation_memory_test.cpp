@@ -105,10 +105,11 @@ TEST(HeadActivationBytes, NormTensorsAndFp32Softmax) {
   EXPECT_EQ(head_activation_bytes(gpt2(), parallel(2, 1, true)), 105'381'888);
 }
 
-//! stage_activation_bytes with the micro-batches in flight that the strategy's schedule holds.
+//! stage_activation_bytes of a stage with the chunks and the micro-batches in flight that the
+//! strategy's schedule gives it.
 std::int64_t bytes_at_schedule_peak(const strategy::Strategy& strategy, int stage) {
   const auto& schedule = schedule::find_schedule(strategy.schedule);
-  return stage_activation_bytes(gpt2(), strategy, stage, schedule,
+  return stage_activation_bytes(gpt2(), strategy, schedule.stage_chunk_placements(gpt2(), strategy, stage),
                                 schedule.stage_microbatches_in_flight(strategy, stage));
 }
 

@@ -61,9 +61,10 @@ TEST(MlaMemory, TheRebuiltLayerHoldsItsQueriesKeysAndValuesAgain) {
   strategy.global_batch_size = 1;
   const auto& schedule = schedule::find_schedule(strategy.schedule);
   const std::int64_t kept_all =
-      stage_activation_bytes(model, strategy, 0, schedule, schedule.stage_microbatches_in_flight(strategy, 0));
+      stage_activation_bytes(model, strategy, schedule.stage_chunk_placements(model, strategy, 0),
+                             schedule.stage_microbatches_in_flight(strategy, 0));
   strategy.recompute = strategy::Recompute::mla_up_proj;
-  EXPECT_EQ(kept_all - stage_activation_bytes(model, strategy, 0, schedule,
+  EXPECT_EQ(kept_all - stage_activation_bytes(model, strategy, schedule.stage_chunk_placements(model, strategy, 0),
                                               schedule.stage_microbatches_in_flight(strategy, 0)),
             536870912);
 }

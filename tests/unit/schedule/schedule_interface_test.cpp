@@ -100,6 +100,29 @@ TEST(AllStages, AreEachStagesOwnStepsAndMicrobatchesInFlight) {
   }
 }
 
+// The hops of every slot found in one pass are each slot's next_chunk and previous_chunk (which
+// searches every slot for the one that feeds it), for every built-in schedule.
+TEST(AllStages, ChunkHopsAreEachSlotsNextAndPrevious) {
+  const auto same = [](const std::optional<ChunkHop>& a, const std::optional<ChunkHop>& b) {
+    return a.has_value() == b.has_value() && (!a || (a->peer == b->peer && a->downstream == b->downstream));
+  };
+  for (const auto* schedule : all_schedules()) {
+    for (const int chunks :
+         {schedule->chunks_per_stage(1), schedule->chunks_per_stage(2), schedule->chunks_per_stage(3)}) {
+      const ChunkHops hops = schedule->all_chunk_hops(4, chunks);
+      for (int stage = 0; stage < 4; ++stage) {
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+          const std::size_t slot = hop_index({stage, chunk}, chunks);
+          EXPECT_TRUE(same(hops.next[slot], schedule->next_chunk({stage, chunk}, 4, chunks)))
+              << schedule->name() << " " << stage << "/" << chunk;
+          EXPECT_TRUE(same(hops.previous[slot], schedule->previous_chunk({stage, chunk}, 4, chunks)))
+              << schedule->name() << " " << stage << "/" << chunk;
+        }
+      }
+    }
+  }
+}
+
 // Chunk policy. One chunk per stage: the stage's layers, 10 layers on 4 stages as 3, 3, 2, 2.
 // Interleaved, 24 layers, p = 4, v = 3: 24/12 = 2 layers per chunk; stage 1's chunk 2 is the
 // pipeline's chunk 2·4 + 1 = 9, layers 18 and 19.
