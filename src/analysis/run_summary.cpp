@@ -129,6 +129,15 @@ DeviceStats busy_stats(const std::vector<Interval>& compute, const std::vector<I
   return stats;
 }
 
+//! A device's time over a whole timeline of `makespan`.
+DeviceStats whole_stats(const DeviceBusy& busy, SimTime makespan) {
+  DeviceStats stats = busy_stats(busy.compute, busy.communication);
+  stats.first_start = busy.first_start;
+  stats.last_end = busy.last_end;
+  stats.idle = makespan - stats.busy_compute - stats.busy_communication;
+  return stats;
+}
+
 EventCounts event_counts(const program::JobProgram& job_program) {
   EventCounts counts;
   counts.unique = static_cast<std::int64_t>(job_program.events.size());
@@ -158,10 +167,7 @@ double executed_flops(const program::JobProgram& job_program) {
 std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
   std::vector<DeviceStats> stats;
   for (const DeviceBusy& busy : busy_intervals(job_program, times)) {
-    DeviceStats& device = stats.emplace_back(busy_stats(busy.compute, busy.communication));
-    device.first_start = busy.first_start;
-    device.last_end = busy.last_end;
-    device.idle = times.makespan - device.busy_compute - device.busy_communication;
+    stats.push_back(whole_stats(busy, times.makespan));
   }
   return stats;
 }
@@ -169,10 +175,7 @@ std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, co
 WholeAndWindow device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times, TimeWindow window) {
   WholeAndWindow stats;
   for (const DeviceBusy& busy : busy_intervals(job_program, times)) {
-    DeviceStats& device = stats.whole.emplace_back(busy_stats(busy.compute, busy.communication));
-    device.first_start = busy.first_start;
-    device.last_end = busy.last_end;
-    device.idle = times.makespan - device.busy_compute - device.busy_communication;
+    stats.whole.push_back(whole_stats(busy, times.makespan));
     stats.window.push_back(busy_stats(cut_to(busy.compute, window), cut_to(busy.communication, window)));
   }
   return stats;

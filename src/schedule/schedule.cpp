@@ -155,8 +155,9 @@ double PipelineSchedule::stage_microbatches_in_flight(const strategy::Strategy& 
 std::vector<std::vector<Step>> PipelineSchedule::all_steps(int num_stages, int num_microbatches, int num_chunks) const {
   std::vector<std::vector<Step>> all;
   all.reserve(static_cast<size_t>(num_stages));
-  for (int stage = 0; stage < num_stages; ++stage)
+  for (int stage = 0; stage < num_stages; ++stage) {
     all.push_back(steps(stage, num_stages, num_microbatches, num_chunks));
+  }
   return all;
 }
 
