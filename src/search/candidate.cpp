@@ -19,6 +19,11 @@ Candidate candidate_for(const strategy::JobSpec& job) {
   return candidate;
 }
 
+const std::string& Candidate::reason() const {
+  static const std::string none;
+  return reason_text ? *reason_text : none;
+}
+
 std::string Candidate::label() const {
   const auto& s = strategy;
   std::string text = s.notation();

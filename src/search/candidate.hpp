@@ -32,7 +32,9 @@ struct Candidate {
   std::shared_ptr<const ModelOnCluster> setting;
   strategy::Strategy strategy;
   CandidateStatus status = CandidateStatus::ok;
-  std::string reason;  //!< why it is invalid or out of memory
+  //! Why it is invalid, out of memory or pruned; none otherwise. Candidates with one reason share
+  //! its text (a search of a million candidates may give hundreds of thousands the same one).
+  std::shared_ptr<const std::string> reason_text;
   bool simulated = false;
   double iteration_time_s = 0;
   double samples_per_s = 0;
@@ -42,6 +44,8 @@ struct Candidate {
   double lower_bound_s = 0;  //!< api::compute_lower_bound, for valid candidates that fit
   bool pareto = false;       //!< on the front of iteration time versus peak memory
 
+  //! reason_text, or an empty text when there is none.
+  const std::string& reason() const;
   const model::ModelSpec& model() const { return setting->model; }
   const cluster::ClusterSpec& cluster() const { return setting->cluster; }
   //! The whole job: a copy of the shared model and cluster with the candidate's strategy.

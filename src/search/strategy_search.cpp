@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -27,35 +28,53 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 //! pruned does not depend on the number of threads.
 constexpr std::size_t kBatch = 32;
 
-void check_memory(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes) {
+//! One copy of each reason text the candidates give, which they share.
+class ReasonTexts {
+ public:
+  std::shared_ptr<const std::string> of(std::string text) {
+    auto& shared = texts_[text];
+    if (!shared) shared = std::make_shared<const std::string>(std::move(text));
+    return shared;
+  }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
+};
+
+//! The reason `job` does not fit, when it does not; empty otherwise. Sets the candidate's peak memory.
+std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes) {
   const memory::MemoryEstimate estimate = memory::estimate_memory(job);
   const memory::StageMemory& peak = estimate.peak();
   candidate.peak_memory_bytes = static_cast<double>(peak.total());
   const double limit = memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(estimate.capacity);
-  if (candidate.peak_memory_bytes > limit) {
-    candidate.status = CandidateStatus::out_of_memory;
-    candidate.reason =
-        fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", peak.stage, candidate.peak_memory_bytes / kGiB,
-                    job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
-  }
+  if (candidate.peak_memory_bytes <= limit) return {};
+  return fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", peak.stage, candidate.peak_memory_bytes / kGiB,
+                     job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
 }
 
-//! `job` as a candidate: its strategy, with its model and cluster shared as `setting`.
+//! `job` as a candidate: its strategy, with its model and cluster shared as `setting` and its
+//! reason, if any, from `reasons`.
 Candidate make_candidate(const strategy::JobSpec& job, std::shared_ptr<const ModelOnCluster> setting,
-                         double memory_limit_bytes) {
+                         double memory_limit_bytes, ReasonTexts& reasons) {
   Candidate candidate;
   candidate.setting = std::move(setting);
   candidate.strategy = job.strategy;
+  std::string problem;
   try {
-    candidate.reason = schedule::job_problems_message(job);
+    problem = schedule::job_problems_message(job);
   } catch (const InputError& error) {
-    candidate.reason = error.what();
+    problem = error.what();
   }
-  if (!candidate.reason.empty()) {
+  if (!problem.empty()) {
     candidate.status = CandidateStatus::invalid;
+    candidate.reason_text = reasons.of(std::move(problem));
     return candidate;
   }
-  check_memory(candidate, job, memory_limit_bytes);
+  std::string too_large = memory_problem(candidate, job, memory_limit_bytes);
+  if (!too_large.empty()) {
+    candidate.status = CandidateStatus::out_of_memory;
+    candidate.reason_text = reasons.of(std::move(too_large));
+  }
   return candidate;
 }
 
@@ -91,7 +110,7 @@ class CandidateBuilder {
  private:
   void expand(std::size_t level) {
     if (level == options_.size()) {
-      candidates_.push_back(make_candidate(job_, setting_, memory_limit_bytes_));
+      candidates_.push_back(make_candidate(job_, setting_, memory_limit_bytes_, reasons_));
       return;
     }
     const options::JobOption& option = *options_[level];
@@ -115,6 +134,7 @@ class CandidateBuilder {
   std::size_t last_size_level_ = 0;
   strategy::JobSpec job_;
   std::shared_ptr<const ModelOnCluster> setting_;
+  ReasonTexts reasons_;
   std::vector<Candidate> candidates_;
 };
 
@@ -130,7 +150,7 @@ void record(Candidate& candidate, const api::Simulation& simulation) {
 std::string invalid_summary(const std::vector<Candidate>& candidates) {
   std::map<std::string, int> reasons;
   for (const auto& candidate : candidates) {
-    ++reasons[candidate.reason];
+    ++reasons[candidate.reason()];
   }
   std::string text;
   for (const auto& [reason, count] : reasons) {
@@ -321,7 +341,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
       // Only fitting candidates are ranked; out-of-memory ones are simulated when asked, never pruned.
       if (candidate.status == CandidateStatus::ok && simulated.excludes(candidate)) {
         candidate.status = CandidateStatus::pruned;
-        candidate.reason = pruned_reason(candidate, options);
+        candidate.reason_text = std::make_shared<const std::string>(pruned_reason(candidate, options));
         ++result.pruned_by_bound;
         ++done;  // decided too: progress counts it with the batch
       } else {

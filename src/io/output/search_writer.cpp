@@ -164,7 +164,7 @@ std::string invalid_reasons(const search::SearchResult& result) {
   constexpr std::size_t kShown = 5;
   std::map<std::string, int> counts;
   for (const auto& c : result.candidates) {
-    if (c.status == search::CandidateStatus::invalid) ++counts[first_problem(c.reason)];
+    if (c.status == search::CandidateStatus::invalid) ++counts[first_problem(c.reason())];
   }
   std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -212,7 +212,7 @@ nlohmann::json search_candidate_json(const search::Candidate& c, const search::T
                           {"pareto", c.pareto}};
   if (c.model().moe.enabled()) entry["ep"] = s.expert_parallel;
   entry["gpus"] = c.cluster().total_gpus();
-  if (!c.reason.empty()) entry["reason"] = c.reason;
+  if (!c.reason().empty()) entry["reason"] = c.reason();
   if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
   if (c.simulated) {
     entry["iteration_time_s"] = c.iteration_time_s;
@@ -392,7 +392,7 @@ std::string search_csv_row(const search::Candidate& c, const search::TrainingGoa
     text += ",,,,,";
   }
   text += fmt::format("{:.0f},{},{},", c.peak_memory_bytes, c.pareto ? 1 : 0, c.cluster().total_gpus());
-  return text + training_csv(c, goal) + csv_quoted(c.reason);
+  return text + training_csv(c, goal) + csv_quoted(c.reason());
 }
 
 void write_search_csv(std::ostream& out, const search::SearchResult& result) {

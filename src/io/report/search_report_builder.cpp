@@ -13,7 +13,7 @@ SearchReportRow row_of(const search::Candidate& c) {
   SearchReportRow row;
   row.label = c.label();
   row.status = search::to_string(c.status);
-  row.reason = c.reason;
+  row.reason = c.reason();
   row.iteration_time_s = c.iteration_time_s;
   row.samples_per_s = c.samples_per_s;
   row.mfu = c.mfu;

@@ -87,7 +87,7 @@ TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   const auto candidates = enumerate_candidates(space);
   ASSERT_EQ(candidates.size(), 15u);
   for (const auto& c : candidates) {
-    EXPECT_EQ(c.status, CandidateStatus::ok) << c.label() << ": " << c.reason;
+    EXPECT_EQ(c.status, CandidateStatus::ok) << c.label() << ": " << c.reason();
   }
 }
 
@@ -117,8 +117,8 @@ TEST(StrategySearch, InvalidCandidatesCarryTheirReason) {
                                 [](const Candidate& c) { return c.strategy.tensor_parallel == 4; });
   ASSERT_NE(tp4, candidates.end());
   EXPECT_EQ(tp4->status, CandidateStatus::invalid);
-  EXPECT_NE(tp4->reason.find("tensor parallel size 4 does not divide num_attention_heads 2"), std::string::npos)
-      << tp4->reason;
+  EXPECT_NE(tp4->reason().find("tensor parallel size 4 does not divide num_attention_heads 2"), std::string::npos)
+      << tp4->reason();
 }
 
 TEST(StrategySearch, NoValidCandidateIsAnInputErrorListingTheReasons) {
