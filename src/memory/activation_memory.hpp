@@ -1,9 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "events/job_events.hpp"
 #include "model/model_spec.hpp"
-#include "schedule/schedule.hpp"
 #include "strategy/strategy.hpp"
 
 namespace distsim::memory {
