@@ -10,15 +10,17 @@ namespace distsim::engine {
 
 namespace {
 
-//! A task completion waiting in the engine's queue. Tasks that share resources have versions
-//! from 1 on, and an entry whose version is no longer its task's is a stale prediction.
+//! A start or a predicted end of a task that shares resources, waiting in the engine's queue.
+//! Predicted ends have versions from 1 on, and one whose version is no longer its task's is
+//! stale; a start has version 0 and comes after the ends at its instant, so that tasks ending
+//! then have handed their resources back.
 struct QueueEntry {
   SimTime time;
-  std::uint64_t sequence;
   TaskId task;
   std::uint32_t version;
+  bool is_start() const { return version == 0; }
   bool operator>(const QueueEntry& other) const {
-    return time != other.time ? time > other.time : sequence > other.sequence;
+    return time != other.time ? time > other.time : is_start() && !other.is_start();
   }
 };
 
@@ -65,12 +67,16 @@ Layout build_layout(const Program& program) {
 }
 
 //! The simulation state: how many conditions each task still waits for (its dependencies plus
-//! reaching the head of each of its streams), and where each stream's head is. Programs without
-//! resources run the kSharing = false instance, whose loop has no sharing code at all.
+//! reaching the head of each of its streams), the latest time one of them was met, and where each
+//! stream's head is. A task without resources ends its duration after its last condition, so it
+//! ends as soon as that is known, whatever else happens meanwhile; only the tasks that share
+//! resources go through the time-ordered queue. Programs without resources run the
+//! kSharing = false instance, which has no queue at all.
 template <bool kSharing>
 class Simulation {
  public:
-  explicit Simulation(const Program& program) : program_(program), layout_(build_layout(program)), sharing_(program) {
+  Simulation(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress)
+      : program_(program), progress_(progress), layout_(build_layout(program)), sharing_(program) {
     const std::size_t tasks = program.num_tasks();
     times_.start.assign(tasks, 0);
     times_.end.assign(tasks, 0);
@@ -85,52 +91,63 @@ class Simulation {
   }
 
   // Not inlined into engine::run: that keeps the loop's state in registers (measured with callgrind).
-  [[gnu::noinline]] TaskTimes run(const std::function<void(std::size_t, std::size_t)>& progress) {
+  [[gnu::noinline]] TaskTimes run() {
     for (StreamId stream = 0; stream < program_.num_streams(); ++stream) {
       arrive_at_head(stream, 0);
     }
-    std::size_t finished = 0;
-    while (!queue_.empty()) {
-      const QueueEntry entry = queue_.top();
-      queue_.pop();
-      if constexpr (kSharing) {
-        if (entry.version != 0 && !finish_sharing(entry)) {
-          continue;
-        }
-      }
-      ++finished;
-      complete(entry.task, entry.time);
-      if (finished % kProgressInterval == 0 && progress) {
-        progress(finished, program_.num_tasks());
-      }
+    complete_ready_tasks();
+    if constexpr (kSharing) {
+      run_shared_tasks();
     }
-    if (progress) {
-      progress(finished, program_.num_tasks());
+    if (progress_) {
+      progress_(finished_, program_.num_tasks());
     }
-    if (finished != program_.num_tasks()) {
-      throw InternalError("the task program deadlocked: " + std::to_string(program_.num_tasks() - finished) + " of " +
+    if (finished_ != program_.num_tasks()) {
+      throw InternalError("the task program deadlocked: " + std::to_string(program_.num_tasks() - finished_) + " of " +
                           std::to_string(program_.num_tasks()) + " tasks never started");
     }
     return std::move(times_);
   }
 
  private:
-  void release(TaskId task, SimTime now) {
+  void run_shared_tasks() {
+    while (!queue_.empty()) {
+      const QueueEntry entry = queue_.top();
+      queue_.pop();
+      if (entry.is_start()) {
+        enqueue(sharing_.start(entry.task, entry.time));
+        continue;
+      }
+      if (!sharing_.is_current(entry.task, entry.version)) {
+        continue;
+      }
+      times_.end[entry.task] = entry.time;
+      times_.makespan = std::max(times_.makespan, entry.time);
+      // The task hands its resources back before its successors start, so they see them free.
+      enqueue(sharing_.finish(entry.task, entry.time));
+      complete(entry.task);
+      complete_ready_tasks();
+    }
+  }
+
+  //! One of `task`'s conditions is met at `time`.
+  void meet_condition(TaskId task, SimTime time) {
+    SimTime& start = times_.start[task];
+    start = std::max(start, time);
     if (--waiting_[task] != 0) {
       return;
     }
-    times_.start[task] = now;
     if constexpr (kSharing) {
       if (sharing_.uses_resources(task)) {
-        start_sharing(task, now);
+        queue_.push({start, task, 0});
         return;
       }
     }
-    if (__builtin_add_overflow(now, program_.duration(task), &times_.end[task])) {
+    if (__builtin_add_overflow(start, program_.duration(task), &times_.end[task])) {
       clock_overflow(task);
     }
     times_.makespan = std::max(times_.makespan, times_.end[task]);
-    queue_.push({times_.end[task], sequence_++, task, 0});
+    ready_.push_back(task);
   }
 
   [[noreturn, gnu::noinline]] void clock_overflow(TaskId task) const {
@@ -138,60 +155,60 @@ class Simulation {
                      std::to_string(task) + "; the job's sizes are beyond what it can simulate");
   }
 
-  // Out of line, so that the loop stays tight for the tasks without resources.
-  [[gnu::noinline]] void start_sharing(TaskId task, SimTime now) { enqueue(sharing_.start(task, now)); }
-
-  //! Ends a task that shares resources, or returns false for a stale prediction. The task hands
-  //! its resources back before anything else happens now, so tasks starting now see them free.
-  [[gnu::noinline]] bool finish_sharing(const QueueEntry& entry) {
-    if (!sharing_.is_current(entry.task, entry.version)) {
-      return false;
+  void complete_ready_tasks() {
+    while (!ready_.empty()) {
+      const TaskId task = ready_.back();
+      ready_.pop_back();
+      complete(task);
     }
-    times_.end[entry.task] = entry.time;
-    times_.makespan = std::max(times_.makespan, entry.time);
-    enqueue(sharing_.finish(entry.task, entry.time));
-    return true;
   }
 
   void enqueue(std::span<const Prediction> predictions) {
     for (const Prediction& prediction : predictions) {
-      queue_.push({prediction.end, sequence_++, prediction.task, prediction.version});
+      queue_.push({prediction.end, prediction.task, prediction.version});
     }
   }
 
   void arrive_at_head(StreamId stream, SimTime now) {
     if (head_[stream] < layout_.stream_offsets[stream + 1]) {
-      release(layout_.stream_tasks[head_[stream]], now);
+      meet_condition(layout_.stream_tasks[head_[stream]], now);
     }
   }
 
-  void complete(TaskId task, SimTime now) {
+  //! `task` has ended: the next task on each of its streams and its dependents are told.
+  void complete(TaskId task) {
+    const SimTime now = times_.end[task];
     for (StreamId stream : program_.streams(task)) {
       ++head_[stream];
       arrive_at_head(stream, now);
     }
     for (std::uint32_t i = layout_.dependent_offsets[task]; i < layout_.dependent_offsets[task + 1]; ++i) {
-      release(layout_.dependents[i], now);
+      meet_condition(layout_.dependents[i], now);
+    }
+    if (++finished_ % kProgressInterval == 0 && progress_) {
+      progress_(finished_, program_.num_tasks());
     }
   }
 
   const Program& program_;
+  const std::function<void(std::size_t, std::size_t)>& progress_;
   Layout layout_;
   ResourceSharing sharing_;
   TaskTimes times_;
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> head_;
+  std::vector<TaskId> ready_;  //!< tasks without resources whose end is known and not yet passed on
   std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue_;
-  std::uint64_t sequence_ = 0;
+  std::size_t finished_ = 0;
 };
 
 }  // namespace
 
 TaskTimes run(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress) {
   if (program.resource_uses().empty()) {
-    return Simulation<false>(program).run(progress);
+    return Simulation<false>(program, progress).run();
   }
-  return Simulation<true>(program).run(progress);
+  return Simulation<true>(program, progress).run();
 }
 
 }  // namespace distsim::engine

@@ -16,12 +16,15 @@ struct TaskTimes {
   SimTime makespan = 0;
 };
 
-//! A discrete-event simulation of a Program. Pending task completions wait in a queue ordered
-//! by (time, insertion sequence), so equal times resolve in insertion order and every run gives
-//! the same result. A task without resources lasts its duration. Tasks with resources share
-//! them fluidly (ResourceSharing): while k tasks use a resource each runs at 1/k of its
-//! stand-alone speed, a task runs at the rate of its most crowded resource, and every start or
-//! end re-predicts the ends of the tasks on its resources, to the nearest ns. Throws
+//! A discrete-event simulation of a Program. A task starts when its last condition is met and
+//! a task without resources ends its duration later; it is passed on as soon as its end is known,
+//! since nothing else can change it. Tasks with resources share them fluidly (ResourceSharing):
+//! while k tasks use a resource each runs at 1/k of its stand-alone speed, a task runs at the
+//! rate of its most crowded resource, and every start or end re-predicts the ends of the tasks on
+//! its resources, to the nearest ns. Their starts and predicted ends wait in a queue ordered by
+//! time, ends before starts at one instant: tasks ending then hand their resources to those
+//! starting then. The order in which simultaneous starts or ends are handled changes no time,
+//! so every run gives the same result. Throws
 //! InternalError if the program deadlocks (a cycle between stream order and dependencies).
 //! `progress`, when set, is told (tasks finished, tasks in all) every kProgressInterval tasks and
 //! at the end; it does not change the result.

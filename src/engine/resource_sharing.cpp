@@ -83,21 +83,17 @@ std::uint32_t ResourceSharing::crowding(TaskId task) const {
   return static_cast<std::uint32_t>(most);
 }
 
-// Neighbours are visited in task order, so predictions, and thereby ties in the engine's queue,
-// come in the order the tasks were added, whatever order they started in.
+// A neighbour on several of the task's resources comes up once per resource; after the first its
+// rate is already right.
 void ResourceSharing::reschedule_neighbours(TaskId task, SimTime now) {
   neighbours_.clear();
   for (ResourceId resource : resources(task)) {
     neighbours_.insert(neighbours_.end(), running_[resource].begin(), running_[resource].end());
   }
-  if (neighbours_.size() > 1) {
-    std::sort(neighbours_.begin(), neighbours_.end());
-    neighbours_.erase(std::unique(neighbours_.begin(), neighbours_.end()), neighbours_.end());
-  }
   for (TaskId neighbour : neighbours_) {
     TaskState& state = state_[slot_[neighbour]];
     const std::uint32_t divisor = crowding(neighbour);
-    if (divisor == state.divisor) {
+    if (divisor == state.divisor || (state.divisor != 0 && state.end == now)) {
       continue;
     }
     if (state.divisor != 0) {
@@ -106,8 +102,8 @@ void ResourceSharing::reschedule_neighbours(TaskId task, SimTime now) {
       state.since = now;
     }
     state.divisor = divisor;
-    const auto left = static_cast<SimTime>(std::llround(state.remaining * divisor));
-    predictions_.push_back({neighbour, now + left, ++state.version});
+    state.end = now + static_cast<SimTime>(std::llround(state.remaining * divisor));
+    predictions_.push_back({neighbour, state.end, ++state.version});
   }
 }
 

@@ -22,8 +22,9 @@ struct Prediction {
 //! 1/k of its stand-alone speed on it, and a task progresses at its slowest rate, the 1/k of
 //! its most crowded resource. Work is counted in stand-alone nanoseconds (a task's duration);
 //! when a task starts or ends, only the tasks on its resources whose rate changes are charged
-//! the work done so far and get a new end, now + remaining · k, rounded to the nearest ns.
-//! Versions start at 1, so the engine can give version 0 to tasks without resources.
+//! the work done so far and get a new end, now + remaining · k, rounded to the nearest ns. A task
+//! due to end at that very instant keeps its end, so the order in which tasks start and end at
+//! one instant does not change any end. Versions start at 1; the engine's starts have version 0.
 class ResourceSharing {
  public:
   explicit ResourceSharing(const Program& program);
@@ -39,10 +40,12 @@ class ResourceSharing {
  private:
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
 
-  //! A running task's progress: work left at `since`, at a rate of 1/divisor.
+  //! A running task's progress: work left at `since`, at a rate of 1/divisor, and the end that
+  //! gives.
   struct TaskState {
     double remaining = 0;
     SimTime since = 0;
+    SimTime end = 0;
     std::uint32_t divisor = 0;  //!< 0 until the task has a rate
     std::uint32_t version = 0;
   };

@@ -243,6 +243,35 @@ TEST(SharedResources, RoundEndsToTheNearestNanosecond) {
   }
 }
 
+TEST(SharedResources, HandTheResourceToTasksStartingWhenOthersEnd) {
+  // On one link: A and B need 1 ns each from 0, C 1 ns from 1 ns and D 3 ns from 3 ns (C and D
+  // behind tasks without resources of 1 and 3 ns). At 1 ns A and B have 1/2 ns left and three
+  // share, so they end at 1 + 3 · 1/2 = 2 1/2, reported 3. C has 1/3 ns left at 3 ns, which rounds
+  // to 3 ns alone. D starts at 3 ns after all three have handed the link back and runs alone to
+  // 6 ns. Had D started before they ended, it would have shared with C and ended at 7. Added in
+  // either order, the tasks get the same times.
+  for (bool reversed : {false, true}) {
+    Program program;
+    const ResourceId link = program.add_resource();
+    const SimTime lead[] = {0, 0, 1, 3};
+    const SimTime work[] = {1, 1, 1, 3};
+    TaskId tasks[4];
+    for (int k = 0; k < 4; ++k) {
+      const int i = reversed ? 3 - k : k;
+      const StreamId stream = program.add_stream();
+      if (lead[i] > 0) program.add_task(lead[i], {{stream}});
+      tasks[i] = program.add_task(work[i], {{stream}});
+      program.add_resource_use(tasks[i], link);
+    }
+    const TaskTimes times = run(program);
+    EXPECT_EQ(times.end[tasks[0]], 3) << "reversed " << reversed;
+    EXPECT_EQ(times.end[tasks[1]], 3) << "reversed " << reversed;
+    EXPECT_EQ(times.end[tasks[2]], 3) << "reversed " << reversed;
+    EXPECT_EQ(times.start[tasks[3]], 3) << "reversed " << reversed;
+    EXPECT_EQ(times.end[tasks[3]], 6) << "reversed " << reversed;
+  }
+}
+
 TEST(SharedResources, GiveTheSameTimesOnEveryRun) {
   Program program;
   std::vector<StreamId> streams;
