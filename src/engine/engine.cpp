@@ -24,59 +24,40 @@ struct QueueEntry {
   }
 };
 
-//! Compressed adjacency lists: for each stream its tasks in order, for each task its dependents.
-struct Layout {
-  std::vector<std::uint32_t> stream_offsets;
-  std::vector<TaskId> stream_tasks;
-  std::vector<std::uint32_t> dependent_offsets;
-  std::vector<TaskId> dependents;
+//! Each task's dependents, one list after another.
+struct Dependents {
+  std::vector<std::uint32_t> offsets;
+  std::vector<TaskId> tasks;
 };
 
-Layout build_layout(const Program& program) {
-  Layout layout;
+Dependents dependents_of(const Program& program) {
+  Dependents dependents;
   const std::size_t tasks = program.num_tasks();
-  layout.stream_offsets.assign(program.num_streams() + 1, 0);
-  for (TaskId task = 0; task < tasks; ++task) {
-    for (StreamId stream : program.streams(task)) {
-      ++layout.stream_offsets[stream + 1];
-    }
-  }
-  for (std::size_t s = 0; s < program.num_streams(); ++s) {
-    layout.stream_offsets[s + 1] += layout.stream_offsets[s];
-  }
-  layout.stream_tasks.resize(layout.stream_offsets.back());
-  std::vector<std::uint32_t> fill(layout.stream_offsets.begin(), layout.stream_offsets.end() - 1);
-  for (TaskId task = 0; task < tasks; ++task) {
-    for (StreamId stream : program.streams(task)) {
-      layout.stream_tasks[fill[stream]++] = task;
-    }
-  }
-  layout.dependent_offsets.assign(tasks + 1, 0);
+  dependents.offsets.assign(tasks + 1, 0);
   for (const auto& [task, prerequisite] : program.dependencies()) {
-    ++layout.dependent_offsets[prerequisite + 1];
+    ++dependents.offsets[prerequisite + 1];
   }
   for (std::size_t t = 0; t < tasks; ++t) {
-    layout.dependent_offsets[t + 1] += layout.dependent_offsets[t];
+    dependents.offsets[t + 1] += dependents.offsets[t];
   }
-  layout.dependents.resize(layout.dependent_offsets.back());
-  fill.assign(layout.dependent_offsets.begin(), layout.dependent_offsets.end() - 1);
+  dependents.tasks.resize(dependents.offsets.back());
+  std::vector<std::uint32_t> fill(dependents.offsets.begin(), dependents.offsets.end() - 1);
   for (const auto& [task, prerequisite] : program.dependencies()) {
-    layout.dependents[fill[prerequisite]++] = task;
+    dependents.tasks[fill[prerequisite]++] = task;
   }
-  return layout;
+  return dependents;
 }
 
 //! The simulation state: how many conditions each task still waits for (its dependencies plus
-//! reaching the head of each of its streams), the latest time one of them was met, and where each
-//! stream's head is. A task without resources ends its duration after its last condition, so it
-//! ends as soon as that is known, whatever else happens meanwhile; only the tasks that share
-//! resources go through the time-ordered queue. Programs without resources run the
-//! kSharing = false instance, which has no queue at all.
+//! reaching the head of each of its streams) and the latest time one of them was met. A task without resources ends its
+//! duration after its last condition, so it ends as soon as that is known, whatever else happens meanwhile; only the
+//! tasks that share resources go through the time-ordered queue. Programs without resources run the kSharing = false
+//! instance, which has no queue at all.
 template <bool kSharing>
 class Simulation {
  public:
   Simulation(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress)
-      : program_(program), progress_(progress), layout_(build_layout(program)), sharing_(program) {
+      : program_(program), progress_(progress), dependents_(dependents_of(program)), sharing_(program) {
     const std::size_t tasks = program.num_tasks();
     times_.start.assign(tasks, 0);
     times_.end.assign(tasks, 0);
@@ -87,13 +68,14 @@ class Simulation {
     for (const auto& dependency : program.dependencies()) {
       ++waiting_[dependency.first];
     }
-    head_.assign(layout_.stream_offsets.begin(), layout_.stream_offsets.end() - 1);
   }
 
   // Not inlined into engine::run: that keeps the loop's state in registers (measured with callgrind).
   [[gnu::noinline]] TaskTimes run() {
     for (StreamId stream = 0; stream < program_.num_streams(); ++stream) {
-      arrive_at_head(stream, 0);
+      if (program_.first_on_stream(stream) != kNoTask) {
+        meet_condition(program_.first_on_stream(stream), 0);
+      }
     }
     complete_ready_tasks();
     if constexpr (kSharing) {
@@ -169,21 +151,16 @@ class Simulation {
     }
   }
 
-  void arrive_at_head(StreamId stream, SimTime now) {
-    if (head_[stream] < layout_.stream_offsets[stream + 1]) {
-      meet_condition(layout_.stream_tasks[head_[stream]], now);
-    }
-  }
-
   //! `task` has ended: the next task on each of its streams and its dependents are told.
   void complete(TaskId task) {
     const SimTime now = times_.end[task];
-    for (StreamId stream : program_.streams(task)) {
-      ++head_[stream];
-      arrive_at_head(stream, now);
+    for (const TaskId next : program_.next_on_streams(task)) {
+      if (next != kNoTask) {
+        meet_condition(next, now);
+      }
     }
-    for (std::uint32_t i = layout_.dependent_offsets[task]; i < layout_.dependent_offsets[task + 1]; ++i) {
-      meet_condition(layout_.dependents[i], now);
+    for (std::uint32_t i = dependents_.offsets[task]; i < dependents_.offsets[task + 1]; ++i) {
+      meet_condition(dependents_.tasks[i], now);
     }
     if (++finished_ % kProgressInterval == 0 && progress_) {
       progress_(finished_, program_.num_tasks());
@@ -192,11 +169,10 @@ class Simulation {
 
   const Program& program_;
   const std::function<void(std::size_t, std::size_t)>& progress_;
-  Layout layout_;
+  Dependents dependents_;
   ResourceSharing sharing_;
   TaskTimes times_;
   std::vector<std::uint32_t> waiting_;
-  std::vector<std::uint32_t> head_;
   std::vector<TaskId> ready_;  //!< tasks without resources whose end is known and not yet passed on
   std::priority_queue<QueueEntry, std::vector<QueueEntry>, std::greater<>> queue_;
   std::size_t finished_ = 0;

@@ -10,7 +10,18 @@ TaskId Program::add_task(SimTime duration, std::span<const StreamId> streams) {
   }
   const auto id = static_cast<TaskId>(durations_.size());
   durations_.push_back(duration);
-  stream_list_.insert(stream_list_.end(), streams.begin(), streams.end());
+  for (const StreamId stream : streams) {
+    const auto slot = static_cast<std::uint32_t>(stream_list_.size());
+    stream_list_.push_back(stream);
+    next_on_stream_.push_back(kNoTask);
+    std::uint32_t& last = last_slot_on_stream_[stream];
+    if (last == kNoSlot) {
+      first_on_stream_[stream] = id;
+    } else {
+      next_on_stream_[last] = id;
+    }
+    last = slot;
+  }
   stream_offsets_.push_back(static_cast<std::uint32_t>(stream_list_.size()));
   return id;
 }
@@ -19,6 +30,7 @@ void Program::reserve(std::size_t tasks, std::size_t dependencies) {
   durations_.reserve(tasks);
   stream_offsets_.reserve(tasks + 1);
   stream_list_.reserve(tasks);
+  next_on_stream_.reserve(tasks);
   dependencies_.reserve(dependencies);
 }
 

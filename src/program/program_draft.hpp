@@ -17,7 +17,7 @@
 
 namespace distsim::program {
 
-inline constexpr engine::TaskId kNoTask = ~engine::TaskId{0};
+using engine::kNoTask;
 
 //! A job program under construction: the devices, their work, the tasks added so far and where
 //! each device has got to. The parts of the builder (passes, transfers, end of iteration) each

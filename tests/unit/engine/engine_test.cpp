@@ -6,6 +6,27 @@
 
 namespace distsim::engine {
 
+TEST(Program, LinksEachStreamsTasksInTheOrderTheyWereAdded) {
+  // s0: a, c; s1: b, c, d; s2: nothing. c's successors follow the order of its streams.
+  Program program;
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const StreamId s2 = program.add_stream();
+  const TaskId a = program.add_task(1, {{s0}});
+  const TaskId b = program.add_task(1, {{s1}});
+  const StreamId both[] = {s0, s1};
+  const TaskId c = program.add_task(1, both);
+  const TaskId d = program.add_task(1, {{s1}});
+  EXPECT_EQ(program.first_on_stream(s0), a);
+  EXPECT_EQ(program.first_on_stream(s1), b);
+  EXPECT_EQ(program.first_on_stream(s2), kNoTask);
+  EXPECT_EQ(std::vector<TaskId>(program.next_on_streams(a).begin(), program.next_on_streams(a).end()),
+            std::vector<TaskId>{c});
+  EXPECT_EQ(std::vector<TaskId>(program.next_on_streams(c).begin(), program.next_on_streams(c).end()),
+            (std::vector<TaskId>{kNoTask, d}));
+  EXPECT_EQ(program.next_on_streams(d).front(), kNoTask);
+}
+
 TEST(Engine, RunsAStreamsTasksOneAfterAnother) {
   Program program;
   const StreamId stream = program.add_stream();
