@@ -11,6 +11,7 @@
 #include "cost/analytical_cost_model.hpp"
 #include "cost/fallback_cost_model.hpp"
 #include "events/job_events.hpp"
+#include "events/layer_memo.hpp"
 #include "model/parameter_count.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/pipeline_layout.hpp"
@@ -236,8 +237,9 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
     const auto& placements = stage_placements[static_cast<size_t>(stage)];
     if (!priced.insert(stage_shape(job.model, placements, forwards)).second) continue;
     events::EventTable table;
+    events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
-    const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table);
+    const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table, &layers);
     SimTime stage_time = costs->cost(table.at(work.optimizer_step)).duration;
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
       const auto& work_chunk = work.chunks[chunk];

@@ -112,10 +112,10 @@ class ChunkBuilder {
   //! `rank_holds_embedding`: whether one of the rank's chunks holds the embedding, whose table a
   //! tied LM head then uses instead of a copy of its own.
   ChunkBuilder(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-               const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table)
+               const ChunkPlacement& placement, bool rank_holds_embedding, EventTable& table, LayerMemo* memo)
       : job_(job),
         coord_(coord),
-        builder_(job, layer_groups(job, layout, coord), table),
+        builder_(job, layer_groups(job, layout, coord), table, memo),
         first_(placement.embedding),
         last_(placement.head),
         rank_holds_embedding_(rank_holds_embedding),
@@ -361,7 +361,7 @@ void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLay
 }  // namespace
 
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<ChunkPlacement>& chunks, EventTable& table) {
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo) {
   const strategy::Strategy& strategy = job.strategy;
   const bool holds_embedding =
       std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.embedding; });
@@ -369,7 +369,7 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   RankWork work;
   std::int64_t sequence_sharded = 0;
   for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {
-    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], holds_embedding, table);
+    ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], holds_embedding, table, memo);
     work.chunks.push_back(builder.build(layout, chunk, table));
     work.parameters += work.chunks.back().parameters;
     sequence_sharded += builder.sequence_sharded();

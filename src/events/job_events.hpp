@@ -13,6 +13,8 @@
 
 namespace distsim::events {
 
+class LayerMemo;
+
 //! One step of a stage's per-micro-batch work: which event runs on which stream. A compute
 //! step follows the previous compute step on the compute stream and, when `waits_for` is set,
 //! also waits for that earlier (communication) step. A communication step waits for the compute
@@ -33,6 +35,7 @@ struct TaskTemplate {
   //! index of the all-gather of this compute step's parameters (sharding zero3), which the step
   //! waits for besides waits_for; -1 for none
   int waits_for_parameters = -1;
+  bool operator==(const TaskTemplate&) const = default;
 };
 
 //! A data-parallel gradient bucket of one model chunk. Buckets fill in reverse layer order, as
@@ -150,8 +153,9 @@ std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layer
 //! model chunks the rank's stage holds, as its pipeline schedule places them
 //! (schedule::PipelineSchedule::stage_chunk_placements). Tied embeddings need a reduction between
 //! the stage with the embedding and the stage with the LM head only when they are different
-//! stages. Events are interned into `table`.
+//! stages. Events are interned into `table`; with a `memo` of that table, layers alike to ones
+//! built before (for this rank or another of the same job) are copied.
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<ChunkPlacement>& chunks, EventTable& table);
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo = nullptr);
 
 }  // namespace distsim::events

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <utility>
 
+#include "core/input_error.hpp"
+#include "events/layer_memo.hpp"
+
 namespace distsim::events {
 
 namespace {
@@ -62,7 +65,7 @@ LayerGroups layer_groups(const strategy::JobSpec& job, const strategy::RankLayou
           layout.expert_group(coord, strategy::ExpertDim::etp)};
 }
 
-PassBuilder::PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table)
+PassBuilder::PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table, LayerMemo* memo)
     : model_(job.model),
       table_(table),
       factory_(job.strategy.dtype),
@@ -89,7 +92,13 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups
       expert_tensor_group_(groups.expert_tensor),
       expert_tensor_parallel_(job.strategy.expert_tensor_parallel),
       dispatcher_(job.strategy.moe_dispatcher),
-      strategy_(job.strategy) {}
+      strategy_(job.strategy),
+      groups_(groups),
+      memo_(memo) {
+  if (memo != nullptr && &memo->table() != &table) {
+    throw InternalError("a layer memo serves the event table its event ids belong to");
+  }
+}
 
 bool PassBuilder::is_decoder_of_encoder_decoder(int layer) const {
   return model_.architecture == model::Architecture::encoder_decoder && layer >= model_.num_layers;
@@ -421,7 +430,30 @@ void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int
       layer, label);
 }
 
+LayerShape PassBuilder::layer_shape(int layer) const {
+  return {is_decoder_of_encoder_decoder(layer), in_low_precision(layer), model_.attention_window(layer),
+          model_.moe.is_moe_layer(layer)};
+}
+
 void PassBuilder::layer_forward(Sink sink, int layer) {
+  build_layer(sink.phase == Phase::recompute ? LayerPass::recompute : LayerPass::forward, sink, layer);
+}
+
+void PassBuilder::layer_forward(int layer) { layer_forward(forward_sink(), layer); }
+
+void PassBuilder::layer_recompute(int layer) { layer_forward({&backward, Phase::recompute}, layer); }
+
+void PassBuilder::layer_backward(int layer) { build_layer(LayerPass::backward, backward_sink(), layer); }
+
+void PassBuilder::emit_layer(LayerPass pass, Sink sink, int layer) {
+  if (pass == LayerPass::backward) {
+    mlp_backward(layer);
+    if (is_decoder_of_encoder_decoder(layer)) {
+      attention_block_backward(layer, true);
+    }
+    attention_block_backward(layer, false);
+    return;
+  }
   attention_block_forward(sink, layer, false);
   if (is_decoder_of_encoder_decoder(layer)) {
     attention_block_forward(sink, layer, true);
@@ -429,16 +461,55 @@ void PassBuilder::layer_forward(Sink sink, int layer) {
   mlp_forward(sink, layer);
 }
 
-void PassBuilder::layer_forward(int layer) { layer_forward(forward_sink(), layer); }
+namespace {
 
-void PassBuilder::layer_recompute(int layer) { layer_forward({&backward, Phase::recompute}, layer); }
+//! `index` (-1: none) moved from counting from `from` to counting from `to`.
+int moved(int index, std::size_t from, std::size_t to) {
+  return index < 0 ? -1 : index - static_cast<int>(from) + static_cast<int>(to);
+}
 
-void PassBuilder::layer_backward(int layer) {
-  mlp_backward(layer);
-  if (is_decoder_of_encoder_decoder(layer)) {
-    attention_block_backward(layer, true);
+//! The templates of `list` from `start` on as a RecordedLayer, or nothing when one refers to a
+//! template before `start`, belongs to another layer, or a parameter wait is left pending.
+std::optional<RecordedLayer> record(const std::vector<TaskTemplate>& list, std::size_t start, int layer, int input,
+                                    int parameters) {
+  const auto inside = [start](int index) { return index < 0 || static_cast<std::size_t>(index) >= start; };
+  if (parameters >= 0 || !inside(input)) return std::nullopt;
+  RecordedLayer recorded{{list.begin() + static_cast<std::ptrdiff_t>(start), list.end()}, moved(input, start, 0)};
+  for (TaskTemplate& step : recorded.templates) {
+    if (step.layer != layer || !inside(step.waits_for) || !inside(step.waits_for_parameters)) return std::nullopt;
+    step.waits_for = moved(step.waits_for, start, 0);
+    step.waits_for_parameters = moved(step.waits_for_parameters, start, 0);
   }
-  attention_block_backward(layer, false);
+  return recorded;
+}
+
+}  // namespace
+
+// A layer that starts with a wait pending (its chunk's input, a parameter gather) is built: the
+// memo holds layers that start with nothing pending.
+void PassBuilder::build_layer(LayerPass pass, Sink sink, int layer) {
+  int& input = sink.list == &forward ? forward_input_ : backward_input_;
+  int& parameters = sink.list == &forward ? forward_parameters_ : backward_parameters_;
+  if (memo_ == nullptr || input >= 0 || parameters >= 0) {
+    emit_layer(pass, sink, layer);
+    return;
+  }
+  const LayerShape shape = layer_shape(layer);
+  const std::size_t start = sink.list->size();
+  if (const RecordedLayer* recorded = memo_->find(groups_, pass, shape)) {
+    for (TaskTemplate step : recorded->templates) {
+      step.layer = layer;
+      step.waits_for = moved(step.waits_for, 0, start);
+      step.waits_for_parameters = moved(step.waits_for_parameters, 0, start);
+      sink.list->push_back(step);
+    }
+    input = moved(recorded->input_after, 0, start);
+    return;
+  }
+  emit_layer(pass, sink, layer);
+  if (auto recorded = record(*sink.list, start, layer, input, parameters)) {
+    memo_->add(groups_, pass, shape, std::move(*recorded));
+  }
 }
 
 void PassBuilder::embedding_forward() {

@@ -31,15 +31,22 @@ struct LayerGroups {
   strategy::GroupPlacement context_ring;
   strategy::GroupPlacement expert;
   strategy::GroupPlacement expert_tensor;
+  bool operator==(const LayerGroups&) const = default;
 };
 
 //! The groups of the rank at `coord`.
 LayerGroups layer_groups(const strategy::JobSpec& job, const strategy::RankLayout& layout,
                          const strategy::RankCoord& coord);
 
+class LayerMemo;
+struct LayerShape;
+enum class LayerPass;
+
 class PassBuilder {
  public:
-  PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table);
+  //! With a `memo` (of the same table), a transformer layer alike to one it holds is copied from
+  //! it, and one it does not hold is added to it.
+  PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups, EventTable& table, LayerMemo* memo = nullptr);
 
   std::vector<TaskTemplate> forward;
   std::vector<TaskTemplate> backward;
@@ -292,6 +299,11 @@ class PassBuilder {
   void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
+  LayerShape layer_shape(int layer) const;
+  //! One pass of a layer: copied from the memo, or built (and then recorded when the memo can
+  //! hold it).
+  void build_layer(LayerPass pass, Sink sink, int layer);
+  void emit_layer(LayerPass pass, Sink sink, int layer);
   void dropout_add_forward(Sink sink, std::int64_t token_count, int layer, int waits_for);
   void dropout_add_backward(std::int64_t token_count, int layer);
 
@@ -321,6 +333,8 @@ class PassBuilder {
   int expert_tensor_parallel_;
   strategy::MoeDispatcher dispatcher_;
   const strategy::Strategy& strategy_;
+  LayerGroups groups_;
+  LayerMemo* memo_;
   //! A forward collective whose output is the next forward compute step's input and which
   //! nothing else waits for (the embedding's reduction): that step waits for it.
   int forward_input_ = -1;

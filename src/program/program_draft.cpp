@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "events/layer_memo.hpp"
 
 namespace distsim::program {
 
@@ -23,9 +24,10 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   const auto placements = schedule_.all_stage_chunk_placements(job_.model, job_.strategy);
   stage_steps_ = schedule_.all_stage_steps(job_.strategy);
   chunk_hops_ = schedule_.all_chunk_hops(stages(), chunks());
+  events::LayerMemo layers(result_.events);
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
-    work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events));
+    work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers));
     copy_reductions_.push_back(
         program::copy_reduction(job_, layout_, coord(device), placements, work_.back(), result_.events));
   }
