@@ -49,10 +49,11 @@ Dependents dependents_of(const Program& program) {
 }
 
 //! The simulation state: how many conditions each task still waits for (its dependencies plus
-//! reaching the head of each of its streams) and the latest time one of them was met. A task without resources ends its
-//! duration after its last condition, so it ends as soon as that is known, whatever else happens meanwhile; only the
-//! tasks that share resources go through the time-ordered queue. Programs without resources run the kSharing = false
-//! instance, which has no queue at all.
+//! reaching the head of each of its streams) and the latest time one of them was met. A task
+//! without resources ends its duration after its last condition, so it ends as soon as that is
+//! known, whatever else happens meanwhile; only the tasks that share resources go through the
+//! time-ordered queue. Programs without resources run the kSharing = false instance, which has
+//! no queue at all.
 template <bool kSharing>
 class Simulation {
  public:
