@@ -58,12 +58,12 @@ class Program {
   std::span<const std::pair<TaskId, ResourceId>> resource_uses() const { return resource_uses_; }
 
  private:
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+
   std::uint32_t num_streams_ = 0;
   std::uint32_t num_resources_ = 0;
   std::vector<SimTime> durations_;
   std::vector<std::uint32_t> stream_offsets_{0};
-  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-
   std::vector<StreamId> stream_list_;
   std::vector<TaskId> next_on_stream_;  //!< beside stream_list_
   std::vector<TaskId> first_on_stream_;

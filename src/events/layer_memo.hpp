@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "events/event_table.hpp"
@@ -29,6 +31,14 @@ enum class LayerPass { forward, recompute, backward };
 struct RecordedLayer {
   std::vector<TaskTemplate> templates;
   int input_after = -1;
+
+  //! The templates of `list` from `start` on, built for `layer`, with the pass's pending input
+  //! and parameter wait after them; nothing when one refers to a template before `start` or
+  //! belongs to another layer, or a parameter wait is left pending.
+  static std::optional<RecordedLayer> record(const std::vector<TaskTemplate>& list, std::size_t start, int layer,
+                                             int input, int parameters);
+  //! Appends the templates to `list` as `layer`'s; returns the pass's pending input after them.
+  int append_to(std::vector<TaskTemplate>& list, int layer) const;
 };
 
 //! The layers built so far for one event table, by groups, pass and shape: a layer alike to one

@@ -461,30 +461,6 @@ void PassBuilder::emit_layer(LayerPass pass, Sink sink, int layer) {
   mlp_forward(sink, layer);
 }
 
-namespace {
-
-//! `index` (-1: none) moved from counting from `from` to counting from `to`.
-int moved(int index, std::size_t from, std::size_t to) {
-  return index < 0 ? -1 : index - static_cast<int>(from) + static_cast<int>(to);
-}
-
-//! The templates of `list` from `start` on as a RecordedLayer, or nothing when one refers to a
-//! template before `start`, belongs to another layer, or a parameter wait is left pending.
-std::optional<RecordedLayer> record(const std::vector<TaskTemplate>& list, std::size_t start, int layer, int input,
-                                    int parameters) {
-  const auto inside = [start](int index) { return index < 0 || static_cast<std::size_t>(index) >= start; };
-  if (parameters >= 0 || !inside(input)) return std::nullopt;
-  RecordedLayer recorded{{list.begin() + static_cast<std::ptrdiff_t>(start), list.end()}, moved(input, start, 0)};
-  for (TaskTemplate& step : recorded.templates) {
-    if (step.layer != layer || !inside(step.waits_for) || !inside(step.waits_for_parameters)) return std::nullopt;
-    step.waits_for = moved(step.waits_for, start, 0);
-    step.waits_for_parameters = moved(step.waits_for_parameters, start, 0);
-  }
-  return recorded;
-}
-
-}  // namespace
-
 // A layer that starts with a wait pending (its chunk's input, a parameter gather) is built: the
 // memo holds layers that start with nothing pending.
 void PassBuilder::build_layer(LayerPass pass, Sink sink, int layer) {
@@ -497,17 +473,11 @@ void PassBuilder::build_layer(LayerPass pass, Sink sink, int layer) {
   const LayerShape shape = layer_shape(layer);
   const std::size_t start = sink.list->size();
   if (const RecordedLayer* recorded = memo_->find(groups_, pass, shape)) {
-    for (TaskTemplate step : recorded->templates) {
-      step.layer = layer;
-      step.waits_for = moved(step.waits_for, 0, start);
-      step.waits_for_parameters = moved(step.waits_for_parameters, 0, start);
-      sink.list->push_back(step);
-    }
-    input = moved(recorded->input_after, 0, start);
+    input = recorded->append_to(*sink.list, layer);
     return;
   }
   emit_layer(pass, sink, layer);
-  if (auto recorded = record(*sink.list, start, layer, input, parameters)) {
+  if (auto recorded = RecordedLayer::record(*sink.list, start, layer, input, parameters)) {
     memo_->add(groups_, pass, shape, std::move(*recorded));
   }
 }
