@@ -2,39 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
+#include <vector>
 
 namespace distsim::analysis {
 
 namespace {
 
 using Interval = std::pair<SimTime, SimTime>;
-
-//! The union of intervals, each run sorted by start (a stream's tasks, which run one after
-//! another), as sorted disjoint intervals: the runs merged pairwise, then overlaps joined.
-std::vector<Interval> union_of(std::vector<std::vector<Interval>> runs) {
-  while (runs.size() > 1) {
-    std::vector<std::vector<Interval>> pairs;
-    pairs.reserve((runs.size() + 1) / 2);
-    for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-      std::vector<Interval>& both = pairs.emplace_back();
-      both.reserve(runs[i].size() + runs[i + 1].size());
-      std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), std::back_inserter(both));
-    }
-    if (runs.size() % 2 == 1) pairs.push_back(std::move(runs.back()));
-    runs = std::move(pairs);
-  }
-  std::vector<Interval> result;
-  if (runs.empty()) return result;
-  for (const auto& interval : runs.front()) {
-    if (!result.empty() && interval.first <= result.back().second) {
-      result.back().second = std::max(result.back().second, interval.second);
-    } else {
-      result.push_back(interval);
-    }
-  }
-  return result;
-}
 
 //! Total length of `covered` not overlapped by `excluded` (both merged and sorted).
 SimTime length_outside(const std::vector<Interval>& covered, const std::vector<Interval>& excluded) {
@@ -75,37 +49,87 @@ struct DeviceBusy {
   SimTime last_end = 0;
 };
 
+//! A stream's tasks in the order it runs them, which, one at a time, is also the order of their
+//! times: sorted and disjoint intervals without a sort.
+class StreamWalk {
+ public:
+  StreamWalk(const engine::Program& program, const engine::TaskTimes& times, engine::StreamId stream)
+      : program_(&program), times_(&times), stream_(stream), task_(program.first_on_stream(stream)) {
+    settle();
+  }
+  bool done() const { return task_ == engine::kNoTask; }
+  SimTime start() const { return start_; }
+  SimTime end() const { return end_; }
+  void next() {
+    advance();
+    settle();
+  }
+
+ private:
+  void advance() {
+    const auto streams = program_->streams(task_);
+    const auto slot = static_cast<std::size_t>(std::find(streams.begin(), streams.end(), stream_) - streams.begin());
+    task_ = program_->next_on_streams(task_)[slot];
+  }
+  //! Moves past tasks that take no time and reads the times of the one it stops at.
+  void settle() {
+    for (; !done(); advance()) {
+      start_ = times_->start[task_];
+      end_ = times_->end[task_];
+      if (end_ > start_) return;
+    }
+  }
+
+  const engine::Program* program_;
+  const engine::TaskTimes* times_;
+  engine::StreamId stream_;
+  engine::TaskId task_;
+  SimTime start_ = 0;
+  SimTime end_ = 0;
+};
+
+//! The union of the streams' activities as sorted disjoint intervals: the streams' runs merged by
+//! start, each interval joined to the one before where they overlap or touch.
+std::vector<Interval> union_of(std::vector<StreamWalk> walks) {
+  std::vector<Interval> result;
+  std::erase_if(walks, [](const StreamWalk& walk) { return walk.done(); });
+  while (!walks.empty()) {
+    auto earliest = walks.begin();
+    for (auto it = walks.begin() + 1; it != walks.end(); ++it) {
+      if (it->start() < earliest->start()) earliest = it;
+    }
+    const Interval interval{earliest->start(), earliest->end()};
+    if (!result.empty() && interval.first <= result.back().second) {
+      result.back().second = std::max(result.back().second, interval.second);
+    } else {
+      result.push_back(interval);
+    }
+    earliest->next();
+    if (earliest->done()) walks.erase(earliest);
+  }
+  return result;
+}
+
 std::vector<DeviceBusy> busy_intervals(const program::JobProgram& job_program, const engine::TaskTimes& times) {
   const size_t devices = job_program.devices.size();
-  std::vector<std::vector<Interval>> by_stream(job_program.streams.size());
-  std::vector<DeviceBusy> busy(devices);
-  for (auto& device : busy) {
-    device.first_start = times.makespan;
-  }
-  for (engine::TaskId task = 0; task < job_program.program.num_tasks(); ++task) {
-    const SimTime start = times.start[task];
-    const SimTime end = times.end[task];
-    if (end <= start) {
-      continue;
-    }
-    for (engine::StreamId stream : job_program.program.streams(task)) {
-      by_stream[stream].emplace_back(start, end);
-      auto& device = busy[static_cast<size_t>(job_program.streams[stream].device)];
-      device.first_start = std::min(device.first_start, start);
-      device.last_end = std::max(device.last_end, end);
-    }
-  }
-  std::vector<std::vector<std::vector<Interval>>> compute(devices);
-  std::vector<std::vector<std::vector<Interval>>> communication(devices);
-  for (std::size_t stream = 0; stream < by_stream.size(); ++stream) {
-    if (by_stream[stream].empty()) continue;
+  std::vector<std::vector<StreamWalk>> compute(devices);
+  std::vector<std::vector<StreamWalk>> communication(devices);
+  for (engine::StreamId stream = 0; stream < job_program.streams.size(); ++stream) {
     const auto& info = job_program.streams[stream];
-    auto& runs = info.kind == events::StreamKind::compute ? compute : communication;
-    runs[static_cast<size_t>(info.device)].push_back(std::move(by_stream[stream]));
+    auto& walks = info.kind == events::StreamKind::compute ? compute : communication;
+    walks[static_cast<size_t>(info.device)].emplace_back(job_program.program, times, stream);
   }
+  std::vector<DeviceBusy> busy(devices);
   for (size_t d = 0; d < devices; ++d) {
-    busy[d].compute = union_of(std::move(compute[d]));
-    busy[d].communication = union_of(std::move(communication[d]));
+    DeviceBusy& device = busy[d];
+    device.compute = union_of(std::move(compute[d]));
+    device.communication = union_of(std::move(communication[d]));
+    device.first_start = times.makespan;
+    for (const auto* intervals : {&device.compute, &device.communication}) {
+      if (intervals->empty()) continue;
+      device.first_start = std::min(device.first_start, intervals->front().first);
+      device.last_end = std::max(device.last_end, intervals->back().second);
+    }
   }
   return busy;
 }

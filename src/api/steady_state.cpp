@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "schedule/pipeline_schedule.hpp"
@@ -71,15 +72,32 @@ bool step_orders_repeat(const strategy::Strategy& strategy, const schedule::Pipe
   return true;
 }
 
-//! The tasks of each micro-batch, in the order they were added.
-std::vector<std::vector<TaskId>> microbatch_tasks(const program::JobProgram& program) {
-  std::vector<std::vector<TaskId>> tasks(static_cast<std::size_t>(program.num_microbatches));
-  for (TaskId task = 0; task < program.tasks.size(); ++task) {
-    const int microbatch = program.tasks[task].microbatch;
-    if (microbatch >= 0) tasks[static_cast<std::size_t>(microbatch)].push_back(task);
+//! The tasks of each micro-batch, in the order they were added, one micro-batch after another.
+class MicrobatchTasks {
+ public:
+  explicit MicrobatchTasks(const program::JobProgram& program)
+      : offsets_(static_cast<std::size_t>(program.num_microbatches) + 1, 0) {
+    for (const program::TaskInfo& task : program.tasks) {
+      if (task.microbatch >= 0) ++offsets_[static_cast<std::size_t>(task.microbatch) + 1];
+    }
+    for (std::size_t m = 1; m < offsets_.size(); ++m) offsets_[m] += offsets_[m - 1];
+    tasks_.resize(offsets_.back());
+    std::vector<std::size_t> fill(offsets_.begin(), offsets_.end() - 1);
+    for (TaskId task = 0; task < program.tasks.size(); ++task) {
+      const int microbatch = program.tasks[task].microbatch;
+      if (microbatch >= 0) tasks_[fill[static_cast<std::size_t>(microbatch)]++] = task;
+    }
   }
-  return tasks;
-}
+  int size() const { return static_cast<int>(offsets_.size()) - 1; }
+  std::span<const TaskId> of(int microbatch) const {
+    const auto m = static_cast<std::size_t>(microbatch);
+    return {tasks_.data() + offsets_[m], offsets_[m + 1] - offsets_[m]};
+  }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::vector<TaskId> tasks_;
+};
 
 bool same_work(const program::JobProgram& program, TaskId a, TaskId b) {
   const program::TaskInfo& x = program.tasks[a];
@@ -94,7 +112,7 @@ bool same_work(const program::JobProgram& program, TaskId a, TaskId b) {
 //! How much later every task of `later` runs than the same task of `earlier`, when that is one
 //! positive amount; none otherwise.
 std::optional<SimTime> repeat_shift(const program::JobProgram& program, const engine::TaskTimes& times,
-                                    const std::vector<TaskId>& later, const std::vector<TaskId>& earlier) {
+                                    std::span<const TaskId> later, std::span<const TaskId> earlier) {
   if (later.size() != earlier.size() || later.empty()) return std::nullopt;
   const SimTime shift = times.start[later.front()] - times.start[earlier.front()];
   if (shift <= 0) return std::nullopt;
@@ -108,8 +126,8 @@ std::optional<SimTime> repeat_shift(const program::JobProgram& program, const en
   return shift;
 }
 
-//! The longest stretch of consecutive micro-batches each of which repeats the one `period` before it
-//! by one time shift.
+//! A stretch of consecutive micro-batches each of which repeats the one `period` before it by one
+//! time shift.
 struct RepeatingStretch {
   int first = 0;  //!< the first micro-batch that repeats an earlier one
   int last = -1;
@@ -117,23 +135,53 @@ struct RepeatingStretch {
   int length() const { return last - first + 1; }
 };
 
-RepeatingStretch longest_repeating_stretch(const program::JobProgram& program, const engine::TaskTimes& times,
-                                           const std::vector<std::vector<TaskId>>& tasks, int period) {
-  RepeatingStretch best;
-  RepeatingStretch current;
-  for (int m = period; m < static_cast<int>(tasks.size()); ++m) {
-    const auto shift =
-        repeat_shift(program, times, tasks[static_cast<std::size_t>(m)], tasks[static_cast<std::size_t>(m - period)]);
-    if (!shift) {
-      current = {};
-      continue;
-    }
-    if (current.length() <= 0 || current.shift != *shift) current = {m, m, *shift};
-    current.last = m;
-    if (current.length() > best.length()) best = current;
+class RepeatFinder {
+ public:
+  RepeatFinder(const program::JobProgram& program, const engine::TaskTimes& times, int period)
+      : program_(program), times_(times), tasks_(program), period_(period) {}
+
+  //! How much later micro-batch `m` runs than the one a period before it, when it repeats it.
+  std::optional<SimTime> shift(int m) const {
+    if (m < period_ || m >= tasks_.size()) return std::nullopt;
+    return repeat_shift(program_, times_, tasks_.of(m), tasks_.of(m - period_));
   }
-  return best;
-}
+
+  //! The stretch that holds micro-batch `m`, as long as it goes either way; empty when `m` does not
+  //! repeat.
+  RepeatingStretch around(int m) const {
+    const auto at = shift(m);
+    if (!at) return {};
+    RepeatingStretch stretch{m, m, *at};
+    while (shift(stretch.first - 1) == at) --stretch.first;
+    while (shift(stretch.last + 1) == at) ++stretch.last;
+    return stretch;
+  }
+
+  //! The longest stretch anywhere (the first of equal ones).
+  RepeatingStretch longest() const {
+    RepeatingStretch best;
+    RepeatingStretch current;
+    for (int m = period_; m < tasks_.size(); ++m) {
+      const auto at = shift(m);
+      if (!at) {
+        current = {};
+        continue;
+      }
+      if (current.length() <= 0 || current.shift != *at) current = {m, m, *at};
+      current.last = m;
+      if (current.length() > best.length()) best = current;
+    }
+    return best;
+  }
+
+  std::span<const TaskId> tasks_of(int microbatch) const { return tasks_.of(microbatch); }
+
+ private:
+  const program::JobProgram& program_;
+  const engine::TaskTimes& times_;
+  MicrobatchTasks tasks_;
+  int period_;
+};
 
 //! Whether every task that runs in `window` belongs to a micro-batch from `first` to `last`.
 bool only_microbatches_in(const program::JobProgram& program, const engine::TaskTimes& times,
@@ -185,27 +233,33 @@ strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStateP
 
 SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
                                        program::JobProgram& shorter, const engine::TaskTimes& times) {
-  const auto tasks = microbatch_tasks(shorter);
-  const RepeatingStretch stretch = longest_repeating_stretch(shorter, times, tasks, plan.period);
-  SteadyStateOutcome outcome{std::nullopt, std::max(stretch.length(), 0)};
-  const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
+  const RepeatFinder finder(shorter, times, plan.period);
   const program::MicrobatchRange counted = plan.counted();
+  // The stretch must hold the counted period, or begin right after it: it holds the micro-batch
+  // after the counted ones, or ends with them.
+  RepeatingStretch stretch = finder.around(counted.last);
+  if (stretch.length() <= 0) stretch = finder.around(counted.last - 1);
+  const auto repeats_too_little = [&] {
+    return SteadyStateOutcome{std::nullopt, std::max(finder.longest().length(), 0)};
+  };
+  const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
   if (stretch.length() < depth + plan.period || shorter.counted_microbatches.first != counted.first ||
       shorter.counted_microbatches.last != counted.last || counted.first < stretch.first - plan.period ||
       counted.last > stretch.last + 1) {
-    return outcome;
+    return repeats_too_little();
   }
   // One period of time late in the stretch, where the timeline repeats: every activity near it
   // belongs to the stretch (the pipeline's older micro-batches are still in flight when a new one
   // starts), so the time of one repeat is what the devices do in it.
   const int late = stretch.last - 2 * plan.period;
-  if (late < stretch.first) return outcome;
+  if (late < stretch.first) return repeats_too_little();
   const SimTime period_time = stretch.shift;
-  const SimTime begin = times.start[tasks[static_cast<std::size_t>(late)].front()];
+  const SimTime begin = times.start[finder.tasks_of(late).front()];
   if (!only_microbatches_in(shorter, times, {begin - period_time, begin + 2 * period_time}, stretch.first - plan.period,
                             stretch.last)) {
-    return outcome;
+    return repeats_too_little();
   }
+  SteadyStateOutcome outcome{std::nullopt, stretch.length()};
   const SimTime repeats = plan.repeats();
   const SimTime iteration_time = times.makespan + repeats * period_time;
   auto [devices, one_repeat] = analysis::device_stats(shorter, times, {begin, begin + period_time});
