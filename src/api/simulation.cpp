@@ -226,14 +226,11 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   std::set<std::vector<std::int64_t>> priced;
   SimTime busiest = 0;
-  const auto stage_steps = schedule.all_stage_steps(s);
   const auto stage_placements = schedule.all_stage_chunk_placements(job.model, s);
+  // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
+  const std::vector<SimTime> forwards(static_cast<size_t>(chunks),
+                                      schedule.microbatches_per_chunk(s.num_microbatches()));
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
-    // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
-    std::vector<SimTime> forwards(static_cast<size_t>(chunks), 0);
-    for (const auto& step : stage_steps[static_cast<size_t>(stage)]) {
-      if (step.kind == schedule::StepKind::forward) ++forwards[static_cast<size_t>(step.chunk)];
-    }
     const auto& placements = stage_placements[static_cast<size_t>(stage)];
     if (!priced.insert(stage_shape(job.model, placements, forwards)).second) continue;
     events::EventTable table;

@@ -9,10 +9,43 @@ ResourceSharing::ResourceSharing(const Program& program) : program_(program) {
   if (program.resource_uses().empty()) {
     return;
   }
-  const std::vector<std::uint32_t> counts = assign_slots(program);
-  group_by_slot(program.resource_uses(), counts);
-  state_.resize(counts.size());
+  if (!group_in_order(program)) {
+    const std::vector<std::uint32_t> counts = assign_slots(program);
+    group_by_slot(program.resource_uses(), counts);
+  }
+  state_.resize(offsets_.size() - 1);
   running_.resize(program.num_resources());
+}
+
+// A builder declares a task's uses one after another as it adds the task, so its uses are
+// usually grouped by task already: then one pass gives each task its slot and resources. False
+// (and nothing kept) as soon as a task's uses are not all together.
+bool ResourceSharing::group_in_order(const Program& program) {
+  const auto uses = program.resource_uses();
+  slot_.assign(program.num_tasks(), kNoSlot);
+  offsets_.assign(1, 0);
+  offsets_.reserve(uses.size() + 1);
+  resources_.reserve(uses.size());
+  for (std::size_t first = 0; first < uses.size();) {
+    const TaskId task = uses[first].first;
+    if (slot_[task] != kNoSlot) {
+      offsets_.clear();
+      resources_.clear();
+      return false;
+    }
+    slot_[task] = static_cast<std::uint32_t>(offsets_.size() - 1);
+    const std::size_t begin = resources_.size();
+    for (; first < uses.size() && uses[first].first == task; ++first) {
+      // A task has a few uses: each goes where it belongs among those before it, once.
+      const ResourceId resource = uses[first].second;
+      std::size_t at = resources_.size();
+      while (at > begin && resources_[at - 1] > resource) --at;
+      if (at > begin && resources_[at - 1] == resource) continue;
+      resources_.insert(resources_.begin() + static_cast<std::ptrdiff_t>(at), resource);
+    }
+    offsets_.push_back(static_cast<std::uint32_t>(resources_.size()));
+  }
+  return true;
 }
 
 // Slots go to tasks in the order of their first declared use.

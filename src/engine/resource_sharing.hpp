@@ -54,6 +54,8 @@ class ResourceSharing {
     const std::uint32_t slot = slot_[task];
     return {resources_.data() + offsets_[slot], offsets_[slot + 1] - offsets_[slot]};
   }
+  //! Fills slot_, offsets_ and resources_ when each task's uses were declared together.
+  bool group_in_order(const Program& program);
   //! Fills slot_; returns how many uses each slot declared.
   std::vector<std::uint32_t> assign_slots(const Program& program);
   //! Fills offsets_ and resources_.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -36,6 +37,12 @@ class ReasonTexts {
     if (!shared) shared = std::make_shared<const std::string>(std::move(text));
     return shared;
   }
+  //! The copy of `text` kept here, `text` itself when it is the first of its kind.
+  std::shared_ptr<const std::string> adopt(const std::shared_ptr<const std::string>& text) {
+    auto& shared = texts_[*text];
+    if (!shared) shared = text;
+    return shared;
+  }
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
@@ -54,11 +61,9 @@ std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, d
 
 //! `job` as a candidate: its strategy, with its model and cluster shared as `setting` and its
 //! reason, if any, from `reasons`.
-Candidate make_candidate(const strategy::JobSpec& job, std::shared_ptr<const ModelOnCluster> setting,
-                         double memory_limit_bytes, ReasonTexts& reasons) {
-  Candidate candidate;
-  candidate.setting = std::move(setting);
-  candidate.strategy = job.strategy;
+//! Checks `candidate`, whose job is `job`, against the job rules and then against memory.
+void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes,
+                     ReasonTexts& reasons) {
   std::string problem;
   try {
     problem = schedule::job_problems_message(job);
@@ -68,14 +73,55 @@ Candidate make_candidate(const strategy::JobSpec& job, std::shared_ptr<const Mod
   if (!problem.empty()) {
     candidate.status = CandidateStatus::invalid;
     candidate.reason_text = reasons.of(std::move(problem));
-    return candidate;
+    return;
   }
   std::string too_large = memory_problem(candidate, job, memory_limit_bytes);
   if (!too_large.empty()) {
     candidate.status = CandidateStatus::out_of_memory;
     candidate.reason_text = reasons.of(std::move(too_large));
   }
-  return candidate;
+}
+
+//! Checks every candidate, in blocks of consecutive ones shared out over `threads` (each block
+//! copies the model and cluster of a cluster size once), then gives equal reasons one text. A
+//! failure is that of the first candidate that fails, whatever the threads.
+void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads) {
+  constexpr std::size_t kBlock = 512;
+  const std::size_t blocks = (candidates.size() + kBlock - 1) / kBlock;
+  std::vector<ReasonTexts> block_reasons(blocks);
+  std::vector<std::exception_ptr> failures(blocks);
+  parallel_for(blocks, threads, [&](std::size_t block) {
+    try {
+      strategy::JobSpec job;
+      const ModelOnCluster* setting = nullptr;
+      for (std::size_t i = block * kBlock; i < std::min(candidates.size(), (block + 1) * kBlock); ++i) {
+        Candidate& candidate = candidates[i];
+        if (candidate.setting.get() != setting) {
+          setting = candidate.setting.get();
+          job.model = setting->model;
+          job.cluster = setting->cluster;
+        }
+        job.strategy = candidate.strategy;
+        check_candidate(candidate, job, memory_limit_bytes, block_reasons[block]);
+      }
+    } catch (...) {
+      failures[block] = std::current_exception();
+    }
+  });
+  for (const auto& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+  ReasonTexts reasons;
+  const std::string* last = nullptr;
+  std::shared_ptr<const std::string> last_shared;
+  for (Candidate& candidate : candidates) {
+    if (!candidate.reason_text) continue;
+    if (candidate.reason_text.get() != last) {
+      last = candidate.reason_text.get();
+      last_shared = reasons.adopt(candidate.reason_text);
+    }
+    candidate.reason_text = last_shared;
+  }
 }
 
 //! Builds candidates one searched setting at a time, in table order, so that a free setting's
@@ -85,8 +131,7 @@ Candidate make_candidate(const strategy::JobSpec& job, std::shared_ptr<const Mod
 //! copied once, into the setting its candidates share.
 class CandidateBuilder {
  public:
-  CandidateBuilder(const SearchSpace& space, double memory_limit_bytes)
-      : space_(space), options_(varied_options(space)), memory_limit_bytes_(memory_limit_bytes) {
+  explicit CandidateBuilder(const SearchSpace& space) : space_(space), options_(varied_options(space)) {
     for (std::size_t level = 0; level < options_.size(); ++level) {
       for (int dim = 0; dim < strategy::kParallelDimCount; ++dim) {
         if (options_[level]->key == strategy::parallel_dim_name(static_cast<strategy::ParallelDim>(dim))) {
@@ -110,7 +155,9 @@ class CandidateBuilder {
  private:
   void expand(std::size_t level) {
     if (level == options_.size()) {
-      candidates_.push_back(make_candidate(job_, setting_, memory_limit_bytes_, reasons_));
+      Candidate& candidate = candidates_.emplace_back();
+      candidate.setting = setting_;
+      candidate.strategy = job_.strategy;
       return;
     }
     const options::JobOption& option = *options_[level];
@@ -130,11 +177,9 @@ class CandidateBuilder {
 
   const SearchSpace& space_;
   std::vector<const options::JobOption*> options_;
-  double memory_limit_bytes_;
   std::size_t last_size_level_ = 0;
   strategy::JobSpec job_;
   std::shared_ptr<const ModelOnCluster> setting_;
-  ReasonTexts reasons_;
   std::vector<Candidate> candidates_;
 };
 
@@ -421,9 +466,11 @@ double SearchResult::best_worst_ratio() const {
   return worst > 0 ? candidates[*fastest()].samples_per_s / worst : 0.0;
 }
 
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes) {
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads) {
   check_search_space(space);
-  return CandidateBuilder(space, memory_limit_bytes).build();
+  std::vector<Candidate> candidates = CandidateBuilder(space).build();
+  check_candidates(candidates, memory_limit_bytes, threads);
+  return candidates;
 }
 
 SearchResult run_search(const SearchSpace& space, const SearchOptions& options) {
@@ -431,7 +478,7 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   result.objectives = options.objectives;
   result.goal = options.goal;
   result.memory_limit_bytes = memory_limit(space, options);
-  result.candidates = enumerate_candidates(space, options.memory_limit_bytes.value_or(0));
+  result.candidates = enumerate_candidates(space, options.memory_limit_bytes.value_or(0), options.threads);
   std::vector<std::size_t> to_simulate;
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     Candidate& candidate = result.candidates[i];

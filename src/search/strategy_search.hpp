@@ -65,8 +65,8 @@ struct SearchResult {
 //! when free) whose parallel sizes use every GPU of the cluster (of each of the space's node
 //! counts), each checked against the job
 //! rules (invalid ones carry the reason) and against memory (`memory_limit_bytes`, or the GPU's
-//! memory when 0).
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0);
+//! memory when 0), on `threads` threads; the same candidates whatever the threads.
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0, int threads = 1);
 
 //! Enumerates, prunes by memory, then by the lower bound on the ranked objective (largest bound
 //! last: the candidates

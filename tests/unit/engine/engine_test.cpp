@@ -243,6 +243,31 @@ TEST(SharedResources, CountAUseDeclaredTwiceOnce) {
   EXPECT_EQ(times.end[b], 20 * kMs);
 }
 
+TEST(SharedResources, ReadUsesDeclaredInAnyOrder) {
+  // The uses of ATaskOnTwoResourcesRunsAtItsSlowestShare declared with X's two uses apart and
+  // one declared twice, the same sharing: Y ends at 20 ms, X, Z and W at 30 ms.
+  Program program;
+  const ResourceId r1 = program.add_resource();
+  const ResourceId r2 = program.add_resource();
+  std::vector<TaskId> tasks;
+  for (int i = 0; i < 4; ++i) {
+    const StreamId stream = program.add_stream();
+    tasks.push_back(program.add_task(10 * kMs, {{stream}}));
+  }
+  const TaskId x = tasks[0], y = tasks[1], z = tasks[2], w = tasks[3];
+  program.add_resource_use(w, r2);
+  program.add_resource_use(x, r2);
+  program.add_resource_use(y, r1);
+  program.add_resource_use(z, r2);
+  program.add_resource_use(x, r1);
+  program.add_resource_use(x, r2);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[y], 20 * kMs);
+  EXPECT_EQ(times.end[x], 30 * kMs);
+  EXPECT_EQ(times.end[z], 30 * kMs);
+  EXPECT_EQ(times.end[w], 30 * kMs);
+}
+
 TEST(SharedResources, RoundEndsToTheNearestNanosecond) {
   // A, B and C need 10 ns each from 0, D 10 ns from 1 ns (after a 1 ns task without resources).
   // In the first ns three share: A, B, C have 9 2/3 ns left. From 1 ns four share, so A, B, C

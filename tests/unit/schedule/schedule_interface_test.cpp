@@ -80,6 +80,27 @@ TEST(MicrobatchesInFlight, IsThePeakOfTheSchedulesSteps) {
   }
 }
 
+// Every chunk of every stage runs as many forwards as microbatches_per_chunk says, which the
+// lower bound of a search reads instead of the steps: all m, or m / 2 for DualPipe's two
+// directions; counted from each built-in schedule's own steps for valid micro-batch counts (DualPipe needs
+// at least 2p).
+TEST(MicrobatchesPerChunk, IsEachChunksCountOfForwards) {
+  for (const auto* schedule : all_schedules()) {
+    const int chunks = schedule->chunks_per_stage(2);
+    for (int m : {8, 16, 24}) {
+      const auto steps = schedule->all_steps(4, m, chunks);
+      for (int stage = 0; stage < 4; ++stage) {
+        std::vector<int> forwards(static_cast<size_t>(chunks), 0);
+        for (const auto& step : steps[static_cast<size_t>(stage)]) {
+          if (step.kind == StepKind::forward) ++forwards[static_cast<size_t>(step.chunk)];
+        }
+        EXPECT_EQ(forwards, std::vector<int>(static_cast<size_t>(chunks), schedule->microbatches_per_chunk(m)))
+            << schedule->name() << " stage " << stage << " m " << m;
+      }
+    }
+  }
+}
+
 // The all-stage answers (which ZBV's greedy finds in one run, and the V schedules' peaks from it)
 // come in stage order and are each stage's own answer, for every built-in schedule.
 TEST(AllStages, AreEachStagesOwnStepsAndMicrobatchesInFlight) {

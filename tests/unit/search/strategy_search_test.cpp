@@ -75,6 +75,34 @@ TEST(StrategySearch, ResultDoesNotDependOnTheThreadCount) {
   }
 }
 
+TEST(StrategySearch, CandidatesDoNotDependOnTheThreadCount) {
+  // Every setting free on 64 GPUs: over a thousand candidates, checked in several blocks of
+  // consecutive ones, so threads check blocks side by side. The same statuses, reasons and
+  // memory whatever the threads, and one text per reason across blocks.
+  SearchSpace space;
+  space.base.model = catalog::find_model("gpt2-345m");
+  space.base.cluster = catalog::find_cluster("pcie-a40");
+  space.base.cluster.num_hosts = 8;
+  space.base.cluster.gpus_per_host = 8;
+  space.base.strategy.global_batch_size = 64;
+  const auto one = enumerate_candidates(space, 0, 1);
+  const auto three = enumerate_candidates(space, 0, 3);
+  ASSERT_GT(one.size(), 1024U);
+  ASSERT_EQ(one.size(), three.size());
+  std::map<std::string, const std::string*> texts;
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].label(), three[i].label());
+    EXPECT_EQ(one[i].status, three[i].status) << one[i].label();
+    EXPECT_EQ(one[i].reason(), three[i].reason()) << one[i].label();
+    EXPECT_EQ(one[i].peak_memory_bytes, three[i].peak_memory_bytes) << one[i].label();
+    if (three[i].reason_text) {
+      const auto known = texts.emplace(three[i].reason(), three[i].reason_text.get()).first;
+      EXPECT_EQ(known->second, three[i].reason_text.get()) << three[i].reason();
+    }
+  }
+  EXPECT_GT(texts.size(), 1U);
+}
+
 TEST(StrategySearch, BertExLargeOnSixteenA10HasFifteenValidSettings) {
   // The DistSim paper's use case: every (tp, pp, dp) with product 16 is valid for 48 layers,
   // 16 heads and global batch 16.
