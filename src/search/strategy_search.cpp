@@ -141,20 +141,34 @@ class CandidateBuilder {
     }
   }
 
+  //! Counts the candidates first, so that the large array of them is allocated once (a million
+  //! candidates take 300 MB, which growing would copy and fault in again and again).
   std::vector<Candidate> build() {
-    const options::JobOption& nodes = options::option("nodes");
-    for (const int count : space_.cluster_node_counts()) {
-      job_ = space_.base;
-      nodes.apply(count, job_, {});
-      setting_ = std::make_shared<const ModelOnCluster>(ModelOnCluster{job_.model, job_.cluster});
-      expand(0);
-    }
+    counting_ = true;
+    for_each_cluster_size();
+    candidates_.reserve(counted_);
+    counting_ = false;
+    for_each_cluster_size();
     return std::move(candidates_);
   }
 
  private:
+  void for_each_cluster_size() {
+    const options::JobOption& nodes = options::option("nodes");
+    for (const int count : space_.cluster_node_counts()) {
+      job_ = space_.base;
+      nodes.apply(count, job_, {});
+      if (!counting_) setting_ = std::make_shared<const ModelOnCluster>(ModelOnCluster{job_.model, job_.cluster});
+      expand(0);
+    }
+  }
+
   void expand(std::size_t level) {
     if (level == options_.size()) {
+      if (counting_) {
+        ++counted_;
+        return;
+      }
       Candidate& candidate = candidates_.emplace_back();
       candidate.setting = setting_;
       candidate.strategy = job_.strategy;
@@ -180,6 +194,8 @@ class CandidateBuilder {
   std::size_t last_size_level_ = 0;
   strategy::JobSpec job_;
   std::shared_ptr<const ModelOnCluster> setting_;
+  bool counting_ = false;
+  std::size_t counted_ = 0;
   std::vector<Candidate> candidates_;
 };
 
