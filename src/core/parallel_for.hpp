@@ -28,9 +28,10 @@ void parallel_for(std::size_t count, int threads, Work work) {
       }
     }
   };
-  const auto extra = static_cast<std::size_t>(std::max(threads, 1)) - 1;
+  // The calling thread works too, so `count` items need at most count - 1 more threads.
+  const auto extra = std::min(static_cast<std::size_t>(std::max(threads, 1)) - 1, count > 0 ? count - 1 : 0);
   std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < std::min(extra, count); ++t) {
+  for (std::size_t t = 0; t < extra; ++t) {
     pool.emplace_back(worker);
   }
   worker();

@@ -86,7 +86,7 @@ void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double 
 //! copies the model and cluster of a cluster size once), then gives equal reasons one text. A
 //! failure is that of the first candidate that fails, whatever the threads.
 void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads) {
-  constexpr std::size_t kBlock = 512;
+  constexpr std::size_t kBlock = 64;
   const std::size_t blocks = (candidates.size() + kBlock - 1) / kBlock;
   std::vector<ReasonTexts> block_reasons(blocks);
   std::vector<std::exception_ptr> failures(blocks);
