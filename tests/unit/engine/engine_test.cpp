@@ -180,30 +180,39 @@ TEST(SharedResources, AShortTaskLeavesTheWholeResourceWhenItEnds) {
   EXPECT_EQ(times.end[a], 14 * kMs);
 }
 
-TEST(SharedResources, ATaskOnTwoResourcesRunsAtItsSlowestShare) {
-  // X uses R1 and R2; Y uses R1; Z and W use R2; each needs 10 ms alone and all start at 0.
-  // R1 has 2 tasks, R2 has 3: X runs at min(1/2, 1/3) = 1/3, Y at 1/2, Z and W at 1/3. Y ends
-  // at 20 ms; X, Z and W have 10 − 20/3 = 10/3 ms left. R1 now holds X alone, but R2 still
-  // holds 3, so X stays at 1/3 and X, Z, W end at 20 + 3 · 10/3 = 30 ms.
+namespace {
+
+//! X, Y, Z and W need 10 ms each and start at 0; X uses R1 and R2, Y R1, Z and W R2. `uses` says in
+//! which order the uses are declared, as (task, resource) indices; their ends, X's first.
+std::vector<SimTime> ends_on_two_resources(const std::vector<std::pair<int, int>>& uses) {
   Program program;
-  const ResourceId r1 = program.add_resource();
-  const ResourceId r2 = program.add_resource();
+  const std::vector<ResourceId> resources{program.add_resource(), program.add_resource()};
   std::vector<TaskId> tasks;
   for (int i = 0; i < 4; ++i) {
     const StreamId stream = program.add_stream();
     tasks.push_back(program.add_task(10 * kMs, {{stream}}));
   }
-  const TaskId x = tasks[0], y = tasks[1], z = tasks[2], w = tasks[3];
-  program.add_resource_use(x, r1);
-  program.add_resource_use(x, r2);
-  program.add_resource_use(y, r1);
-  program.add_resource_use(z, r2);
-  program.add_resource_use(w, r2);
+  for (const auto& [task, resource] : uses) {
+    program.add_resource_use(tasks[static_cast<size_t>(task)], resources[static_cast<size_t>(resource)]);
+  }
   const TaskTimes times = run(program);
-  EXPECT_EQ(times.end[y], 20 * kMs);
-  EXPECT_EQ(times.end[x], 30 * kMs);
-  EXPECT_EQ(times.end[z], 30 * kMs);
-  EXPECT_EQ(times.end[w], 30 * kMs);
+  return {times.end[tasks[0]], times.end[tasks[1]], times.end[tasks[2]], times.end[tasks[3]]};
+}
+
+}  // namespace
+
+TEST(SharedResources, ATaskOnTwoResourcesRunsAtItsSlowestShare) {
+  // R1 has 2 tasks, R2 has 3: X runs at min(1/2, 1/3) = 1/3, Y at 1/2, Z and W at 1/3. Y ends
+  // at 20 ms; X, Z and W have 10 − 20/3 = 10/3 ms left. R1 now holds X alone, but R2 still
+  // holds 3, so X stays at 1/3 and X, Z, W end at 20 + 3 · 10/3 = 30 ms.
+  const std::vector<SimTime> expected{30 * kMs, 20 * kMs, 30 * kMs, 30 * kMs};
+  EXPECT_EQ(ends_on_two_resources({{0, 0}, {0, 1}, {1, 0}, {2, 1}, {3, 1}}), expected);
+}
+
+TEST(SharedResources, ReadUsesDeclaredInAnyOrder) {
+  // The same uses with X's two apart and one of them declared twice: the same sharing.
+  const std::vector<SimTime> expected{30 * kMs, 20 * kMs, 30 * kMs, 30 * kMs};
+  EXPECT_EQ(ends_on_two_resources({{3, 1}, {0, 1}, {1, 0}, {2, 1}, {0, 0}, {0, 1}}), expected);
 }
 
 TEST(SharedResources, LeaveTasksWithoutResourcesAndLoneUsersUnchanged) {
@@ -241,31 +250,6 @@ TEST(SharedResources, CountAUseDeclaredTwiceOnce) {
   const TaskTimes times = run(program);
   EXPECT_EQ(times.end[a], 20 * kMs);
   EXPECT_EQ(times.end[b], 20 * kMs);
-}
-
-TEST(SharedResources, ReadUsesDeclaredInAnyOrder) {
-  // The uses of ATaskOnTwoResourcesRunsAtItsSlowestShare declared with X's two uses apart and
-  // one declared twice, the same sharing: Y ends at 20 ms, X, Z and W at 30 ms.
-  Program program;
-  const ResourceId r1 = program.add_resource();
-  const ResourceId r2 = program.add_resource();
-  std::vector<TaskId> tasks;
-  for (int i = 0; i < 4; ++i) {
-    const StreamId stream = program.add_stream();
-    tasks.push_back(program.add_task(10 * kMs, {{stream}}));
-  }
-  const TaskId x = tasks[0], y = tasks[1], z = tasks[2], w = tasks[3];
-  program.add_resource_use(w, r2);
-  program.add_resource_use(x, r2);
-  program.add_resource_use(y, r1);
-  program.add_resource_use(z, r2);
-  program.add_resource_use(x, r1);
-  program.add_resource_use(x, r2);
-  const TaskTimes times = run(program);
-  EXPECT_EQ(times.end[y], 20 * kMs);
-  EXPECT_EQ(times.end[x], 30 * kMs);
-  EXPECT_EQ(times.end[z], 30 * kMs);
-  EXPECT_EQ(times.end[w], 30 * kMs);
 }
 
 TEST(SharedResources, RoundEndsToTheNearestNanosecond) {
