@@ -10,12 +10,15 @@
 
 namespace distsim {
 
-//! Runs `work(i)` for every i in [0, count) on up to `threads` threads; rethrows the first
-//! exception after all threads stop.
+//! Runs `work(i)` for every i in [0, count) on up to `threads` threads. When work fails, no item
+//! after it starts, and once all threads stop the exception of the first item that failed is
+//! rethrown: the one a loop on one thread would throw (items start in index order, so every item
+//! before a failed one has started and runs to its end).
 template <typename Work>
 void parallel_for(std::size_t count, int threads, Work work) {
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
+  std::size_t failed_item = count;
   std::mutex failure_mutex;
   auto worker = [&] {
     for (std::size_t i = next++; i < count; i = next++) {
@@ -23,7 +26,10 @@ void parallel_for(std::size_t count, int threads, Work work) {
         work(i);
       } catch (...) {
         const std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
+        if (i < failed_item) {
+          failed_item = i;
+          failure = std::current_exception();
+        }
         next = count;
       }
     }

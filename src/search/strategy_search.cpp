@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -84,33 +83,25 @@ void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double 
 
 //! Checks every candidate, in blocks of consecutive ones shared out over `threads` (each block
 //! copies the model and cluster of a cluster size once), then gives equal reasons one text. A
-//! failure is that of the first candidate that fails, whatever the threads.
+//! failure is that of the first candidate that fails (parallel_for), whatever the threads.
 void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads) {
   constexpr std::size_t kBlock = 64;
   const std::size_t blocks = (candidates.size() + kBlock - 1) / kBlock;
   std::vector<ReasonTexts> block_reasons(blocks);
-  std::vector<std::exception_ptr> failures(blocks);
   parallel_for(blocks, threads, [&](std::size_t block) {
-    try {
-      strategy::JobSpec job;
-      const ModelOnCluster* setting = nullptr;
-      for (std::size_t i = block * kBlock; i < std::min(candidates.size(), (block + 1) * kBlock); ++i) {
-        Candidate& candidate = candidates[i];
-        if (candidate.setting.get() != setting) {
-          setting = candidate.setting.get();
-          job.model = setting->model;
-          job.cluster = setting->cluster;
-        }
-        job.strategy = candidate.strategy;
-        check_candidate(candidate, job, memory_limit_bytes, block_reasons[block]);
+    strategy::JobSpec job;
+    const ModelOnCluster* setting = nullptr;
+    for (std::size_t i = block * kBlock; i < std::min(candidates.size(), (block + 1) * kBlock); ++i) {
+      Candidate& candidate = candidates[i];
+      if (candidate.setting.get() != setting) {
+        setting = candidate.setting.get();
+        job.model = setting->model;
+        job.cluster = setting->cluster;
       }
-    } catch (...) {
-      failures[block] = std::current_exception();
+      job.strategy = candidate.strategy;
+      check_candidate(candidate, job, memory_limit_bytes, block_reasons[block]);
     }
   });
-  for (const auto& failure : failures) {
-    if (failure) std::rethrow_exception(failure);
-  }
   ReasonTexts reasons;
   const std::string* last = nullptr;
   std::shared_ptr<const std::string> last_shared;
@@ -125,10 +116,13 @@ void check_candidates(std::vector<Candidate>& candidates, double memory_limit_by
 }
 
 //! Builds candidates one searched setting at a time, in table order, so that a free setting's
-//! values can follow the ones set before it (virtual stages follow the pipeline size). One job is
-//! changed in place: a searched setting sets the strategy only (JobOption::search_values), so each
-//! level puts back the strategy it found, and the model and cluster of each cluster size are
-//! copied once, into the setting its candidates share.
+//! values can follow the ones set before it (virtual stages follow the pipeline size). A walk
+//! changes one job in place: a searched setting sets the strategy only (JobOption::search_values),
+//! so each level puts back the strategy it found, and the model and cluster of each cluster size
+//! are copied once, into the setting its candidates share. Each value of the first searched
+//! setting on each cluster size roots a subtree that threads walk side by side: once to count its
+//! candidates, so that the large array of them is allocated once (a million candidates take
+//! 300 MB, which growing would copy and fault in again and again), and once to fill its slice.
 class CandidateBuilder {
  public:
   explicit CandidateBuilder(const SearchSpace& space) : space_(space), options_(varied_options(space)) {
@@ -141,62 +135,101 @@ class CandidateBuilder {
     }
   }
 
-  //! Counts the candidates first, so that the large array of them is allocated once (a million
-  //! candidates take 300 MB, which growing would copy and fault in again and again).
-  std::vector<Candidate> build() {
-    counting_ = true;
-    for_each_cluster_size();
-    candidates_.reserve(counted_);
-    counting_ = false;
-    for_each_cluster_size();
-    return std::move(candidates_);
+  std::vector<Candidate> build(int threads) {
+    const std::vector<Root> roots = find_roots();
+    std::vector<std::size_t> offsets(roots.size() + 1, 0);
+    parallel_for(roots.size(), threads, [&](std::size_t i) { offsets[i + 1] = Walk(*this, roots[i], nullptr).run(); });
+    for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+    std::vector<Candidate> candidates(offsets.back());
+    parallel_for(roots.size(), threads,
+                 [&](std::size_t i) { Walk(*this, roots[i], candidates.data() + offsets[i]).run(); });
+    return candidates;
   }
 
  private:
-  void for_each_cluster_size() {
+  //! Where a subtree starts: a cluster size's job with the settings of the levels above `level`.
+  struct Root {
+    std::shared_ptr<const ModelOnCluster> setting;
+    strategy::Strategy strategy;
+    std::size_t level = 0;
+  };
+
+  std::vector<Root> find_roots() const {
+    std::vector<Root> roots;
     const options::JobOption& nodes = options::option("nodes");
     for (const int count : space_.cluster_node_counts()) {
-      job_ = space_.base;
-      nodes.apply(count, job_, {});
-      if (!counting_) setting_ = std::make_shared<const ModelOnCluster>(ModelOnCluster{job_.model, job_.cluster});
-      expand(0);
+      strategy::JobSpec job = space_.base;
+      nodes.apply(count, job, {});
+      auto setting = std::make_shared<const ModelOnCluster>(ModelOnCluster{job.model, job.cluster});
+      if (options_.empty()) {
+        roots.push_back({setting, job.strategy, 0});
+        continue;
+      }
+      const strategy::Strategy found = job.strategy;
+      for (const auto& value : values_of(0, job)) {
+        job.strategy = found;
+        if (apply(0, value, job)) roots.push_back({setting, job.strategy, 1});
+      }
     }
+    return roots;
   }
 
-  void expand(std::size_t level) {
-    if (level == options_.size()) {
-      if (counting_) {
-        ++counted_;
-        return;
-      }
-      Candidate& candidate = candidates_.emplace_back();
-      candidate.setting = setting_;
-      candidate.strategy = job_.strategy;
-      return;
-    }
+  std::vector<options::Value> values_of(std::size_t level, const strategy::JobSpec& job) const {
     const options::JobOption& option = *options_[level];
     const auto listed = space_.listed.find(option.key);
-    const std::vector<options::Value> values =
-        listed != space_.listed.end() ? listed->second : option.search_values(job_);
-    const strategy::Strategy found = job_.strategy;
-    for (const auto& value : values) {
-      job_.strategy = found;
-      option.apply(value, job_, {});
-      // Once every parallel size is set, only splits that use the whole cluster are candidates.
-      if (level == last_size_level_ && job_.strategy.world_size() != job_.cluster.total_gpus()) continue;
-      expand(level + 1);
-    }
-    job_.strategy = found;
+    return listed != space_.listed.end() ? listed->second : option.search_values(job);
   }
+
+  //! Sets the value; false when the job it gives is no candidate: once every parallel size is set,
+  //! only splits that use the whole cluster are.
+  bool apply(std::size_t level, const options::Value& value, strategy::JobSpec& job) const {
+    options_[level]->apply(value, job, {});
+    return level != last_size_level_ || job.strategy.world_size() == job.cluster.total_gpus();
+  }
+
+  //! One subtree, counted (no output) or written to `out` in order.
+  class Walk {
+   public:
+    Walk(const CandidateBuilder& builder, const Root& root, Candidate* out)
+        : builder_(builder), root_(root), out_(out) {
+      job_.model = root.setting->model;
+      job_.cluster = root.setting->cluster;
+      job_.strategy = root.strategy;
+    }
+    //! The candidates of the subtree.
+    std::size_t run() {
+      expand(root_.level);
+      return written_;
+    }
+
+   private:
+    void expand(std::size_t level) {
+      if (level == builder_.options_.size()) {
+        if (out_ != nullptr) {
+          out_[written_].setting = root_.setting;
+          out_[written_].strategy = job_.strategy;
+        }
+        ++written_;
+        return;
+      }
+      const strategy::Strategy found = job_.strategy;
+      for (const auto& value : builder_.values_of(level, job_)) {
+        job_.strategy = found;
+        if (builder_.apply(level, value, job_)) expand(level + 1);
+      }
+      job_.strategy = found;
+    }
+
+    const CandidateBuilder& builder_;
+    const Root& root_;
+    Candidate* out_;
+    strategy::JobSpec job_;
+    std::size_t written_ = 0;
+  };
 
   const SearchSpace& space_;
   std::vector<const options::JobOption*> options_;
   std::size_t last_size_level_ = 0;
-  strategy::JobSpec job_;
-  std::shared_ptr<const ModelOnCluster> setting_;
-  bool counting_ = false;
-  std::size_t counted_ = 0;
-  std::vector<Candidate> candidates_;
 };
 
 void record(Candidate& candidate, const api::Simulation& simulation) {
@@ -484,7 +517,7 @@ double SearchResult::best_worst_ratio() const {
 
 std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads) {
   check_search_space(space);
-  std::vector<Candidate> candidates = CandidateBuilder(space).build();
+  std::vector<Candidate> candidates = CandidateBuilder(space).build(threads);
   check_candidates(candidates, memory_limit_bytes, threads);
   return candidates;
 }
