@@ -27,6 +27,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 //! Candidates simulated between two updates of the pruning threshold: fixed, so that what is
 //! pruned does not depend on the number of threads.
 constexpr std::size_t kBatch = 32;
+//! Below this many combinations of searched values, candidates are built on one thread.
+constexpr std::size_t kCombinationsForThreads = 4096;
 
 //! One copy of each reason text the candidates give, which they share.
 class ReasonTexts {
@@ -137,6 +139,8 @@ class CandidateBuilder {
 
   std::vector<Candidate> build(int threads) {
     const std::vector<Root> roots = find_roots();
+    // Starting threads costs more than walking a small space on one.
+    if (combinations(roots) < kCombinationsForThreads) threads = 1;
     std::vector<std::size_t> offsets(roots.size() + 1, 0);
     parallel_for(roots.size(), threads, [&](std::size_t i) { offsets[i + 1] = Walk(*this, roots[i], nullptr).run(); });
     for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
@@ -172,6 +176,16 @@ class CandidateBuilder {
       }
     }
     return roots;
+  }
+
+  //! About how many combinations the walks try: the roots times the values each later setting has
+  //! on the base job.
+  std::size_t combinations(const std::vector<Root>& roots) const {
+    std::size_t product = roots.size();
+    for (std::size_t level = 1; level < options_.size() && product < kCombinationsForThreads; ++level) {
+      product *= std::max<std::size_t>(values_of(level, space_.base).size(), 1);
+    }
+    return product;
   }
 
   std::vector<options::Value> values_of(std::size_t level, const strategy::JobSpec& job) const {
