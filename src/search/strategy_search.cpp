@@ -60,9 +60,8 @@ std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, d
                      job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
 }
 
-//! `job` as a candidate: its strategy, with its model and cluster shared as `setting` and its
-//! reason, if any, from `reasons`.
-//! Checks `candidate`, whose job is `job`, against the job rules and then against memory.
+//! Checks `candidate`, whose job is `job`, against the job rules and then against memory; its
+//! reason, if any, comes from `reasons`.
 void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes,
                      ReasonTexts& reasons) {
   std::string problem;
