@@ -6,12 +6,22 @@
 namespace distsim::engine {
 
 ResourceSharing::ResourceSharing(const Program& program) : program_(program) {
+  group(program, [](TaskId) { return true; });
+}
+
+ResourceSharing::ResourceSharing(const Program& program, const std::vector<SimTime>& alone_end, SimTime contended_from)
+    : program_(program) {
+  group(program, [&](TaskId task) { return alone_end[task] > contended_from; });
+}
+
+template <typename Shares>
+void ResourceSharing::group(const Program& program, Shares shares) {
   if (program.resource_uses().empty()) {
     return;
   }
-  if (!group_in_order(program)) {
-    const std::vector<std::uint32_t> counts = assign_slots(program);
-    group_by_slot(program.resource_uses(), counts);
+  if (!group_in_order(program, shares)) {
+    const std::vector<std::uint32_t> counts = assign_slots(program, shares);
+    group_by_slot(program, shares, counts);
   }
   state_.resize(offsets_.size() - 1);
   running_.resize(program.num_resources());
@@ -20,14 +30,20 @@ ResourceSharing::ResourceSharing(const Program& program) : program_(program) {
 // A builder declares a task's uses one after another as it adds the task, so its uses are
 // usually grouped by task already: then one pass gives each task its slot and resources. False
 // (and nothing kept) as soon as a task's uses are not all together.
-bool ResourceSharing::group_in_order(const Program& program) {
+template <typename Shares>
+bool ResourceSharing::group_in_order(const Program& program, Shares shares) {
   const auto uses = program.resource_uses();
   slot_.assign(program.num_tasks(), kNoSlot);
   offsets_.assign(1, 0);
   offsets_.reserve(uses.size() + 1);
+  resources_.clear();
   resources_.reserve(uses.size());
   for (std::size_t first = 0; first < uses.size();) {
     const TaskId task = uses[first].first;
+    if (!shares(task)) {
+      while (first < uses.size() && uses[first].first == task) ++first;
+      continue;
+    }
     if (slot_[task] != kNoSlot) {
       offsets_.clear();
       resources_.clear();
@@ -49,10 +65,12 @@ bool ResourceSharing::group_in_order(const Program& program) {
 }
 
 // Slots go to tasks in the order of their first declared use.
-std::vector<std::uint32_t> ResourceSharing::assign_slots(const Program& program) {
+template <typename Shares>
+std::vector<std::uint32_t> ResourceSharing::assign_slots(const Program& program, Shares shares) {
   slot_.assign(program.num_tasks(), kNoSlot);
   std::vector<std::uint32_t> counts;
   for (const auto& [task, resource] : program.resource_uses()) {
+    if (!shares(task)) continue;
     if (slot_[task] == kNoSlot) {
       slot_[task] = static_cast<std::uint32_t>(counts.size());
       counts.push_back(0);
@@ -63,15 +81,15 @@ std::vector<std::uint32_t> ResourceSharing::assign_slots(const Program& program)
 }
 
 // Counting sort by slot, then each slot's few resources sorted and deduplicated.
-void ResourceSharing::group_by_slot(std::span<const std::pair<TaskId, ResourceId>> uses,
-                                    const std::vector<std::uint32_t>& counts) {
+template <typename Shares>
+void ResourceSharing::group_by_slot(const Program& program, Shares shares, const std::vector<std::uint32_t>& counts) {
   std::vector<std::uint32_t> fill{0};
   for (std::uint32_t count : counts) {
     fill.push_back(fill.back() + count);
   }
-  std::vector<ResourceId> grouped(uses.size());
-  for (const auto& [task, resource] : uses) {
-    grouped[fill[slot_[task]]++] = resource;
+  std::vector<ResourceId> grouped(fill.back());
+  for (const auto& [task, resource] : program.resource_uses()) {
+    if (shares(task)) grouped[fill[slot_[task]]++] = resource;
   }
   offsets_.assign(1, 0);
   auto first = grouped.begin();

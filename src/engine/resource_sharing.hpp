@@ -27,7 +27,14 @@ struct Prediction {
 //! one instant does not change any end. Versions start at 1; the engine's starts have version 0.
 class ResourceSharing {
  public:
+  //! Every task that uses resources shares them.
   explicit ResourceSharing(const Program& program);
+  //! No task shares: for a run that leaves resources out.
+  static ResourceSharing unused(const Program& program) { return ResourceSharing(program, Unused{}); }
+  //! Only the tasks that end after `contended_from` in `alone` share their resources; the others
+  //! are settled: they end as in `alone`, a run in which no two users of a resource ran at once
+  //! before that instant (first_contention), so sharing could not have slowed them.
+  ResourceSharing(const Program& program, const std::vector<SimTime>& alone_end, SimTime contended_from);
 
   bool uses_resources(TaskId task) const { return !slot_.empty() && slot_[task] != kNoSlot; }
   //! `task` starts at `now`; returns its end and the new ends of the tasks it slows down. The
@@ -39,6 +46,9 @@ class ResourceSharing {
 
  private:
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
+  struct Unused {};
+
+  ResourceSharing(const Program& program, Unused) : program_(program) {}
 
   //! A running task's progress: work left at `since`, at a rate of 1/divisor, and the end that
   //! gives.
@@ -54,12 +64,18 @@ class ResourceSharing {
     const std::uint32_t slot = slot_[task];
     return {resources_.data() + offsets_[slot], offsets_[slot + 1] - offsets_[slot]};
   }
+  //! Groups the uses of the tasks that `shares` accepts.
+  template <typename Shares>
+  void group(const Program& program, Shares shares);
   //! Fills slot_, offsets_ and resources_ when each task's uses were declared together.
-  bool group_in_order(const Program& program);
+  template <typename Shares>
+  bool group_in_order(const Program& program, Shares shares);
   //! Fills slot_; returns how many uses each slot declared.
-  std::vector<std::uint32_t> assign_slots(const Program& program);
+  template <typename Shares>
+  std::vector<std::uint32_t> assign_slots(const Program& program, Shares shares);
   //! Fills offsets_ and resources_.
-  void group_by_slot(std::span<const std::pair<TaskId, ResourceId>> uses, const std::vector<std::uint32_t>& counts);
+  template <typename Shares>
+  void group_by_slot(const Program& program, Shares shares, const std::vector<std::uint32_t>& counts);
   std::uint32_t crowding(TaskId task) const;
   void reschedule_neighbours(TaskId task, SimTime now);
 

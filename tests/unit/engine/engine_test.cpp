@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/input_error.hpp"
 
 namespace distsim::engine {
@@ -319,6 +321,103 @@ TEST(SharedResources, GiveTheSameTimesOnEveryRun) {
   EXPECT_EQ(first.start, second.start);
   EXPECT_EQ(first.end, second.end);
   EXPECT_EQ(first.makespan, second.makespan);
+}
+
+TEST(SharedResources, SettleTheUsersThatEndBeforeTheFirstOverlap) {
+  // On one link: A and then B (10 ms each) on one stream, C (10 ms) behind a 15 ms task without
+  // resources on another. A runs alone 0-10 ms and B from 10 ms; C starts at 15 ms, when B has
+  // 5 ms left: both run at 1/2, so B ends at 15 + 2 · 5 = 25 ms, when C has done 5 ms; C's last
+  // 5 ms run alone and it ends at 30 ms.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  const TaskId b = program.add_task(10 * kMs, {{s0}});
+  program.add_task(15 * kMs, {{s1}});
+  const TaskId c = program.add_task(10 * kMs, {{s1}});
+  for (const TaskId task : {a, b, c}) program.add_resource_use(task, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[a], 10 * kMs);
+  EXPECT_EQ(times.start[b], 10 * kMs);
+  EXPECT_EQ(times.end[b], 25 * kMs);
+  EXPECT_EQ(times.start[c], 15 * kMs);
+  EXPECT_EQ(times.end[c], 30 * kMs);
+  EXPECT_EQ(times.makespan, 30 * kMs);
+}
+
+TEST(SharedResources, KeepDurationsWhenNoUsersOverlap) {
+  // A uses the link 0-10 ms and B from A's end, on other streams; Z, of no duration, uses it at
+  // 5 ms, in the middle of A, which it leaves as it was: 10 and 20 ms.
+  Program program;
+  const ResourceId link = program.add_resource();
+  const StreamId s0 = program.add_stream();
+  const StreamId s1 = program.add_stream();
+  const StreamId s2 = program.add_stream();
+  const TaskId a = program.add_task(10 * kMs, {{s0}});
+  const TaskId b = program.add_task(10 * kMs, {{s1}});
+  program.add_dependency(b, a);
+  program.add_task(5 * kMs, {{s2}});
+  const TaskId z = program.add_task(0, {{s2}});
+  for (const TaskId task : {a, b, z}) program.add_resource_use(task, link);
+  const TaskTimes times = run(program);
+  EXPECT_EQ(times.end[a], 10 * kMs);
+  EXPECT_EQ(times.start[z], 5 * kMs);
+  EXPECT_EQ(times.end[z], 5 * kMs);
+  EXPECT_EQ(times.end[b], 20 * kMs);
+}
+
+namespace {
+
+//! Streams of tasks of random lengths, each task behind a random earlier one on another stream
+//! now and then, every other task on one or two of three links, and a long task without resources
+//! at the head of some streams so that users first overlap at different times.
+Program random_program(std::mt19937& random) {
+  Program program;
+  std::vector<StreamId> streams;
+  for (int i = 0; i < 6; ++i) streams.push_back(program.add_stream());
+  std::vector<ResourceId> links;
+  for (int i = 0; i < 3; ++i) links.push_back(program.add_resource());
+  const auto draw = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
+  for (const StreamId stream : streams) {
+    if (draw(2) == 0) program.add_task(draw(5000), {{stream}});
+  }
+  const int tasks = 20 + draw(60);
+  for (int i = 0; i < tasks; ++i) {
+    const StreamId stream = streams[static_cast<size_t>(draw(6))];
+    const TaskId task = program.add_task(draw(4) == 0 ? 0 : 1 + draw(1000), {{stream}});
+    if (task > 0 && draw(3) == 0) program.add_dependency(task, static_cast<TaskId>(draw(static_cast<int>(task))));
+    if (draw(2) == 0) {
+      program.add_resource_use(task, links[static_cast<size_t>(draw(3))]);
+      if (draw(4) == 0) program.add_resource_use(task, links[static_cast<size_t>(draw(3))]);
+    }
+  }
+  return program;
+}
+
+}  // namespace
+
+TEST(SharedResources, RunAsIfEveryUserSharedFromTheStart) {
+  // run() settles the tasks that end before two users of a resource first overlap without the
+  // queue; the times must be those of the queue for every task (run_sharing_throughout), on
+  // programs whose first overlap comes at any point, or never.
+  std::mt19937 random(20261128);
+  int never_overlap = 0;
+  for (int n = 0; n < 2000; ++n) {
+    const Program program = random_program(random);
+    const TaskTimes expected = run_sharing_throughout(program);
+    const TaskTimes times = run(program);
+    ASSERT_EQ(times.start, expected.start) << "program " << n;
+    ASSERT_EQ(times.end, expected.end) << "program " << n;
+    ASSERT_EQ(times.makespan, expected.makespan) << "program " << n;
+    bool stretched = false;
+    for (TaskId task = 0; task < program.num_tasks(); ++task) {
+      stretched |= expected.end[task] - expected.start[task] != program.duration(task);
+    }
+    never_overlap += !stretched;
+  }
+  EXPECT_GT(never_overlap, 0);
+  EXPECT_LT(never_overlap, 2000);
 }
 
 TEST(SharedResources, RejectUnknownTasksAndResources) {
