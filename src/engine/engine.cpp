@@ -55,7 +55,7 @@ struct Conditions {
 //! reaching the head of each of its streams) and the latest time one of them was met. A task
 //! without resources ends its duration after its last condition, so it ends as soon as that is
 //! known, whatever else happens meanwhile; only the tasks that share resources go through the
-//! time-ordered queue (those `sharing` does not settle). Programs without resources, and a
+//! time-ordered queue (those `sharing` gives slots). Programs without resources, and a
 //! program's run that leaves its resources out, use the kSharing = false instance, which has no
 //! queue at all.
 template <bool kSharing>
@@ -79,6 +79,47 @@ class Simulation {
         meet_condition(program_.first_on_stream(stream), 0);
       }
     }
+    return finish();
+  }
+
+  //! Goes on from `alone` where it still holds: every task that ended by `settled_until` there
+  //! keeps its times and has met its successors' conditions (all that task needed ended before it
+  //! started, so it is settled too); the others run from those conditions.
+  [[gnu::noinline]] TaskTimes resume(TaskTimes alone, SimTime settled_until) {
+    times_ = std::move(alone);
+    times_.makespan = 0;
+    const auto settled = [&](TaskId task) { return times_.end[task] <= settled_until; };
+    for (TaskId task = 0; task < program_.num_tasks(); ++task) {
+      if (settled(task)) {
+        times_.makespan = std::max(times_.makespan, times_.end[task]);
+        ++finished_;
+      } else {
+        times_.start[task] = 0;
+      }
+    }
+    const auto meet = [&](TaskId next, SimTime time) {
+      if (next == kNoTask || settled(next)) return;
+      --waiting_[next];
+      times_.start[next] = std::max(times_.start[next], time);
+    };
+    for (StreamId stream = 0; stream < program_.num_streams(); ++stream) meet(program_.first_on_stream(stream), 0);
+    for (TaskId task = 0; task < program_.num_tasks(); ++task) {
+      if (!settled(task)) continue;
+      for (const TaskId next : program_.next_on_streams(task)) meet(next, times_.end[task]);
+      for (std::uint32_t i = conditions_.offsets[task]; i < conditions_.offsets[task + 1]; ++i) {
+        meet(conditions_.dependents[i], times_.end[task]);
+      }
+    }
+    std::vector<TaskId> ready;
+    for (TaskId task = 0; task < program_.num_tasks(); ++task) {
+      if (!settled(task) && waiting_[task] == 0) ready.push_back(task);
+    }
+    for (const TaskId task : ready) release(task);
+    return finish();
+  }
+
+ private:
+  TaskTimes finish() {
     complete_ready_tasks();
     if constexpr (kSharing) {
       run_shared_tasks();
@@ -93,7 +134,6 @@ class Simulation {
     return std::move(times_);
   }
 
- private:
   void run_shared_tasks() {
     while (!queue_.empty()) {
       const QueueEntry entry = queue_.top();
@@ -118,9 +158,14 @@ class Simulation {
   void meet_condition(TaskId task, SimTime time) {
     SimTime& start = times_.start[task];
     start = std::max(start, time);
-    if (--waiting_[task] != 0) {
-      return;
+    if (--waiting_[task] == 0) {
+      release(task);
     }
+  }
+
+  //! `task` has met all its conditions: its end is known, or it waits in the queue to start.
+  void release(TaskId task) {
+    const SimTime start = times_.start[task];
     if constexpr (kSharing) {
       if (sharing_.uses_resources(task)) {
         queue_.push({start, task, 0});
@@ -264,7 +309,8 @@ TaskTimes run(const Program& program, const std::function<void(std::size_t, std:
     if (progress) progress(program.num_tasks(), program.num_tasks());
     return alone;
   }
-  return Simulation<true>(program, conditions, progress, ResourceSharing(program, alone.end, contended_from)).run();
+  ResourceSharing sharing(program, alone.end, contended_from);
+  return Simulation<true>(program, conditions, progress, std::move(sharing)).resume(std::move(alone), contended_from);
 }
 
 TaskTimes run_sharing_throughout(const Program& program) {

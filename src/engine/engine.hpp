@@ -26,8 +26,9 @@ struct TaskTimes {
 //! starting then. The order in which simultaneous starts or ends are handled changes no time,
 //! so every run gives the same result. Sharing only slows tasks whose resources are crowded, so
 //! a program first runs as if it had no resources; when no two users of a resource overlap in
-//! that run it is the result, and otherwise only the tasks that end after the first overlap began
-//! go through the queue (the others ran alone before it, in both runs). Throws
+//! that run it is the result; otherwise the tasks that ended by the instant two users first
+//! overlapped keep their times (they ran alone in both runs), and the simulation goes on from
+//! there with sharing. Throws
 //! InternalError if the program deadlocks (a cycle between stream order and dependencies).
 //! `progress`, when set, is told (tasks finished, tasks in all) every kProgressInterval tasks and
 //! at the end; it does not change the result.
