@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
 #include "memory/memory_estimate.hpp"
@@ -48,7 +49,6 @@ std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, d
   candidate.peak_memory_bytes = static_cast<double>(peak.total());
   const double limit = memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(estimate.capacity);
   if (candidate.peak_memory_bytes <= limit) return {};
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   return fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", peak.stage, candidate.peak_memory_bytes / kGiB,
                      job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <exception>
 
+#include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/number_text.hpp"
 
@@ -11,7 +12,6 @@ namespace distsim::search {
 std::optional<double> memory_limit_bytes(const strategy::JobSpec& base,
                                          const std::optional<std::string>& memory_headroom,
                                          const std::optional<double>& max_memory_gib) {
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   if (memory_headroom && max_memory_gib) {
     throw InputError("--memory-headroom and --max-memory-gib both given; use one or the other");
   }

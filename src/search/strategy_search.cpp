@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
 #include "search/pareto_front.hpp"
@@ -19,7 +20,6 @@ namespace distsim::search {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 //! Candidates simulated between two updates of the pruning threshold: fixed, so that what is
 //! pruned does not depend on the number of threads.
 constexpr std::size_t kBatch = 32;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_units.hpp"
 #include "io/output/summary_writer.hpp"
 #include "search/objective.hpp"
 
@@ -15,7 +16,6 @@ namespace distsim::io {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kSecondsPerDay = 86400.0;
 constexpr double kMillion = 1e6;
 

@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_units.hpp"
 #include "io/output/search_writer.hpp"
 
 namespace distsim::io {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kSecondsPerDay = 86400.0;
 constexpr double kMillion = 1e6;
 

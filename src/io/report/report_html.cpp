@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/byte_units.hpp"
+
 namespace distsim::io {
 
 namespace {
@@ -125,7 +127,7 @@ std::string format_duration(SimTime ns) {
   return fmt::format("{:.3f} {}", static_cast<double>(ns) / unit.ns, unit.name);
 }
 
-std::string format_gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+std::string format_gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / kGiB); }
 
 std::string format_grouped(double value) {
   const std::string digits = fmt::format("{:.0f}", value);

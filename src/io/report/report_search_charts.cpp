@@ -7,13 +7,12 @@
 #include <numeric>
 #include <vector>
 
+#include "core/byte_units.hpp"
 #include "io/report/report_html.hpp"
 
 namespace distsim::io {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool is_ok(const SearchReportRow& row) { return row.status == kSearchStatusOk; }
 bool is_out_of_memory(const SearchReportRow& row) { return row.status == kSearchStatusOutOfMemory; }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_units.hpp"
 #include "io/output/search_writer.hpp"
 #include "search/objective.hpp"
 
@@ -66,7 +67,7 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
   }
   report.show_gpus = !space.node_counts.empty();
   report.settings = search_settings_text(space);
-  report.memory_capacity_bytes = job.cluster.gpu.memory_gb * 1024.0 * 1024.0 * 1024.0;
+  report.memory_capacity_bytes = job.cluster.gpu.memory_gb * kGiB;
   report.table_rows = table_rows;
   std::vector<SearchReportRow> ranked;
   for (const std::size_t index : result.ranking) {
