@@ -126,12 +126,13 @@ JobSet jobs_from_search(const EventsOptions& options) {
   strategy::validate_precision(space.base, base.names());
   // The census covers the (tp, pp, dp) splits of the cluster and, for an MoE model, the expert
   // parallel sizes a search tries unless --ep pins one; the listed flags vary their settings, and
-  // every other searched setting keeps the job's value.
+  // every other searched setting that means something for the job keeps the job's value.
   const bool experts_free = options.job.settings().find("ep") == nullptr;
   for (const auto* option : search::searched_options()) {
     const bool free =
         option->key == "tp" || option->key == "pp" || option->key == "dp" || (option->key == "ep" && experts_free);
-    if (!free) space.listed[option->key] = {option->read(space.base)};
+    const bool applies = !option->applies || option->applies(space.base);
+    if (!free && applies) space.listed[option->key] = {option->read(space.base)};
   }
   std::vector<std::string> sizes;
   for (const int size : options.micro_batch_sizes) sizes.push_back(std::to_string(size));

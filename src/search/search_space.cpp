@@ -19,9 +19,34 @@ std::vector<const options::JobOption*> searched_options() {
   return searched;
 }
 
+namespace {
+
+bool is_listed(const SearchSpace& space, const std::string& key) { return space.listed.count(key) > 0; }
+
+//! Whether `option` is listed with a value other than its default.
+bool listed_beyond_default(const SearchSpace& space, const options::JobOption& option) {
+  const auto listed = space.listed.find(option.key);
+  if (listed == space.listed.end()) return false;
+  return std::any_of(listed->second.begin(), listed->second.end(),
+                     [&](const options::Value& value) { return options::value_text(value) != option.default_value; });
+}
+
+//! Whether a listed option that `option` excludes takes its place: --sharding listed with ZeRO
+//! stages replaces --distributed-optimizer, and the other way round; the one listed beyond its
+//! default wins (check_search_space refuses both).
+bool gives_way(const SearchSpace& space, const options::JobOption& option) {
+  return std::any_of(option.excludes.begin(), option.excludes.end(), [&](const std::string& excluded) {
+    return is_listed(space, excluded) &&
+           (listed_beyond_default(space, options::option(excluded)) || !listed_beyond_default(space, option));
+  });
+}
+
+}  // namespace
+
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space) {
   std::vector<const options::JobOption*> varied;
   for (const auto* option : searched_options()) {
+    if (gives_way(space, *option)) continue;
     if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
       varied.push_back(option);
     }
@@ -58,6 +83,15 @@ void check_search_space(const SearchSpace& space) {
   }
   for (const auto& [key, values] : space.listed) {
     if (values.empty()) throw InputError("empty search space: " + options::option(key).flag + " lists no values");
+  }
+  for (const auto* option : searched_options()) {
+    for (const auto& excluded : option->excludes) {
+      const options::JobOption& rival = options::option(excluded);
+      if (listed_beyond_default(space, *option) && listed_beyond_default(space, rival)) {
+        throw InputError(option->flag + " and " + rival.flag +
+                         " are both listed, but a job takes one or the other; list the values with one of them");
+      }
+    }
   }
   if (const auto sizes = space.listed.find("micro_batch_size"); sizes != space.listed.end()) {
     for (const auto& value : sizes->second) {

@@ -103,6 +103,59 @@ TEST(SearchOptimum, EqualsTheBestOfAnExhaustiveSimulate) {
   EXPECT_GT(result.pruned_by_bound, 0u);
 }
 
+// ZeRO-2 and -3 are tried when listed (--sharding none,zero1,zero2,zero3, in place of
+// --distributed-optimizer): the search's best equals the best of simulate over every split,
+// micro-batch size and ZeRO stage written out by hand (schedule, virtual stages, recomputation and
+// sequence parallelism pinned, to keep it short), and every stage is simulated.
+TEST(SearchOptimum, ListedShardingStagesEqualTheBestOfAnExhaustiveSimulate) {
+  using S = strategy::Strategy;
+  using strategy::Sharding;
+  SearchSpace space;
+  space.base = small_job();
+  space.listed = {
+      {"schedule", {std::string("1f1b")}},
+      {"virtual_stages", {1}},
+      {"sequence_parallel", {false}},
+      {"recompute", {std::string("none")}},
+      {"sharding", {std::string("none"), std::string("zero1"), std::string("zero2"), std::string("zero3")}}};
+  const std::vector<int> sizes{1, 2, 4, 8};
+  std::vector<strategy::JobSpec> jobs{space.base};
+  jobs = times(jobs, sizes, [](S& s, int v) { s.tensor_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.context_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.pipeline_parallel = v; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.data_parallel = v; });
+  std::erase_if(jobs, [&](const strategy::JobSpec& job) { return job.strategy.world_size() != 8; });
+  jobs = times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
+  jobs = times(jobs, std::vector<Sharding>{Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full},
+               [](S& s, Sharding v) { s.sharding = v; });
+  double truth = std::numeric_limits<double>::infinity();
+  std::set<Sharding> fitting;
+  for (auto& job : jobs) {
+    job.strategy.schedule = "1f1b";
+    try {
+      schedule::validate_job(job);
+    } catch (const InputError&) {
+      continue;
+    }
+    if (!memory::estimate_memory(job).fits()) continue;
+    fitting.insert(job.strategy.sharding);
+    truth = std::min(truth, time_to_seconds(api::simulate(job).summary.iteration_time));
+  }
+  ASSERT_EQ(fitting.size(), 4u);
+  SearchOptions options;
+  options.threads = 2;
+  options.keep = 1;
+  const SearchResult result = run_search(space, options);
+  ASSERT_FALSE(result.ranking.empty());
+  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, truth);
+  std::set<Sharding> simulated;
+  for (const Candidate& candidate : result.candidates) {
+    EXPECT_FALSE(candidate.strategy.distributed_optimizer) << candidate.label();
+    if (candidate.simulated) simulated.insert(candidate.strategy.sharding);
+  }
+  EXPECT_EQ(simulated.size(), 4u);
+}
+
 TEST(SearchOptimum, PruningKeepsTheTopAndTheParetoFront) {
   SearchSpace space;
   space.base = small_job();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "core/input_error.hpp"
@@ -55,6 +57,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "sequence_parallel",
                                           "recompute",
                                           "distributed_optimizer",
+                                          "sharding",
                                           "ep",
                                           "etp",
                                           "overlap_moe_expert_parallel_comm",
@@ -202,6 +205,34 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
   expected.emplace_back("overlap_moe_expert_parallel_comm");
   expected.emplace_back("moe_shared_expert_overlap");
   EXPECT_EQ(keys(moe), expected);
+}
+
+// A listed --sharding takes the place of --distributed-optimizer, and the other way round: the
+// one listed beyond its default (none, false) is varied; both so listed are refused.
+TEST(VariedOptions, ListedShardingTakesThePlaceOfTheDistributedOptimizer) {
+  const auto varies = [](const SearchSpace& space, const std::string& key) {
+    const auto varied = varied_options(space);
+    return std::any_of(varied.begin(), varied.end(), [&](const auto* option) { return option->key == key; });
+  };
+  SearchSpace space = bert_on_16_a10();
+  space.listed.erase("distributed_optimizer");
+  EXPECT_TRUE(varies(space, "distributed_optimizer"));
+  EXPECT_FALSE(varies(space, "sharding"));  // ZeRO-2 and -3 only when asked
+  space.listed["sharding"] = {std::string("none"), std::string("zero3")};
+  EXPECT_FALSE(varies(space, "distributed_optimizer"));
+  EXPECT_TRUE(varies(space, "sharding"));
+  space.listed["distributed_optimizer"] = {false};
+  EXPECT_FALSE(varies(space, "distributed_optimizer"));
+  EXPECT_TRUE(varies(space, "sharding"));
+  space.listed["sharding"] = {std::string("none")};
+  space.listed["distributed_optimizer"] = {false, true};
+  EXPECT_TRUE(varies(space, "distributed_optimizer"));
+  EXPECT_FALSE(varies(space, "sharding"));
+  EXPECT_EQ(error_of(space), "");
+  space.listed["sharding"] = {std::string("zero2")};
+  EXPECT_EQ(error_of(space),
+            "--distributed-optimizer and --sharding are both listed, but a job takes one or the other; list the "
+            "values with one of them");
 }
 
 }  // namespace
