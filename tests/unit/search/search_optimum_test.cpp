@@ -52,7 +52,9 @@ std::vector<strategy::JobSpec> times(const std::vector<strategy::JobSpec>& jobs,
   return product;
 }
 
-Best exhaustive_best(const strategy::JobSpec& base) {
+//! `base` with every (tensor, context, pipeline, data) split of its 8 GPUs and micro-batch size 1,
+//! 2, 4 or 8.
+std::vector<strategy::JobSpec> splits_and_micro_batches(const strategy::JobSpec& base) {
   using S = strategy::Strategy;
   const std::vector<int> sizes{1, 2, 4, 8};
   std::vector<strategy::JobSpec> jobs{base};
@@ -61,7 +63,12 @@ Best exhaustive_best(const strategy::JobSpec& base) {
   jobs = times(jobs, sizes, [](S& s, int v) { s.pipeline_parallel = v; });
   jobs = times(jobs, sizes, [](S& s, int v) { s.data_parallel = v; });
   std::erase_if(jobs, [&](const strategy::JobSpec& job) { return job.strategy.world_size() != 8; });
-  jobs = times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
+  return times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
+}
+
+Best exhaustive_best(const strategy::JobSpec& base) {
+  using S = strategy::Strategy;
+  std::vector<strategy::JobSpec> jobs = splits_and_micro_batches(base);
   jobs = times(jobs, schedule::schedule_names(), [](S& s, const std::string& v) { s.schedule = v; });
   jobs = times(jobs, std::vector<int>{1, 2, 3, 4}, [](S& s, int v) { s.virtual_stages = v; });
   jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.sequence_parallel = v; });
@@ -118,16 +125,10 @@ TEST(SearchOptimum, ListedShardingStagesEqualTheBestOfAnExhaustiveSimulate) {
       {"sequence_parallel", {false}},
       {"recompute", {std::string("none")}},
       {"sharding", {std::string("none"), std::string("zero1"), std::string("zero2"), std::string("zero3")}}};
-  const std::vector<int> sizes{1, 2, 4, 8};
-  std::vector<strategy::JobSpec> jobs{space.base};
-  jobs = times(jobs, sizes, [](S& s, int v) { s.tensor_parallel = v; });
-  jobs = times(jobs, sizes, [](S& s, int v) { s.context_parallel = v; });
-  jobs = times(jobs, sizes, [](S& s, int v) { s.pipeline_parallel = v; });
-  jobs = times(jobs, sizes, [](S& s, int v) { s.data_parallel = v; });
-  std::erase_if(jobs, [&](const strategy::JobSpec& job) { return job.strategy.world_size() != 8; });
-  jobs = times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
-  jobs = times(jobs, std::vector<Sharding>{Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full},
-               [](S& s, Sharding v) { s.sharding = v; });
+  std::vector<strategy::JobSpec> jobs =
+      times(splits_and_micro_batches(space.base),
+            std::vector<Sharding>{Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full},
+            [](S& s, Sharding v) { s.sharding = v; });
   double truth = std::numeric_limits<double>::infinity();
   std::set<Sharding> fitting;
   for (auto& job : jobs) {
