@@ -58,6 +58,9 @@ struct JobOption {
   //! varies the setting (it is one value of the job, as for simulate). A searched setting's
   //! `apply` sets the strategy only: a search shares one model and cluster among its candidates.
   std::function<std::vector<Value>(const strategy::JobSpec&)> search_values;
+  //! A search varies this setting only over listed values (two or more, or `all`: every allowed
+  //! one); otherwise it stays a setting of the job, the same for every candidate (precision).
+  bool searched_when_listed = false;
 };
 
 //! The option table in the order job assembly applies it: the model before its sequence length,

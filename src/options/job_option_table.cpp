@@ -261,10 +261,13 @@ JobOption precision_option() {
       "precision", "--precision", "precision", &Strategy::gemm_format, gemm_formats(),
       "format of the transformer layers' linear GEMMs as TransformerEngine runs them: bf16, fp8 (per-tensor "
       "scales), mxfp8 (E8M0 scale per 32 elements, Blackwell) or nvfp4 (E4M3 scale per 16 elements, random "
-      "Hadamard transform on the weight-gradient GEMM's operands, Blackwell); needs dtype bf16 (default bf16)");
+      "Hadamard transform on the weight-gradient GEMM's operands, Blackwell); needs dtype bf16 (default bf16); a "
+      "search tries several when they are listed (--precision bf16,fp8, or all)");
   precision.default_value.clear();  // none, unless --fp8 said fp8
   precision.excludes = {"fp8"};
   precision.applies = [](const JobSpec& job) { return job.strategy.dtype == Dtype::bf16; };
+  precision.search_values = [read = precision.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  precision.searched_when_listed = true;
   return precision;
 }
 

@@ -34,6 +34,10 @@ std::string Candidate::label() const {
     if (s.cp_comm_type == strategy::CpCommType::a2a_p2p) text += " a2a=" + std::to_string(s.cp_a2a_size);
   }
   text += " mbs " + std::to_string(s.micro_batch_size) + " " + s.schedule;
+  if (s.low_precision_gemms()) {
+    text += ' ';
+    text += dtype_name(strategy::gemm_dtype(s.gemm_format, s.dtype));
+  }
   if (s.virtual_stages > 1) text += " v" + std::to_string(s.virtual_stages);
   if (s.recompute != strategy::Recompute::none) {
     text += std::string(" recompute=") + strategy::to_string(s.recompute);

@@ -20,6 +20,27 @@ std::vector<int> node_counts(const std::vector<std::string>& items) {
   return counts;
 }
 
+//! A setting a search varies only when several values are listed (JobOption::searched_when_listed):
+//! listed, or one value given as a setting of the job, as simulate takes it. A setting it
+//! excludes (--fp8 for --precision) cannot come with a list.
+void list_setting(SearchSpace& space, options::JobSettings& settings, const options::JobOption& option,
+                  const std::vector<std::string>& items) {
+  if (items.size() == 1 && items.front() != kAllValues) {
+    const auto parsed = options::parse_value(option, items.front());
+    if (!parsed.ok()) throw InputError(option.flag + ": " + parsed.problem);
+    settings.set(option.key, parsed.value, option.flag);
+    return;
+  }
+  for (const auto& excluded : option.excludes) {
+    if (const auto* setting = settings.find(excluded)) {
+      throw InputError(setting->origin + " and " + option.flag + " with several values cannot go together; list " +
+                       "the values with " + option.flag + " alone");
+    }
+  }
+  list_values(space, option.key, items, option.flag);
+  settings.erase(option.key);
+}
+
 }  // namespace
 
 SearchSpace make_search_space(options::JobSettings settings,
@@ -36,13 +57,19 @@ SearchSpace make_search_space(options::JobSettings settings,
     if (counts.size() > 1) space.node_counts = counts;
   }
   for (const auto* option : searched_options()) {
-    if (const auto listed = lists.find(option->key); listed != lists.end()) {
+    const auto listed = lists.find(option->key);
+    if (option->searched_when_listed) {
+      if (listed != lists.end()) list_setting(space, settings, *option, listed->second);
+      continue;
+    }
+    if (listed != lists.end()) {
       list_values(space, option->key, listed->second, option->flag);
     } else if (const auto* setting = settings.find(option->key)) {
       space.listed[option->key] = {setting->value};
     }
+    settings.erase(option->key);
   }
-  for (const auto& key : searched_keys()) settings.erase(key);
+  settings.erase("strategy");
   options::JobSettings searched;
   searched.set("strategy", std::string("1M1P1D"), "search");
   searched.set("micro_batch_size", 1, "search");

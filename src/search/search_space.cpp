@@ -47,6 +47,7 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
   std::vector<const options::JobOption*> varied;
   for (const auto* option : searched_options()) {
     if (gives_way(space, *option)) continue;
+    if (option->searched_when_listed && !is_listed(space, option->key)) continue;
     if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
       varied.push_back(option);
     }
@@ -62,13 +63,18 @@ std::vector<std::string> searched_keys() {
 
 void list_values(SearchSpace& space, const std::string& key, const std::vector<std::string>& items,
                  const std::string& flag) {
+  const options::JobOption& option = options::option(key);
   if (items.size() == 1 && items.front() == kAllValues) {
-    space.listed.erase(key);
+    if (option.searched_when_listed) {
+      list_values(space, key, option.allowed, flag);
+    } else {
+      space.listed.erase(key);
+    }
     return;
   }
   std::vector<options::Value> values;
   for (const auto& item : items) {
-    const options::ParsedValue parsed = options::parse_value(options::option(key), item);
+    const options::ParsedValue parsed = options::parse_value(option, item);
     if (!parsed.ok()) throw InputError(flag + ": " + parsed.problem);
     if (std::find(values.begin(), values.end(), parsed.value) == values.end()) values.push_back(parsed.value);
   }

@@ -303,6 +303,11 @@ nlohmann::json search_memory_advice_json(const search::SearchResult& result) {
 //! follows each candidate's data-parallel size, which the base job's value would pin.
 std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
   std::vector<std::string> keys = search::searched_keys();
+  // A setting searched only over listed values is the job's own when none are.
+  std::erase_if(keys, [&](const std::string& key) {
+    const options::JobOption* option = options::find_option(key);
+    return option != nullptr && option->searched_when_listed && space.listed.count(key) == 0;
+  });
   if (!space.node_counts.empty()) keys.emplace_back("nodes");
   if (space.base.strategy.dp_bucket_params == 0) keys.emplace_back("gradient_bucket_size");
   return keys;

@@ -68,7 +68,7 @@ TEST(EventCensus, MergesEventsAcrossJobsByKey) {
   const EventCensus census = two_jobs();
   ASSERT_EQ(census.jobs().size(), 2U);
   EXPECT_EQ(census.jobs()[0].unique, 2);
-  EXPECT_EQ(census.jobs()[0].instances, 6);   // 4 + 2
+  EXPECT_EQ(census.jobs()[0].instances, 6);  // 4 + 2
   EXPECT_EQ(census.jobs()[1].unique, 4);
   EXPECT_EQ(census.jobs()[1].instances, 34);  // 8 + 2 + 8 + 16
   EXPECT_DOUBLE_EQ(census.jobs()[1].dedup_ratio(), 34.0 / 4.0);
@@ -117,7 +117,7 @@ TEST(EventCensus, ProfilingCostIsRunsTimesDurationTimesDevices) {
 
 TEST(EventCensus, SkipsProfiledEventsAndTakesTheIterationCount) {
   ProfilingCostOptions options;
-  options.skip_profiled = true;   // the GEMM: 0.230 - 0.023 = 0.207
+  options.skip_profiled = true;    // the GEMM: 0.230 - 0.023 = 0.207
   options.direct_iterations = 10;  // (1 x 2 + 0.5 x 4) x 10 = 40
   options.warmup = 0;
   options.repeats = 23;  // still 23 runs per event

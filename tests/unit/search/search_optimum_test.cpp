@@ -157,6 +157,43 @@ TEST(SearchOptimum, ListedShardingStagesEqualTheBestOfAnExhaustiveSimulate) {
   EXPECT_EQ(simulated.size(), 4u);
 }
 
+// Listed GEMM formats (--precision bf16,fp8): the best equals the best of simulate over every
+// split, micro-batch size and format written out by hand, and both formats are simulated.
+TEST(SearchOptimum, ListedPrecisionsEqualTheBestOfAnExhaustiveSimulate) {
+  using S = strategy::Strategy;
+  using strategy::GemmFormat;
+  SearchSpace space;
+  space.base = small_job();
+  space.listed = {{"schedule", {std::string("1f1b")}}, {"virtual_stages", {1}},
+                  {"sequence_parallel", {false}},      {"recompute", {std::string("none")}},
+                  {"distributed_optimizer", {false}},  {"precision", {std::string("bf16"), std::string("fp8")}}};
+  const std::vector<strategy::JobSpec> jobs =
+      times(splits_and_micro_batches(space.base), std::vector<GemmFormat>{GemmFormat::none, GemmFormat::fp8},
+            [](S& s, GemmFormat v) { s.gemm_format = v; });
+  double truth = std::numeric_limits<double>::infinity();
+  for (strategy::JobSpec job : jobs) {
+    job.strategy.schedule = "1f1b";
+    try {
+      schedule::validate_job(job);
+    } catch (const InputError&) {
+      continue;
+    }
+    if (!memory::estimate_memory(job).fits()) continue;
+    truth = std::min(truth, time_to_seconds(api::simulate(job).summary.iteration_time));
+  }
+  SearchOptions options;
+  options.threads = 2;
+  options.keep = 1;
+  const SearchResult result = run_search(space, options);
+  ASSERT_FALSE(result.ranking.empty());
+  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, truth);
+  std::set<GemmFormat> simulated;
+  for (const Candidate& candidate : result.candidates) {
+    if (candidate.simulated) simulated.insert(candidate.strategy.gemm_format);
+  }
+  EXPECT_EQ(simulated.size(), 2u);
+}
+
 TEST(SearchOptimum, PruningKeepsTheTopAndTheParetoFront) {
   SearchSpace space;
   space.base = small_job();

@@ -53,6 +53,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "cp_a2a_size",
                                           "micro_batch_size",
                                           "schedule",
+                                          "precision",
                                           "virtual_stages",
                                           "sequence_parallel",
                                           "recompute",
@@ -205,6 +206,21 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
   expected.emplace_back("overlap_moe_expert_parallel_comm");
   expected.emplace_back("moe_shared_expert_overlap");
   EXPECT_EQ(keys(moe), expected);
+}
+
+// The GEMM format is varied only over listed values; `all` lists every format the option allows.
+TEST(VariedOptions, PrecisionOnlyWhenListed) {
+  const auto varies = [](const SearchSpace& space) {
+    const auto varied = varied_options(space);
+    return std::any_of(varied.begin(), varied.end(), [](const auto* option) { return option->key == "precision"; });
+  };
+  SearchSpace space = bert_on_16_a10();
+  EXPECT_FALSE(varies(space));
+  list_values(space, "precision", {"all"}, "--precision");
+  const std::vector<options::Value> every{std::string("bf16"), std::string("fp8"), std::string("mxfp8"),
+                                          std::string("nvfp4")};
+  EXPECT_EQ(space.listed["precision"], every);
+  EXPECT_TRUE(varies(space));
 }
 
 // A listed --sharding takes the place of --distributed-optimizer, and the other way round: the
