@@ -67,13 +67,12 @@ class Simulation {
         progress_(progress),
         conditions_(conditions),
         sharing_(std::move(sharing)),
-        waiting_(conditions.count) {
-    times_.start.assign(program.num_tasks(), 0);
-    times_.end.assign(program.num_tasks(), 0);
-  }
+        waiting_(conditions.count) {}
 
   // Not inlined into engine::run: that keeps the loop's state in registers (measured with callgrind).
   [[gnu::noinline]] TaskTimes run() {
+    times_.start.assign(program_.num_tasks(), 0);
+    times_.end.assign(program_.num_tasks(), 0);
     for (StreamId stream = 0; stream < program_.num_streams(); ++stream) {
       if (program_.first_on_stream(stream) != kNoTask) {
         meet_condition(program_.first_on_stream(stream), 0);

@@ -66,6 +66,36 @@ std::vector<strategy::JobSpec> splits_and_micro_batches(const strategy::JobSpec&
   return times(jobs, sizes, [](S& s, int v) { s.micro_batch_size = v; });
 }
 
+//! Those of `jobs` that the job rules accept on 1F1B and that fit in memory.
+std::vector<strategy::JobSpec> runnable_on_1f1b(const std::vector<strategy::JobSpec>& jobs) {
+  std::vector<strategy::JobSpec> runnable;
+  for (strategy::JobSpec job : jobs) {
+    job.strategy.schedule = "1f1b";
+    try {
+      schedule::validate_job(job);
+    } catch (const InputError&) {
+      continue;
+    }
+    if (memory::estimate_memory(job).fits()) runnable.push_back(job);
+  }
+  return runnable;
+}
+
+//! The shortest iteration time of `jobs` as simulate gives it.
+double best_simulated_s(const std::vector<strategy::JobSpec>& jobs) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& job : jobs) best = std::min(best, time_to_seconds(api::simulate(job).summary.iteration_time));
+  return best;
+}
+
+//! A search of `space` on two threads that only has to get the best exactly (the strongest pruning).
+SearchResult search_for_the_best(const SearchSpace& space) {
+  SearchOptions options;
+  options.threads = 2;
+  options.keep = 1;
+  return run_search(space, options);
+}
+
 Best exhaustive_best(const strategy::JobSpec& base) {
   using S = strategy::Strategy;
   std::vector<strategy::JobSpec> jobs = splits_and_micro_batches(base);
@@ -129,26 +159,13 @@ TEST(SearchOptimum, ListedShardingStagesEqualTheBestOfAnExhaustiveSimulate) {
       times(splits_and_micro_batches(space.base),
             std::vector<Sharding>{Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full},
             [](S& s, Sharding v) { s.sharding = v; });
-  double truth = std::numeric_limits<double>::infinity();
+  const std::vector<strategy::JobSpec> runnable = runnable_on_1f1b(jobs);
   std::set<Sharding> fitting;
-  for (auto& job : jobs) {
-    job.strategy.schedule = "1f1b";
-    try {
-      schedule::validate_job(job);
-    } catch (const InputError&) {
-      continue;
-    }
-    if (!memory::estimate_memory(job).fits()) continue;
-    fitting.insert(job.strategy.sharding);
-    truth = std::min(truth, time_to_seconds(api::simulate(job).summary.iteration_time));
-  }
+  for (const auto& job : runnable) fitting.insert(job.strategy.sharding);
   ASSERT_EQ(fitting.size(), 4u);
-  SearchOptions options;
-  options.threads = 2;
-  options.keep = 1;
-  const SearchResult result = run_search(space, options);
+  const SearchResult result = search_for_the_best(space);
   ASSERT_FALSE(result.ranking.empty());
-  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, truth);
+  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, best_simulated_s(runnable));
   std::set<Sharding> simulated;
   for (const Candidate& candidate : result.candidates) {
     EXPECT_FALSE(candidate.strategy.distributed_optimizer) << candidate.label();
@@ -170,23 +187,9 @@ TEST(SearchOptimum, ListedPrecisionsEqualTheBestOfAnExhaustiveSimulate) {
   const std::vector<strategy::JobSpec> jobs =
       times(splits_and_micro_batches(space.base), std::vector<GemmFormat>{GemmFormat::none, GemmFormat::fp8},
             [](S& s, GemmFormat v) { s.gemm_format = v; });
-  double truth = std::numeric_limits<double>::infinity();
-  for (strategy::JobSpec job : jobs) {
-    job.strategy.schedule = "1f1b";
-    try {
-      schedule::validate_job(job);
-    } catch (const InputError&) {
-      continue;
-    }
-    if (!memory::estimate_memory(job).fits()) continue;
-    truth = std::min(truth, time_to_seconds(api::simulate(job).summary.iteration_time));
-  }
-  SearchOptions options;
-  options.threads = 2;
-  options.keep = 1;
-  const SearchResult result = run_search(space, options);
+  const SearchResult result = search_for_the_best(space);
   ASSERT_FALSE(result.ranking.empty());
-  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, truth);
+  EXPECT_EQ(result.candidates[result.ranking.front()].iteration_time_s, best_simulated_s(runnable_on_1f1b(jobs)));
   std::set<GemmFormat> simulated;
   for (const Candidate& candidate : result.candidates) {
     if (candidate.simulated) simulated.insert(candidate.strategy.gemm_format);
