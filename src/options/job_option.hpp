@@ -59,7 +59,7 @@ struct JobOption {
   //! `apply` sets the strategy only: a search shares one model and cluster among its candidates.
   std::function<std::vector<Value>(const strategy::JobSpec&)> search_values;
   //! A search varies this setting only over listed values (two or more, or `all`: every allowed
-  //! one); otherwise it stays a setting of the job, the same for every candidate (precision).
+  //! one); otherwise it stays a setting of the job, the same for every candidate (precision, sharding).
   bool searched_when_listed = false;
 };
 

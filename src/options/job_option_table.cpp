@@ -368,13 +368,14 @@ JobOption sharding_option() {
       "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
       "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
       "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
-      "DeepSpeed stage 3); a search keeps the job's unless stages are listed, in place of "
-      "--distributed-optimizer (--sharding none,zero1,zero2,zero3)");
+      "DeepSpeed stage 3); a search tries several when they are listed, in place of --distributed-optimizer "
+      "(--sharding none,zero1,zero2,zero3, or all)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
   option.excludes = {"distributed_optimizer"};
   // ZeRO-2 and -3 change the framework's data parallelism (FSDP), not just an option of it: a
   // search tries them when asked.
   option.search_values = [read = option.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  option.searched_when_listed = true;
   return option;
 }
 
