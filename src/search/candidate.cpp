@@ -43,8 +43,7 @@ std::string Candidate::label() const {
     text += std::string(" recompute=") + strategy::to_string(s.recompute);
   }
   if (s.sequence_parallel) text += " sp";
-  if (s.distributed_optimizer) text += " distopt";
-  if (s.sharding != strategy::Sharding::none) text += std::string(" ") + strategy::to_string(s.sharding);
+  if (s.zero_stage() != strategy::Sharding::none) text += std::string(" ") + strategy::to_string(s.zero_stage());
   if (s.overlap_moe_expert_parallel_comm) text += " a2a-overlap";
   return text;
 }

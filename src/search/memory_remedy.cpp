@@ -10,10 +10,11 @@ namespace distsim::search {
 
 namespace {
 
-using Change = std::function<bool(strategy::Strategy&)>;  // false when the change does not apply
+using Change = std::function<bool(Candidate&)>;  // false when the change does not apply
 
 //! Twice the stages, the GPUs taken from data parallelism, else from tensor or context parallelism.
-bool more_stages(strategy::Strategy& s) {
+bool more_stages(Candidate& c) {
+  strategy::Strategy& s = c.strategy;
   for (int strategy::Strategy::*from : {&strategy::Strategy::data_parallel, &strategy::Strategy::tensor_parallel,
                                         &strategy::Strategy::context_parallel}) {
     if (s.*from % 2 == 0) {
@@ -25,24 +26,35 @@ bool more_stages(strategy::Strategy& s) {
   return false;
 }
 
-bool full_recompute(strategy::Strategy& s) {
+bool full_recompute(Candidate& c) {
+  strategy::Strategy& s = c.strategy;
   if (s.recompute == strategy::Recompute::full) return false;
   s.recompute = strategy::Recompute::full;
   return true;
 }
 
-bool distributed_optimizer(strategy::Strategy& s) {
-  if (s.distributed_optimizer || s.data_parallel == 1) return false;
-  s.distributed_optimizer = true;
-  return true;
+//! The deepest ZeRO stage beyond the candidate's that distsim models for its model.
+bool more_sharding(Candidate& c) {
+  using strategy::Sharding;
+  strategy::Strategy& s = c.strategy;
+  if (s.shard_group_size() == 1) return false;
+  for (const Sharding stage : {Sharding::full, Sharding::gradients, Sharding::optimizer}) {
+    if (stage <= s.zero_stage()) return false;
+    if (strategy::sharding_model_problems(c.job(), stage).empty()) {
+      s.sharding = stage;
+      s.distributed_optimizer = false;
+      return true;
+    }
+  }
+  return false;
 }
 
-bool all_three(strategy::Strategy& s) {
+bool all_three(Candidate& c) {
   bool changed = false;
-  for (const auto& change : {more_stages, full_recompute, distributed_optimizer}) {
-    strategy::Strategy next = s;
+  for (const auto& change : {more_stages, full_recompute, more_sharding}) {
+    Candidate next = c;
     if (change(next)) {
-      s = next;
+      c = next;
       changed = true;
     }
   }
@@ -54,12 +66,12 @@ bool all_three(strategy::Strategy& s) {
 std::vector<MemoryRemedy> memory_remedies(const Candidate& leanest, double memory_limit_bytes) {
   const std::vector<std::pair<std::string, Change>> changes{{"more pipeline stages", more_stages},
                                                             {"full recomputation", full_recompute},
-                                                            {"distributed optimizer", distributed_optimizer},
+                                                            {"more sharding", more_sharding},
                                                             {"all three", all_three}};
   std::vector<MemoryRemedy> remedies;
   for (const auto& [name, change] : changes) {
     MemoryRemedy remedy{name, leanest, false};
-    if (!change(remedy.changed.strategy)) continue;
+    if (!change(remedy.changed)) continue;
     const strategy::JobSpec job = remedy.changed.job();
     try {
       schedule::validate_job(job);

@@ -31,13 +31,27 @@ bool listed_beyond_default(const SearchSpace& space, const options::JobOption& o
                      [&](const options::Value& value) { return options::value_text(value) != option.default_value; });
 }
 
-//! Whether a listed option that `option` excludes takes its place: --sharding listed with ZeRO
-//! stages replaces --distributed-optimizer, and the other way round; the one listed beyond its
-//! default wins (check_search_space refuses both).
+//! Whether the job sets `option`, searched only when listed, to a value other than its default:
+//! --distributed-optimizer given once keeps every candidate at ZeRO-1.
+bool set_beyond_default(const SearchSpace& space, const options::JobOption& option) {
+  return option.searched_when_listed && !is_listed(space, option.key) &&
+         options::value_text(option.read(space.base)) != option.default_value;
+}
+
+//! Whether the job takes `option` other than by default: listed beyond its default, or set so.
+bool given_beyond_default(const SearchSpace& space, const options::JobOption& option) {
+  return listed_beyond_default(space, option) || set_beyond_default(space, option);
+}
+
+//! Whether an option that `option` excludes takes its place: a listed one (--distributed-optimizer
+//! listed replaces the ZeRO stages of --sharding, and the other way round; the one listed beyond
+//! its default wins), or one the job sets beyond its default while `option` is free
+//! (check_search_space refuses both given beyond their defaults).
 bool gives_way(const SearchSpace& space, const options::JobOption& option) {
   return std::any_of(option.excludes.begin(), option.excludes.end(), [&](const std::string& excluded) {
-    return is_listed(space, excluded) &&
-           (listed_beyond_default(space, options::option(excluded)) || !listed_beyond_default(space, option));
+    const options::JobOption& rival = options::option(excluded);
+    if (is_listed(space, excluded)) return listed_beyond_default(space, rival) || !listed_beyond_default(space, option);
+    return !is_listed(space, option.key) && set_beyond_default(space, rival);
   });
 }
 
@@ -48,7 +62,8 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
   for (const auto* option : searched_options()) {
     if (gives_way(space, *option)) continue;
     if (option->searched_when_listed && !is_listed(space, option->key)) continue;
-    if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
+    const auto& applies = option->searched_for ? option->searched_for : option->applies;
+    if (!applies || applies(space.base) || space.listed.count(option->key) > 0) {
       varied.push_back(option);
     }
   }
@@ -93,9 +108,9 @@ void check_search_space(const SearchSpace& space) {
   for (const auto* option : searched_options()) {
     for (const auto& excluded : option->excludes) {
       const options::JobOption& rival = options::option(excluded);
-      if (listed_beyond_default(space, *option) && listed_beyond_default(space, rival)) {
+      if (given_beyond_default(space, *option) && given_beyond_default(space, rival)) {
         throw InputError(option->flag + " and " + rival.flag +
-                         " are both listed, but a job takes one or the other; list the values with one of them");
+                         " are both given, but a job takes one or the other; give the values with one of them");
       }
     }
   }

@@ -53,6 +53,11 @@ std::vector<std::string> shared_expert_overlap_problems(const JobSpec& job, cons
 //! simulated as the model it is not.
 std::vector<std::string> unsimulated_features(const model::ModelSpec& model);
 
+//! The parts of `job`'s model that sharding by `stage` is not modelled for (the experts' gradients
+//! and parameters, multi-token prediction modules outside any FSDP unit): one message each, or
+//! nothing. A search tries the stages where nothing is.
+std::vector<std::string> sharding_model_problems(const JobSpec& job, Sharding stage, const SettingNames& names = {});
+
 //! Throws precision_problems as one InputError: a search checks them once before it tries any split.
 void validate_precision(const JobSpec& job, const SettingNames& names = {});
 

@@ -1,4 +1,5 @@
 #include <string>
+#include <vector>
 
 #include "strategy/job_checks.hpp"
 
@@ -30,15 +31,7 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
     problems.push_back(name_of(names, "distributed_optimizer") + " means ZeRO-1 (sharding zero1), but " + sharding +
                        " asks for another stage; give one of the two");
   }
-  if (job.model.moe.enabled() && (s.sharding == Sharding::gradients || s.sharding == Sharding::full)) {
-    problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
-                       quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
-  }
-  if (job.model.mtp_layers > 0 && s.sharding == Sharding::full) {
-    problems.push_back(sharding + ": the multi-token prediction modules of model " + quoted(job.model.name) +
-                       " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
-                       "zero2");
-  }
+  for (auto& problem : sharding_model_problems(job, s.sharding, names)) problems.push_back(std::move(problem));
   if (s.shard_group <= 0) {
     return;
   }
@@ -61,3 +54,22 @@ void check_sharding(const JobSpec& job, const SettingNames& names, Problems& pro
 }
 
 }  // namespace distsim::strategy::detail
+
+namespace distsim::strategy {
+
+std::vector<std::string> sharding_model_problems(const JobSpec& job, Sharding stage, const SettingNames& names) {
+  std::vector<std::string> problems;
+  const std::string sharding = name_of(names, "sharding") + " " + to_string(stage);
+  if (job.model.moe.enabled() && (stage == Sharding::gradients || stage == Sharding::full)) {
+    problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
+                       detail::quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
+  }
+  if (job.model.mtp_layers > 0 && stage == Sharding::full) {
+    problems.push_back(sharding + ": the multi-token prediction modules of model " + detail::quoted(job.model.name) +
+                       " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
+                       "zero2");
+  }
+  return problems;
+}
+
+}  // namespace distsim::strategy

@@ -206,7 +206,7 @@ nlohmann::json search_candidate_json(const search::Candidate& c, const search::T
                           {"virtual_stages", s.virtual_stages},
                           {"recompute", strategy::to_string(s.recompute)},
                           {"sequence_parallel", s.sequence_parallel},
-                          {"distributed_optimizer", s.distributed_optimizer},
+                          {"sharding", strategy::to_string(s.zero_stage())},
                           {"status", search::to_string(c.status)},
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
@@ -277,7 +277,7 @@ std::string search_memory_advice(const search::SearchResult& result) {
                    remedy.changed.label(), remedy.changed.peak_memory_bytes / kGiB, remedy.fits ? " (fits)" : "");
   }
   if (result.memory_remedies.empty()) {
-    text += "  nothing: it has every pipeline stage, recomputation and optimizer sharding a valid job allows\n";
+    text += "  nothing: it has every pipeline stage, recomputation and ZeRO stage a valid job allows\n";
   }
   return text;
 }
@@ -377,7 +377,7 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
 
 std::string search_csv_header(const search::TrainingGoal& goal) {
   std::string text = "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
-                     "distributed_optimizer,status,iteration_time_s,iterations_per_s,"
+                     "sharding,status,iteration_time_s,iterations_per_s,"
                      "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,gpus,gpu_hours_per_iteration";
   if (goal.tokens) text += ",time_to_train_s,gpu_hours_to_train";
   if (goal.gpu_hour_price) text += goal.tokens ? ",cost_to_train" : ",cost_per_million_tokens";
@@ -389,7 +389,7 @@ std::string search_csv_row(const search::Candidate& c, const search::TrainingGoa
   std::string text = fmt::format(
       "{},{},{},{},{},{},{},{},{},{},{},{},", c.label(), s.tensor_parallel, s.pipeline_parallel, s.data_parallel,
       s.context_parallel, s.micro_batch_size, s.schedule, s.virtual_stages, strategy::to_string(s.recompute),
-      s.sequence_parallel ? 1 : 0, s.distributed_optimizer ? 1 : 0, search::to_string(c.status));
+      s.sequence_parallel ? 1 : 0, strategy::to_string(s.zero_stage()), search::to_string(c.status));
   if (c.simulated) {
     text += fmt::format("{:.9f},{:.6f},{:.6f},{:.6f},{:.6f},", c.iteration_time_s, c.iterations_per_s(),
                         c.samples_per_s, c.mfu, c.bubble_fraction);

@@ -36,7 +36,7 @@ std::string strategy_extras(const strategy::Strategy& s) {
   if (s.context_parallel > 1) extras += fmt::format(", context parallel {}", s.context_parallel);
   if (s.sequence_parallel) extras += ", sequence parallel";
   if (s.recompute != strategy::Recompute::none) extras += fmt::format(", {} recomputation", to_string(s.recompute));
-  if (s.distributed_optimizer) extras += ", distributed optimizer";
+  if (s.zero_stage() != strategy::Sharding::none) extras += fmt::format(", sharding {}", to_string(s.zero_stage()));
   if (s.overlap_grad_reduce) extras += ", gradient reduction overlapped";
   if (s.virtual_stages > 1) extras += fmt::format(", {} virtual stages", s.virtual_stages);
   return extras;

@@ -106,7 +106,11 @@ Best exhaustive_best(const strategy::JobSpec& base) {
                std::vector<strategy::Recompute>{strategy::Recompute::none, strategy::Recompute::selective,
                                                 strategy::Recompute::full},
                [](S& s, strategy::Recompute v) { s.recompute = v; });
-  jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.distributed_optimizer = v; });
+  // Every ZeRO stage (zero1 is the distributed optimizer).
+  jobs = times(jobs,
+               std::vector<strategy::Sharding>{strategy::Sharding::none, strategy::Sharding::optimizer,
+                                               strategy::Sharding::gradients, strategy::Sharding::full},
+               [](S& s, strategy::Sharding v) { s.sharding = v; });
   Best best;
   for (const auto& job : jobs) {
     try {
@@ -140,7 +144,7 @@ TEST(SearchOptimum, EqualsTheBestOfAnExhaustiveSimulate) {
   EXPECT_GT(result.pruned_by_bound, 0u);
 }
 
-// ZeRO-2 and -3 are tried when listed (--sharding none,zero1,zero2,zero3, in place of
+// Every ZeRO stage listed (--sharding none,zero1,zero2,zero3, as when left free, in place of
 // --distributed-optimizer): the search's best equals the best of simulate over every split,
 // micro-batch size and ZeRO stage written out by hand (schedule, virtual stages, recomputation and
 // sequence parallelism pinned, to keep it short), and every stage is simulated.
@@ -250,8 +254,9 @@ namespace {
 
 TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
   // GPT-2 345M (4 layers) on 8 GPUs, global batch 8, with dp 2 and nothing that saves memory:
-  // each change applies. Twice the stages halves dp; the distributed optimizer shards the
-  // optimizer states over dp 2; full recomputation drops the stored activations.
+  // each change applies. Twice the stages halves dp; ZeRO-3, the deepest stage, shards the
+  // parameters, gradients and optimizer states over dp 2; full recomputation drops the stored
+  // activations. All three: with dp 1 after the stages are doubled, nothing is left to shard.
   Candidate leanest = candidate_for(small_job());
   auto& s = leanest.strategy;
   s.tensor_parallel = 2;
@@ -265,13 +270,16 @@ TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
     EXPECT_LT(remedy.changed.peak_memory_bytes, leanest.peak_memory_bytes) << remedy.change;
     EXPECT_FALSE(remedy.fits);  // a 1-byte limit
   }
-  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "distributed optimizer",
+  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "more sharding",
                                           "all three"};
   ASSERT_EQ(changes, expected);
   EXPECT_EQ(remedies[0].changed.strategy.notation(), "2M4P1D");
   EXPECT_EQ(remedies[1].changed.strategy.recompute, strategy::Recompute::full);
-  EXPECT_TRUE(remedies[2].changed.strategy.distributed_optimizer);
+  EXPECT_EQ(remedies[2].changed.strategy.sharding, strategy::Sharding::full);
   EXPECT_EQ(remedies[2].changed.strategy.notation(), "2M2P2D");
+  EXPECT_EQ(remedies[3].changed.strategy.notation(), "2M4P1D");
+  EXPECT_EQ(remedies[3].changed.strategy.recompute, strategy::Recompute::full);
+  EXPECT_EQ(remedies[3].changed.strategy.sharding, strategy::Sharding::none);
 }
 
 TEST(MemoryRemedies, ASearchWhereNothingFitsNamesTheLeanestCandidate) {
