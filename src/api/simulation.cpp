@@ -1,6 +1,7 @@
 #include "api/simulation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <set>
 #include <string>
@@ -210,17 +211,23 @@ void Simulation::require_timeline() const {
   }
 }
 
-SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
+SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const auto costs = cost_chain(job, options);
-  const auto compute_time = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table) {
-    SimTime total = 0;
+  // The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
+  // ZeRO-3's parameter gathers and gradient reductions.
+  constexpr std::array<events::StreamKind, 4> kStreams{events::StreamKind::compute, events::StreamKind::dp_comm,
+                                                       events::StreamKind::dp_reduce, events::StreamKind::dp_replica};
+  using StreamTimes = std::array<SimTime, kStreams.size()>;
+  const auto add_steps = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table,
+                             SimTime passes, StreamTimes& busy) {
     for (const auto& step : steps) {
-      if (step.stream == events::StreamKind::compute) total += costs->cost(table.at(step.event)).duration;
+      const auto stream = std::find(kStreams.begin(), kStreams.end(), step.stream);
+      if (stream == kStreams.end()) continue;
+      busy[static_cast<size_t>(stream - kStreams.begin())] += passes * costs->cost(table.at(step.event)).duration;
     }
-    return total;
   };
   const strategy::Strategy& s = job.strategy;
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
@@ -237,13 +244,13 @@ SimTime compute_lower_bound(const strategy::JobSpec& job, const SimulationOption
     events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
     const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table, &layers);
-    SimTime stage_time = costs->cost(table.at(work.optimizer_step)).duration;
+    StreamTimes busy{};
+    busy[0] = costs->cost(table.at(work.optimizer_step)).duration;
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
-      const auto& work_chunk = work.chunks[chunk];
-      stage_time +=
-          forwards[chunk] * (compute_time(work_chunk.forward, table) + compute_time(work_chunk.backward, table));
+      add_steps(work.chunks[chunk].forward, table, forwards[chunk], busy);
+      add_steps(work.chunks[chunk].backward, table, forwards[chunk], busy);
     }
-    busiest = std::max(busiest, stage_time);
+    busiest = std::max(busiest, *std::max_element(busy.begin(), busy.end()));
   }
   return busiest;
 }

@@ -58,9 +58,6 @@ struct JobOption {
   //! varies the setting (it is one value of the job, as for simulate). A searched setting's
   //! `apply` sets the strategy only: a search shares one model and cluster among its candidates.
   std::function<std::vector<Value>(const strategy::JobSpec&)> search_values;
-  //! Whether a search varies this setting for its base job, where that is not `applies`: the echo
-  //! names sharding only when it is not none, but a search tries every stage. Empty: `applies`.
-  std::function<bool(const strategy::JobSpec&)> searched_for;
   //! A search varies this setting only over listed values (two or more, or `all`: every allowed
   //! one); otherwise it stays a setting of the job, the same for every candidate (precision, sharding).
   bool searched_when_listed = false;

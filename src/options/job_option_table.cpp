@@ -345,31 +345,16 @@ std::vector<Value> free_virtual_stages(const JobSpec& job) {
 }
 
 //! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
-//! that the echo names one stage once. A search varies --sharding instead unless this is listed
-//! (zero1 is the same), and keeps the stage at ZeRO-1 when the job sets it.
+//! that the echo names one stage once.
 JobOption distributed_optimizer_option() {
   JobOption option =
       strategy_boolean("distributed_optimizer", "--distributed-optimizer", &Strategy::distributed_optimizer,
                        "ZeRO-1 as Megatron's distributed optimizer: reduce-scatter gradients, update 1/dp "
-                       "of the parameters, all-gather them (the same as --sharding zero1); a search that "
-                       "lists it tries it in place of the ZeRO stages of --sharding");
+                       "of the parameters, all-gather them (the same as --sharding zero1)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding == strategy::Sharding::none; };
   option.excludes = {"sharding"};
   option.search_values = both_when([](const JobSpec& job) { return job.strategy.data_parallel > 1; });
-  option.searched_when_listed = true;
   return option;
-}
-
-//! Left free, a search tries every ZeRO stage distsim models for the job's model when more than
-//! one rank would shard (with one, every stage holds the same state as none).
-std::vector<Value> modelled_sharding_stages(const JobSpec& job) {
-  using strategy::Sharding;
-  if (job.strategy.gradient_group_size() == 1) return {Value{std::string("none")}};
-  std::vector<Value> stages;
-  for (const Sharding stage : {Sharding::none, Sharding::optimizer, Sharding::gradients, Sharding::full}) {
-    if (strategy::sharding_model_problems(job, stage).empty()) stages.emplace_back(std::string(strategy::to_string(stage)));
-  }
-  return stages;
 }
 
 JobOption sharding_option() {
@@ -383,11 +368,15 @@ JobOption sharding_option() {
       "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
       "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
       "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
-      "DeepSpeed stage 3)");
+      "DeepSpeed stage 3); a search tries several when they are listed, in place of --distributed-optimizer "
+      "(--sharding none,zero1,zero2,zero3, or all)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
   option.excludes = {"distributed_optimizer"};
-  option.search_values = modelled_sharding_stages;
-  option.searched_for = [](const JobSpec&) { return true; };
+  // ZeRO-2 and -3 change the framework's data parallelism (FSDP), not just an option of it, and
+  // ZeRO-3's per-unit gathers keep its candidates from being simulated a pass per task: a search
+  // tries them when asked.
+  option.search_values = [read = option.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  option.searched_when_listed = true;
   return option;
 }
 

@@ -41,7 +41,7 @@ struct Candidate {
   double mfu = 0;
   double bubble_fraction = 0;
   double peak_memory_bytes = 0;
-  double lower_bound_s = 0;  //!< api::compute_lower_bound, for valid candidates that fit
+  double lower_bound_s = 0;  //!< api::iteration_lower_bound, for valid candidates that fit
   bool pareto = false;       //!< on the front of iteration time versus peak memory
 
   //! reason_text, or an empty text when there is none.

@@ -32,7 +32,7 @@ bool listed_beyond_default(const SearchSpace& space, const options::JobOption& o
 }
 
 //! Whether the job sets `option`, searched only when listed, to a value other than its default:
-//! --distributed-optimizer given once keeps every candidate at ZeRO-1.
+//! --sharding zero3 given once is every candidate's stage.
 bool set_beyond_default(const SearchSpace& space, const options::JobOption& option) {
   return option.searched_when_listed && !is_listed(space, option.key) &&
          options::value_text(option.read(space.base)) != option.default_value;
@@ -43,8 +43,8 @@ bool given_beyond_default(const SearchSpace& space, const options::JobOption& op
   return listed_beyond_default(space, option) || set_beyond_default(space, option);
 }
 
-//! Whether an option that `option` excludes takes its place: a listed one (--distributed-optimizer
-//! listed replaces the ZeRO stages of --sharding, and the other way round; the one listed beyond
+//! Whether an option that `option` excludes takes its place: a listed one (--sharding listed with
+//! ZeRO stages replaces --distributed-optimizer, and the other way round; the one listed beyond
 //! its default wins), or one the job sets beyond its default while `option` is free
 //! (check_search_space refuses both given beyond their defaults).
 bool gives_way(const SearchSpace& space, const options::JobOption& option) {
@@ -62,8 +62,7 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
   for (const auto* option : searched_options()) {
     if (gives_way(space, *option)) continue;
     if (option->searched_when_listed && !is_listed(space, option->key)) continue;
-    const auto& applies = option->searched_for ? option->searched_for : option->applies;
-    if (!applies || applies(space.base) || space.listed.count(option->key) > 0) {
+    if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
       varied.push_back(option);
     }
   }

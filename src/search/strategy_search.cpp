@@ -202,7 +202,7 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
       simulation_costs(result, to_simulate, simulation), options, 1,
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_simulate[n]];
-        candidate.lower_bound_s = time_to_seconds(api::compute_lower_bound(candidate.job(), simulation));
+        candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation));
       },
       [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
       [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });

@@ -195,7 +195,7 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
                                     "virtual_stages",
                                     "sequence_parallel",
                                     "recompute",
-                                    "sharding"};
+                                    "distributed_optimizer"};
   EXPECT_EQ(keys(dense), expected);
   dense.listed["ep"] = {2};
   expected.emplace_back("ep");
@@ -223,18 +223,17 @@ TEST(VariedOptions, PrecisionOnlyWhenListed) {
   EXPECT_TRUE(varies(space));
 }
 
-// Left free, --sharding is varied (its ZeRO stages cover --distributed-optimizer's ZeRO-1). A
-// listed --distributed-optimizer takes its place, and the other way round: the one listed beyond
-// its default (none, false) is varied; the job's --distributed-optimizer keeps every candidate at
-// ZeRO-1. Both given beyond their defaults are refused.
-TEST(VariedOptions, ShardingUnlessTheDistributedOptimizerIsListedOrSet) {
+// A listed --sharding takes the place of --distributed-optimizer, and the other way round: the
+// one listed beyond its default (none, false) is varied; both so listed are refused.
+TEST(VariedOptions, ListedShardingTakesThePlaceOfTheDistributedOptimizer) {
   const auto varies = [](const SearchSpace& space, const std::string& key) {
     const auto varied = varied_options(space);
     return std::any_of(varied.begin(), varied.end(), [&](const auto* option) { return option->key == key; });
   };
   SearchSpace space = bert_on_16_a10();
-  EXPECT_FALSE(varies(space, "distributed_optimizer"));
-  EXPECT_TRUE(varies(space, "sharding"));
+  space.listed.erase("distributed_optimizer");
+  EXPECT_TRUE(varies(space, "distributed_optimizer"));
+  EXPECT_FALSE(varies(space, "sharding"));  // ZeRO-2 and -3 only when asked
   space.listed["sharding"] = {std::string("none"), std::string("zero3")};
   EXPECT_FALSE(varies(space, "distributed_optimizer"));
   EXPECT_TRUE(varies(space, "sharding"));
@@ -250,35 +249,26 @@ TEST(VariedOptions, ShardingUnlessTheDistributedOptimizerIsListedOrSet) {
   EXPECT_EQ(error_of(space),
             "--distributed-optimizer and --sharding are both given, but a job takes one or the other; give the "
             "values with one of them");
-
-  SearchSpace set = bert_on_16_a10();
-  set.base.strategy.distributed_optimizer = true;
-  EXPECT_FALSE(varies(set, "distributed_optimizer"));
-  EXPECT_FALSE(varies(set, "sharding"));
-  EXPECT_EQ(error_of(set), "");
-  set.listed["sharding"] = {std::string("zero3")};
-  EXPECT_TRUE(varies(set, "sharding"));
-  EXPECT_EQ(error_of(set),
-            "--distributed-optimizer and --sharding are both given, but a job takes one or the other; give the "
-            "values with one of them");
 }
 
-// Left free, the stages tried are those modelled for the model, when more than one rank shards.
-TEST(SearchValues, TheModelledZeroStagesWhenMoreThanOneRankShards) {
-  const auto& sharding = options::option("sharding");
-  const auto names = [&](const strategy::JobSpec& job) {
-    std::vector<std::string> stages;
-    for (const auto& value : sharding.search_values(job)) stages.push_back(options::value_text(value));
-    return stages;
+// A job that sets --sharding once keeps that stage for every candidate: --distributed-optimizer
+// gives way to it when free, and listed beyond its default it is refused.
+TEST(VariedOptions, TheJobsZeroStageTakesThePlaceOfTheDistributedOptimizer) {
+  const auto varies = [](const SearchSpace& space, const std::string& key) {
+    const auto varied = varied_options(space);
+    return std::any_of(varied.begin(), varied.end(), [&](const auto* option) { return option->key == key; });
   };
-  strategy::JobSpec job = bert_on_16_a10().base;
-  EXPECT_EQ(names(job), std::vector<std::string>{"none"});
-  job.strategy.context_parallel = 2;  // shards over data x context parallel ranks
-  EXPECT_EQ(names(job), (std::vector<std::string>{"none", "zero1", "zero2", "zero3"}));
-  job.model.mtp_layers = 1;  // multi-token prediction modules are in no FSDP unit
-  EXPECT_EQ(names(job), (std::vector<std::string>{"none", "zero1", "zero2"}));
-  job.model = catalog::find_model("qwen3-30b-a3b");  // expert gradients are not sharded
-  EXPECT_EQ(names(job), (std::vector<std::string>{"none", "zero1"}));
+  SearchSpace space = bert_on_16_a10();
+  space.base.strategy.sharding = strategy::Sharding::gradients;
+  EXPECT_FALSE(varies(space, "distributed_optimizer"));
+  EXPECT_FALSE(varies(space, "sharding"));
+  EXPECT_EQ(error_of(space), "");
+  space.listed["distributed_optimizer"] = {false};
+  EXPECT_EQ(error_of(space), "");
+  space.listed["distributed_optimizer"] = {false, true};
+  EXPECT_EQ(error_of(space),
+            "--distributed-optimizer and --sharding are both given, but a job takes one or the other; give the "
+            "values with one of them");
 }
 
 }  // namespace
