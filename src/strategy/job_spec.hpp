@@ -55,7 +55,7 @@ std::vector<std::string> unsimulated_features(const model::ModelSpec& model);
 
 //! The parts of `job`'s model that sharding by `stage` is not modelled for (the experts' gradients
 //! and parameters, multi-token prediction modules outside any FSDP unit): one message each, or
-//! nothing. A search tries the stages where nothing is.
+//! nothing. A memory remedy offers the deepest stage where nothing is.
 std::vector<std::string> sharding_model_problems(const JobSpec& job, Sharding stage, const SettingNames& names = {});
 
 //! Throws precision_problems as one InputError: a search checks them once before it tries any split.

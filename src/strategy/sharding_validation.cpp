@@ -62,7 +62,8 @@ std::vector<std::string> sharding_model_problems(const JobSpec& job, Sharding st
   const std::string sharding = name_of(names, "sharding") + " " + to_string(stage);
   if (job.model.moe.enabled() && (stage == Sharding::gradients || stage == Sharding::full)) {
     problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
-                       detail::quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
+                       detail::quoted(job.model.name) +
+                       " is not modelled; use sharding zero1 (the distributed optimizer)");
   }
   if (job.model.mtp_layers > 0 && stage == Sharding::full) {
     problems.push_back(sharding + ": the multi-token prediction modules of model " + detail::quoted(job.model.name) +

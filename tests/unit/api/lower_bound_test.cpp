@@ -74,7 +74,8 @@ TEST(LowerBound, IsTheBusiestStreamWithZero3) {
     const program::JobProgram program = job_events(job);
     std::map<engine::StreamId, SimTime> busy;
     for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
-      for (const engine::StreamId stream : program.program.streams(task)) busy[stream] += program.program.duration(task);
+      for (const engine::StreamId stream : program.program.streams(task))
+        busy[stream] += program.program.duration(task);
     }
     SimTime compute = 0;
     SimTime busiest = 0;

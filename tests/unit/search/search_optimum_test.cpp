@@ -267,8 +267,7 @@ TEST(MemoryRemedies, EachLowersTheLeanestCandidateByItsOwnChange) {
     EXPECT_LT(remedy.changed.peak_memory_bytes, leanest.peak_memory_bytes) << remedy.change;
     EXPECT_FALSE(remedy.fits);  // a 1-byte limit
   }
-  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "more sharding",
-                                          "all three"};
+  const std::vector<std::string> expected{"more pipeline stages", "full recomputation", "more sharding", "all three"};
   ASSERT_EQ(changes, expected);
   EXPECT_EQ(remedies[0].changed.strategy.notation(), "2M4P1D");
   EXPECT_EQ(remedies[1].changed.strategy.recompute, strategy::Recompute::full);
