@@ -43,15 +43,14 @@ bool given_beyond_default(const SearchSpace& space, const options::JobOption& op
   return listed_beyond_default(space, option) || set_beyond_default(space, option);
 }
 
-//! Whether an option that `option` excludes takes its place: a listed one (--sharding listed with
-//! ZeRO stages replaces --distributed-optimizer, and the other way round; the one listed beyond
-//! its default wins), or one the job sets beyond its default while `option` is free
-//! (check_search_space refuses both given beyond their defaults).
+//! Whether a listed option that `option` excludes takes its place: --sharding listed with ZeRO
+//! stages replaces --distributed-optimizer, and the other way round; the one listed beyond its
+//! default wins (check_search_space refuses both given beyond their defaults). A stage the job
+//! sets needs no rule here: --distributed-optimizer applies only without one.
 bool gives_way(const SearchSpace& space, const options::JobOption& option) {
   return std::any_of(option.excludes.begin(), option.excludes.end(), [&](const std::string& excluded) {
-    const options::JobOption& rival = options::option(excluded);
-    if (is_listed(space, excluded)) return listed_beyond_default(space, rival) || !listed_beyond_default(space, option);
-    return !is_listed(space, option.key) && set_beyond_default(space, rival);
+    return is_listed(space, excluded) &&
+           (listed_beyond_default(space, options::option(excluded)) || !listed_beyond_default(space, option));
   });
 }
 

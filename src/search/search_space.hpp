@@ -32,7 +32,8 @@ std::vector<const options::JobOption*> searched_options();
 //! The options `space` varies, in table order: the searched options that mean something for the
 //! base job (JobOption::applies, which for a searched option depends only on settings no search
 //! varies: the expert parallel size on an MoE model) and any whose values are listed; of two that
-//! exclude each other, the one listed or set beyond its default.
+//! exclude each other, a listed one in place of the other (when both are, the one listed beyond
+//! its default).
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space);
 
 //! The job settings a search varies itself: every searched option's key and the strategy
