@@ -181,8 +181,9 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   const auto& schedule = schedule::find_schedule(s.schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
   // rank's layers once, whichever chunk holds them (DualPipe's chunks see half the micro-batches
-  // each, but the rank holds two stages' layers).
-  const auto per_rank = aggregate_passes
+  // each, but the rank holds two stages' layers). ZeRO-3's passes keep a task per gather,
+  // reduction and NIC transfer, up to one per template (PipelinePasses).
+  const auto per_rank = aggregate_passes && !s.gathers_parameters()
                             ? checked_product({schedule.microbatches_per_chunk(s.num_microbatches()),
                                                schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});

@@ -95,6 +95,7 @@ PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
       // ZeRO-3's per-layer collectives overlap compute across passes, which one task per pass
       // cannot show.
       aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().gathers_parameters()),
+      aggregate_runs_(aggregate && !draft.program().all_ranks && draft.strategy().gathers_parameters()),
       kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
   const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());
@@ -212,6 +213,8 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector
   for (size_t i = first; i < last; ++i) {
     const auto& templates = work.chunks[static_cast<size_t>(steps[i].chunk)].*(steps[i].kind->templates);
     unit.push_back(open_pass(members, templates, steps[i]));
+    // An overlapped unit interleaves its passes' templates, which runs would reorder.
+    if (aggregate_runs_ && last - first == 1) unit.back().runs = runs_of(members, templates);
     ends.push_back(segment_ends(templates, hidden));
   }
   const auto order = overlapped_order(ends, hidden);
@@ -275,6 +278,10 @@ const std::vector<PipelinePasses::JoinedStep>& PipelinePasses::joined_steps(cons
 //! Instantiates templates [pass.next, end) of one pass on every member.
 void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& members, size_t end) {
   for (; pass.next < end; ++pass.next) {
+    if (pass.runs != nullptr && pass.runs->run_of[pass.next] >= 0) {
+      add_run(pass, members, pass.runs->runs[static_cast<size_t>(pass.runs->run_of[pass.next])]);
+      continue;
+    }
     const auto& step = (*pass.templates)[pass.next];
     const TaskInfo info{step.event, step.phase, pass.step.microbatch, step.layer, step.label, pass.step.chunk};
     if (step.stream == StreamKind::compute) {
@@ -311,6 +318,78 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       }
     }
   }
+}
+
+//! The run's task stands for each of its templates: what waits for one of them waits for the run,
+//! which ends with each that anything outside it waits for (local_runs).
+void PipelinePasses::add_run(OpenPass& pass, const std::vector<int>& members, const LocalRuns::Run& run) {
+  const auto& templates = *pass.templates;
+  const auto& first = templates[run.first];
+  const TaskInfo info{first.event, first.phase, pass.step.microbatch, first.layer, first.label, pass.step.chunk};
+  const std::int64_t counted = draft_.counts_microbatch(pass.step.microbatch) ? 1 : 0;
+  for (size_t m = 0; m < members.size(); ++m) {
+    const int device = members[m];
+    const TaskId task = draft_.add_untracked_task(run.duration, draft_.stream(device, StreamKind::compute), info);
+    for (const int prerequisite : {first.waits_for, first.waits_for_parameters}) {
+      if (prerequisite >= 0) draft_.depend(task, pass.created[m][static_cast<size_t>(prerequisite)]);
+    }
+    if (pass.previous_compute[m] == kNoTask) {
+      PassTasks& tasks = passes_[device][pass.index[m]];
+      draft_.depend(task, tasks.arrival);
+      tasks.first = task;
+    }
+    pass.previous_compute[m] = task;
+    for (size_t index = run.first; index < run.end; ++index) {
+      draft_.count_instances(templates[index].event, device, 1, counted);
+      pass.created[m].push_back(task);
+    }
+  }
+  pass.next = run.end - 1;
+}
+
+const LocalRuns* PipelinePasses::runs_of(const std::vector<int>& members,
+                                         const std::vector<events::TaskTemplate>& templates) {
+  auto found = local_runs_.find(&templates);
+  if (found == local_runs_.end()) {
+    const auto streams = local_streams(members);
+    std::vector<bool> local;
+    local.reserve(templates.size());
+    for (const auto& step : templates) local.push_back(streams[static_cast<size_t>(step.stream)]);
+    // The pass's successor and transfers wait for its last task before its trailing reductions.
+    std::vector<size_t> awaited;
+    for (size_t index = templates.size(); index > 0; --index) {
+      if (!reduces_after_pass(templates[index - 1].stream)) {
+        awaited.push_back(index - 1);
+        break;
+      }
+    }
+    found = local_runs_.emplace(&templates, local_runs(templates, local, draft_.costs(), awaited)).first;
+  }
+  return found->second ? &*found->second : nullptr;
+}
+
+std::array<bool, static_cast<size_t>(events::kStreamKinds)> PipelinePasses::local_streams(
+    const std::vector<int>& members) {
+  std::array<bool, static_cast<size_t>(events::kStreamKinds)> local{};
+  local[static_cast<size_t>(StreamKind::compute)] = true;
+  for (const StreamKind stream : {StreamKind::tp_comm, StreamKind::cp_comm, StreamKind::ep_comm, StreamKind::etp_comm}) {
+    const auto& joined = joined_steps(members, stream);
+    local[static_cast<size_t>(stream)] =
+        std::all_of(joined.begin(), joined.end(), [](const JoinedStep& step) { return step.members.size() == 1; });
+  }
+  for (const auto& chunk : draft_.work(members.front()).chunks) {
+    for (const StepKind kind : kinds_) {
+      bool computed = false;
+      for (const auto& step : chunk.*(kind->templates)) {
+        computed |= step.stream == StreamKind::compute;
+        const events::Event& event = draft_.program().events.at(step.event);
+        if (!computed || (event.is_communication() && !event.within_domain)) {
+          local[static_cast<size_t>(step.stream)] = false;
+        }
+      }
+    }
+  }
+  return local;
 }
 
 //! The pass's last task, its trailing gradient reductions left out, is where its successor and

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "events/job_events.hpp"
+#include "program/local_runs.hpp"
 #include "program/program_draft.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -43,7 +44,9 @@ std::vector<std::pair<size_t, size_t>> overlapped_order(const std::vector<std::v
 //! attach to them. A "pass" is one step's tasks on one device.
 class PipelinePasses {
  public:
-  //! With `aggregate` (symmetric mode only) each pass becomes one task; see build_job_program.
+  //! With `aggregate` (symmetric mode only) each pass becomes one task, or under ZeRO-3, whose
+  //! gathers overlap computation across passes, each run of local work between its gathers and
+  //! reductions (LocalRuns); see build_job_program.
   PipelinePasses(ProgramDraft& draft, bool aggregate);
 
   //! Adds every step of a pass group's members, in schedule order, each as the templates its
@@ -73,12 +76,23 @@ class PipelinePasses {
     std::vector<std::vector<engine::TaskId>> created;  //!< per member, by template index
     std::vector<engine::TaskId> previous_compute;      //!< per member
     size_t next = 0;                                   //!< the first template not added yet
+    const LocalRuns* runs = nullptr;                   //!< the runs that become one task each, if any
   };
 
   OpenPass open_pass(const std::vector<int>& members, const std::vector<events::TaskTemplate>& templates,
                      const schedule::Step& pass);
   //! Adds the pass's templates up to (not including) `end`.
   void add_templates(OpenPass& pass, const std::vector<int>& members, size_t end);
+  //! Adds the run that starts at the pass's next template as one task on every member.
+  void add_run(OpenPass& pass, const std::vector<int>& members, const LocalRuns::Run& run);
+  //! The runs of one pass's `templates` on `members`, found once; none when its passes keep a
+  //! task per template.
+  const LocalRuns* runs_of(const std::vector<int>& members, const std::vector<events::TaskTemplate>& templates);
+  //! Per stream kind, whether templates on it can belong to runs on `members`: the compute stream,
+  //! and a communication stream whose templates in all of their work stay inside the scale-up
+  //! domain, join no other member and come after their pass's first computation, so that no task
+  //! outside a run ever uses it.
+  std::array<bool, static_cast<size_t>(events::kStreamKinds)> local_streams(const std::vector<int>& members);
   //! The members (by index) that one communication step on `stream` joins, each group with its
   //! devices' streams of that kind (DeviceGroups::step_groups); found once per pass group.
   struct JoinedStep {
@@ -110,6 +124,8 @@ class PipelinePasses {
 
   ProgramDraft& draft_;
   bool aggregate_;
+  bool aggregate_runs_;  //!< ZeRO-3 in symmetric mode: each local run becomes one task
+  std::unordered_map<const std::vector<events::TaskTemplate>*, std::optional<LocalRuns>> local_runs_;
   std::vector<schedule::StepKind> kinds_;  //!< the schedule's step kinds
   //! the bucket's index into the templates of the step kind that completes gradients
   int events::GradientBucket::*bucket_ready_ = &events::GradientBucket::ready_after;

@@ -377,6 +377,61 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
   }
 }
 
+//! Under ZeRO-3 each run of local work between a pass's gathers and reductions becomes one task,
+//! which must not move the iteration either: the gathers, reductions and NIC traffic keep their
+//! tasks, and nothing outside a run uses its streams. The jobs cover 1F1B, GPipe and interleaving,
+//! recomputation, sequence parallelism, HSDP (shard groups of 2 with replicas), gathers inside a
+//! node and across nodes, and context parallelism across nodes, whose ring exchanges through the
+//! NICs stay tasks. Every program is smaller than the operator-level one.
+TEST(AggregatedPasses, ZeroThreeRunsGiveTheSameIterationTimeAsOperatorTasks) {
+  struct Variant {
+    const char* model;
+    const char* cluster;
+    int tp, cp, pp, dp, micro_batch, global_batch;
+    const char* schedule;
+    int chunks;
+    strategy::Recompute recompute;
+    bool sequence_parallel;
+    int shard_group;
+  };
+  const std::vector<Variant> variants{
+      {"gpt2-345m", "pcie-a40", 1, 1, 1, 8, 4, 64, "1f1b", 1, strategy::Recompute::none, false, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "1f1b", 1, strategy::Recompute::none, false, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, strategy::Recompute::full, false, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, strategy::Recompute::full, true, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 4, 4, 1, 64, "1f1b", 1, strategy::Recompute::selective, true, 2},
+      {"llama-3.1-8b", "dgx-h100", 4, 2, 2, 2, 1, 32, "1f1b", 1, strategy::Recompute::none, true, 0},
+  };
+  for (const auto& v : variants) {
+    strategy::JobSpec job;
+    job.model = catalog::find_model(v.model);
+    job.cluster = catalog::find_cluster(v.cluster);
+    job.strategy.tensor_parallel = v.tp;
+    job.strategy.context_parallel = v.cp;
+    job.strategy.pipeline_parallel = v.pp;
+    job.strategy.data_parallel = v.dp;
+    job.cluster.num_hosts = std::max(1, v.tp * v.cp * v.pp * v.dp / job.cluster.gpus_per_host);
+    job.strategy.micro_batch_size = v.micro_batch;
+    job.strategy.global_batch_size = v.global_batch;
+    job.strategy.schedule = v.schedule;
+    job.strategy.virtual_stages = v.chunks;
+    job.strategy.recompute = v.recompute;
+    job.strategy.sequence_parallel = v.sequence_parallel;
+    job.strategy.sharding = strategy::Sharding::full;
+    job.strategy.shard_group = v.shard_group;
+    api::SimulationOptions aggregated;
+    aggregated.aggregate_passes = true;
+    const auto detailed_run = api::simulate(job);
+    const auto aggregated_run = api::simulate(job, aggregated);
+    EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time)
+        << v.model << " " << job.strategy.notation() << " " << v.schedule;
+    EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << v.model;
+    EXPECT_DOUBLE_EQ(aggregated_run.summary.mfu, detailed_run.summary.mfu) << v.model;
+    EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks())
+        << v.model << " " << job.strategy.notation();
+  }
+}
+
 }  // namespace
 
 }  // namespace distsim::program
