@@ -218,16 +218,28 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const auto costs = cost_chain(job, options);
   // The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
-  // ZeRO-3's parameter gathers and gradient reductions.
+  // ZeRO-3's parameter gathers and gradient reductions; then the rank's share of its NICs.
   constexpr std::array<events::StreamKind, 4> kStreams{events::StreamKind::compute, events::StreamKind::dp_comm,
                                                        events::StreamKind::dp_reduce, events::StreamKind::dp_replica};
-  using StreamTimes = std::array<SimTime, kStreams.size()>;
+  constexpr size_t kNics = kStreams.size();
+  using BusyTimes = std::array<SimTime, kStreams.size() + 1>;
+  // Under ZeRO-3 every collective through the NICs stays a task of its own, which shares them
+  // (PipelinePasses): whatever shares a link progresses at most at its full speed in all, so
+  // the link is busy at least as long as their durations add up to. The engine rounds each end
+  // to the nearest nanosecond: one less per task.
+  const bool nics_bound = job.strategy.gathers_parameters();
   const auto add_steps = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table,
-                             SimTime passes, StreamTimes& busy) {
+                             SimTime passes, BusyTimes& busy) {
     for (const auto& step : steps) {
+      const events::Event& event = table.at(step.event);
       const auto stream = std::find(kStreams.begin(), kStreams.end(), step.stream);
-      if (stream == kStreams.end()) continue;
-      busy[static_cast<size_t>(stream - kStreams.begin())] += passes * costs->cost(table.at(step.event)).duration;
+      if (stream != kStreams.end()) {
+        busy[static_cast<size_t>(stream - kStreams.begin())] += passes * costs->cost(event).duration;
+      }
+      if (nics_bound && event.is_communication() && !event.within_domain &&
+          event.collective != events::Collective::send_recv) {
+        busy[kNics] += passes * (costs->cost(event).duration - 1);
+      }
     }
   };
   const strategy::Strategy& s = job.strategy;
@@ -245,7 +257,7 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
     events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
     const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table, &layers);
-    StreamTimes busy{};
+    BusyTimes busy{};
     busy[0] = costs->cost(table.at(work.optimizer_step)).duration;
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
       add_steps(work.chunks[chunk].forward, table, forwards[chunk], busy);
