@@ -73,11 +73,13 @@ struct Simulation {
 //! summarizes. Throws InputError for an invalid job.
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
-//! A time no schedule can beat for this job: the busiest stream of its busiest pipeline stage.
-//! Its compute stream runs the forward and backward passes of every micro-batch that the schedule
-//! runs through each of the stage's chunks, and the optimizer step; with ZeRO-3 its data-parallel
-//! streams run each unit's parameter gathers and gradient reductions in every pass. Each stream
-//! runs one task at a time, and sharing a link only lengthens a transfer. Stages of one shape (the
+//! A time no schedule can beat for this job: the busiest stream, or under ZeRO-3 the busiest NICs,
+//! of its busiest pipeline stage. Its compute stream runs the forward and backward passes of every
+//! micro-batch that the schedule runs through each of the stage's chunks, and the optimizer step;
+//! with ZeRO-3 its data-parallel streams run each unit's parameter gathers and gradient reductions
+//! in every pass, and its share of the NICs carries those and every other collective through them.
+//! Each stream runs one task at a time, and tasks that share a link progress at most at its full
+//! speed together. Stages of one shape (the
 //! micro-batches, ends, and layers' parameters and attention windows of each chunk) are priced
 //! once, by the first: exact when their layers compute alike, a lower bound still where they do
 //! not. Prices the events as simulate does, without building the task program. Throws InputError

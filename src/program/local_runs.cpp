@@ -45,7 +45,9 @@ LocalRuns group_runs(const std::vector<events::TaskTemplate>& templates, const s
   grouped.run_of.assign(templates.size(), -1);
   const auto first_compute = std::find_if(templates.begin(), templates.end(),
                                           [](const auto& step) { return step.stream == StreamKind::compute; });
-  const auto stays_a_task = [&](int index) { return index >= 0 && grouped.run_of[static_cast<std::size_t>(index)] < 0; };
+  const auto stays_a_task = [&](int index) {
+    return index >= 0 && grouped.run_of[static_cast<std::size_t>(index)] < 0;
+  };
   int current = -1;
   for (auto index = static_cast<std::size_t>(first_compute - templates.begin()); index < templates.size(); ++index) {
     const auto& step = templates[index];

@@ -372,7 +372,8 @@ std::array<bool, static_cast<size_t>(events::kStreamKinds)> PipelinePasses::loca
     const std::vector<int>& members) {
   std::array<bool, static_cast<size_t>(events::kStreamKinds)> local{};
   local[static_cast<size_t>(StreamKind::compute)] = true;
-  for (const StreamKind stream : {StreamKind::tp_comm, StreamKind::cp_comm, StreamKind::ep_comm, StreamKind::etp_comm}) {
+  for (const StreamKind stream :
+       {StreamKind::tp_comm, StreamKind::cp_comm, StreamKind::ep_comm, StreamKind::etp_comm}) {
     const auto& joined = joined_steps(members, stream);
     local[static_cast<size_t>(stream)] =
         std::all_of(joined.begin(), joined.end(), [](const JoinedStep& step) { return step.members.size() == 1; });

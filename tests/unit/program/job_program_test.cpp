@@ -400,7 +400,7 @@ TEST(AggregatedPasses, ZeroThreeRunsGiveTheSameIterationTimeAsOperatorTasks) {
       {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, strategy::Recompute::full, false, 0},
       {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, strategy::Recompute::full, true, 0},
       {"gpt3-175b", "dgx-a100", 8, 1, 4, 4, 1, 64, "1f1b", 1, strategy::Recompute::selective, true, 2},
-      {"llama-3.1-8b", "dgx-h100", 4, 2, 2, 2, 1, 32, "1f1b", 1, strategy::Recompute::none, true, 0},
+      {"llama-3.1-8b", "dgx-h100", 8, 2, 2, 2, 1, 32, "1f1b", 1, strategy::Recompute::none, true, 0},
   };
   for (const auto& v : variants) {
     strategy::JobSpec job;

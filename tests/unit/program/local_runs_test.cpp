@@ -51,14 +51,11 @@ std::optional<LocalRuns> runs_of(const std::vector<TaskTemplate>& templates, std
 // (after the collective): 4 + 3 + 4 = 11; the second unit's computation alone, 4. The gathers
 // stay tasks, and so does a collective before the pass's first computation.
 TEST(LocalRuns, GroupTheWorkBetweenGathers) {
-  const std::vector<TaskTemplate> templates{step(kCollective, StreamKind::tp_comm),
-                                            gather(),
-                                            step(kCompute, StreamKind::compute, 0, 1),
-                                            step(kCollective, StreamKind::tp_comm, 2),
-                                            step(kCompute, StreamKind::compute, 3),
-                                            gather(),
-                                            step(kCompute, StreamKind::compute, -1, 5),
-                                            reduction(6)};
+  const std::vector<TaskTemplate> templates{
+      step(kCollective, StreamKind::tp_comm),     gather(),
+      step(kCompute, StreamKind::compute, 0, 1),  step(kCollective, StreamKind::tp_comm, 2),
+      step(kCompute, StreamKind::compute, 3),     gather(),
+      step(kCompute, StreamKind::compute, -1, 5), reduction(6)};
   const auto runs = runs_of(templates, {6});
   ASSERT_TRUE(runs.has_value());
   EXPECT_EQ(runs->run_of, (std::vector<int>{-1, -1, 0, 0, 0, -1, 1, -1}));
