@@ -35,6 +35,7 @@ TaskTemplate reduction(int waits_for = -1) { return step(kGather, StreamKind::dp
 //! Local: everything but the data-parallel streams.
 std::vector<bool> local_of(const std::vector<TaskTemplate>& templates) {
   std::vector<bool> local;
+  local.reserve(templates.size());
   for (const auto& made : templates) {
     local.push_back(made.stream != StreamKind::dp_comm && made.stream != StreamKind::dp_reduce);
   }
