@@ -162,8 +162,11 @@ void add_search_command(CLI::App& app) {
     options->list_flags[option->key] =
         command
             ->add_option(option->flag + plural_alias(option->key), options->lists[option->key],
-                         "values to try, e.g. a,b,c, or all (the default: every valid value): " + option->help +
-                             "; job-file key " + option->key + " pins one value")
+                         std::string(option->searched_when_listed
+                                         ? "values to try, e.g. a,b,c, or all (every value; the default: the job's "
+                                           "own): "
+                                         : "values to try, e.g. a,b,c, or all (the default: every valid value): ") +
+                             option->help + "; job-file key " + option->key + " pins one value")
             ->delimiter(',')
             ->expected(0, CLI::detail::expected_max_vector_size)
             ->type_name(option->type == distsim::options::ValueType::positive_integer ? "N,..." : "TEXT,...");

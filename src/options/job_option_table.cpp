@@ -207,13 +207,23 @@ std::vector<JobOption> size_options() {
       "exchange unless values are listed");
   comm_type.applies = [](const JobSpec& job) { return job.strategy.context_parallel > 1; };
   comm_type.search_values = [read = comm_type.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  comm_type.searched_when_listed = true;
   JobOption a2a_size = strategy_integer(
       "cp_a2a_size", "--cp-a2a-size", &Strategy::cp_a2a_size, "1",
       "with cp_comm_type a2a+p2p: the adjacent context ranks that exchange by all-to-all, the first of Megatron-Core's "
       "--hierarchical-context-parallel-sizes (--hierarchical-context-parallel-sizes 2 4 is cp 8 with cp_a2a_size 2); "
       "the ring runs over cp / cp_a2a_size groups");
   a2a_size.applies = [](const JobSpec& job) { return job.strategy.cp_comm_type == strategy::CpCommType::a2a_p2p; };
-  a2a_size.search_values = [read = a2a_size.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  // With a2a+p2p every group of 2 or more context ranks that leaves 2 or more groups for the ring;
+  // the job's own where there is none, which validation then refuses with the sizes that would do.
+  a2a_size.search_values = [read = a2a_size.read](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    std::vector<Value> groups;
+    for (int size = 2; s.cp_comm_type == strategy::CpCommType::a2a_p2p && size < s.context_parallel; ++size) {
+      if (s.context_parallel % size == 0) groups.emplace_back(size);
+    }
+    return groups.empty() ? std::vector<Value>{read(job)} : groups;
+  };
   const auto after_context = context - sizes.begin() + 1;
   sizes.insert(sizes.begin() + after_context, {comm_type, a2a_size});
   // Every micro-batch size that divides a data-parallel rank's share of the global batch.

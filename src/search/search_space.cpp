@@ -54,6 +54,19 @@ bool gives_way(const SearchSpace& space, const options::JobOption& option) {
   });
 }
 
+//! Whether `option` applies to the base job once one listed value of another setting is set: the
+//! all-to-all group size once a2a+p2p is among the listed exchanges.
+bool applies_with_a_listed_value(const SearchSpace& space, const options::JobOption& option) {
+  return std::any_of(space.listed.begin(), space.listed.end(), [&](const auto& listed) {
+    const options::JobOption& other = options::option(listed.first);
+    return std::any_of(listed.second.begin(), listed.second.end(), [&](const options::Value& value) {
+      strategy::JobSpec job = space.base;
+      other.apply(value, job, {});
+      return option.applies(job);
+    });
+  });
+}
+
 }  // namespace
 
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space) {
@@ -61,7 +74,8 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
   for (const auto* option : searched_options()) {
     if (gives_way(space, *option)) continue;
     if (option->searched_when_listed && !is_listed(space, option->key)) continue;
-    if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0) {
+    if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0 ||
+        space.freed.count(option->key) > 0 || applies_with_a_listed_value(space, *option)) {
       varied.push_back(option);
     }
   }
@@ -82,6 +96,7 @@ void list_values(SearchSpace& space, const std::string& key, const std::vector<s
       list_values(space, key, option.allowed, flag);
     } else {
       space.listed.erase(key);
+      space.freed.insert(key);
     }
     return;
   }

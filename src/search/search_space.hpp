@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ namespace distsim::search {
 struct SearchSpace {
   strategy::JobSpec base;
   std::map<std::string, std::vector<options::Value>> listed;
+  //! Options given kAllValues: varied even where they do not apply to the base job (every
+  //! all-to-all group size once a listed exchange is a2a+p2p).
+  std::set<std::string> freed;
   std::vector<int> node_counts;  //!< empty: the base cluster's
 
   //! The node counts the candidates use: `node_counts`, or the base cluster's alone.
@@ -31,7 +35,9 @@ std::vector<const options::JobOption*> searched_options();
 
 //! The options `space` varies, in table order: the searched options that mean something for the
 //! base job (JobOption::applies, which for a searched option depends only on settings no search
-//! varies: the expert parallel size on an MoE model) and any whose values are listed; of two that
+//! varies: the expert parallel size on an MoE model), or to it with one listed value of another
+//! setting (the all-to-all group size with a listed a2a+p2p), and any whose values are listed or
+//! given as kAllValues; of two that
 //! exclude each other, a listed one in place of the other (when both are, the one listed beyond
 //! its default).
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space);
@@ -44,7 +50,8 @@ std::vector<std::string> searched_keys();
 inline constexpr std::string_view kAllValues = "all";
 
 //! Lists `items` as the values to try for the searched setting `key`, each parsed by the option
-//! table's rule; kAllValues alone makes the setting free again. Throws InputError naming `flag`.
+//! table's rule; kAllValues alone makes the setting free again (and for a setting searched only
+//! when listed, lists every value it allows). Throws InputError naming `flag`.
 void list_values(SearchSpace& space, const std::string& key, const std::vector<std::string>& items,
                  const std::string& flag);
 
