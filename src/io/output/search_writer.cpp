@@ -299,8 +299,9 @@ nlohmann::json search_memory_advice_json(const search::SearchResult& result) {
   return advice;
 }
 
-//! The searched keys, and the gradient bucket size when the default rule sets it: that rule
-//! follows each candidate's data-parallel size, which the base job's value would pin.
+//! The searched keys, and the gradient bucket size and the ZeRO-3 shard group when the default
+//! rule sets them: those rules follow each candidate's data-parallel size, which the base job's
+//! value would pin.
 std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
   std::vector<std::string> keys = search::searched_keys();
   // A setting searched only over listed values is the job's own when none are.
@@ -310,6 +311,7 @@ std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
   });
   if (!space.node_counts.empty()) keys.emplace_back("nodes");
   if (space.base.strategy.dp_bucket_params == 0) keys.emplace_back("gradient_bucket_size");
+  if (space.base.strategy.shard_group == 0) keys.emplace_back("shard_group_size");
   return keys;
 }
 
