@@ -328,53 +328,68 @@ namespace distsim::program {
 
 namespace {
 
+struct AggregatedVariant {
+  const char* model;
+  const char* cluster;
+  int tp, cp, pp, dp, micro_batch, global_batch;
+  const char* schedule;
+  int chunks;
+  strategy::Recompute recompute;
+  bool sequence_parallel;
+  strategy::Sharding sharding;
+  int shard_group;
+};
+
+strategy::JobSpec aggregated_variant_job(const AggregatedVariant& v) {
+  strategy::JobSpec job;
+  job.model = catalog::find_model(v.model);
+  job.cluster = catalog::find_cluster(v.cluster);
+  job.strategy.tensor_parallel = v.tp;
+  job.strategy.context_parallel = v.cp;
+  job.strategy.pipeline_parallel = v.pp;
+  job.strategy.data_parallel = v.dp;
+  job.cluster.num_hosts = std::max(1, v.tp * v.cp * v.pp * v.dp / job.cluster.gpus_per_host);
+  job.strategy.micro_batch_size = v.micro_batch;
+  job.strategy.global_batch_size = v.global_batch;
+  job.strategy.schedule = v.schedule;
+  job.strategy.virtual_stages = v.chunks;
+  job.strategy.recompute = v.recompute;
+  job.strategy.sequence_parallel = v.sequence_parallel;
+  job.strategy.sharding = v.sharding;
+  job.strategy.shard_group = v.shard_group;
+  return job;
+}
+
+//! The variant simulated with aggregated passes and with a task per operator: the same iteration
+//! time, event counts and MFU, from fewer tasks.
+void expect_aggregation_keeps_the_iteration(const AggregatedVariant& v) {
+  const strategy::JobSpec job = aggregated_variant_job(v);
+  api::SimulationOptions aggregated;
+  aggregated.aggregate_passes = true;
+  const auto detailed_run = api::simulate(job);
+  const auto aggregated_run = api::simulate(job, aggregated);
+  const std::string name = std::string(v.model) + " " + job.strategy.notation() + " " + v.schedule;
+  EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time) << name;
+  EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << name;
+  EXPECT_DOUBLE_EQ(aggregated_run.summary.mfu, detailed_run.summary.mfu) << name;
+  EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks()) << name;
+}
+
 //! Aggregating each pass into one task must not move the iteration: the pass takes as long
 //! alone as inside the pipeline, because nothing else runs on its compute and TP streams. The
 //! jobs cover GPipe, 1F1B and interleaving, recomputation, sequence parallelism and the
 //! distributed optimizer on the analytical model.
 TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
-  struct Variant {
-    const char* model;
-    const char* cluster;
-    int tp, pp, dp, micro_batch, global_batch;
-    const char* schedule;
-    int chunks;
-    strategy::Recompute recompute;
-    bool sequence_parallel;
-    bool distributed_optimizer;
+  using strategy::Recompute;
+  using strategy::Sharding;
+  const std::vector<AggregatedVariant> variants{
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "1f1b", 1, Recompute::none, false, Sharding::none, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, Recompute::none, false, Sharding::none, 0},
+      {"bert-exlarge", "pcie-a10", 1, 1, 8, 2, 1, 16, "1f1b", 1, Recompute::none, false, Sharding::none, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 8, 1, 1, 64, "interleaved", 3, Recompute::full, false, Sharding::none, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "1f1b", 1, Recompute::selective, true, Sharding::optimizer, 0},
   };
-  const std::vector<Variant> variants{
-      {"gpt2-345m", "pcie-a40", 2, 2, 4, 4, 64, "1f1b", 1, strategy::Recompute::none, false, false},
-      {"gpt2-345m", "pcie-a40", 2, 2, 4, 4, 64, "gpipe", 1, strategy::Recompute::none, false, false},
-      {"bert-exlarge", "pcie-a10", 1, 8, 2, 1, 16, "1f1b", 1, strategy::Recompute::none, false, false},
-      {"gpt3-175b", "dgx-a100", 8, 8, 1, 1, 64, "interleaved", 3, strategy::Recompute::full, false, false},
-      {"gpt3-175b", "dgx-a100", 8, 8, 2, 1, 64, "1f1b", 1, strategy::Recompute::selective, true, true},
-  };
-  for (const auto& v : variants) {
-    strategy::JobSpec job;
-    job.model = catalog::find_model(v.model);
-    job.cluster = catalog::find_cluster(v.cluster);
-    job.strategy.tensor_parallel = v.tp;
-    job.strategy.pipeline_parallel = v.pp;
-    job.strategy.data_parallel = v.dp;
-    job.cluster.num_hosts = std::max(1, v.tp * v.pp * v.dp / job.cluster.gpus_per_host);
-    job.strategy.micro_batch_size = v.micro_batch;
-    job.strategy.global_batch_size = v.global_batch;
-    job.strategy.schedule = v.schedule;
-    job.strategy.virtual_stages = v.chunks;
-    job.strategy.recompute = v.recompute;
-    job.strategy.sequence_parallel = v.sequence_parallel;
-    job.strategy.distributed_optimizer = v.distributed_optimizer;
-    api::SimulationOptions aggregated;
-    aggregated.aggregate_passes = true;
-    const auto detailed_run = api::simulate(job);
-    const auto aggregated_run = api::simulate(job, aggregated);
-    EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time)
-        << v.model << " " << job.strategy.notation() << " " << v.schedule;
-    EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << v.model;
-    EXPECT_DOUBLE_EQ(aggregated_run.summary.mfu, detailed_run.summary.mfu) << v.model;
-    EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks());
-  }
+  for (const auto& variant : variants) expect_aggregation_keeps_the_iteration(variant);
 }
 
 //! Under ZeRO-3 each run of local work between a pass's gathers and reductions becomes one task,
@@ -382,54 +397,19 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
 //! tasks, and nothing outside a run uses its streams. The jobs cover 1F1B, GPipe and interleaving,
 //! recomputation, sequence parallelism, HSDP (shard groups of 2 with replicas), gathers inside a
 //! node and across nodes, and context parallelism across nodes, whose ring exchanges through the
-//! NICs stay tasks. Every program is smaller than the operator-level one.
+//! NICs stay tasks.
 TEST(AggregatedPasses, ZeroThreeRunsGiveTheSameIterationTimeAsOperatorTasks) {
-  struct Variant {
-    const char* model;
-    const char* cluster;
-    int tp, cp, pp, dp, micro_batch, global_batch;
-    const char* schedule;
-    int chunks;
-    strategy::Recompute recompute;
-    bool sequence_parallel;
-    int shard_group;
+  using strategy::Recompute;
+  using strategy::Sharding;
+  const std::vector<AggregatedVariant> variants{
+      {"gpt2-345m", "pcie-a40", 1, 1, 1, 8, 4, 64, "1f1b", 1, Recompute::none, false, Sharding::full, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "1f1b", 1, Recompute::none, false, Sharding::full, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, Recompute::full, false, Sharding::full, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, Recompute::full, true, Sharding::full, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 4, 4, 1, 64, "1f1b", 1, Recompute::selective, true, Sharding::full, 2},
+      {"llama-3.1-8b", "dgx-h100", 8, 2, 2, 2, 1, 32, "1f1b", 1, Recompute::none, true, Sharding::full, 0},
   };
-  const std::vector<Variant> variants{
-      {"gpt2-345m", "pcie-a40", 1, 1, 1, 8, 4, 64, "1f1b", 1, strategy::Recompute::none, false, 0},
-      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "1f1b", 1, strategy::Recompute::none, false, 0},
-      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, strategy::Recompute::full, false, 0},
-      {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, strategy::Recompute::full, true, 0},
-      {"gpt3-175b", "dgx-a100", 8, 1, 4, 4, 1, 64, "1f1b", 1, strategy::Recompute::selective, true, 2},
-      {"llama-3.1-8b", "dgx-h100", 8, 2, 2, 2, 1, 32, "1f1b", 1, strategy::Recompute::none, true, 0},
-  };
-  for (const auto& v : variants) {
-    strategy::JobSpec job;
-    job.model = catalog::find_model(v.model);
-    job.cluster = catalog::find_cluster(v.cluster);
-    job.strategy.tensor_parallel = v.tp;
-    job.strategy.context_parallel = v.cp;
-    job.strategy.pipeline_parallel = v.pp;
-    job.strategy.data_parallel = v.dp;
-    job.cluster.num_hosts = std::max(1, v.tp * v.cp * v.pp * v.dp / job.cluster.gpus_per_host);
-    job.strategy.micro_batch_size = v.micro_batch;
-    job.strategy.global_batch_size = v.global_batch;
-    job.strategy.schedule = v.schedule;
-    job.strategy.virtual_stages = v.chunks;
-    job.strategy.recompute = v.recompute;
-    job.strategy.sequence_parallel = v.sequence_parallel;
-    job.strategy.sharding = strategy::Sharding::full;
-    job.strategy.shard_group = v.shard_group;
-    api::SimulationOptions aggregated;
-    aggregated.aggregate_passes = true;
-    const auto detailed_run = api::simulate(job);
-    const auto aggregated_run = api::simulate(job, aggregated);
-    EXPECT_EQ(aggregated_run.summary.iteration_time, detailed_run.summary.iteration_time)
-        << v.model << " " << job.strategy.notation() << " " << v.schedule;
-    EXPECT_EQ(aggregated_run.summary.events.instances, detailed_run.summary.events.instances) << v.model;
-    EXPECT_DOUBLE_EQ(aggregated_run.summary.mfu, detailed_run.summary.mfu) << v.model;
-    EXPECT_LT(aggregated_run.program.program.num_tasks(), detailed_run.program.program.num_tasks())
-        << v.model << " " << job.strategy.notation();
-  }
+  for (const auto& variant : variants) expect_aggregation_keeps_the_iteration(variant);
 }
 
 }  // namespace
