@@ -74,17 +74,22 @@ program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const Simu
                                          : program::SimulatedRanks::every_rank_alone;
 }
 
-void check_job_size(const strategy::JobSpec& job, const SimulationOptions& options, program::SimulatedRanks ranks) {
+//! Why the job is too large to simulate as `ranks` says, or "" when it is not.
+std::string size_problem(const strategy::JobSpec& job, const SimulationOptions& options,
+                         program::SimulatedRanks ranks) {
   const std::int64_t tasks =
       estimated_tasks(job, ranks != program::SimulatedRanks::one_per_stage, options.aggregate_passes);
-  if (tasks > options.task_limit) {
-    throw InputError("the job is too large to simulate: about " + size_text(tasks) + " tasks (" +
-                     std::to_string(job.strategy.world_size()) + " GPUs, " +
-                     std::to_string(job.strategy.num_microbatches()) + " micro-batches, " +
-                     std::to_string(job.model.total_layers()) + " layers), more than the limit of " +
-                     std::to_string(options.task_limit) +
-                     "; raise it with --max-tasks if the machine has the memory (about 100 bytes a task)");
-  }
+  if (tasks <= options.task_limit) return {};
+  return "the job is too large to simulate: about " + size_text(tasks) + " tasks (" +
+         std::to_string(job.strategy.world_size()) + " GPUs, " + std::to_string(job.strategy.num_microbatches()) +
+         " micro-batches, " + std::to_string(job.model.total_layers()) + " layers), more than the limit of " +
+         std::to_string(options.task_limit) +
+         "; raise it with --max-tasks if the machine has the memory (about 100 bytes a task)";
+}
+
+void check_job_size(const strategy::JobSpec& job, const SimulationOptions& options, program::SimulatedRanks ranks) {
+  const std::string problem = size_problem(job, options, ranks);
+  if (!problem.empty()) throw InputError(problem);
 }
 
 program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
@@ -169,6 +174,10 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
 }
 
 }  // namespace
+
+std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
+  return size_problem(job, options, simulated_ranks(job, options));
+}
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;

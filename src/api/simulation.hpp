@@ -52,6 +52,10 @@ struct SimulationOptions {
 //! layout. Saturates at the largest int64 instead of overflowing.
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes);
 
+//! Why simulate would refuse the valid `job` as too large (its estimated_tasks over
+//! options.task_limit), or "" when it would not.
+std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options);
+
 //! A simulated job: its program (events, tasks, devices), the timeline, the metrics, and the
 //! memory each device needs (estimated whether or not it fits: the run goes ahead either way).
 struct Simulation {

@@ -11,6 +11,7 @@
 #include "cli/mpi_process_group.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/progress.hpp"
+#include "cli/task_limit_flag.hpp"
 #include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -41,6 +42,7 @@ struct SearchCommandOptions {
   bool json = false;
   ThreadsFlag threads;
   ProgressFlag progress;
+  TaskLimitFlag task_limit;
   bool simulate_out_of_memory = false;
   std::string memory_headroom;
   double max_memory_gib = 0;
@@ -122,6 +124,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.progress = options.progress.reporter("search", "candidates");
   search_options.processes = mpi_processes();
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);
+  search_options.simulation.task_limit = options.task_limit.limit();
   const search::SearchResult result = search::run_search(space, search_options);
   // Every process of an MPI group holds the whole result; the first alone writes it.
   if (search_options.processes != nullptr && search_options.processes->rank() != 0) return;
@@ -197,6 +200,7 @@ void add_search_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
   options->threads.add_to(*command, "simulation threads");
   options->progress.add_to(*command);
+  options->task_limit.add_to(*command);
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
   command->callback([options] { run_search(*options); });

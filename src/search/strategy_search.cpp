@@ -208,10 +208,16 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
       [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });
 }
 
-void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
+//! How a search simulates each candidate: passes aggregated, no timeline kept.
+api::SimulationOptions search_simulation(const SearchOptions& options) {
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
   simulation.keep_timeline = false;
+  return simulation;
+}
+
+void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
+  const api::SimulationOptions simulation = search_simulation(options);
   if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options);
   const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
@@ -313,9 +319,19 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   result.goal = options.goal;
   result.memory_limit_bytes = memory_limit(space, options);
   result.candidates = enumerate_candidates(space, options.memory_limit_bytes.value_or(0), options.threads);
+  const api::SimulationOptions simulation = search_simulation(options);
   std::vector<std::size_t> to_simulate;
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     Candidate& candidate = result.candidates[i];
+    const bool would_simulate = candidate.status == CandidateStatus::ok ||
+                                (candidate.status == CandidateStatus::out_of_memory && options.simulate_out_of_memory);
+    // A candidate too large to simulate is set aside with the reason, not the whole search.
+    if (would_simulate) {
+      if (std::string too_large = api::job_size_problem(candidate.job(), simulation); !too_large.empty()) {
+        candidate.status = CandidateStatus::invalid;
+        candidate.reason_text = std::make_shared<const std::string>(std::move(too_large));
+      }
+    }
     if (candidate.status == CandidateStatus::invalid) {
       ++result.invalid;
       continue;
