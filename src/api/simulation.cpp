@@ -240,14 +240,14 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
   const auto add_steps = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table,
                              SimTime passes, BusyTimes& busy) {
     for (const auto& step : steps) {
-      const events::Event& event = table.at(step.event);
       const auto stream = std::find(kStreams.begin(), kStreams.end(), step.stream);
-      if (stream != kStreams.end()) {
-        busy[static_cast<size_t>(stream - kStreams.begin())] += passes * costs->cost(event).duration;
-      }
+      if (stream == kStreams.end() && !nics_bound) continue;
+      const events::Event& event = table.at(step.event);
+      const SimTime duration = costs->cost(event).duration;
+      if (stream != kStreams.end()) busy[static_cast<size_t>(stream - kStreams.begin())] += passes * duration;
       if (nics_bound && event.is_communication() && !event.within_domain &&
           event.collective != events::Collective::send_recv) {
-        busy[kNics] += passes * (costs->cost(event).duration - 1);
+        busy[kNics] += passes * (duration - 1);
       }
     }
   };
