@@ -245,8 +245,7 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
       const events::Event& event = table.at(step.event);
       const SimTime duration = costs->cost(event).duration;
       if (stream != kStreams.end()) busy[static_cast<size_t>(stream - kStreams.begin())] += passes * duration;
-      if (nics_bound && event.is_communication() && !event.within_domain &&
-          event.collective != events::Collective::send_recv) {
+      if (nics_bound && event.crosses_nics() && event.collective != events::Collective::send_recv) {
         busy[kNics] += passes * (duration - 1);
       }
     }

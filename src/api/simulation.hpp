@@ -83,11 +83,10 @@ Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& optio
 //! with ZeRO-3 its data-parallel streams run each unit's parameter gathers and gradient reductions
 //! in every pass, and its share of the NICs carries those and every other collective through them.
 //! Each stream runs one task at a time, and tasks that share a link progress at most at its full
-//! speed together. Stages of one shape (the
-//! micro-batches, ends, and layers' parameters and attention windows of each chunk) are priced
-//! once, by the first: exact when their layers compute alike, a lower bound still where they do
-//! not. Prices the events as simulate does, without building the task program. Throws InputError
-//! for an invalid job.
+//! speed together. Stages of one shape (the micro-batches, ends, and layers' parameters and
+//! attention windows of each chunk) are priced once, by the first: exact when their layers compute
+//! alike, a lower bound still where they do not. Prices the events as simulate does, without
+//! building the task program. Throws InputError for an invalid job.
 SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
 //! The job's unique events with their costs, without running the engine.

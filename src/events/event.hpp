@@ -41,6 +41,9 @@ struct Event {
   bool is_communication() const {
     return event_class == EventClass::collective || event_class == EventClass::point_to_point;
   }
+  //! Communication that leaves its scale-up domain: it goes through the NICs of every device it
+  //! involves, which concurrent ones share (ProgramDraft).
+  bool crosses_nics() const { return is_communication() && !within_domain; }
   std::int64_t dim(std::string_view name) const;
   //! The dimension, or `fallback` when the event has none of that name (a plain GEMM's batch).
   std::int64_t dim_or(std::string_view name, std::int64_t fallback) const;

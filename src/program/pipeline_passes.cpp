@@ -384,7 +384,7 @@ std::array<bool, static_cast<size_t>(events::kStreamKinds)> PipelinePasses::loca
       for (const auto& step : chunk.*(kind->templates)) {
         computed |= step.stream == StreamKind::compute;
         const events::Event& event = draft_.program().events.at(step.event);
-        if (!computed || (event.is_communication() && !event.within_domain)) {
+        if (!computed || event.crosses_nics()) {
           local[static_cast<size_t>(step.stream)] = false;
         }
       }

@@ -121,7 +121,7 @@ void ProgramDraft::depend(TaskId task, TaskId prerequisite) {
 //! or ring exchange does both on every member. NICs are full duplex, so a transfer forward
 //! and one back do not slow each other.
 void ProgramDraft::use_network(TaskId task, const events::Event& event, std::span<const StreamId> streams) {
-  if (!event.is_communication() || event.within_domain) {
+  if (!event.crosses_nics()) {
     return;
   }
   const bool one_way = event.collective == events::Collective::send_recv && streams.size() == 2;

@@ -37,9 +37,8 @@ std::vector<const options::JobOption*> searched_options();
 //! base job (JobOption::applies, which for a searched option depends only on settings no search
 //! varies: the expert parallel size on an MoE model), or to it with one listed value of another
 //! setting (the all-to-all group size with a listed a2a+p2p), and any whose values are listed or
-//! given as kAllValues; of two that
-//! exclude each other, a listed one in place of the other (when both are, the one listed beyond
-//! its default).
+//! given as kAllValues; of two that exclude each other, a listed one in place of the other (when
+//! both are, the one listed beyond its default).
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space);
 
 //! The job settings a search varies itself: every searched option's key and the strategy
