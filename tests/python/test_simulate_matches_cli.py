@@ -120,9 +120,10 @@ def test_simulate_releases_the_gil():
     import threading
     import time
 
-    # 16 stages x 128 micro-batches x 5 layers per stage, operator by operator: about 0.3 s alone
+    # 16 stages x 2,048 micro-batches x 5 layers per stage, operator by operator, under GPipe (whose
+    # timeline has no steady state to shorten it): about 0.4 s alone on a 2-core machine
     job = distsim.Job(model="llama-3.1-70b", cluster="dgx-h100", nodes=512, tp=8, pp=16, dp=32,
-                      micro_batch_size=1, global_batch_size=4096)
+                      micro_batch_size=1, global_batch_size=65536, schedule="gpipe")
     span = {}
 
     def run():
