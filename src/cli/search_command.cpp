@@ -5,6 +5,8 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
@@ -51,6 +53,7 @@ struct SearchCommandOptions {
   std::vector<std::string> nodes;
   CLI::Option* nodes_flag = nullptr;
   std::vector<std::string> objectives{"time", "memory"};
+  std::string front_within = fmt::format("{:g}", search::kDefaultFrontWithin);
   std::string tokens;
   std::string gpu_hour_price;
   CLI::Option* tokens_flag = nullptr;
@@ -120,6 +123,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.memory_limit_bytes = memory_limit(options, space);
   search_options.keep = options.top;
   search_options.objectives = search::parse_objectives(options.objectives, "--objectives");
+  search_options.objectives.front_within = search::parse_front_within(options.front_within, "--front-within");
   search_options.goal = training_goal(options);
   search_options.progress = options.progress.reporter("search", "candidates");
   search_options.processes = mpi_processes();
@@ -184,6 +188,11 @@ void add_search_command(CLI::App& app) {
                    "what to minimize: time (iteration time), cost (GPU-hours) or memory (peak per GPU); the first "
                    "ranks, the Pareto front trades it against the second")
       ->delimiter(',')
+      ->capture_default_str();
+  command
+      ->add_option("--front-within", options->front_within,
+                   "how far the Pareto front reaches: candidates at most this many times the best of the first "
+                   "objective, or all; slower candidates are pruned by their lower bound")
       ->capture_default_str();
   options->tokens_flag = command->add_option(
       "--tokens", options->tokens, "tokens to train on: each candidate's time to train (and cost with a price)");

@@ -354,6 +354,23 @@ std::vector<Value> free_virtual_stages(const JobSpec& job) {
   return counts;
 }
 
+//! Sharding left free: none, and ZeRO-3 where there is a data-parallel group to shard over, the
+//! candidate has no distributed optimizer (ZeRO-1, which that setting already tries) and ZeRO-3 is
+//! modelled for the model and the schedule. ZeRO-2 only when listed: it runs the distributed
+//! optimizer's timeline (one reduction an iteration) with sharded gradients, while the frameworks
+//! that shard gradients reduce them after every micro-batch (summary_writer's assumption), so a
+//! search would find it as fast as ZeRO-1 for less memory.
+std::vector<Value> free_sharding_stages(const JobSpec& job) {
+  using strategy::Sharding;
+  std::vector<Value> stages{std::string("none")};
+  if (job.strategy.distributed_optimizer || job.strategy.gradient_group_size() <= 1) return stages;
+  if (strategy::sharding_model_problems(job, Sharding::full).empty() &&
+      !schedule::defers_weight_gradients(schedule::find_schedule(job.strategy.schedule))) {
+    stages.emplace_back(std::string(strategy::to_string(Sharding::full)));
+  }
+  return stages;
+}
+
 //! ZeRO-1 in Megatron's words. A job with --sharding zero2 or zero3 echoes that instead, so
 //! that the echo names one stage once.
 JobOption distributed_optimizer_option() {
@@ -378,15 +395,11 @@ JobOption sharding_option() {
       "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
       "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
       "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
-      "DeepSpeed stage 3); a search tries several when they are listed, in place of --distributed-optimizer "
-      "(--sharding none,zero1,zero2,zero3, or all)");
+      "DeepSpeed stage 3); a search left free tries zero3 beside --distributed-optimizer's none and zero1, "
+      "zero2 when listed (--sharding none,zero1,zero2,zero3, or all, in place of --distributed-optimizer)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
   option.excludes = {"distributed_optimizer"};
-  // ZeRO-2 and -3 change the framework's data parallelism (FSDP), not just an option of it, and
-  // ZeRO-3's per-unit gathers keep its candidates from being simulated a pass per task: a search
-  // tries them when asked.
-  option.search_values = [read = option.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
-  option.searched_when_listed = true;
+  option.search_values = free_sharding_stages;
   return option;
 }
 

@@ -1,5 +1,7 @@
 #include "schedule/pipeline_schedule.hpp"
 
+#include <algorithm>
+
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "schedule/dual_pipe_schedule.hpp"
@@ -66,22 +68,22 @@ const PipelineSchedule& megatron_schedule(int num_chunks) {
   throw InternalError("no schedule is Megatron-LM's for " + std::to_string(num_chunks) + " chunks per stage");
 }
 
+bool defers_weight_gradients(const PipelineSchedule& schedule) {
+  const auto kinds = schedule.step_kinds();
+  return std::any_of(kinds.begin(), kinds.end(),
+                     [](const StepKind kind) { return kind->templates == &events::ChunkWork::backward_weight; });
+}
+
 namespace {
 
 //! ZeRO-3 reduce-scatters each layer's gradients right after its backward; a schedule that runs
 //! the weight gradients in a later step would reduce them before they exist.
 void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job,
                     std::vector<std::string>& problems) {
-  if (!job.strategy.gathers_parameters()) {
-    return;
-  }
-  for (const StepKind kind : schedule.step_kinds()) {
-    if (kind->templates == &events::ChunkWork::backward_weight) {
-      problems.push_back("sharding zero3 is modelled with schedules whose backward step computes the weight "
-                         "gradients, not with '" +
-                         std::string(schedule.name()) + "', which defers them to a separate step");
-      return;
-    }
+  if (job.strategy.gathers_parameters() && defers_weight_gradients(schedule)) {
+    problems.push_back("sharding zero3 is modelled with schedules whose backward step computes the weight "
+                       "gradients, not with '" +
+                       std::string(schedule.name()) + "', which defers them to a separate step");
   }
 }
 

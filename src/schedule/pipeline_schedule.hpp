@@ -30,6 +30,10 @@ std::string quoted_names(const std::vector<std::string>& names);
 //! with several chunks).
 const PipelineSchedule& megatron_schedule(int num_chunks);
 
+//! Whether `schedule` computes weight gradients in a step of their own (ZB-H1, ZB-H2, ZBV,
+//! DualPipeV) instead of in the backward, which ZeRO-3's per-layer reductions need.
+bool defers_weight_gradients(const PipelineSchedule& schedule);
+
 //! strategy::validate_job with the rules of the job's schedule; throws InputError with the
 //! closest name when the schedule is unknown. `names` says how the user named each setting.
 void validate_job(const strategy::JobSpec& job, const strategy::SettingNames& names = {});

@@ -1,9 +1,12 @@
 #include "search/objective.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 
 namespace distsim::search {
 
@@ -57,6 +60,20 @@ Objectives parse_objectives(const std::vector<std::string>& names, const std::st
     objectives.trade_off = objectives.rank == Objective::memory ? Objective::time : Objective::memory;
   }
   return objectives;
+}
+
+bool Objectives::front_is_limited() const { return std::isfinite(front_within); }
+
+double parse_front_within(const std::string& text, const std::string& flag) {
+  if (text == "all") return std::numeric_limits<double>::infinity();
+  const auto factor = parse_finite_number(text);
+  if (!factor || *factor < 1) {
+    throw InputError(flag +
+                     ": expected a factor of at least 1 over the best candidate, e.g. 1.5, or all for every "
+                     "candidate, got '" +
+                     text + "'");
+  }
+  return *factor;
 }
 
 double objective_value(const Candidate& candidate, Objective objective) {

@@ -24,16 +24,31 @@ std::string_view to_string(Objective objective);
 //! The objective of that name; nullopt for an unknown name.
 std::optional<Objective> parse_objective(std::string_view name);
 
-//! What the search ranks by (`rank`) and the second objective of its Pareto front.
+//! How far the Pareto front reaches by default: candidates at most twice the best of the ranked
+//! objective. Slower ones are of no use for saving memory (halving the speed to fit is what more
+//! pipeline stages or recomputation already offer on the front), and the leanest of them are the
+//! costliest to simulate (ZeRO-3 with context parallelism across nodes), so a front of every
+//! candidate would cost the search most of its time for points nobody picks.
+inline constexpr double kDefaultFrontWithin = 2.0;
+
+//! What the search ranks by (`rank`), the second objective of its Pareto front, and how far the
+//! front reaches: candidates whose ranked objective is at most `front_within` times the best
+//! (infinity: every candidate).
 struct Objectives {
   Objective rank = Objective::time;
   Objective trade_off = Objective::memory;
+  double front_within = kDefaultFrontWithin;
+  bool front_is_limited() const;
 };
 
 //! The objectives of `--objectives A[,B]`: A ranks, the front trades A against B (memory when
 //! only A is given, or time when A is memory). Throws InputError naming `flag`: an unknown name
 //! (with the closest), more than two, or the same one twice.
 Objectives parse_objectives(const std::vector<std::string>& names, const std::string& flag);
+
+//! The reach of the front from `--front-within`: a factor of at least 1 (2, 1.5) or "all" for
+//! every candidate (infinity). Throws InputError naming `flag` otherwise.
+double parse_front_within(const std::string& text, const std::string& flag);
 
 //! A simulated candidate's value of the objective (seconds, GPU-hours, bytes).
 double objective_value(const Candidate& candidate, Objective objective);

@@ -67,6 +67,16 @@ bool applies_with_a_listed_value(const SearchSpace& space, const options::JobOpt
   });
 }
 
+//! Whether `option` applies to the base job once set to one of its own values: sharding, which a
+//! job names only as a ZeRO stage.
+bool applies_with_an_own_value(const SearchSpace& space, const options::JobOption& option) {
+  return std::any_of(option.allowed.begin(), option.allowed.end(), [&](const std::string& name) {
+    strategy::JobSpec job = space.base;
+    option.apply(options::Value(name), job, {});
+    return option.applies(job);
+  });
+}
+
 }  // namespace
 
 std::vector<const options::JobOption*> varied_options(const SearchSpace& space) {
@@ -75,7 +85,8 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
     if (gives_way(space, *option)) continue;
     if (option->searched_when_listed && !is_listed(space, option->key)) continue;
     if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0 ||
-        space.freed.count(option->key) > 0 || applies_with_a_listed_value(space, *option)) {
+        space.freed.count(option->key) > 0 || applies_with_a_listed_value(space, *option) ||
+        applies_with_an_own_value(space, *option)) {
       varied.push_back(option);
     }
   }

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -71,11 +72,31 @@ void rank(SearchResult& result) {
   std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](std::size_t a, std::size_t b) {
     return ranks_before(result.candidates[a], result.candidates[b], objectives.rank);
   });
+  // The front reaches as far as asked from the best, whichever candidates were simulated.
+  if (!points.empty() && objectives.front_is_limited()) {
+    const double best = std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+                          return a.first < b.first;
+                        })->first;
+    std::vector<ParetoPoint> reached;
+    std::vector<std::size_t> reached_owner;
+    for (std::size_t n = 0; n < points.size(); ++n) {
+      if (points[n].first <= objectives.front_within * best) {
+        reached.push_back(points[n]);
+        reached_owner.push_back(point_owner[n]);
+      }
+    }
+    points = std::move(reached);
+    point_owner = std::move(reached_owner);
+  }
   for (const std::size_t point : pareto_front(points)) {
     result.pareto_front.push_back(point_owner[point]);
     result.candidates[point_owner[point]].pareto = true;
   }
 }
+
+//! Why a candidate needs no simulation: another simulated candidate is no worse in either
+//! objective, or it lies beyond the front's reach.
+enum class Exclusion { dominated, beyond_front };
 
 //! The simulated candidates' values of both objectives, for the pruning rule: the k-th best of
 //! the ranked one, and the best among those no worse in the trade-off.
@@ -91,13 +112,18 @@ class Simulated {
 
   //! Whether a candidate that cannot come in under these bounds of the two objectives can be
   //! neither in the top k nor on the front: k simulated candidates beat its ranked bound, and
-  //! one of them is no worse in the trade-off.
-  bool excludes(const Candidate& candidate) const {
+  //! one of them is no worse in the trade-off or its bound lies beyond the front's reach from the
+  //! best so far (the best can only improve, so it stays beyond).
+  std::optional<Exclusion> excludes(const Candidate& candidate) const {
     const double bound = objective_bound(candidate, objectives_.rank);
     const double trade_off = objective_bound(candidate, objectives_.trade_off);
-    if (keep_ == 0 || ranked_.size() < keep_ || !(ranked_[keep_ - 1] < bound)) return false;
-    return std::any_of(points_.begin(), points_.end(),
-                       [&](const auto& point) { return point.first <= trade_off && point.second < bound; });
+    if (keep_ == 0 || ranked_.size() < keep_ || !(ranked_[keep_ - 1] < bound)) return std::nullopt;
+    if (std::any_of(points_.begin(), points_.end(),
+                    [&](const auto& point) { return point.first <= trade_off && point.second < bound; })) {
+      return Exclusion::dominated;
+    }
+    if (objectives_.front_within * ranked_.front() < bound) return Exclusion::beyond_front;
+    return std::nullopt;
   }
 
  private:
@@ -108,14 +134,22 @@ class Simulated {
 };
 
 //! Why a candidate was pruned, in the ranked objective's unit.
-std::string pruned_reason(const Candidate& candidate, const SearchOptions& options) {
+std::string pruned_reason(const Candidate& candidate, const SearchOptions& options, Exclusion exclusion) {
   const Objective objective = options.objectives.rank;
   const double bound = objective_bound(candidate, objective);
+  const std::string beyond =
+      exclusion == Exclusion::beyond_front
+          ? fmt::format(", over {:g}x the best: beyond the Pareto front's reach (--front-within)",
+                        options.objectives.front_within)
+          : "";
   switch (objective) {
-    case Objective::time: return fmt::format("its lower bound {:.3f} s loses to the top {}", bound, options.keep);
+    case Objective::time:
+      return fmt::format("its lower bound {:.3f} s loses to the top {}{}", bound, options.keep, beyond);
     case Objective::cost:
-      return fmt::format("its lower bound {:.4g} GPU-hours per iteration loses to the top {}", bound, options.keep);
-    case Objective::memory: return fmt::format("its {:.2f} GiB lose to the top {}", bound / kGiB, options.keep);
+      return fmt::format("its lower bound {:.4g} GPU-hours per iteration loses to the top {}{}", bound, options.keep,
+                         beyond);
+    case Objective::memory:
+      return fmt::format("its {:.2f} GiB lose to the top {}{}", bound / kGiB, options.keep, beyond);
   }
   return "";
 }
@@ -231,9 +265,11 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
     for (std::size_t n = first; n < std::min(first + kBatch, to_simulate.size()); ++n) {
       Candidate& candidate = result.candidates[to_simulate[n]];
       // Only fitting candidates are ranked; out-of-memory ones are simulated when asked, never pruned.
-      if (candidate.status == CandidateStatus::ok && simulated.excludes(candidate)) {
+      const std::optional<Exclusion> exclusion =
+          candidate.status == CandidateStatus::ok ? simulated.excludes(candidate) : std::nullopt;
+      if (exclusion) {
         candidate.status = CandidateStatus::pruned;
-        candidate.reason_text = std::make_shared<const std::string>(pruned_reason(candidate, options));
+        candidate.reason_text = std::make_shared<const std::string>(pruned_reason(candidate, options, *exclusion));
         ++result.pruned_by_bound;
         ++done;  // decided too: progress counts it with the batch
       } else {

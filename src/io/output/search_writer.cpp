@@ -40,6 +40,12 @@ std::string_view objective_title(search::Objective objective) {
   return "";
 }
 
+//! ", within 2x the best iteration time" for a front of limited reach; "" for one of every candidate.
+std::string front_reach_text(const search::Objectives& objectives) {
+  if (!objectives.front_is_limited()) return "";
+  return fmt::format(", within {:g}x the best {}", objectives.front_within, objective_title(objectives.rank));
+}
+
 bool uses_cost(const search::SearchResult& result) {
   return result.objectives.rank == search::Objective::cost || result.objectives.trade_off == search::Objective::cost;
 }
@@ -365,8 +371,8 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   fmt::format_to(out, "\n{} {} at {:.3f} it/s; {} {} at {:.3f} it/s; best/worst {:.2f}x\n",
                  by_time ? "best" : "fastest", best.label(), best.iterations_per_s(), by_time ? "worst" : "slowest",
                  worst.label(), worst.iterations_per_s(), result.best_worst_ratio());
-  fmt::format_to(out, "Pareto front ({} vs {}, marked *):\n", objective_title(result.objectives.rank),
-                 objective_title(result.objectives.trade_off));
+  fmt::format_to(out, "Pareto front ({} vs {}{}, marked *):\n", objective_title(result.objectives.rank),
+                 objective_title(result.objectives.trade_off), front_reach_text(result.objectives));
   for (const std::size_t index : result.pareto_front) {
     const auto& c = result.candidates[index];
     fmt::format_to(out, "  {:<{}} {:>10.4f} s {:>9.2f} GiB", c.label(), width, c.iteration_time_s,
@@ -424,6 +430,8 @@ nlohmann::json search_summary_json(const search::SearchSpace& space, const searc
   data["pruned_by_bound"] = result.pruned_by_bound;
   data["objectives"] = {std::string(search::to_string(result.objectives.rank)),
                         std::string(search::to_string(result.objectives.trade_off))};
+  data["front_within"] =
+      result.objectives.front_is_limited() ? nlohmann::json(result.objectives.front_within) : nlohmann::json("all");
   if (result.goal.tokens) data["tokens"] = *result.goal.tokens;
   if (result.goal.gpu_hour_price) data["gpu_hour_price"] = *result.goal.gpu_hour_price;
   if (result.leanest) data["memory_advice"] = search_memory_advice_json(result);

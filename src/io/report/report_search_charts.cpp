@@ -502,7 +502,12 @@ void append_search_table(std::string& html, const SearchReport& report) {
 void append_pareto_chart(std::string& html, const SearchReport& report) {
   html += "<section id=\"pareto\"><h2>Iteration time versus peak memory</h2><div class=\"legend\">"
           "<span><span class=\"swatch\" style=\"background:#f28e2b;border-radius:6px\"></span>Pareto front "
-          "(no other candidate is both faster and smaller)</span>"
+          "(no other candidate is both faster and smaller";
+  if (!report.front_reach.empty()) {
+    html += "; ";
+    append_escaped(html, report.front_reach);
+  }
+  html += ")</span>"
           "<span><span class=\"swatch\" style=\"background:#9fb3c8;border-radius:6px\"></span>other simulated</span>"
           "<span><span class=\"swatch\" style=\"background:#fff;color:#c0392b;border-color:#c0392b\"></span>"
           "simulated but out of memory</span></div><div class=\"pareto-layout\"><div class=\"scroll\">";

@@ -39,6 +39,8 @@ struct SearchReport {
   //! How many of the first rows the bar chart draws; a histogram shows the throughput of all.
   std::size_t chart_rows = 40;
   bool show_gpus = false;  //!< a GPU column, for a search over several cluster sizes
+  //! How far the front reaches, e.g. "at most 2× the best iteration time"; empty for every candidate.
+  std::string front_reach;
   std::vector<SearchReportRow> rows;
 };
 

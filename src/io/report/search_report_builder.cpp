@@ -66,6 +66,10 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
     report.description += fmt::format(" · ranked by {}", search::to_string(result.objectives.rank));
   }
   report.show_gpus = !space.node_counts.empty();
+  if (result.objectives.front_is_limited()) {
+    report.front_reach = fmt::format("at most {:g}× the best {}", result.objectives.front_within,
+                                     search::to_string(result.objectives.rank));
+  }
   report.settings = search_settings_text(space);
   report.memory_capacity_bytes = job.cluster.gpu.memory_gb * kGiB;
   report.table_rows = table_rows;

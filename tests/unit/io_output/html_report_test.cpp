@@ -213,6 +213,15 @@ TEST(SearchReport, PlotsTheParetoFront) {
   EXPECT_NE(html.find("GPU memory 24.00 GiB"), std::string::npos);
   // Best 47 samples/s over worst 32.
   EXPECT_NE(html.find("1.47×"), std::string::npos);
+  EXPECT_NE(html.find("(no other candidate is both faster and smaller)</span>"), std::string::npos);
+}
+
+TEST(SearchReport, SaysHowFarTheFrontReaches) {
+  auto report = sample_search();
+  report.front_reach = "at most 2× the best time";
+  const std::string html = search_report(report);
+  EXPECT_NE(html.find("(no other candidate is both faster and smaller; at most 2× the best time)</span>"),
+            std::string::npos);
 }
 
 TEST(SearchReport, EscapesNames) {

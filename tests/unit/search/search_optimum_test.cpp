@@ -108,6 +108,11 @@ Best exhaustive_best(const strategy::JobSpec& base) {
                                                 strategy::Recompute::full},
                [](S& s, strategy::Recompute v) { s.recompute = v; });
   jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.distributed_optimizer = v; });
+  // Sharding left free tries zero3 beside the distributed optimizer (ZeRO-1); zero2 only when
+  // listed. validate_job refuses zero3 with a distributed optimizer and with a schedule that
+  // defers the weight gradients.
+  jobs = times(jobs, std::vector<strategy::Sharding>{strategy::Sharding::none, strategy::Sharding::full},
+               [](S& s, strategy::Sharding v) { s.sharding = v; });
   Best best;
   for (const auto& job : jobs) {
     try {
@@ -141,7 +146,7 @@ TEST(SearchOptimum, EqualsTheBestOfAnExhaustiveSimulate) {
   EXPECT_GT(result.pruned_by_bound, 0u);
 }
 
-// ZeRO-2 and -3 are tried when listed (--sharding none,zero1,zero2,zero3, in place of
+// Every listed stage is tried (--sharding none,zero1,zero2,zero3, in place of
 // --distributed-optimizer): the search's best equals the best of simulate over every split,
 // micro-batch size and ZeRO stage written out by hand (schedule, virtual stages, recomputation and
 // sequence parallelism pinned, to keep it short), and every stage is simulated.
@@ -213,6 +218,48 @@ TEST(SearchOptimum, PruningKeepsTheTopAndTheParetoFront) {
     EXPECT_EQ(all.candidates[all.ranking[i]].iteration_time_s, some.candidates[some.ranking[i]].iteration_time_s);
   }
   EXPECT_EQ(all.pareto_front, some.pareto_front);
+}
+
+// --front-within F: the front is the front of every simulated candidate less the points slower
+// than F times the best (a point is dominated only by points no slower than itself, so cutting the
+// slow end of a front leaves the rest of it a front), and the search may prune by bound what lies
+// beyond that reach. Worked out from the unpruned search of the whole front.
+TEST(SearchOptimum, TheFrontReachesAsFarAsAsked) {
+  SearchSpace space;
+  space.base = small_job();
+  SearchOptions every;
+  every.threads = 2;
+  every.objectives.front_within = std::numeric_limits<double>::infinity();
+  const SearchResult all = run_search(space, every);
+  ASSERT_FALSE(all.ranking.empty());
+  const double best = all.candidates[all.ranking.front()].iteration_time_s;
+  constexpr double kWithin = 1.2;
+  std::vector<std::size_t> expected;
+  for (const std::size_t index : all.pareto_front) {
+    if (all.candidates[index].iteration_time_s <= kWithin * best) expected.push_back(index);
+  }
+  ASSERT_LT(expected.size(), all.pareto_front.size()) << "the whole front lies within the reach: no test";
+  ASSERT_FALSE(expected.empty());
+  SearchOptions reaching = every;
+  reaching.keep = 5;
+  reaching.objectives.front_within = kWithin;
+  const SearchResult some = run_search(space, reaching);
+  EXPECT_EQ(some.pareto_front, expected);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(all.candidates[all.ranking[i]].iteration_time_s, some.candidates[some.ranking[i]].iteration_time_s);
+  }
+  SearchOptions whole_front = reaching;
+  whole_front.objectives.front_within = std::numeric_limits<double>::infinity();
+  EXPECT_GT(some.pruned_by_bound, run_search(space, whole_front).pruned_by_bound);
+  const auto beyond = std::find_if(some.candidates.begin(), some.candidates.end(), [](const Candidate& candidate) {
+    return candidate.status == CandidateStatus::pruned &&
+           candidate.reason().find("beyond the Pareto front's reach") != std::string::npos;
+  });
+  ASSERT_NE(beyond, some.candidates.end());
+  EXPECT_NE(beyond->reason().find("loses to the top 5, over 1.2x the best: beyond the Pareto front's reach "
+                                  "(--front-within)"),
+            std::string::npos)
+      << beyond->reason();
 }
 
 TEST(SearchOptimum, TheLowerBoundNeverExceedsTheSimulatedTime) {

@@ -195,7 +195,8 @@ TEST(VariedOptions, TheExpertSettingsOnlyForAnMoeModel) {
                                     "virtual_stages",
                                     "sequence_parallel",
                                     "recompute",
-                                    "distributed_optimizer"};
+                                    "distributed_optimizer",
+                                    "sharding"};
   EXPECT_EQ(keys(dense), expected);
   dense.listed["ep"] = {2};
   expected.emplace_back("ep");
@@ -233,7 +234,7 @@ TEST(VariedOptions, ListedShardingTakesThePlaceOfTheDistributedOptimizer) {
   SearchSpace space = bert_on_16_a10();
   space.listed.erase("distributed_optimizer");
   EXPECT_TRUE(varies(space, "distributed_optimizer"));
-  EXPECT_FALSE(varies(space, "sharding"));  // ZeRO-2 and -3 only when asked
+  EXPECT_TRUE(varies(space, "sharding"));  // none and zero3 beside the distributed optimizer's zero1
   space.listed["sharding"] = {std::string("none"), std::string("zero3")};
   EXPECT_FALSE(varies(space, "distributed_optimizer"));
   EXPECT_TRUE(varies(space, "sharding"));
@@ -251,17 +252,18 @@ TEST(VariedOptions, ListedShardingTakesThePlaceOfTheDistributedOptimizer) {
             "values with one of them");
 }
 
-// A job that sets --sharding once keeps that stage for every candidate: --distributed-optimizer
-// gives way to it when free, and listed beyond its default it is refused.
+// A job that sets --sharding once keeps that stage for every candidate (make_search_space lists
+// its one value): --distributed-optimizer gives way to it when free, and listed beyond its
+// default it is refused.
 TEST(VariedOptions, TheJobsZeroStageTakesThePlaceOfTheDistributedOptimizer) {
   const auto varies = [](const SearchSpace& space, const std::string& key) {
     const auto varied = varied_options(space);
     return std::any_of(varied.begin(), varied.end(), [&](const auto* option) { return option->key == key; });
   };
   SearchSpace space = bert_on_16_a10();
-  space.base.strategy.sharding = strategy::Sharding::gradients;
+  space.listed["sharding"] = {std::string("zero2")};
   EXPECT_FALSE(varies(space, "distributed_optimizer"));
-  EXPECT_FALSE(varies(space, "sharding"));
+  EXPECT_TRUE(varies(space, "sharding"));
   EXPECT_EQ(error_of(space), "");
   space.listed["distributed_optimizer"] = {false};
   EXPECT_EQ(error_of(space), "");
