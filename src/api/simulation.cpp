@@ -183,16 +183,16 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   const strategy::Strategy& s = job.strategy;
   const std::int64_t ranks =
       all_ranks ? std::int64_t{s.world_size()} / s.data_parallel *
-                      strategy::PlacementClasses(strategy::RankLayout(s, job.cluster), s.gathered_shard_data_parallel())
+                      strategy::PlacementClasses(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel())
                           .simulated_indices()
                 : s.pipeline_parallel;
   const std::int64_t layers_per_rank = busiest_rank_layers(job);
   const auto& schedule = schedule::find_schedule(s.schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
   // rank's layers once, whichever chunk holds them (DualPipe's chunks see half the micro-batches
-  // each, but the rank holds two stages' layers). ZeRO-3's passes keep a task per gather,
-  // reduction and NIC transfer, up to one per template (PipelinePasses).
-  const auto per_rank = aggregate_passes && !s.gathers_parameters()
+  // each, but the rank holds two stages' layers). ZeRO-2's and ZeRO-3's passes keep a task per
+  // gather, reduction and NIC transfer, up to one per template (PipelinePasses).
+  const auto per_rank = aggregate_passes && !s.reduces_per_unit()
                             ? checked_product({schedule.microbatches_per_chunk(s.num_microbatches()),
                                                schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});
@@ -227,16 +227,17 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
   const strategy::RankLayout layout(job.strategy, job.cluster);
   const auto costs = cost_chain(job, options);
   // The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
-  // ZeRO-3's parameter gathers and gradient reductions; then the rank's share of its NICs.
+  // ZeRO-3's parameter gathers and ZeRO-2's and -3's gradient reductions; then the rank's share of
+  // its NICs.
   constexpr std::array<events::StreamKind, 4> kStreams{events::StreamKind::compute, events::StreamKind::dp_comm,
                                                        events::StreamKind::dp_reduce, events::StreamKind::dp_replica};
   constexpr size_t kNics = kStreams.size();
   using BusyTimes = std::array<SimTime, kStreams.size() + 1>;
-  // Under ZeRO-3 every collective through the NICs stays a task of its own, which shares them
-  // (PipelinePasses): whatever shares a link progresses at most at its full speed in all, so
+  // Under ZeRO-2 and -3 every collective through the NICs stays a task of its own, which shares
+  // them (PipelinePasses): whatever shares a link progresses at most at its full speed in all, so
   // the link is busy at least as long as their durations add up to. The engine rounds each end
   // to the nearest nanosecond: one less per task.
-  const bool nics_bound = job.strategy.gathers_parameters();
+  const bool nics_bound = job.strategy.reduces_per_unit();
   const auto add_steps = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table,
                              SimTime passes, BusyTimes& busy) {
     for (const auto& step : steps) {

@@ -43,25 +43,30 @@ std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
                                              EventTable& table) {
   const strategy::Strategy& strategy = job.strategy;
-  // ZeRO-3 reduces each unit's gradients inside the backward pass instead (build_rank_work).
+  // ZeRO-3 reduces each unit's gradients inside the backward pass and gathers the parameters before
+  // each unit (build_rank_work); ZeRO-2 also reduces them there but all-gathers the updated
+  // parameters here.
   if (strategy.gradient_group_size() == 1 || segments.empty() || strategy.zero_stage() == strategy::Sharding::full) {
     return {};
   }
+  const bool reduced_per_unit = strategy.reduces_per_unit();
   const std::int64_t parameters = rank_parameters(segments, strategy.tensor_parallel);
   const std::int64_t bucket_size = strategy.bucket_params();
   const EventFactory factory(strategy.dtype);
   const strategy::GroupPlacement group = layout.gradient_group(coord);
   const int group_size = strategy.gradient_group_size();
-  // ZeRO-1 and ZeRO-2 both reduce-scatter the buckets and all-gather the updated parameters once
-  // an iteration; ZeRO-2 differs only in what it keeps (memory).
+  // ZeRO-1 reduce-scatters the buckets once an iteration; it and ZeRO-2 all-gather the updated
+  // parameters.
   const bool sharded = strategy.zero_stage() != strategy::Sharding::none;
   const Collective reduction = sharded ? Collective::reduce_scatter : Collective::all_reduce;
   std::vector<GradientBucket> buckets;
   for (std::int64_t done = 0; done < parameters; done += bucket_size) {
     const std::int64_t size = std::min(bucket_size, parameters - done);
     GradientBucket bucket;
-    bucket.reduction =
-        table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, group_size));
+    if (!reduced_per_unit) {
+      bucket.reduction =
+          table.intern(factory.collective(reduction, size * gradient_element_bytes(strategy.dtype), group, group_size));
+    }
     if (sharded) {
       bucket.parameter_gather = table.intern(
           factory.collective(Collective::all_gather, size * dtype_bytes(strategy.dtype), group, group_size));

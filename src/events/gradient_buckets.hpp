@@ -25,7 +25,8 @@ std::int64_t rank_parameters(const std::vector<ParameterSegment>& segments, int 
 //! Strategy::bucket_params parameters. Each bucket's gradients are all-reduced, or with the
 //! distributed optimizer reduce-scattered, over the data-parallel group (with context
 //! parallelism the dp·cp ranks that share the weights), and the updated parameters all-gathered
-//! after the optimizer step. Empty when dp·cp = 1.
+//! after the optimizer step. Under ZeRO-2 only the all-gathers: its units reduce their gradients
+//! in the backward passes. Empty when dp·cp = 1 and under ZeRO-3.
 std::vector<GradientBucket> gradient_buckets(const strategy::JobSpec& job, const strategy::RankLayout& layout,
                                              strategy::RankCoord coord, const std::vector<ParameterSegment>& segments,
                                              EventTable& table);

@@ -121,7 +121,7 @@ class ChunkBuilder {
         rank_holds_embedding_(rank_holds_embedding),
         layers_(placement.layers),
         placement_(placement) {
-    if (job.strategy.gathers_parameters()) {
+    if (job.strategy.reduces_per_unit()) {
       units_ = fsdp_units(job.model, layers_, first_, last_);
       const int dp_per_shard = job.strategy.shard_data_parallel();
       shard_group_ = layout.shard_group(coord, dp_per_shard);
@@ -188,7 +188,7 @@ class ChunkBuilder {
   //! without sharding zero3 or past the chunk's units. Bytes: the unit's parameters held by one
   //! tensor-parallel rank, in the working dtype, gathered over the shard group.
   int gather_unit(bool backward_pass, int index) {
-    if (index < 0 || index >= static_cast<int>(units_.size())) {
+    if (!job_.strategy.gathers_parameters() || index < 0 || index >= static_cast<int>(units_.size())) {
       return -1;
     }
     const FsdpUnit& unit = units_[static_cast<size_t>(index)];
@@ -319,7 +319,7 @@ class ChunkBuilder {
   ChunkPlacement placement_;
   std::vector<ParameterSegment> segments_;
   std::int64_t expert_parameters_ = 0;
-  std::vector<FsdpUnit> units_;  //!< empty unless sharding zero3
+  std::vector<FsdpUnit> units_;  //!< empty unless the units reduce their gradients (zero2, zero3)
   strategy::GroupPlacement shard_group_;
   strategy::GroupPlacement replica_group_;
 };

@@ -41,8 +41,9 @@ struct TaskTemplate {
 //! A data-parallel gradient bucket of one model chunk. Buckets fill in reverse layer order, as
 //! Megatron-LM assigns parameters to buckets (the LM head's first, the embedding's last).
 struct GradientBucket {
-  //! All-reduce of the bucket's gradients; reduce-scatter with the distributed optimizer.
-  EventId reduction = 0;
+  //! All-reduce of the bucket's gradients; reduce-scatter with the distributed optimizer; none
+  //! under ZeRO-2, whose units reduce-scatter their gradients in every micro-batch instead.
+  std::optional<EventId> reduction;
   //! All-gather of the updated parameters after the optimizer step (distributed optimizer only).
   std::optional<EventId> parameter_gather;
   //! Index into the chunk's backward templates of the step after which every gradient in the

@@ -70,10 +70,12 @@ StageMemory stage_memory(const strategy::JobSpec& job, int stage, const std::vec
                                                   strategy.shard_group_size());
   const ModelStateBytes expert =
       model_state_bytes(experts, strategy.dtype, strategy.zero_stage(), strategy.expert_data_parallel());
-  const ModelStateBytes gathered =
-      strategy.gathers_parameters()
-          ? gathered_unit_bytes(largest_unit_parameters(model, chunks, strategy.tensor_parallel), strategy.dtype)
-          : ModelStateBytes{};
+  ModelStateBytes gathered;
+  if (strategy.reduces_per_unit()) {
+    gathered = gathered_unit_bytes(largest_unit_parameters(model, chunks, strategy.tensor_parallel), strategy.dtype);
+    // ZeRO-2 keeps its weights whole: only the running unit's gradients come on top of the shards.
+    if (!strategy.gathers_parameters()) gathered.weights = 0;
+  }
   memory.weights =
       dense.weights + expert.weights + gathered.weights + low_precision_weight_copy_bytes(model, strategy, layers);
   memory.gradients = dense.gradients + expert.gradients + gathered.gradients;

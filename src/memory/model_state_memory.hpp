@@ -35,7 +35,8 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy
 //! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan), for jobs
 //! that gather parameters (Strategy::gathers_parameters): the gathered weights of the running unit
 //! and of the next one, prefetched, in the working dtype; and the running unit's whole gradients
-//! until they are reduce-scattered. `largest_unit` is the largest events::FsdpUnit of the stage
+//! until they are reduce-scattered (ZeRO-2, which keeps its weights, holds those gradients alone
+//! on top of its shards). `largest_unit` is the largest events::FsdpUnit of the stage
 //! per tensor-parallel rank: 2 · largest_unit · weight bytes + largest_unit · gradient bytes.
 ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype);
 

@@ -354,19 +354,21 @@ std::vector<Value> free_virtual_stages(const JobSpec& job) {
   return counts;
 }
 
-//! Sharding left free: none, and ZeRO-3 where there is a data-parallel group to shard over, the
-//! candidate has no distributed optimizer (ZeRO-1, which that setting already tries) and ZeRO-3 is
-//! modelled for the model and the schedule. ZeRO-2 only when listed: it runs the distributed
-//! optimizer's timeline (one reduction an iteration) with sharded gradients, while the frameworks
-//! that shard gradients reduce them after every micro-batch (summary_writer's assumption), so a
-//! search would find it as fast as ZeRO-1 for less memory.
+//! Sharding left free: none, and where there is a data-parallel group to shard over and the
+//! candidate has no distributed optimizer (ZeRO-1, which that setting already tries), ZeRO-2 and
+//! ZeRO-3 where they are modelled for the model and the schedule (their per-layer reductions need
+//! the weight gradients in the backward step).
 std::vector<Value> free_sharding_stages(const JobSpec& job) {
   using strategy::Sharding;
   std::vector<Value> stages{std::string("none")};
-  if (job.strategy.distributed_optimizer || job.strategy.gradient_group_size() <= 1) return stages;
-  if (strategy::sharding_model_problems(job, Sharding::full).empty() &&
-      !schedule::defers_weight_gradients(schedule::find_schedule(job.strategy.schedule))) {
-    stages.emplace_back(std::string(strategy::to_string(Sharding::full)));
+  if (job.strategy.distributed_optimizer || job.strategy.gradient_group_size() <= 1 ||
+      schedule::defers_weight_gradients(schedule::find_schedule(job.strategy.schedule))) {
+    return stages;
+  }
+  for (const Sharding stage : {Sharding::gradients, Sharding::full}) {
+    if (strategy::sharding_model_problems(job, stage).empty()) {
+      stages.emplace_back(std::string(strategy::to_string(stage)));
+    }
   }
   return stages;
 }
@@ -395,8 +397,8 @@ JobOption sharding_option() {
       "sharded data parallelism by ZeRO stage: zero1 optimizer states (Megatron --use-distributed-optimizer, "
       "DeepSpeed stage 1), zero2 also gradients (DeepSpeed stage 2, Megatron-FSDP optim_grads), zero3 also "
       "parameters, gathered layer by layer (PyTorch FSDP2 fully_shard, Megatron-FSDP optim_grads_params, "
-      "DeepSpeed stage 3); a search left free tries zero3 beside --distributed-optimizer's none and zero1, "
-      "zero2 when listed (--sharding none,zero1,zero2,zero3, or all, in place of --distributed-optimizer)");
+      "DeepSpeed stage 3); a search left free tries zero2 and zero3 beside --distributed-optimizer's none and "
+      "zero1, and listed stages in place of it (--sharding none,zero1,zero2,zero3)");
   option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
   option.excludes = {"distributed_optimizer"};
   option.search_values = free_sharding_stages;

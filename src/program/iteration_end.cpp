@@ -20,8 +20,10 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
                                      : "dp gradient all_reduce";
   for (int chunk = draft.chunks() - 1; chunk >= 0; --chunk) {
     for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
-      const TaskId task = draft.add_task(bucket.reduction, draft.streams_of(members, StreamKind::dp_comm),
-                                         {bucket.reduction, Phase::backward, -1, -1, label, chunk});
+      if (!bucket.reduction) continue;
+      const events::EventId reduction = *bucket.reduction;
+      const TaskId task = draft.add_task(reduction, draft.streams_of(members, StreamKind::dp_comm),
+                                         {reduction, Phase::backward, -1, -1, label, chunk});
       for (int device : members) {
         draft.depend(task, draft.strategy().overlap_grad_reduce ? passes.bucket_ready(device, chunk, bucket)
                                                                 : draft.last_task[device]);

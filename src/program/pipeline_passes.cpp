@@ -92,10 +92,10 @@ schedule::Overlap unit_overlap(std::span<const schedule::Step> unit) {
 
 PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
     : draft_(draft),
-      // ZeRO-3's per-layer collectives overlap compute across passes, which one task per pass
-      // cannot show.
-      aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().gathers_parameters()),
-      aggregate_runs_(aggregate && !draft.program().all_ranks && draft.strategy().gathers_parameters()),
+      // ZeRO-2's and ZeRO-3's per-layer collectives overlap compute across passes, which one task
+      // per pass cannot show.
+      aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().reduces_per_unit()),
+      aggregate_runs_(aggregate && !draft.program().all_ranks && draft.strategy().reduces_per_unit()),
       kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
   const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());

@@ -16,7 +16,7 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
     : job_(job),
       schedule_(schedule),
       layout_(job.strategy, job.cluster),
-      groups_(layout_, ranks, job.strategy.gathered_shard_data_parallel()) {
+      groups_(layout_, ranks, job.strategy.unit_shard_data_parallel()) {
   result_.all_ranks = ranks != SimulatedRanks::one_per_stage;
   result_.placement_classes = groups_.placement_classes();
   result_.num_microbatches = job.strategy.num_microbatches();

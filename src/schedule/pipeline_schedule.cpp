@@ -76,13 +76,13 @@ bool defers_weight_gradients(const PipelineSchedule& schedule) {
 
 namespace {
 
-//! ZeRO-3 reduce-scatters each layer's gradients right after its backward; a schedule that runs
-//! the weight gradients in a later step would reduce them before they exist.
+//! ZeRO-2 and ZeRO-3 reduce-scatter each layer's gradients right after its backward; a schedule
+//! that runs the weight gradients in a later step would reduce them before they exist.
 void check_sharding(const PipelineSchedule& schedule, const strategy::JobSpec& job,
                     std::vector<std::string>& problems) {
-  if (job.strategy.gathers_parameters() && defers_weight_gradients(schedule)) {
-    problems.push_back("sharding zero3 is modelled with schedules whose backward step computes the weight "
-                       "gradients, not with '" +
+  if (job.strategy.reduces_per_unit() && defers_weight_gradients(schedule)) {
+    problems.push_back("sharding " + std::string(strategy::to_string(job.strategy.zero_stage())) +
+                       " is modelled with schedules whose backward step computes the weight gradients, not with '" +
                        std::string(schedule.name()) + "', which defers them to a separate step");
   }
 }

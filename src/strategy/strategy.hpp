@@ -234,12 +234,18 @@ struct Strategy {
   //! its gradients reduce-scattered after. A shard group of one rank holds every parameter whole,
   //! so it gathers and reduces nothing.
   bool gathers_parameters() const { return zero_stage() == Sharding::full && shard_group_size() > 1; }
+  //! ZeRO-2 or ZeRO-3 over more than one rank: each unit's gradients are reduce-scattered right
+  //! after its backward, in every micro-batch, since only a shard of them is kept (Megatron-FSDP
+  //! optim_grads and optim_grads_params, FSDP SHARD_GRAD_OP and FULL_SHARD, DeepSpeed stages 2 and 3).
+  bool reduces_per_unit() const {
+    return (zero_stage() == Sharding::gradients || zero_stage() == Sharding::full) && shard_group_size() > 1;
+  }
   //! HSDP's replica groups: how many shard groups hold the same parameters.
   int shard_replicas() const { return gradient_group_size() / shard_group_size(); }
   //! Data-parallel indices per shard group (the group is that many dp ranks times every cp rank).
   int shard_data_parallel() const { return shard_group_size() / context_parallel; }
-  //! The data-parallel indices of one shard group when parameters are gathered, else 0.
-  int gathered_shard_data_parallel() const { return gathers_parameters() ? shard_data_parallel() : 0; }
+  //! The data-parallel indices of one shard group when units' gradients are reduced over it, else 0.
+  int unit_shard_data_parallel() const { return reduces_per_unit() ? shard_data_parallel() : 0; }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
   int bucket_params() const {
     if (dp_bucket_params > 0) {

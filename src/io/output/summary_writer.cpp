@@ -390,28 +390,11 @@ std::vector<std::string> attention_assumptions(const model::ModelSpec& model) {
   return assumptions;
 }
 
-//! How sharding zero2 is timed when it accumulates gradients over micro-batches: as Megatron's
-//! distributed optimizer (one reduce-scatter an iteration, `optim` in Megatron-FSDP's sharding
-//! table), while the frameworks that also shard the gradients reduce-scatter them during every
-//! backward (Megatron-FSDP `optim_grads`, DeepSpeed stage 2, FSDP SHARD_GRAD_OP).
-std::vector<std::string> sharding_assumptions(const strategy::JobSpec& job) {
-  const strategy::Strategy& s = job.strategy;
-  if (s.zero_stage() != strategy::Sharding::gradients || s.gradient_group_size() <= 1 || s.num_microbatches() <= 1) {
-    return {};
-  }
-  return {fmt::format(
-      "sharding zero2 timed as the distributed optimizer: the gradients of the {} micro-batches are reduce-scattered "
-      "once an iteration, while the memory holds a 1/{} shard of them; frameworks that shard gradients "
-      "(Megatron-FSDP optim_grads, DeepSpeed stage 2, FSDP SHARD_GRAD_OP) reduce-scatter after every micro-batch's "
-      "backward, {} times the traffic, which this prediction leaves out",
-      s.num_microbatches(), s.gradient_group_size(), s.num_microbatches())};
-}
-
 //! Every assumption of the job's prediction, printed as "assumed:" lines and in the JSON.
 std::vector<std::string> job_assumptions(const strategy::JobSpec& job) {
   std::vector<std::string> assumptions = attention_assumptions(job.model);
-  for (auto* more : {&moe_assumptions, &sharding_assumptions}) {
-    for (auto& assumption : more(job)) assumptions.push_back(std::move(assumption));
+  for (auto& assumption : moe_assumptions(job)) {
+    assumptions.push_back(std::move(assumption));
   }
   return assumptions;
 }

@@ -165,7 +165,7 @@ TEST(ContextParallelEvents, ReducesGradientsOverDataAndContextRanks) {
   const Built built = build(job);
   const auto& buckets = built.chunk().gradient_buckets;
   ASSERT_FALSE(buckets.empty());
-  const Event& reduction = built.table.at(buckets.front().reduction);
+  const Event& reduction = built.table.at(buckets.front().reduction.value());
   EXPECT_EQ(reduction.op, Operator::reduce_scatter);
   EXPECT_EQ(reduction.group_size, 4);
   EXPECT_TRUE(reduction.within_domain);
@@ -174,7 +174,7 @@ TEST(ContextParallelEvents, ReducesGradientsOverDataAndContextRanks) {
   // dp 1, cp 2 still reduces: over the 2 context ranks.
   const Built context_only = build(gpt2_job(4, 2, 1, 1));
   ASSERT_FALSE(context_only.chunk().gradient_buckets.empty());
-  EXPECT_EQ(context_only.table.at(context_only.chunk().gradient_buckets.front().reduction).group_size, 2);
+  EXPECT_EQ(context_only.table.at(context_only.chunk().gradient_buckets.front().reduction.value()).group_size, 2);
 }
 
 // A context rank sends its s/cp tokens to the next stage: 4·512·1024·2 = 4,194,304 bytes.

@@ -130,7 +130,7 @@ TEST(RankWork, BucketsTheDataParallelGradients) {
   const Built built = build(job, strategy::RankCoord{});
   const std::int64_t params = built.work.parameters;
   EXPECT_EQ(static_cast<std::int64_t>(built.chunk().gradient_buckets.size()), (params + 39'999'999) / 40'000'000);
-  const Event& bucket = built.table.at(built.chunk().gradient_buckets.front().reduction);
+  const Event& bucket = built.table.at(built.chunk().gradient_buckets.front().reduction.value());
   EXPECT_EQ(bucket.bytes, 40'000'000LL * 4);
   EXPECT_EQ(bucket.group_size, 2);
 }
@@ -361,7 +361,7 @@ TEST(DistributedOptimizer, ReduceScattersGradientsAndGathersParameters) {
   const Built built = build(job, strategy::RankCoord{});
   const auto& buckets = built.chunk().gradient_buckets;
   ASSERT_FALSE(buckets.empty());
-  const Event& reduction = built.table.at(buckets.front().reduction);
+  const Event& reduction = built.table.at(buckets.front().reduction.value());
   EXPECT_EQ(reduction.collective, Collective::reduce_scatter);
   EXPECT_EQ(reduction.bytes, 40'000'000LL * 4);
   ASSERT_TRUE(buckets.front().parameter_gather);

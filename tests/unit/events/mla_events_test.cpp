@@ -170,7 +170,7 @@ TEST(MlaEvents, GradientBucketsHoldTheWholeDownProjections) {
   EXPECT_EQ(built.chunk().parameters, 1'225'994'752);
   std::int64_t bucketed = 0;
   for (const auto& bucket : built.chunk().gradient_buckets) {
-    bucketed += built.table.at(bucket.reduction).bytes;
+    bucketed += built.table.at(bucket.reduction.value()).bytes;
   }
   EXPECT_EQ(bucketed, 4 * std::int64_t{1'225'994'752});
 }

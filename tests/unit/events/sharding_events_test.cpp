@@ -189,16 +189,31 @@ TEST(ShardingEvents, OneRankGathersNothing) {
   EXPECT_EQ(built.table.at(built.work.optimizer_step).dim("params"), 354'871'296);
 }
 
-// zero2 reduce-scatters buckets and all-gathers the updated parameters, as zero1 does.
-TEST(ShardingEvents, Zero2ReducesBucketsLikeTheDistributedOptimizer) {
+// zero2 keeps the weights whole and the gradients sharded: like zero3 it reduce-scatters each of
+// the 26 units' fp32 gradients after the unit's backward, in every micro-batch (at tp 1 a layer's
+// P_u · 4 = 50,384,896 bytes over the 4 data-parallel ranks), but gathers no parameters before a
+// unit; its buckets reduce nothing and all-gather the updated bf16 parameters after the optimizer
+// step, as zero1's do.
+TEST(ShardingEvents, Zero2ReducesEachUnitAndGathersTheUpdatedParameters) {
   strategy::JobSpec job = zero3_job(1, 4, 0);
   job.strategy.sharding = strategy::Sharding::gradients;
   const Built built = build(job);
-  const auto& buckets = built.chunk().gradient_buckets;
+  const ChunkWork& chunk = built.chunk();
+  EXPECT_TRUE(steps_labelled(chunk.forward, "fsdp parameter all_gather").empty());
+  EXPECT_TRUE(steps_labelled(chunk.backward, "fsdp parameter all_gather").empty());
+  const auto scatters = steps_labelled(chunk.backward, "fsdp gradient reduce_scatter");
+  ASSERT_EQ(scatters.size(), 26U);
+  const Event& layer = built.table.at(chunk.backward[static_cast<size_t>(scatters[1])].event);
+  EXPECT_EQ(layer.collective, Collective::reduce_scatter);
+  EXPECT_EQ(layer.bytes, kLayer * 4);
+  EXPECT_EQ(layer.group_size, 4);
+  const auto& buckets = chunk.gradient_buckets;
   ASSERT_FALSE(buckets.empty());
-  EXPECT_EQ(built.table.at(buckets.front().reduction).collective, Collective::reduce_scatter);
-  EXPECT_TRUE(buckets.front().parameter_gather.has_value());
-  EXPECT_TRUE(steps_labelled(built.chunk().forward, "fsdp parameter all_gather").empty());
+  for (const auto& bucket : buckets) {
+    EXPECT_FALSE(bucket.reduction.has_value());
+    ASSERT_TRUE(bucket.parameter_gather.has_value());
+    EXPECT_EQ(built.table.at(*bucket.parameter_gather).collective, Collective::all_gather);
+  }
 }
 
 }  // namespace distsim::events

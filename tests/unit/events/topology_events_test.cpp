@@ -30,7 +30,7 @@ strategy::JobSpec data_parallel_job(int hosts_per_domain) {
 }
 
 std::string gradient_key(const Built& built) {
-  return built.table.at(built.work.chunks.front().gradient_buckets.front().reduction).key();
+  return built.table.at(built.work.chunks.front().gradient_buckets.front().reduction.value()).key();
 }
 
 }  // namespace

@@ -64,9 +64,11 @@ TEST(ShardedMemoryEstimate, Llama8bZero3OnEightRanks) {
   EXPECT_EQ(stage.optimizer_states, 12'045'391'872);
 }
 
-// zero2 over 8 ranks gathers nothing: weights 2P = 16,060,522,496, gradients 4P/8 =
-// 4,015,130,624. zero3 on one rank (dp 1) shards over a group of one and gathers nothing either:
-// the replicas' 2P, 4P = 32,121,044,992 and 12P = 96,363,134,976.
+// zero2 over 8 ranks gathers no weights (2P = 16,060,522,496) but holds the running unit's whole
+// fp32 gradients until they are reduce-scattered: 4P/8 = 4,015,130,624 + 4·525,340,672 (the
+// head, the largest unit) = 2,101,362,688 → 6,116,493,312, as zero3's. zero3 on one rank (dp 1)
+// shards over a group of one and gathers and reduces nothing: the replicas' 2P, 4P =
+// 32,121,044,992 and 12P = 96,363,134,976.
 TEST(ShardedMemoryEstimate, OnlyZero3OverSeveralRanksHoldsGatheredUnits) {
   strategy::JobSpec job;
   job.model = catalog::find_model("llama-3.1-8b");
@@ -77,7 +79,7 @@ TEST(ShardedMemoryEstimate, OnlyZero3OverSeveralRanksHoldsGatheredUnits) {
   job.cluster.gpu.memory_gb = 80;
   const StageMemory zero2 = estimate_memory(job).stages.at(0);
   EXPECT_EQ(zero2.weights, 16'060'522'496);
-  EXPECT_EQ(zero2.gradients, 4'015'130'624);
+  EXPECT_EQ(zero2.gradients, 6'116'493'312);
   job.strategy.data_parallel = 1;
   job.strategy.global_batch_size = 1;
   job.strategy.sharding = Sharding::full;

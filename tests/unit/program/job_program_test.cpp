@@ -392,13 +392,13 @@ TEST(AggregatedPasses, GiveTheSameIterationTimeAsOperatorTasks) {
   for (const auto& variant : variants) expect_aggregation_keeps_the_iteration(variant);
 }
 
-//! Under ZeRO-3 each run of local work between a pass's gathers and reductions becomes one task,
-//! which must not move the iteration either: the gathers, reductions and NIC traffic keep their
-//! tasks, and nothing outside a run uses its streams. The jobs cover 1F1B, GPipe and interleaving,
-//! recomputation, sequence parallelism, HSDP (shard groups of 2 with replicas), gathers inside a
-//! node and across nodes, and context parallelism across nodes, whose ring exchanges through the
-//! NICs stay tasks.
-TEST(AggregatedPasses, ZeroThreeRunsGiveTheSameIterationTimeAsOperatorTasks) {
+//! Under ZeRO-2 and ZeRO-3 each run of local work between a pass's gathers and reductions becomes
+//! one task, which must not move the iteration either: the gathers, reductions and NIC traffic keep
+//! their tasks, and nothing outside a run uses its streams. The jobs cover 1F1B, GPipe and
+//! interleaving, recomputation, sequence parallelism, HSDP (shard groups of 2 with replicas),
+//! gathers and reductions inside a node and across nodes, and context parallelism across nodes,
+//! whose ring exchanges through the NICs stay tasks.
+TEST(AggregatedPasses, ShardedRunsGiveTheSameIterationTimeAsOperatorTasks) {
   using strategy::Recompute;
   using strategy::Sharding;
   const std::vector<AggregatedVariant> variants{
@@ -408,6 +408,10 @@ TEST(AggregatedPasses, ZeroThreeRunsGiveTheSameIterationTimeAsOperatorTasks) {
       {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, Recompute::full, true, Sharding::full, 0},
       {"gpt3-175b", "dgx-a100", 8, 1, 4, 4, 1, 64, "1f1b", 1, Recompute::selective, true, Sharding::full, 2},
       {"llama-3.1-8b", "dgx-h100", 8, 2, 2, 2, 1, 32, "1f1b", 1, Recompute::none, true, Sharding::full, 0},
+      {"gpt2-345m", "pcie-a40", 1, 1, 1, 8, 4, 64, "1f1b", 1, Recompute::none, false, Sharding::gradients, 0},
+      {"gpt2-345m", "pcie-a40", 2, 1, 2, 4, 4, 64, "gpipe", 1, Recompute::full, false, Sharding::gradients, 0},
+      {"gpt3-175b", "dgx-a100", 8, 1, 8, 2, 1, 64, "interleaved", 3, Recompute::full, true, Sharding::gradients, 0},
+      {"llama-3.1-8b", "dgx-h100", 8, 2, 2, 2, 1, 32, "1f1b", 1, Recompute::none, true, Sharding::gradients, 0},
   };
   for (const auto& variant : variants) expect_aggregation_keeps_the_iteration(variant);
 }

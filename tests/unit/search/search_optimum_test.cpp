@@ -108,10 +108,12 @@ Best exhaustive_best(const strategy::JobSpec& base) {
                                                 strategy::Recompute::full},
                [](S& s, strategy::Recompute v) { s.recompute = v; });
   jobs = times(jobs, std::vector<bool>{false, true}, [](S& s, bool v) { s.distributed_optimizer = v; });
-  // Sharding left free tries zero3 beside the distributed optimizer (ZeRO-1); zero2 only when
-  // listed. validate_job refuses zero3 with a distributed optimizer and with a schedule that
-  // defers the weight gradients.
-  jobs = times(jobs, std::vector<strategy::Sharding>{strategy::Sharding::none, strategy::Sharding::full},
+  // Sharding left free tries zero2 and zero3 beside the distributed optimizer (ZeRO-1).
+  // validate_job refuses them with a distributed optimizer and with a schedule that defers the
+  // weight gradients.
+  jobs = times(jobs,
+               std::vector<strategy::Sharding>{strategy::Sharding::none, strategy::Sharding::gradients,
+                                               strategy::Sharding::full},
                [](S& s, strategy::Sharding v) { s.sharding = v; });
   Best best;
   for (const auto& job : jobs) {
