@@ -309,6 +309,7 @@ def search(
     memory_headroom: Optional[Union[str, float]] = None,
     max_memory_gib: Optional[float] = None,
     profile_db: Optional[str] = None,
+    front_within: Optional[Union[str, float]] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
     **lists: Any,
 ) -> SearchResult:
@@ -317,16 +318,19 @@ def search(
     ``lists``: per searchable key (``distsim.options()`` marks them; ``micro_batch_sizes`` and
     ``schedules`` are also taken), the values to try, or "all"; a searchable setting of the job
     pins its value; the rest try every valid value. ``threads`` defaults to every core; the
-    result does not depend on it. ``progress(done, total)`` is called after each simulated
-    candidate, from a worker thread, holding the GIL.
+    result does not depend on it. ``front_within`` is how far the Pareto front reaches, as
+    ``--front-within``: a factor of at least 1 over the best (2 by default) or "all".
+    ``progress(done, total)`` is called after each simulated candidate, from a worker thread,
+    holding the GIL.
     """
     if not isinstance(job, Job):
         raise TypeError(f"search: expected a distsim.Job, got a {type(job).__name__}")
     listed = [(name, _list_items(name, values)) for name, values in lists.items()]
     headroom = None if memory_headroom is None else str(memory_headroom)
     gib = None if max_memory_gib is None else float(max_memory_gib)
+    reach = None if front_within is None else str(front_within)
     outcome = _distsim.search(job._values, listed, threads, top, simulate_oom, headroom, gib,
-                              _path_or_none(profile_db), progress)
+                              _path_or_none(profile_db), reach, progress)
     return SearchResult(outcome)
 
 

@@ -153,6 +153,7 @@ def search(
     memory_headroom: Optional[Union[str, float]] = None,
     max_memory_gib: Optional[float] = None,
     profile_db: Optional[_Path] = None,
+    front_within: Optional[Union[str, float]] = None,
     progress: Optional[Callable[[int, int], Any]] = None,
     **lists: Union[str, Sequence[Union[str, int, bool]]],
 ) -> SearchResult: ...

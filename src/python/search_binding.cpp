@@ -41,6 +41,7 @@ struct SearchArguments {
   std::optional<std::string> memory_headroom;
   std::optional<double> max_memory_gib;
   std::optional<std::string> profile_db;
+  std::optional<std::string> front_within;
 };
 
 //! Calls the Python callback from the search's worker threads (one call at a time), holding the
@@ -83,6 +84,9 @@ SearchOutcome run(const SearchArguments& arguments, const std::function<void(std
   options.memory_limit_bytes =
       search::memory_limit_bytes(outcome.space.base, arguments.memory_headroom, arguments.max_memory_gib);
   options.keep = outcome.top;
+  if (arguments.front_within) {
+    options.objectives.front_within = search::parse_front_within(*arguments.front_within, "front_within");
+  }
   options.progress = progress;
   options.simulation.preferred_costs = profile_costs(arguments.profile_db, outcome.space.base.cluster.gpu.name);
   outcome.result = search::run_search(outcome.space, options);
@@ -153,13 +157,21 @@ void bind_search(py::module_& module) {
       [](const SettingList& settings, const std::vector<std::pair<std::string, std::vector<std::string>>>& lists,
          std::optional<long long> threads, long long top, bool simulate_oom, std::optional<std::string> memory_headroom,
          std::optional<double> max_memory_gib, std::optional<std::string> profile_db,
-         std::optional<py::function> progress) {
-        SearchArguments arguments{settings,     searched_lists(lists),      threads,        top,
-                                  simulate_oom, std::move(memory_headroom), max_memory_gib, std::move(profile_db)};
+         std::optional<std::string> front_within, std::optional<py::function> progress) {
+        SearchArguments arguments{settings,
+                                  searched_lists(lists),
+                                  threads,
+                                  top,
+                                  simulate_oom,
+                                  std::move(memory_headroom),
+                                  max_memory_gib,
+                                  std::move(profile_db),
+                                  std::move(front_within)};
         return search_job(arguments, std::move(progress));
       },
       py::arg("settings"), py::arg("lists"), py::arg("threads"), py::arg("top"), py::arg("simulate_oom"),
-      py::arg("memory_headroom"), py::arg("max_memory_gib"), py::arg("profile_db"), py::arg("progress"));
+      py::arg("memory_headroom"), py::arg("max_memory_gib"), py::arg("profile_db"), py::arg("front_within"),
+      py::arg("progress"));
 }
 
 }  // namespace distsim::python

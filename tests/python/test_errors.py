@@ -77,3 +77,9 @@ def test_bad_rank_and_trace_ranks():
         result.timeline(rank=1)
     with pytest.raises(distsim.InputError, match=r"^--trace-ranks: unknown value 'every'"):
         result.write_trace("unused.json", ranks="every")
+
+
+def test_front_within_below_one_is_refused():
+    with pytest.raises(distsim.InputError, match=r"^front_within: expected a factor of at least 1 over the best "
+                                                 r"candidate, e\.g\. 1\.5, or all for every candidate, got '0\.5'$"):
+        distsim.search(distsim.Job(), front_within=0.5)

@@ -57,3 +57,16 @@ def test_progress_errors_reach_the_caller():
         assert str(e) == "stop"
     else:
         raise AssertionError("the callback's exception was lost")
+
+
+def test_front_within_is_the_cli_flag():
+    job = distsim.Job(**BASE, schedule="1f1b")
+    result = distsim.search(job, micro_batch_sizes=[1], threads=2, front_within="all")
+    _, stdout, _ = run_cli("search", "--json", "--model", TINY_GPT, "--nodes", "1", "--gpus-per-node", "4",
+                           "--global-batch-size", "16", "--schedule", "1f1b", "--micro-batch-sizes", "1",
+                           "--threads", "2", "--front-within", "all")
+    assert result.to_json() == stdout
+    assert json.loads(stdout)["front_within"] == "all"
+    assert json.loads(distsim.search(job, micro_batch_sizes=[1], threads=2).to_json())["front_within"] == 2
+    assert json.loads(distsim.search(job, micro_batch_sizes=[1], threads=2, front_within=1.5).to_json())[
+        "front_within"] == 1.5
