@@ -25,10 +25,9 @@ std::string_view to_string(Objective objective);
 std::optional<Objective> parse_objective(std::string_view name);
 
 //! How far the Pareto front reaches by default: candidates at most twice the best of the ranked
-//! objective. Slower ones are of no use for saving memory (halving the speed to fit is what more
-//! pipeline stages or recomputation already offer on the front), and the leanest of them are the
-//! costliest to simulate (ZeRO-3 with context parallelism across nodes), so a front of every
-//! candidate would cost the search most of its time for points nobody picks.
+//! objective. The leanest candidates of a large space can be hundreds of times slower than the best
+//! and are the costliest to simulate (ZeRO-3 with context parallelism across nodes), so a front of
+//! every candidate would spend most of the search on points nobody picks to save memory.
 inline constexpr double kDefaultFrontWithin = 2.0;
 
 //! What the search ranks by (`rank`), the second objective of its Pareto front, and how far the
