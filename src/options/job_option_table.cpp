@@ -406,13 +406,29 @@ JobOption sharding_option() {
 }
 
 JobOption shard_group_option() {
-  JobOption option = strategy_integer("shard_group_size", "--shard-group-size", &Strategy::shard_group, "",
-                                      "HSDP with sharding zero3: ranks that shard parameters together, replicated "
-                                      "across groups (FSDP2 dp_shard x cp; default: all dp x cp ranks)");
+  JobOption option = strategy_integer(
+      "shard_group_size", "--shard-group-size", &Strategy::shard_group, "",
+      "HSDP with sharding zero3: ranks that shard parameters together, replicated "
+      "across groups (FSDP2 dp_shard x cp; default: all dp x cp ranks); a search tries several when they are "
+      "listed, or all, every valid group");
   option.read = [](const JobSpec& job) -> Value { return job.strategy.shard_group_size(); };
   option.applies = [](const JobSpec& job) {
     return job.strategy.sharding == strategy::Sharding::full || job.strategy.shard_group > 0;
   };
+  // Every shard group of two or more ranks that is whole cp groups times a divisor of dp, for a
+  // ZeRO-3 candidate; none (the default) for the others. Each group size multiplies the ZeRO-3
+  // candidates, the costliest to simulate: a search tries them when asked.
+  option.search_values = [](const JobSpec& job) {
+    const Strategy& s = job.strategy;
+    std::vector<Value> groups;
+    for (int divisor = 1; s.sharding == strategy::Sharding::full && divisor <= s.data_parallel; ++divisor) {
+      if (s.data_parallel % divisor == 0 && divisor * s.context_parallel > 1) {
+        groups.emplace_back(divisor * s.context_parallel);
+      }
+    }
+    return groups.empty() ? std::vector<Value>{0} : groups;
+  };
+  option.searched_when_listed = true;
   return option;
 }
 

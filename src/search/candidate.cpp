@@ -44,6 +44,9 @@ std::string Candidate::label() const {
   }
   if (s.sequence_parallel) text += " sp";
   if (s.zero_stage() != strategy::Sharding::none) text += std::string(" ") + strategy::to_string(s.zero_stage());
+  if (s.zero_stage() == strategy::Sharding::full && s.shard_replicas() > 1) {
+    text += " hsdp " + std::to_string(s.shard_group_size());
+  }
   if (s.overlap_moe_expert_parallel_comm) text += " a2a-overlap";
   return text;
 }

@@ -83,7 +83,7 @@ std::vector<const options::JobOption*> varied_options(const SearchSpace& space) 
   std::vector<const options::JobOption*> varied;
   for (const auto* option : searched_options()) {
     if (gives_way(space, *option)) continue;
-    if (option->searched_when_listed && !is_listed(space, option->key)) continue;
+    if (option->searched_when_listed && !is_listed(space, option->key) && space.freed.count(option->key) == 0) continue;
     if (!option->applies || option->applies(space.base) || space.listed.count(option->key) > 0 ||
         space.freed.count(option->key) > 0 || applies_with_a_listed_value(space, *option) ||
         applies_with_an_own_value(space, *option)) {
@@ -103,7 +103,9 @@ void list_values(SearchSpace& space, const std::string& key, const std::vector<s
                  const std::string& flag) {
   const options::JobOption& option = options::option(key);
   if (items.size() == 1 && items.front() == kAllValues) {
-    if (option.searched_when_listed) {
+    // A choice searched only when listed lists every value it allows; other options, and an
+    // integer searched only when listed (the shard group), try each candidate's valid values.
+    if (option.searched_when_listed && !option.allowed.empty()) {
       list_values(space, key, option.allowed, flag);
     } else {
       space.listed.erase(key);

@@ -70,3 +70,11 @@ def test_front_within_is_the_cli_flag():
     assert json.loads(distsim.search(job, micro_batch_sizes=[1], threads=2).to_json())["front_within"] == 2
     assert json.loads(distsim.search(job, micro_batch_sizes=[1], threads=2, front_within=1.5).to_json())[
         "front_within"] == 1.5
+
+
+def test_listed_shard_groups_are_candidates_of_their_own():
+    # dp 4 on the fixture's 4 GPUs: ZeRO-3 over groups of 2 (two replicas) and of all 4
+    job = distsim.Job(**BASE, tp=1, pp=1, cp=1, schedule="1f1b", sharding="zero3")
+    result = distsim.search(job, micro_batch_sizes=[1], recompute=["none"], shard_group_size="all", threads=2)
+    groups = {c["label"]: c["shard_group_size"] for c in result.candidates}
+    assert groups == {"1M1P4D mbs 1 1f1b zero3 hsdp 2": 2, "1M1P4D mbs 1 1f1b zero3": 4}

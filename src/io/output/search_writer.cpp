@@ -217,6 +217,7 @@ nlohmann::json search_candidate_json(const search::Candidate& c, const search::T
                           {"peak_memory_bytes", c.peak_memory_bytes},
                           {"pareto", c.pareto}};
   if (c.model().moe.enabled()) entry["ep"] = s.expert_parallel;
+  if (s.sharding == strategy::Sharding::full) entry["shard_group_size"] = s.shard_group_size();
   entry["gpus"] = c.cluster().total_gpus();
   if (!c.reason().empty()) entry["reason"] = c.reason();
   if (c.lower_bound_s > 0) entry["lower_bound_s"] = c.lower_bound_s;
@@ -313,7 +314,8 @@ std::vector<std::string> left_out_of_echo(const search::SearchSpace& space) {
   // A setting searched only over listed values is the job's own when none are.
   std::erase_if(keys, [&](const std::string& key) {
     const options::JobOption* option = options::find_option(key);
-    return option != nullptr && option->searched_when_listed && space.listed.count(key) == 0;
+    return option != nullptr && option->searched_when_listed && space.listed.count(key) == 0 &&
+           space.freed.count(key) == 0;
   });
   if (!space.node_counts.empty()) keys.emplace_back("nodes");
   if (space.base.strategy.dp_bucket_params == 0) keys.emplace_back("gradient_bucket_size");

@@ -59,6 +59,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "recompute",
                                           "distributed_optimizer",
                                           "sharding",
+                                          "shard_group_size",
                                           "ep",
                                           "etp",
                                           "overlap_moe_expert_parallel_comm",
