@@ -41,12 +41,12 @@ double max_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-//! `keep_timeline` as for a trace or a report; without it, as for the summary alone (a long
-//! pipeline's steady state then stands for its repeats).
-void run(benchmark::State& state, const JobSpec& job, bool all_ranks, bool keep_timeline = false) {
+//! With `every_task`, every task of the job runs in the engine; without it, a long pipeline's
+//! steady state stands for its repeats, as in distsim simulate.
+void run(benchmark::State& state, const JobSpec& job, bool all_ranks, bool every_task = false) {
   distsim::api::SimulationOptions options;
   options.all_ranks = all_ranks;
-  options.keep_timeline = keep_timeline;
+  options.steady_state = !every_task;
   std::size_t tasks = 0;
   int simulated_microbatches = 0;
   std::size_t devices = 0;

@@ -167,16 +167,10 @@ class Result:
     ... read its keys; ``r.memory`` and ``r.events`` its sub-objects.
     """
 
-    def __init__(self, simulation: Any, has_timeline: bool = True) -> None:
+    def __init__(self, simulation: Any) -> None:
         self._simulation = simulation
-        self._has_timeline = has_timeline
         self._json: str = simulation.to_json()
         self.summary: Dict[str, Any] = json.loads(self._json)
-
-    def _require_timeline(self, member: str) -> None:
-        if not self._has_timeline:
-            raise ValueError(f"Result.{member}: this result was simulated with timeline=False and holds the summary "
-                             "alone; simulate with timeline=True (the default) for every activity")
 
     def __getattr__(self, key: str) -> Any:
         summary = self.__dict__.get("summary", {})
@@ -201,9 +195,8 @@ class Result:
         return self._simulation.world_size
 
     def timeline(self, rank: int = 0) -> List[Dict[str, Any]]:
-        """The rank's activities in task order: stream, kind, start_s, end_s (and the exact
+        """The rank's activities, each stream's in the order it runs them: stream, kind, start_s, end_s (and the exact
         start_ns, end_ns), micro_batch, layer, phase, event (key) and label."""
-        self._require_timeline("timeline")
         return self._simulation.timeline(rank)
 
     def to_json(self) -> str:
@@ -216,12 +209,10 @@ class Result:
 
     def write_trace(self, path: str, ranks: str = "replica") -> None:
         """A Chrome/Perfetto trace, as `--trace` writes it (ranks: "replica" or "all")."""
-        self._require_timeline("write_trace")
         self._simulation.write_trace(str(path), ranks)
 
     def write_report(self, path: str) -> None:
         """The self-contained HTML report, as `--report` writes it."""
-        self._require_timeline("write_report")
         self._simulation.write_report(str(path))
 
     def __repr__(self) -> str:
@@ -238,20 +229,15 @@ def simulate(
     all_ranks: bool = False,
     max_tasks: Optional[int] = None,
     profile_db: Optional[str] = None,
-    timeline: bool = True,
 ) -> Result:
     """Simulates one iteration of the job, as `distsim simulate` with the same flags.
 
     The GIL is released while it runs, so threads can simulate several jobs at once.
     ``profile_db``: as --profile-db; by default the default database is used when it exists.
-    ``timeline=False`` keeps the summary alone (no timeline, trace or report), which lets a long
-    pipeline's repeating steady state stand for its repeats: the same numbers, much faster.
     """
     if not isinstance(job, Job):
         raise TypeError(f"simulate: expected a distsim.Job, got a {type(job).__name__}")
-    if not isinstance(timeline, bool):
-        raise TypeError(f"simulate: timeline: expected True or False, got {timeline!r}")
-    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, _path_or_none(profile_db), timeline), timeline)
+    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, _path_or_none(profile_db)))
 
 
 class SearchResult:

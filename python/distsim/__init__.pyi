@@ -130,7 +130,6 @@ def simulate(
     all_ranks: bool = False,
     max_tasks: Optional[int] = None,
     profile_db: Optional[_Path] = None,
-    timeline: bool = True,
 ) -> Result: ...
 
 class SearchResult:

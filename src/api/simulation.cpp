@@ -106,27 +106,25 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
   return build_valid(job, options, ranks);
 }
 
-//! The job simulated over fewer micro-batches and extended, when its schedule's steady state
-//! repeats; none when it does not, or when the timeline must be whole.
 //! Runs `shorter`, the job as `plan` shortens it, and extends it; the outcome's summary is none
 //! when its timeline does not repeat long enough.
 std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
                                                       const SteadyStatePlan& plan, const SimulationOptions& options,
                                                       program::SimulatedRanks ranks) {
   Simulation simulation{
-      job, build_valid(shorter, options, ranks, plan.counted()), {}, {}, {}, plan.simulated_microbatches};
+      job, build_valid(shorter, options, ranks, plan.counted()), {}, {}, {}, plan.simulated_microbatches, std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
   return {std::move(simulation), std::move(outcome)};
 }
 
 //! The job simulated over fewer micro-batches and extended, when its schedule's steady state
-//! repeats; none when it does not, or when the timeline must be whole. A run in which some
+//! repeats; none when it does not, or when the options ask for every task. A run in which some
 //! micro-batches repeated but not enough of them is tried once more about twice as long (the
 //! zero-bubble schedules' deferred weight gradients take longer to settle).
 std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options,
                                                 program::SimulatedRanks ranks) {
-  if (options.keep_timeline) return std::nullopt;
+  if (!options.steady_state) return std::nullopt;
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   auto plan = plan_steady_state(job.strategy, schedule);
   for (int attempt = 0; attempt < 2 && plan; ++attempt) {
@@ -137,6 +135,7 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, co
     auto [simulation, outcome] = run_in_part(job, shorter, *plan, options, ranks);
     if (outcome.summary) {
       simulation.summary = std::move(*outcome.summary);
+      simulation.repeats = outcome.repeats;
       simulation.memory = memory::estimate_memory(job);
       return std::move(simulation);
     }
@@ -206,19 +205,12 @@ Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& optio
   const program::SimulatedRanks ranks = simulated_ranks(job, options);
   check_job_size(job, options, ranks);
   if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
-  Simulation simulation{job, build_valid(job, options, ranks), {}, {}, {}, job.strategy.num_microbatches()};
+  Simulation simulation{job, build_valid(job, options, ranks), {},          {},
+                        {},  job.strategy.num_microbatches(),  std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);
   return simulation;
-}
-
-void Simulation::require_timeline() const {
-  if (!holds_timeline()) {
-    throw InternalError("a timeline of " + std::to_string(job.strategy.num_microbatches()) +
-                        " micro-batches was asked of a simulation that ran " + std::to_string(simulated_microbatches) +
-                        "; simulate with keep_timeline");
-  }
 }
 
 SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "analysis/run_summary.hpp"
+#include "api/timeline_repeats.hpp"
 #include "cost/cost_model.hpp"
 #include "engine/engine.hpp"
 #include "memory/memory_estimate.hpp"
@@ -33,10 +35,10 @@ struct SimulationOptions {
   bool aggregate_passes = false;
   //! A job whose estimated_tasks exceed this is refused before anything is built.
   std::int64_t task_limit = kDefaultTaskLimit;
-  //! Whether the result must hold every task's times (a trace, a report, a timeline). Without it, a
-  //! long pipeline whose steady state repeats is simulated in part and its summary extended
-  //! exactly (steady_state.hpp); `Simulation::times` then covers the shorter run only.
-  bool keep_timeline = true;
+  //! Whether a long pipeline whose steady state repeats is simulated in part, its summary extended
+  //! and its timeline given by the repeats (steady_state.hpp): exactly what simulating every task
+  //! gives, which false does (to check it, or to measure the engine).
+  bool steady_state = true;
   //! Told how many of the program's tasks have run (engine::run's progress); for a progress
   //! display only, it does not change the result.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -65,12 +67,10 @@ struct Simulation {
   analysis::RunSummary summary;
   memory::MemoryEstimate memory;
   //! The micro-batches `program` and `times` hold: the job's, or fewer when a steady state stood
-  //! for the rest (SimulationOptions::keep_timeline); the summary is the whole job's either way.
+  //! for the rest (SimulationOptions::steady_state); the summary is the whole job's either way.
   int simulated_microbatches = 0;
-  bool holds_timeline() const { return simulated_microbatches == job.strategy.num_microbatches(); }
-  //! Throws InternalError unless the simulation holds every task's times: for the writers of
-  //! timelines, whose callers must have asked for one.
-  void require_timeline() const;
+  //! When `program` and `times` are a shorter run, how the whole timeline repeats its middle.
+  std::optional<TimelineRepeats> repeats;
 };
 
 //! Validates the job, builds its events and program, prices the events, runs the engine and

@@ -240,7 +240,7 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   RepeatingStretch stretch = finder.around(counted.last);
   if (stretch.length() <= 0) stretch = finder.around(counted.last - 1);
   const auto repeats_too_little = [&] {
-    return SteadyStateOutcome{std::nullopt, std::max(finder.longest().length(), 0)};
+    return SteadyStateOutcome{std::nullopt, std::nullopt, std::max(finder.longest().length(), 0)};
   };
   const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
   if (stretch.length() < depth + plan.period || shorter.counted_microbatches.first != counted.first ||
@@ -259,8 +259,9 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
                             stretch.last)) {
     return repeats_too_little();
   }
-  SteadyStateOutcome outcome{std::nullopt, stretch.length()};
   const SimTime repeats = plan.repeats();
+  SteadyStateOutcome outcome{std::nullopt, TimelineRepeats{counted, plan.repeats(), plan.period, period_time, begin},
+                             stretch.length()};
   const SimTime iteration_time = times.makespan + repeats * period_time;
   auto [devices, one_repeat] = analysis::device_stats(shorter, times, {begin, begin + period_time});
   for (std::size_t d = 0; d < devices.size(); ++d) {

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "analysis/run_summary.hpp"
+#include "api/timeline_repeats.hpp"
 #include "engine/engine.hpp"
 #include "program/job_program.hpp"
 #include "schedule/schedule.hpp"
@@ -43,6 +44,7 @@ std::optional<SteadyStatePlan> lengthened_plan(const strategy::Strategy& strateg
 //! is worth trying).
 struct SteadyStateOutcome {
   std::optional<analysis::RunSummary> summary;
+  std::optional<TimelineRepeats> repeats;  //!< with the summary: how the whole timeline repeats the run's
   int repeating_microbatches = 0;
 };
 

@@ -57,7 +57,6 @@ void run_simulate(const SimulateOptions& options) {
   const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
-  simulation_options.keep_timeline = !options.trace.empty() || !options.report.empty();
   simulation_options.task_limit = options.task_limit.limit();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);

@@ -24,13 +24,11 @@ namespace {
 constexpr double kNanosecondsPerSecond = 1e9;
 
 //! What `distsim simulate` runs for these settings, with its --all-ranks, --max-tasks and
-//! --profile-db, and every task's times when `keep_timeline` (as with --trace); called without
-//! the GIL.
+//! --profile-db; called without the GIL.
 api::Simulation simulate(const SettingList& values, bool all_ranks, std::optional<long long> max_tasks,
-                         const std::optional<std::string>& profile_db, bool keep_timeline) {
+                         const std::optional<std::string>& profile_db) {
   api::SimulationOptions options;
   options.all_ranks = all_ranks;
-  options.keep_timeline = keep_timeline;
   if (max_tasks) {
     check_positive("--max-tasks", *max_tasks);
     options.task_limit = *max_tasks;
@@ -93,7 +91,7 @@ void bind_simulation(py::module_& module) {
       .def("write_report", &write_report, py::arg("path"), py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("world_size", [](const api::Simulation& s) { return s.job.strategy.world_size(); });
   module.def("simulate", &simulate, py::arg("settings"), py::arg("all_ranks"), py::arg("max_tasks"),
-             py::arg("profile_db"), py::arg("keep_timeline"), py::call_guard<py::gil_scoped_release>());
+             py::arg("profile_db"), py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace distsim::python

@@ -49,7 +49,6 @@ EventCensus take_census(const std::vector<strategy::JobSpec>& jobs, const std::v
                         " jobs");
   }
   api::SimulationOptions simulation = options.simulation;
-  simulation.keep_timeline = false;
   simulation.aggregate_passes = true;
   std::vector<JobEvents> results(jobs.size());
   parallel_for(jobs.size(), options.threads, [&](std::size_t i) { results[i] = simulate_job(jobs[i], simulation); });

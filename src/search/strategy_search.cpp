@@ -242,11 +242,10 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
       [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });
 }
 
-//! How a search simulates each candidate: passes aggregated, no timeline kept.
+//! How a search simulates each candidate: passes aggregated.
 api::SimulationOptions search_simulation(const SearchOptions& options) {
   api::SimulationOptions simulation = options.simulation;
   simulation.aggregate_passes = true;
-  simulation.keep_timeline = false;
   return simulation;
 }
 

@@ -28,17 +28,10 @@ ErrorStats stats_of(const std::vector<RunError>& errors, const std::string& sour
   return stats;
 }
 
-//! Validation reads the iteration time alone.
-api::SimulationOptions summary_only() {
-  api::SimulationOptions options;
-  options.keep_timeline = false;
-  return options;
-}
-
 //! Simulates run `index`; returns false (and records why) when the job is rejected.
 bool simulate_run(CalibrationRun& run, RunError& error) {
   try {
-    const api::Simulation simulation = api::simulate(*run.job, summary_only());
+    const api::Simulation simulation = api::simulate(*run.job);
     error.predicted_iteration_s = time_to_seconds(simulation.summary.iteration_time);
     error.error_pct = (error.predicted_iteration_s - run.measured_iteration_s) / run.measured_iteration_s * 100.0;
     return true;

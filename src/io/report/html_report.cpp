@@ -167,8 +167,8 @@ void append_timeline(std::string& html, const api::Simulation& simulation, const
 }  // namespace
 
 void write_simulation_report(std::ostream& out, const api::Simulation& simulation) {
-  simulation.require_timeline();
-  const double merge_gap_ns = static_cast<double>(std::max<SimTime>(simulation.times.makespan, 1)) / kTimelinePlotWidth;
+  const double merge_gap_ns =
+      static_cast<double>(std::max<SimTime>(simulation.summary.iteration_time, 1)) / kTimelinePlotWidth;
   const auto bands = build_timeline(simulation, merge_gap_ns);
   std::string html;
   append_page_start(html, "distsim report: " + job_title(simulation.job));

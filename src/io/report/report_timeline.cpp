@@ -41,8 +41,8 @@ void fill_rows(TimelineBand& band, const api::Simulation& simulation, const Devi
     row_of[static_cast<std::size_t>(row.stream)] = &row;
   }
   for (const Activity& activity : timelines.of(band.device)) {
-    const SimTime start = simulation.times.start[activity.task];
-    const SimTime end = simulation.times.end[activity.task];
+    const SimTime start = activity.start;
+    const SimTime end = activity.end;
     if (end <= start) {
       continue;
     }
@@ -55,8 +55,8 @@ void fill_rows(TimelineBand& band, const api::Simulation& simulation, const Devi
                               .last_task = activity.task,
                               .tasks = 1,
                               .busy = end - start,
-                              .first_microbatch = info.microbatch,
-                              .last_microbatch = info.microbatch};
+                              .first_microbatch = activity.microbatch,
+                              .last_microbatch = activity.microbatch};
     add_block(row_of[static_cast<std::size_t>(kind)]->blocks, block, merge_gap_ns);
   }
 }
@@ -137,7 +137,7 @@ void add_block(std::vector<TimelineBlock>& blocks, const TimelineBlock& block, d
 
 std::vector<TimelineBand> build_timeline(const api::Simulation& simulation, double merge_gap_ns) {
   const strategy::RankLayout layout(simulation.job.strategy, simulation.job.cluster);
-  const DeviceTimelines timelines(simulation.program);
+  const DeviceTimelines timelines(simulation);
   std::vector<TimelineBand> bands;
   std::map<std::size_t, std::size_t> band_of_device;
   for (const int rank : shown_ranks(layout, false)) {

@@ -73,7 +73,7 @@ class TimelineSvg {
   TimelineSvg(std::string& html, const api::Simulation& simulation)
       : html_(html),
         simulation_(simulation),
-        makespan_(std::max<SimTime>(simulation.times.makespan, 1)),
+        makespan_(std::max<SimTime>(simulation.summary.iteration_time, 1)),
         pixels_per_ns_(kTimelinePlotWidth / static_cast<double>(makespan_)) {}
 
   void append(const std::vector<TimelineBand>& bands) {

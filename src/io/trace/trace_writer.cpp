@@ -106,7 +106,7 @@ class ChromeTraceWriter {
         simulation_(simulation),
         program_(simulation.program),
         layout_(simulation.job.strategy, simulation.job.cluster),
-        timelines_(simulation.program),
+        timelines_(simulation),
         event_args_(render_event_args(simulation.program)) {}
 
   void write(TraceRanks ranks, const std::function<void(std::size_t, std::size_t)>& progress) {
@@ -208,7 +208,7 @@ class ChromeTraceWriter {
   void write_activity(int rank, strategy::RankCoord coord, const Activity& activity) {
     const TaskId task = activity.task;
     const auto& info = program_.tasks[task];
-    const SimTime start = simulation_.times.start[task];
+    const SimTime start = activity.start;
     const auto kind = program_.streams[activity.stream].kind;
     auto out = std::back_inserter(buffer_);
     // The category is the fixed vocabulary of formats.md §1.9, usable as a filter in the viewer.
@@ -223,13 +223,13 @@ class ChromeTraceWriter {
     fmt::format_to(out, R"(,"pid":{},"tid":{},"ts":)", rank, static_cast<int>(kind));
     append_microseconds(buffer_, start);
     append(buffer_, R"(,"dur":)");
-    append_microseconds(buffer_, simulation_.times.end[task] - start);
+    append_microseconds(buffer_, activity.end - start);
     append(buffer_, R"(,"args":)");
     const auto& args = event_args_[info.event];
     append(buffer_, args.head);
     fmt::format_to(out, R"(,"phase":"{}")", events::phase_name(info.phase));
-    if (info.microbatch >= 0) {
-      fmt::format_to(out, R"(,"mb":{})", info.microbatch);
+    if (activity.microbatch >= 0) {
+      fmt::format_to(out, R"(,"mb":{})", activity.microbatch);
     }
     if (info.layer >= 0) {
       fmt::format_to(out, R"(,"layer":{})", info.layer);
@@ -239,23 +239,24 @@ class ChromeTraceWriter {
     emit();
     const auto streams = program_.program.streams(task);
     if (program_.events.at(info.event).collective == events::Collective::send_recv && streams.size() == 2) {
-      write_flow_end(rank, coord, task, activity.stream == streams[0]);
+      write_flow_end(rank, coord, activity, activity.stream == streams[0]);
     }
   }
 
   //! One end of the arrow from a pipeline send to its receive. A transfer task runs on the
   //! sender's send stream first and the receiver's recv stream second; both ends share an id
-  //! made from the task and the sending rank, so each (transfer, rank pair) gets its own arrow.
-  void write_flow_end(int rank, strategy::RankCoord coord, TaskId task, bool sending) {
-    const auto streams = program_.program.streams(task);
+  //! made from the task's appearance and the sending rank, so each (transfer, rank pair) gets its
+  //! own arrow.
+  void write_flow_end(int rank, strategy::RankCoord coord, const Activity& activity, bool sending) {
+    const auto streams = program_.program.streams(activity.task);
     const int sender = sending ? rank : peer_rank(coord, static_cast<size_t>(program_.streams[streams[0]].device));
-    const std::uint64_t id =
-        std::uint64_t{task} * static_cast<std::uint64_t>(layout_.world_size()) + static_cast<std::uint64_t>(sender);
+    const std::uint64_t id = timelines_.appearance_id(activity) * static_cast<std::uint64_t>(layout_.world_size()) +
+                             static_cast<std::uint64_t>(sender);
     const auto tid = static_cast<int>(program_.streams[sending ? streams[0] : streams[1]].kind);
     auto out = std::back_inserter(buffer_);
     fmt::format_to(out, R"({{"ph":"{}","id":{},"cat":"p2p","name":"p2p","pid":{},"tid":{},"ts":)", sending ? "s" : "f",
                    id, rank, tid);
-    append_microseconds(buffer_, simulation_.times.start[task]);
+    append_microseconds(buffer_, activity.start);
     append(buffer_, sending ? "}" : R"(,"bp":"e"})");
     emit();
   }
@@ -270,7 +271,7 @@ class ChromeTraceWriter {
     nlohmann::json data = job_json(simulation_.job, program_);
     data["job"] = job_settings_json(simulation_.job);
     data["trace_ranks"] = ranks == TraceRanks::all ? "all" : "replica (dp 0)";
-    data["iteration_time_ns"] = simulation_.times.makespan;
+    data["iteration_time_ns"] = simulation_.summary.iteration_time;
     return data;
   }
 
@@ -290,7 +291,6 @@ class ChromeTraceWriter {
 
 void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks,
                         const std::function<void(std::size_t, std::size_t)>& progress) {
-  simulation.require_timeline();
   ChromeTraceWriter(out, simulation).write(ranks, progress);
 }
 

@@ -97,7 +97,6 @@ Simulation simulate_every_rank(const strategy::JobSpec& job, bool merge) {
   SimulationOptions options;
   options.all_ranks = true;
   options.merge_placement_classes = merge;
-  options.keep_timeline = false;
   return simulate(job, options);
 }
 
