@@ -51,7 +51,8 @@ struct SteadyStateOutcome {
 //! `job` with the plan's simulated micro-batches (a smaller global batch).
 strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStatePlan& plan);
 
-//! The summary of the whole of `job` (SteadyStateOutcome::summary) from the timeline of the plan's shorter run
+//! The summary of the whole of `job` (SteadyStateOutcome::summary), and where each task of the shorter run appears in
+//! the whole timeline (::repeats), from the timeline of the plan's shorter run
 //! (`shorter`, built counting the instances of the plan's `counted` micro-batches; `times`), when in that timeline
 //! every task of a long enough run of consecutive micro-batches is the task of the micro-batch one period earlier moved
 //! by one time period; none when it is not (the caller then simulates everything). The stretch covers more
