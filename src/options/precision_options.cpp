@@ -1,0 +1,95 @@
+#include "catalog/attention_kernels.hpp"
+#include "core/input_error.hpp"
+#include "options/option_builders.hpp"
+
+namespace distsim::options::table {
+
+namespace {
+
+using strategy::GemmFormat;
+
+const std::vector<std::pair<std::string, GemmFormat>>& gemm_formats() {
+  static const std::vector<std::pair<std::string, GemmFormat>> formats = {
+      {"bf16", GemmFormat::none}, {"fp8", GemmFormat::fp8}, {"mxfp8", GemmFormat::mxfp8}, {"nvfp4", GemmFormat::nvfp4}};
+  return formats;
+}
+
+//! The format of the transformer layers' linear GEMMs. It means something in bf16 training only,
+//! so the echo of an fp16 or fp32 job leaves it out.
+JobOption precision_option() {
+  JobOption precision = strategy_choice<GemmFormat>(
+      "precision", "--precision", "precision", &Strategy::gemm_format, gemm_formats(),
+      "format of the transformer layers' linear GEMMs as TransformerEngine runs them: bf16, fp8 (per-tensor "
+      "scales), mxfp8 (E8M0 scale per 32 elements, Blackwell) or nvfp4 (E4M3 scale per 16 elements, random "
+      "Hadamard transform on the weight-gradient GEMM's operands, Blackwell); needs dtype bf16 (default bf16); a "
+      "search tries several when they are listed (--precision bf16,fp8, or all)");
+  precision.default_value.clear();  // none, unless --fp8 said fp8
+  precision.excludes = {"fp8"};
+  precision.applies = [](const JobSpec& job) { return job.strategy.dtype == Dtype::bf16; };
+  precision.search_values = [read = precision.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
+  precision.searched_when_listed = true;
+  return precision;
+}
+
+//! --fp8 is --precision fp8; the echo writes the precision, never this synonym.
+JobOption fp8_option() {
+  JobOption fp8 = basic("fp8", "--fp8", ValueType::boolean, "",
+                        "the same as --precision fp8 (TransformerEngine fp8 GEMMs, Megatron-Core --fp8-format hybrid)");
+  fp8.excludes = {"precision"};
+  fp8.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.gemm_format = as_bool(value) ? GemmFormat::fp8 : GemmFormat::none;
+  };
+  fp8.read = [](const JobSpec& job) -> Value { return job.strategy.gemm_format == GemmFormat::fp8; };
+  fp8.applies = [](const JobSpec&) { return false; };
+  return fp8;
+}
+
+//! A layer count that means something only under a low-precision format and when not zero.
+JobOption bf16_layers_option(std::string key, std::string flag, int Strategy::*field, std::string help) {
+  JobOption option = strategy_integer(std::move(key), std::move(flag), field, "", std::move(help));
+  option.applies = [field](const JobSpec& job) {
+    return job.strategy.low_precision_gemms() && job.strategy.*field > 0;
+  };
+  return option;
+}
+
+//! The fused attention library, whose release sets the kernel's rate; only a named one is echoed.
+JobOption attention_kernel_option() {
+  JobOption option =
+      basic("attention_kernel", "--attention-kernel", ValueType::choice, std::string(catalog::kGenericAttentionKernel),
+            "fused attention kernel and release, whose measured rate prices attention: generic (a "
+            "fixed fraction of the GPU's GEMM ceiling, any GPU) or a kernel measured on the GPU's "
+            "architecture (see `distsim list attention-kernels`)");
+  option.allowed = catalog::attention_kernel_names();
+  option.noun = "attention kernel";
+  option.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.attention_kernel = as_text(value);
+  };
+  option.read = [](const JobSpec& job) -> Value { return job.strategy.attention_kernel; };
+  option.applies = [](const JobSpec& job) { return job.strategy.attention_kernel != catalog::kGenericAttentionKernel; };
+  return option;
+}
+
+}  // namespace
+
+std::vector<JobOption> precision_options() {
+  return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
+                                 {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
+                                 "training precision"),
+          fp8_option(),
+          precision_option(),
+          bf16_layers_option("bf16_layers_at_start", "--bf16-layers-at-start", &Strategy::bf16_layers_at_start,
+                             "transformer layers at the start of the model that keep bf16 GEMMs under a low "
+                             "precision (Megatron-Core --num-layers-at-start-in-bf16)"),
+          bf16_layers_option("bf16_layers_at_end", "--bf16-layers-at-end", &Strategy::bf16_layers_at_end,
+                             "transformer layers at the end of the model that keep bf16 GEMMs under a low precision "
+                             "(Megatron-Core --num-layers-at-end-in-bf16)"),
+          strategy_choice<strategy::Attention>(
+              "attention", "--attention", "attention implementation", &Strategy::attention,
+              {{"flash", strategy::Attention::flash}, {"unfused", strategy::Attention::unfused}},
+              "attention core: flash (one fused kernel, Megatron-LM --use-flash-attn) or unfused (batched GEMMs, "
+              "softmax and dropout through memory, Megatron-LM before 2023)"),
+          attention_kernel_option()};
+}
+
+}  // namespace distsim::options::table
