@@ -195,8 +195,8 @@ class Result:
         return self._simulation.world_size
 
     def timeline(self, rank: int = 0) -> List[Dict[str, Any]]:
-        """The rank's activities, each stream's in the order it runs them: stream, kind, start_s, end_s (and the exact
-        start_ns, end_ns), micro_batch, layer, phase, event (key) and label."""
+        """The rank's activities, each stream's in the order it runs them: stream, kind, start_s,
+        end_s (and the exact start_ns, end_ns), micro_batch, layer, phase, event (key) and label."""
         return self._simulation.timeline(rank)
 
     def to_json(self) -> str:
