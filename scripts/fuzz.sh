@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of tests/fuzz (clang, AddressSanitizer, UndefinedBehaviorSanitizer)
-# and runs each for SECONDS (default 25), starting from the seeds the build gathers from the
-# fixtures (tests/fuzz/seeds.txt). Exits 1 on the first harness that finds a crash, a leak, a
-# sanitizer report or an exception other than InputError; the input is left in
-# build-fuzz/findings/<harness>/ and, once the parser is fixed, goes to
-# tests/fuzz/regressions/<harness>/ so that the normal ctest replays it (docs/fuzzing.md).
+# Builds the libFuzzer harnesses of tests/fuzz (clang, AddressSanitizer, UndefinedBehaviorSanitizer;
+# they live in build-sanitize/, the sanitizer build of scripts/test.sh) and runs each for SECONDS
+# (default 25), starting from the seeds the build gathers from the fixtures (tests/fuzz/seeds.txt).
+# Exits 1 on the first harness that finds a crash, a leak, a sanitizer report or an exception other
+# than InputError; the input is left in build-sanitize/findings/<harness>/ and, once the parser is
+# fixed, goes to tests/fuzz/regressions/<harness>/ so that the normal ctest replays it
+# (docs/fuzzing.md).
 # usage: scripts/fuzz.sh [SECONDS [HARNESS...]]        (BUILD_DIR=... sets the build folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,12 +15,13 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: SECONDS must be a positive whole number, got '$seconds'" >&2
   exit 2
 fi
-build=${BUILD_DIR:-build-fuzz}
+build=${BUILD_DIR:-build-sanitize}
 scripts/install_deps.sh --with-fuzz-tools
 
 started=$SECONDS
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DDISTSIM_FUZZ=ON \
-  -DDISTSIM_BUILD_TESTS=OFF -DDISTSIM_BUILD_BENCH=OFF >/dev/null
+# The sanitizer build of scripts/test.sh (CMakePresets.json: sanitize) holds the harnesses; after
+# test.sh there is nothing left to build.
+cmake --preset sanitize -B "$build" >/dev/null
 cmake --build "$build" -j "$(nproc)" --target fuzzers
 echo "fuzz.sh: build took $((SECONDS - started)) s"
 

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+# build/ as CMakePresets.json's release; a build that scripts/test.sh configured keeps its
+# components (Python module, MPI), so either command may run first.
+cmake --preset release >/dev/null
 cmake --build build --target distsim
 ./build/src/cli/distsim simulate "$@"

@@ -87,9 +87,31 @@ std::string size_problem(const strategy::JobSpec& job, const SimulationOptions& 
          "; raise it with --max-tasks if the machine has the memory (about 100 bytes a task)";
 }
 
-void check_job_size(const strategy::JobSpec& job, const SimulationOptions& options, program::SimulatedRanks ranks) {
-  const std::string problem = size_problem(job, options, ranks);
-  if (!problem.empty()) throw InputError(problem);
+//! The ranks a job simulates, and why it is too large to ("" when it is not).
+struct RankChoice {
+  program::SimulatedRanks ranks = program::SimulatedRanks::one_per_stage;
+  std::string size_problem;
+};
+
+//! The estimate with one rank per stage, below every other, comes first: simulated_ranks reads
+//! the layout in time that grows with its groups (over a minute for a data-parallel group of a
+//! billion GPUs), and a job that large is refused by that estimate alone.
+RankChoice choose_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
+  RankChoice choice;
+  choice.size_problem = size_problem(job, options, choice.ranks);
+  if (!choice.size_problem.empty()) return choice;
+  choice.ranks = simulated_ranks(job, options);
+  if (choice.ranks != program::SimulatedRanks::one_per_stage) {
+    choice.size_problem = size_problem(job, options, choice.ranks);
+  }
+  return choice;
+}
+
+//! The ranks a job that fits simulates; throws InputError for one too large.
+program::SimulatedRanks checked_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
+  const RankChoice choice = choose_ranks(job, options);
+  if (!choice.size_problem.empty()) throw InputError(choice.size_problem);
+  return choice.ranks;
 }
 
 program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
@@ -101,8 +123,7 @@ program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOp
 
 program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
-  const program::SimulatedRanks ranks = simulated_ranks(job, options);
-  check_job_size(job, options, ranks);
+  const program::SimulatedRanks ranks = checked_ranks(job, options);
   return build_valid(job, options, ranks);
 }
 
@@ -175,7 +196,7 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
 }  // namespace
 
 std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
-  return size_problem(job, options, simulated_ranks(job, options));
+  return choose_ranks(job, options).size_problem;
 }
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
@@ -202,8 +223,7 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
 
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
-  const program::SimulatedRanks ranks = simulated_ranks(job, options);
-  check_job_size(job, options, ranks);
+  const program::SimulatedRanks ranks = checked_ranks(job, options);
   if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
   Simulation simulation{job, build_valid(job, options, ranks), {},          {},
                         {},  job.strategy.num_microbatches(),  std::nullopt};

@@ -12,6 +12,7 @@
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/plain_text.hpp"
 #include "events/event_key.hpp"
 #include "profile_db/profile_database.hpp"
 
@@ -34,14 +35,6 @@ std::string padded(const std::string& text, size_t width, bool right_aligned = f
       std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
   const std::string fill(columns < width ? width - columns : 0, ' ');
   return right_aligned ? fill + text : text + fill;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) {
-    text += (text.empty() ? "" : ", ") + name;
-  }
-  return text;
 }
 
 //! The hardware the user asked for, refused with the closest stored name when it has no events.
@@ -93,8 +86,8 @@ std::string export_hardware(const DbOptions& options, const ProfileDatabase& db)
     throw InputError("profile database '" + db.path() + "' holds no events to export");
   }
   if (names.size() > 1) {
-    throw InputError("profile database '" + db.path() + "' holds events for several hardware names (" + joined(names) +
-                     "); choose one with --hardware");
+    throw InputError("profile database '" + db.path() + "' holds events for several hardware names (" +
+                     comma_joined(names) + "); choose one with --hardware");
   }
   return names.front();
 }

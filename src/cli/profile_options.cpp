@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/input_error.hpp"
+#include "core/plain_text.hpp"
 #include "profile/profile_cost_model.hpp"
 #include "profile_db/profile_database.hpp"
 
@@ -20,14 +21,6 @@ namespace {
 std::string environment(const char* name) {
   const char* value = std::getenv(name);
   return value ? std::string(value) : std::string();
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) {
-    text += (text.empty() ? "" : ", ") + name;
-  }
-  return text;
 }
 
 }  // namespace
@@ -106,7 +99,7 @@ std::shared_ptr<const cost::CostModel> ProfileOptions::cost_model(const std::str
   auto model = std::make_shared<profile::ProfileCostModel>(db.records(hardware));
   if (model->size() == 0) {
     std::cerr << "distsim: note: profile database '" << db.path() << "' holds no events for hardware '" << hardware
-              << "' (it holds: " << (db.hardware_names().empty() ? "nothing" : joined(db.hardware_names()))
+              << "' (it holds: " << (db.hardware_names().empty() ? "nothing" : comma_joined(db.hardware_names()))
               << "); every event is priced by the analytical model\n";
   }
   return model;

@@ -28,6 +28,11 @@ inline std::optional<std::int64_t> checked_sum(std::int64_t a, std::int64_t b) {
   return sum;
 }
 
+//! `numerator / denominator` rounded up, for positive operands (a size split into shards).
+inline std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
+  return (numerator + denominator - 1) / denominator;
+}
+
 //! "65536 x 65536 x 2": the factors of a product as a message shows them.
 inline std::string product_text(std::initializer_list<std::int64_t> factors) {
   std::string text;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_arithmetic.hpp"
 #include "core/dtype.hpp"
 #include "events/job_events.hpp"
 #include "events/moe_routing.hpp"
@@ -36,10 +37,6 @@ bool is_decoder_layer_of_encoder_decoder(const model::ModelSpec& model, int laye
 std::int64_t tokens_of_layer(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
   const int seq = is_decoder_layer_of_encoder_decoder(model, layer) ? model.target_seq_length() : model.seq_length;
   return static_cast<std::int64_t>(seq) * strategy.micro_batch_size / strategy.context_parallel;
-}
-
-std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
-  return (numerator + denominator - 1) / denominator;
 }
 
 //! The two parts of a layer's activations: tensors of the full width h that tensor parallelism

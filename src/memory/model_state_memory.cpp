@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checked_arithmetic.hpp"
 #include "events/job_events.hpp"
 #include "model/parameter_count.hpp"
 
@@ -27,10 +28,6 @@ PerParameter per_parameter(Dtype dtype) {
     case Dtype::nvfp4: return {2, 4, 12};
   }
   return {2, 4, 12};
-}
-
-std::int64_t ceil_div(std::int64_t numerator, std::int64_t denominator) {
-  return (numerator + denominator - 1) / denominator;
 }
 
 }  // namespace

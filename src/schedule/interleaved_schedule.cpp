@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/plain_text.hpp"
 #include "schedule/one_f_one_b_schedule.hpp"
 
 namespace distsim::schedule {
@@ -24,8 +25,6 @@ Step interleaved_pass(StepKind kind, int k, int num_stages, int num_chunks) {
   }
   return {kind, (k / group_size) * num_stages + in_group % num_stages, chunk};
 }
-
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 }  // namespace
 

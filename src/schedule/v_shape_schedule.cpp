@@ -1,17 +1,9 @@
 #include "schedule/v_shape_schedule.hpp"
 
 #include "core/input_error.hpp"
+#include "core/plain_text.hpp"
 
 namespace distsim::schedule {
-
-namespace {
-std::string quoted(std::string_view text) {
-  std::string result = "'";
-  result += text;
-  result += "'";
-  return result;
-}
-}  // namespace
 
 events::LayerRange VShapeSchedule::chunk_layers(int total_layers, int num_stages, int /*num_chunks*/, int stage,
                                                 int chunk) const {

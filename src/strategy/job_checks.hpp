@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/plain_text.hpp"
 #include "strategy/job_spec.hpp"
 
 // The rules validate_job checks, one topic per file (job_validation.cpp,
@@ -14,7 +15,6 @@ namespace distsim::strategy::detail {
 using Problems = std::vector<std::string>;
 
 using strategy::name_of;
-std::string quoted(const std::string& text);
 
 //! The sequence's split into 2·cp chunks, the attention kernel, the models context parallelism is
 //! modelled for and the heads the a2a exchange divides; cp_comm_type without context parallelism.

@@ -14,12 +14,6 @@
 
 namespace distsim::strategy {
 
-namespace detail {
-
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
-
-}  // namespace detail
-
 std::string name_of(const SettingNames& names, const std::string& key) {
   const auto it = names.find(key);
   return it == names.end() ? key : it->second;
@@ -33,7 +27,6 @@ using detail::check_experts;
 using detail::check_sharding;
 using detail::name_of;
 using detail::Problems;
-using detail::quoted;
 
 void require_positive(Problems& problems, const std::string& what, long long value) {
   if (value <= 0) {

@@ -1,9 +1,10 @@
 #include "strategy/pipeline_layout.hpp"
 
 #include <algorithm>
-
 #include <cstddef>
 #include <cstdint>
+
+#include "core/plain_text.hpp"
 
 namespace distsim::strategy {
 
@@ -158,8 +159,6 @@ std::vector<VirtualStage> stages_of(const std::vector<Symbol>& symbols) {
   }
   return stages;
 }
-
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 std::string number(int value) { return std::to_string(value); }
 

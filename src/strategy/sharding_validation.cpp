@@ -62,11 +62,10 @@ std::vector<std::string> sharding_model_problems(const JobSpec& job, Sharding st
   const std::string sharding = name_of(names, "sharding") + " " + to_string(stage);
   if (job.model.moe.enabled() && (stage == Sharding::gradients || stage == Sharding::full)) {
     problems.push_back(sharding + ": sharding the gradients or parameters of the experts of model " +
-                       detail::quoted(job.model.name) +
-                       " is not modelled; use sharding zero1 (the distributed optimizer)");
+                       quoted(job.model.name) + " is not modelled; use sharding zero1 (the distributed optimizer)");
   }
   if (job.model.mtp_layers > 0 && stage == Sharding::full) {
-    problems.push_back(sharding + ": the multi-token prediction modules of model " + detail::quoted(job.model.name) +
+    problems.push_back(sharding + ": the multi-token prediction modules of model " + quoted(job.model.name) +
                        " are in no FSDP unit, so sharding their parameters is not modelled; use sharding zero1 or "
                        "zero2");
   }

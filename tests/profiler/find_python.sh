@@ -1,6 +1,5 @@
 # Sourced by the profiler tests: sets $python to an interpreter that has torch with
-# torch.distributed, or exits 77, which CTest reports as skipped (SKIP_RETURN_CODE). A caller that
-# sets torch_optional=1 gets plain python3 instead, for tests that skip only their torch parts.
+# torch.distributed, or fails the test saying what to install (a missing PyTorch is never a skip).
 python=""
 for candidate in "${DISTSIM_PYTHON:-}" python3 /usr/bin/python3; do
   if [ -n "$candidate" ] && command -v "$candidate" >/dev/null 2>&1 &&
@@ -9,10 +8,7 @@ for candidate in "${DISTSIM_PYTHON:-}" python3 /usr/bin/python3; do
     break
   fi
 done
-if [ -z "$python" ] && [ "${torch_optional:-0}" = 1 ]; then
-  python=${DISTSIM_PYTHON:-python3}
-  echo "no python3 with PyTorch found: the tests that need it are skipped"
-elif [ -z "$python" ]; then
-  echo "SKIP: no python3 with PyTorch found (install python3-torch, or set DISTSIM_PYTHON)"
-  exit 77
+if [ -z "$python" ]; then
+  echo "FAIL: no python3 with PyTorch found: install python3-torch (scripts/install_deps.sh --with-test-tools), or set DISTSIM_PYTHON to an interpreter that has it" >&2
+  exit 1
 fi

@@ -2,15 +2,15 @@
 # Renders a simulation report of the default job and a hand-filled search report in headless
 # Chromium and checks that each page loads without console errors, that its script ran (it
 # sets data-report-ready on <html>) and that the expected elements are in the DOM Chromium built.
-# Exits 77 (skipped) when no Chromium is installed.
+# Fails, saying what to install, when no Chromium is installed.
 set -euo pipefail
 distsim=$1
 sample_search_report=$2
 
 chromium=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z "$chromium" ]]; then
-  echo "chromium not found (Debian package 'chromium'); skipping the report rendering test"
-  exit 77
+  echo "FAIL: chromium not found: install the Debian package 'chromium' (scripts/install_deps.sh --with-test-tools)" >&2
+  exit 1
 fi
 
 scratch=$(mktemp -d)

@@ -12,6 +12,7 @@
 #include "catalog/builtin_gpus.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/plain_text.hpp"
 #include "io/calibration/calibration_recipes.hpp"
 #include "io/calibration/calibration_vocabulary.hpp"
 #include "io/calibration/csv_table.hpp"
@@ -28,12 +29,6 @@ namespace {
 struct Unsupported {
   std::string reason;
 };
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 //! Reads the number a field starts with ("40 (inferred: ...)" gives 40).
 class RowReader {

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "core/closest_name.hpp"
+#include "core/plain_text.hpp"
 
 namespace distsim::io {
 
@@ -44,12 +45,6 @@ ColumnReading with_captures(ColumnReading reading, const std::vector<std::string
     }
   }
   return reading;
-}
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
 }
 
 // Mixed-precision training keeps master weights in fp32 and computes in the named 16-bit type;

@@ -1,17 +1,11 @@
 #include "io/calibration/csv_table.hpp"
 
 #include "core/input_error.hpp"
+#include "core/plain_text.hpp"
 
 namespace distsim::io {
 
 namespace {
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
 
 //! Splits the text into records of fields, remembering the line each record starts on.
 class RecordSplitter {

@@ -7,6 +7,7 @@
 
 #include "catalog/builtin_models.hpp"
 #include "core/closest_name.hpp"
+#include "core/plain_text.hpp"
 #include "io/calibration/published_field.hpp"
 #include "model/ffn_type.hpp"
 
@@ -35,18 +36,6 @@ constexpr RowModelName kRowModels[] = {
     {"deepseekv3 (w/o mtp)", "deepseek-v3", "deepseek-v3", 0, ""},
     {"gpt oss 120b", "gpt-oss-120b", "gpt-oss", -1, "", "gated (clamped swiglu-like, quick-gelu gate, glu offset 1.0)"},
 };
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-std::string trimmed(std::string text) {
-  text.erase(0, text.find_first_not_of(' '));
-  text.erase(text.find_last_not_of(' ') + 1);
-  return text;
-}
 
 //! A row that does not describe its built-in model; caught by read_moe_row_model.
 struct Disagreement {
@@ -101,7 +90,7 @@ class ModelCheck {
   }
 
   bool is_priced_variant() const {
-    return !activation_variant_.empty() && lowercase(trimmed(column_("ffn_activation"))) == activation_variant_;
+    return !activation_variant_.empty() && lowercase(trimmed(column_("ffn_activation"), " ")) == activation_variant_;
   }
 
   void check_experts() const {
@@ -208,7 +197,7 @@ std::vector<std::string> known_names() {
 }  // namespace
 
 MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)>& column) {
-  const std::string name = lowercase(trimmed(column("model")));
+  const std::string name = lowercase(trimmed(column("model"), " "));
   const auto found = std::find_if(std::begin(kRowModels), std::end(kRowModels),
                                   [&](const RowModelName& known) { return known.spelling == name; });
   MoeRowModel read;

@@ -1,4 +1,5 @@
 #include "io/calibration/published_field.hpp"
+#include "core/plain_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,13 +8,6 @@
 namespace distsim::io {
 
 namespace {
-
-std::string lowercase(std::string_view text) {
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower;
-}
 
 //! The text outside parentheses (nested ones too), with runs of spaces made one and no space at
 //! either end.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/plain_text.hpp"
 #include "io/output/summary_writer.hpp"
 
 namespace distsim::io {
@@ -72,17 +73,6 @@ nlohmann::json event_json(events::EventId id, const events::Event& event, const 
 
 bool skipped(const cost::Cost& cost, bool skip_profiled) {
   return skip_profiled && cost.source == cost::CostSource::profiled;
-}
-
-//! 1234567 → "1,234,567" (counts are never negative).
-std::string grouped(std::int64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string text;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) text += ',';
-    text += digits[i];
-  }
-  return text;
 }
 
 std::string ratio_text(double ratio) {
@@ -214,8 +204,8 @@ std::string census_text(const search::EventCensus& census, const search::Profili
   fmt::format_to(out, "event census of {} jobs:\n", census.jobs().size());
   fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12}\n", "job", "unique", "instances", "dedup", "iteration s");
   for (const auto& job : census.jobs()) {
-    fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12.6f}\n", job.label, grouped(job.unique),
-                   grouped(job.instances), ratio_text(job.dedup_ratio()), job.iteration_time_s);
+    fmt::format_to(out, "  {:<32}  {:>8}  {:>16}  {:>8}  {:>12.6f}\n", job.label, digits_grouped(job.unique),
+                   digits_grouped(job.instances), ratio_text(job.dedup_ratio()), job.iteration_time_s);
   }
   const auto unique = static_cast<std::int64_t>(census.events().size());
   std::int64_t shared = 0;
@@ -223,9 +213,9 @@ std::string census_text(const search::EventCensus& census, const search::Profili
   fmt::format_to(out,
                  "unique events: {} over the set, {} summed over the jobs (dedup across jobs {}); {} used by "
                  "more than one job\n",
-                 grouped(unique), grouped(census.sum_of_job_unique()),
+                 digits_grouped(unique), digits_grouped(census.sum_of_job_unique()),
                  ratio_text(ratio_of(static_cast<double>(census.sum_of_job_unique()), static_cast<double>(unique))),
-                 grouped(shared));
+                 digits_grouped(shared));
   text += events_line(count_events(census));
   text += '\n';
   const search::ProfilingCost cost = search::estimate_profiling_cost(census, options);
@@ -233,7 +223,7 @@ std::string census_text(const search::EventCensus& census, const search::Profili
                  options.warmup, options.repeats, options.max_nodes);
   const std::string left_out =
       options.skip_profiled ? fmt::format(", {} already profiled left out", count_profiled(census)) : "";
-  fmt::format_to(out, "  profile {} measured events{}: {:.3f} device-seconds\n", grouped(cost.measured_events),
+  fmt::format_to(out, "  profile {} measured events{}: {:.3f} device-seconds\n", digits_grouped(cost.measured_events),
                  left_out, cost.profile_device_seconds);
   fmt::format_to(out, "  run each job directly for {} iterations: {:.3f} device-seconds\n", options.iterations(),
                  cost.direct_device_seconds);

@@ -14,13 +14,6 @@
 
 namespace distsim::io {
 
-namespace {
-
-constexpr double kSecondsPerDay = 86400.0;
-constexpr double kMillion = 1e6;
-
-}  // namespace
-
 std::string search_space_description(const search::SearchSpace& space) {
   const auto& job = space.base;
   return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name,

@@ -12,6 +12,10 @@
 
 namespace distsim::io {
 
+//! Time to train is shown in days; without a token count, cost is priced per million tokens.
+inline constexpr double kSecondsPerDay = 86400.0;
+inline constexpr double kMillion = 1e6;
+
 //! The job a search started from, as a job file `distsim search --job` takes: every setting of
 //! io::job_settings_json except the searched ones (search::searched_keys()) and a gradient bucket
 //! size that the default rule set.

@@ -13,6 +13,7 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
+#include "core/plain_text.hpp"
 #include "events/job_events.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
@@ -136,20 +137,6 @@ nlohmann::json stages_json(const api::Simulation& simulation) {
 
 double dedup_ratio(const analysis::EventCounts& counts) {
   return counts.unique > 0 ? static_cast<double>(counts.instances) / static_cast<double>(counts.unique) : 0.0;
-}
-
-//! 1234567 → "1,234,567".
-std::string grouped(std::int64_t value) {
-  const std::string digits = std::to_string(value);
-  const size_t sign = value < 0 ? 1 : 0;
-  std::string result = digits.substr(0, sign);
-  for (size_t i = sign; i < digits.size(); ++i) {
-    if (i > sign && (digits.size() - i) % 3 == 0) {
-      result += ',';
-    }
-    result += digits[i];
-  }
-  return result;
 }
 
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
@@ -345,8 +332,9 @@ std::string events_line(const analysis::EventCounts& counts) {
   // Small ratios keep a decimal so that 1.5x does not read as 2x.
   const std::string dedup = ratio < 10 ? fmt::format("{:.1f}", ratio) : fmt::format("{:.0f}", ratio);
   return fmt::format("events: {} unique, {} instances (dedup {}x): {} profiled, {} extrapolated, {} analytical",
-                     grouped(counts.unique), grouped(counts.instances), dedup, grouped(counts.profiled),
-                     grouped(counts.extrapolated), grouped(counts.analytical));
+                     digits_grouped(counts.unique), digits_grouped(counts.instances), dedup,
+                     digits_grouped(counts.profiled), digits_grouped(counts.extrapolated),
+                     digits_grouped(counts.analytical));
 }
 
 //! What a mixture-of-experts job's prediction takes for granted that the job does not say: how

@@ -12,9 +12,6 @@ namespace distsim::io {
 
 namespace {
 
-constexpr double kSecondsPerDay = 86400.0;
-constexpr double kMillion = 1e6;
-
 std::string axes_text(const search::Sweep& sweep) {
   std::string text;
   for (const auto& axis : sweep.axes) {

@@ -24,7 +24,7 @@ struct ClassCase {
   int simulated_indices = 0;  //!< data-parallel indices the merged run simulates, worked out by hand
 };
 
-strategy::JobSpec make_job(const std::string& model, const std::string& cluster, int gpus_per_host, int tp, int pp,
+strategy::JobSpec placement_job(const std::string& model, const std::string& cluster, int gpus_per_host, int tp, int pp,
                            int dp, int microbatches) {
   strategy::JobSpec job;
   job.model = catalog::find_model(model);
@@ -46,20 +46,20 @@ std::vector<ClassCase> class_cases() {
   // Replica k: ranks 4k..4k+3 and 24+4k..27+4k, starting at GPU 4k mod 6 = 0, 4, 2, 0, 4, 2 of
   // a host (24 is a whole number of hosts): whole, split 2+2, whole (GPUs 2-5). Classes {0, 2, 3,
   // 5} and {1, 4}: two indices.
-  cases.push_back({"tp4 pp2 dp6 on 6-GPU hosts", make_job("gpt2-345m", "dgx-a100", 6, 4, 2, 6, 8), 2});
-  auto context = make_job("llama-3.1-8b", "dgx-h100", 6, 2, 2, 3, 8);
+  cases.push_back({"tp4 pp2 dp6 on 6-GPU hosts", placement_job("gpt2-345m", "dgx-a100", 6, 4, 2, 6, 8), 2});
+  auto context = placement_job("llama-3.1-8b", "dgx-h100", 6, 2, 2, 3, 8);
   context.strategy.context_parallel = 2;
   context.model.seq_length = 8192;
   context.cluster.num_hosts = 24 / 6;
   // Replica k: 4 ranks (tp x cp) at 4k and 12 + 4k, starting at GPU 0, 4, 2 of a host: whole,
   // split, whole. Classes {0, 2} and {1}: two indices.
   cases.push_back({"cp2 tp2 pp2 dp3 on 6-GPU hosts", context, 2});
-  auto experts = make_job("mixtral-8x7b", "dgx-h100", 6, 1, 2, 6, 8);
+  auto experts = placement_job("mixtral-8x7b", "dgx-h100", 6, 1, 2, 6, 8);
   experts.strategy.expert_parallel = 2;
   // Blocks of 2 indices (an EP group of 2 over tp 1), 3 of them, block b at ranks 2b, 2b+1 and
   // 6+2b, 7+2b: never split (a 6-GPU host holds three pairs). One class: one block of two indices.
   cases.push_back({"mixtral ep2 pp2 dp6 on 6-GPU hosts", experts, 2});
-  auto hsdp = make_job("llama-3.1-8b", "dgx-h100", 6, 2, 1, 6, 4);
+  auto hsdp = placement_job("llama-3.1-8b", "dgx-h100", 6, 2, 1, 6, 4);
   hsdp.strategy.sharding = strategy::Sharding::full;
   hsdp.strategy.shard_group = 2;
   // Shard groups of 2 data-parallel indices: blocks of 2 indices, 4 ranks at 4b, b = 0..2: ranks
@@ -67,20 +67,20 @@ std::vector<ClassCase> class_cases() {
   // blocks of two indices.
   cases.push_back({"hsdp shard 2 tp2 dp6 on 6-GPU hosts", hsdp, 4});
   // As the first case.
-  auto interleaved = make_job("gpt2-345m", "dgx-a100", 6, 4, 2, 6, 8);
+  auto interleaved = placement_job("gpt2-345m", "dgx-a100", 6, 4, 2, 6, 8);
   interleaved.strategy.schedule = "interleaved";
   interleaved.strategy.virtual_stages = 2;
   cases.push_back({"interleaved tp4 pp2 dp6 on 6-GPU hosts", interleaved, 2});
   // Uniform, asked for every rank: replica k at ranks 2k, 2k+1 and 16+2k, 17+2k, pairs that 8-GPU
   // hosts never split. One class.
-  cases.push_back({"uniform tp2 pp2 dp8 on 8-GPU hosts", make_job("gpt2-345m", "dgx-a100", 8, 2, 2, 8, 8), 1});
-  auto long_run = make_job("gpt2-345m", "dgx-a100", 6, 4, 4, 3, 64);
+  cases.push_back({"uniform tp2 pp2 dp8 on 8-GPU hosts", placement_job("gpt2-345m", "dgx-a100", 8, 2, 2, 8, 8), 1});
+  auto long_run = placement_job("gpt2-345m", "dgx-a100", 6, 4, 4, 3, 64);
   // Replica k: 4 ranks at 4k + 12s on stage s; 12s is a whole number of hosts, so as the first
   // case: {0, 2} and {1}. Its 64 micro-batches run in part (api/steady_state.hpp).
   cases.push_back({"a long 1f1b pipeline", long_run, 2});
   // Hosts of 4 in 72-GPU NVLink domains: replica k of tp 16, dp 9 holds ranks 16k..16k+15; only
   // replica 4 (ranks 64-79) crosses the domain boundary at 72. Classes: {4} and the rest.
-  auto rack = make_job("gpt2-345m", "gb200-nvl72", 4, 16, 1, 9, 2);
+  auto rack = placement_job("gpt2-345m", "gb200-nvl72", 4, 16, 1, 9, 2);
   cases.push_back({"tp16 across NVL72 racks", rack, 2});
   return cases;
 }

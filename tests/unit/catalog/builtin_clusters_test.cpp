@@ -9,7 +9,7 @@ namespace distsim::catalog {
 
 namespace {
 
-std::string error_of(std::string_view name) {
+std::string cluster_error(std::string_view name) {
   try {
     find_cluster(name);
   } catch (const InputError& e) {
@@ -88,7 +88,7 @@ TEST(BuiltinClusters, Nvl72RacksAreOneDomainOfEighteenFourGpuTrays) {
 }
 
 TEST(FindCluster, SuggestsTheClosestName) {
-  EXPECT_EQ(error_of("dgx-h10"),
+  EXPECT_EQ(cluster_error("dgx-h10"),
             "unknown cluster 'dgx-h10'; did you mean 'dgx-h100'? (known: dgx-2h, dgx-a100, dgx-h100, dgx-h200, "
             "dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");
 }

@@ -69,7 +69,7 @@ std::string cited_row(const std::string& source) {
   return source.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-std::string error_of(std::string_view name) {
+std::string gpu_error(std::string_view name) {
   try {
     find_gpu(name);
   } catch (const InputError& e) {
@@ -186,10 +186,10 @@ TEST(BuiltinGpus, V100Sxm3HasFp16TensorCoresOnlyAndTheTorchMatmulCeiling) {
 }
 
 TEST(FindGpu, SuggestsTheClosestName) {
-  EXPECT_EQ(error_of("h100-sx"),
+  EXPECT_EQ(gpu_error("h100-sx"),
             "unknown GPU 'h100-sx'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
-  EXPECT_EQ(error_of("v100-sxm"),
+  EXPECT_EQ(gpu_error("v100-sxm"),
             "unknown GPU 'v100-sxm'; did you mean 'v100-sxm3'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
@@ -220,10 +220,10 @@ TEST(FindGpu, MatchesWholeNamesOnly) {
   EXPECT_EQ(find_gpu("a10").name, "a10");
   EXPECT_EQ(find_gpu("GB200").name, "gb200");  // a Grace Blackwell GPU, not the HGX b200
   EXPECT_EQ(find_gpu("b200").name, "b200");
-  EXPECT_EQ(error_of("gb20"),
+  EXPECT_EQ(gpu_error("gb20"),
             "unknown GPU 'gb20'; did you mean 'gb200'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
-  EXPECT_EQ(error_of("h100-sxm-nvl"),
+  EXPECT_EQ(gpu_error("h100-sxm-nvl"),
             "unknown GPU 'h100-sxm-nvl'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
 }
@@ -232,10 +232,10 @@ TEST(FindGpu, MatchesWholeNamesOnly) {
 // as close to "a10" as to "a100-80gb" (3 edits each, the earlier name winning ties); the
 // suggestion prefers the name that starts with what was typed.
 TEST(FindGpu, SuggestsANameThatStartsWithWhatWasTyped) {
-  EXPECT_EQ(error_of("h10"),
+  EXPECT_EQ(gpu_error("h10"),
             "unknown GPU 'h10'; did you mean 'h100-sxm'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
-  EXPECT_EQ(error_of("a100-8"),
+  EXPECT_EQ(gpu_error("a100-8"),
             "unknown GPU 'a100-8'; did you mean 'a100-80gb'? (known: v100-sxm3, a10, a40, a100-40gb, a100-80gb, "
             "h100-sxm, h200, b200, b300, gb200, gb300)");
 }

@@ -13,7 +13,7 @@ namespace {
 
 double parameters_of(const char* name) { return static_cast<double>(model::total_parameters(find_model(name))); }
 
-std::string error_of(std::string_view name) {
+std::string model_error(std::string_view name) {
   try {
     find_model(name);
   } catch (const InputError& e) {
@@ -207,7 +207,7 @@ TEST(BuiltinModels, NemotronHasItsPublishedParameterCounts) {
 TEST(FindModel, MatchesNamesIgnoringCase) { EXPECT_EQ(find_model("GPT3-175B").name, "gpt3-175b"); }
 
 TEST(FindModel, SuggestsTheClosestName) {
-  EXPECT_EQ(error_of("gpt2-354m"),
+  EXPECT_EQ(model_error("gpt2-354m"),
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
             "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, nemotron-4-15b, nemotron-4-340b, gpt-oss-120b, gpt-oss-20b)");

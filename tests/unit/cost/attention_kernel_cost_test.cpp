@@ -19,7 +19,7 @@ cluster::ClusterSpec h100_node() {
   return cluster;
 }
 
-SimTime duration(const cluster::ClusterSpec& cluster, std::string_view kernel, const events::Event& event) {
+SimTime attention_duration(const cluster::ClusterSpec& cluster, std::string_view kernel, const events::Event& event) {
   return AnalyticalCostModel(cluster, kernel).cost(event).duration;
 }
 
@@ -34,12 +34,12 @@ events::Event causal_forward() {
 // + 2 · 8.4M) · 2 B) take about 72 µs at the H100's achieved bandwidth, so the FLOPs decide.
 TEST(AttentionKernelCost, ANamedKernelRunsAtItsMeasuredRate) {
   // cuDNN 9.0 at 320.4 TFLOP/s: 549,755,813,888 / 320.4e12 = 1,715,842.1 ns, + 4 µs launch.
-  EXPECT_EQ(duration(h100_node(), "cudnn-9.0", causal_forward()), 1'719'842);
+  EXPECT_EQ(attention_duration(h100_node(), "cudnn-9.0", causal_forward()), 1'719'842);
   // cuDNN 9.3 at 514.0 TFLOP/s: 1,069,563.8 ns, + 4 µs.
-  EXPECT_EQ(duration(h100_node(), "cudnn-9.3", causal_forward()), 1'073'564);
+  EXPECT_EQ(attention_duration(h100_node(), "cudnn-9.3", causal_forward()), 1'073'564);
   // The backward has 2.5 times the FLOPs at the same rate: 4,289,605.3 ns, + 4 µs.
   const events::Event backward = events::EventFactory(Dtype::bf16).attention(true, 1, 32, 8, 8192, 8192, 128, true, 0);
-  EXPECT_EQ(duration(h100_node(), "cudnn-9.0", backward), 4'293'605);
+  EXPECT_EQ(attention_duration(h100_node(), "cudnn-9.0", backward), 4'293'605);
 }
 
 // The generic kernel keeps 0.68 of the GEMM ceiling: 0.848 · 794.5 · 0.68 = 458.2 TFLOP/s on H100,
@@ -47,7 +47,7 @@ TEST(AttentionKernelCost, ANamedKernelRunsAtItsMeasuredRate) {
 TEST(AttentionKernelCost, TheGenericKernelKeepsItsShareOfTheGemmCeiling) {
   const double rate = 230.0 / 271.2 * 794.5 * 0.68 * 1e12;
   const auto expected = static_cast<SimTime>(std::llround(549'755'813'888.0 / rate * 1e9)) + 4'000;
-  EXPECT_EQ(duration(h100_node(), "generic", causal_forward()), expected);
+  EXPECT_EQ(attention_duration(h100_node(), "generic", causal_forward()), expected);
   EXPECT_EQ(expected, 1'203'855);
 }
 
@@ -57,7 +57,7 @@ TEST(AttentionKernelCost, TheGenericKernelKeepsItsShareOfTheGemmCeiling) {
 TEST(AttentionKernelCost, ScalesWithThePeakOfAPartOfTheSameArchitecture) {
   cluster::ClusterSpec slower = h100_node();
   slower.gpu.peak_bf16_tflops = 500;
-  EXPECT_EQ(duration(slower, "cudnn-9.0", causal_forward()), 3'399'308);
+  EXPECT_EQ(attention_duration(slower, "cudnn-9.0", causal_forward()), 3'399'308);
 }
 
 TEST(AttentionKernelCost, AKernelWithoutARateOnTheArchitectureIsRefused) {

@@ -11,7 +11,7 @@ namespace {
 // expectations below stay hand-computable whatever the catalog's calibration does: 1978.9 TFLOPS
 // fp8 and 989.4 bf16 dense (§1), FP8 MAMF 1402.6 and BF16 MAMF 794.5 TFLOPS (§5.1), 132 SMs,
 // 3350 GB/s at BabelStream's 2970 GB/s (§6), and a 4 µs launch.
-cluster::ClusterSpec h100_node() {
+cluster::ClusterSpec hand_built_h100_node() {
   cluster::ClusterSpec cluster;
   cluster.name = "h100-node";
   cluster.gpu.name = "h100";
@@ -29,7 +29,7 @@ cluster::ClusterSpec h100_node() {
   return cluster;
 }
 
-SimTime duration(const events::Event& event) { return AnalyticalCostModel(h100_node()).cost(event).duration; }
+SimTime duration(const events::Event& event) { return AnalyticalCostModel(hand_built_h100_node()).cost(event).duration; }
 
 }  // namespace
 

@@ -30,7 +30,7 @@ strategy::JobSpec fp8_job() {
 }
 
 //! The keys of the steps of layer `layer`, in order.
-std::vector<std::string> layer_keys(const Built& built, const std::vector<TaskTemplate>& list, int layer) {
+std::vector<std::string> fp8_layer_keys(const Built& built, const std::vector<TaskTemplate>& list, int layer) {
   std::vector<std::string> keys;
   for (const auto& step : list) {
     if (step.layer == layer) keys.push_back(built.table.at(step.event).key());
@@ -84,14 +84,14 @@ TEST(Fp8Gemm, RunsTheLayersLinearGemmsInFp8AndAttentionInBf16) {
       "all_reduce bytes=8388608 group=2 intra",
       "bias_dropout_add rows=4096 cols=1024 bf16",
   };
-  EXPECT_EQ(layer_keys(built, built.chunk().forward, 0), expected);
+  EXPECT_EQ(fp8_layer_keys(built, built.chunk().forward, 0), expected);
 }
 
 // Backward of FC2 (row parallel), the layer's first: its output gradient [4096 × 1024] is cast
 // and transposed, then dgrad [4096 × 1024]·[1024 × 2048] and wgrad [2048 × 4096]·[4096 × 1024].
 TEST(Fp8Gemm, CastsEachOutputGradientBeforeTheBackwardGemms) {
   const Built built = build(fp8_job());
-  const auto keys = layer_keys(built, built.chunk().backward, 0);
+  const auto keys = fp8_layer_keys(built, built.chunk().backward, 0);
   const auto cast = std::find(keys.begin(), keys.end(), "fp8_cast_transpose rows=4096 cols=1024 bf16");
   ASSERT_NE(cast, keys.end());
   ASSERT_GE(keys.end() - cast, 3);

@@ -10,7 +10,7 @@ namespace {
 
 //! GPT-2 345M (h 1024, s 1024, 24 layers) on 4 stages, micro-batch 4, dp 2, eight micro-batches,
 //! 1F1B, bf16, flash attention, with the distributed optimizer.
-strategy::JobSpec gpt2_job(int cp) {
+strategy::JobSpec cp_gpt2_job(int cp) {
   strategy::JobSpec job;
   job.model = catalog::find_model("gpt2-345m");
   job.cluster.gpu.name = "test-gpu";
@@ -30,8 +30,8 @@ strategy::JobSpec gpt2_job(int cp) {
 // the 5as/h score term): with cp = 2 each rank holds s/2 = 512 of the 1024 tokens, so
 // 34 · 512 · 4 · 1024 = 71,303,168 bytes, half of 142,606,336.
 TEST(ContextParallelMemory, EachRankKeepsTheActivationsOfItsTokens) {
-  EXPECT_EQ(layer_activation_bytes(gpt2_job(2).model, gpt2_job(2).strategy, 0), 71'303'168);
-  EXPECT_EQ(layer_activation_bytes(gpt2_job(1).model, gpt2_job(1).strategy, 0), 142'606'336);
+  EXPECT_EQ(layer_activation_bytes(cp_gpt2_job(2).model, cp_gpt2_job(2).strategy, 0), 71'303'168);
+  EXPECT_EQ(layer_activation_bytes(cp_gpt2_job(1).model, cp_gpt2_job(1).strategy, 0), 142'606'336);
 }
 
 // Every stored term (layers, embedding, head, pipeline buffers) is linear in the tokens, and the
@@ -40,8 +40,8 @@ TEST(ContextParallelMemory, EachRankKeepsTheActivationsOfItsTokens) {
 // gradients (4 B) per parameter stay, and the optimizer's 12 B shard over dp·cp = 4 ranks
 // instead of 2.
 TEST(ContextParallelMemory, HalvesActivationsButNotTheModelState) {
-  const auto without = estimate_memory(gpt2_job(1));
-  const auto with = estimate_memory(gpt2_job(2));
+  const auto without = estimate_memory(cp_gpt2_job(1));
+  const auto with = estimate_memory(cp_gpt2_job(2));
   for (size_t stage = 0; stage < 4; ++stage) {
     SCOPED_TRACE(stage);
     const auto& a = without.stages[stage];

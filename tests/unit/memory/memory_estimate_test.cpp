@@ -183,9 +183,9 @@ TEST(EstimateMemory, Gpt3FiveTimesLessActivationMemory) {
   strategy::Strategy combined = baseline;
   combined.sequence_parallel = true;
   combined.recompute = strategy::Recompute::selective;
-  const std::int64_t sbh = 25'165'824;
-  EXPECT_EQ(layer_activation_bytes(model, baseline, 0, AttentionKernel::unfused), 23 * sbh);
-  EXPECT_EQ(layer_activation_bytes(model, combined, 0, AttentionKernel::unfused), 17 * sbh / 4);
+  const std::int64_t gpt3_sbh = 25'165'824;
+  EXPECT_EQ(layer_activation_bytes(model, baseline, 0, AttentionKernel::unfused), 23 * gpt3_sbh);
+  EXPECT_EQ(layer_activation_bytes(model, combined, 0, AttentionKernel::unfused), 17 * gpt3_sbh / 4);
 }
 
 }  // namespace distsim::memory

@@ -22,8 +22,8 @@ namespace {
 using schedule::Step;
 using schedule::StepKind;
 
-constexpr SimTime kForward = 1'000'000;   // 1 ms per stage forward (its one attention)
-constexpr SimTime kBackward = 2'000'000;  // 2 ms per stage backward
+constexpr SimTime kStageForward = 1'000'000;   // 1 ms per stage forward (its one attention)
+constexpr SimTime kStageBackward = 2'000'000;  // 2 ms per stage backward
 
 //! A backward step kind distinct from StepKind::backward, doing the same work.
 constexpr schedule::StepKindSpec kTestBackward{"test backward",
@@ -78,9 +78,9 @@ strategy::JobSpec four_stage_job() {
 }
 
 //! Only attention costs time; everything else, transfers included, is free.
-const cost::FixedCostModel& attention_only_costs() {
+const cost::FixedCostModel& attention_costs_alone() {
   static const cost::FixedCostModel costs(
-      std::map<std::string, SimTime>{{"flash_attention_fwd", kForward}, {"flash_attention_bwd", kBackward}}, 0, 0);
+      std::map<std::string, SimTime>{{"flash_attention_fwd", kStageForward}, {"flash_attention_bwd", kStageBackward}}, 0, 0);
   return costs;
 }
 
@@ -93,12 +93,12 @@ TEST(CustomSchedule, RunsThroughTheProgramBuilder) {
   for (const auto all_ranks :
        {SimulatedRanks::one_per_stage, SimulatedRanks::every_rank_by_class, SimulatedRanks::every_rank_alone}) {
     for (const bool aggregate : {false, true}) {
-      const auto built = build_job_program(four_stage_job(), schedule, attention_only_costs(), all_ranks, aggregate);
+      const auto built = build_job_program(four_stage_job(), schedule, attention_costs_alone(), all_ranks, aggregate);
       EXPECT_EQ(engine::run(built.program).makespan, 96'000'000) << static_cast<int>(all_ranks) << aggregate;
     }
   }
   const auto aggregated =
-      build_job_program(four_stage_job(), schedule, attention_only_costs(), SimulatedRanks::one_per_stage, true);
+      build_job_program(four_stage_job(), schedule, attention_costs_alone(), SimulatedRanks::one_per_stage, true);
   const auto labelled = std::count_if(aggregated.tasks.begin(), aggregated.tasks.end(),
                                       [](const TaskInfo& task) { return task.label == "test backward pass"; });
   EXPECT_EQ(labelled, 4 * 8);  // one per stage and micro-batch
