@@ -1,4 +1,10 @@
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -62,6 +68,27 @@ std::string misspelling_message(const CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+//! Every command writes its results to standard output; with it closed, the first file distsim
+//! opened would take its descriptor and receive them.
+void require_standard_output() {
+  if (fcntl(STDOUT_FILENO, F_GETFD) == -1 && errno == EBADF) {
+    throw InputError(
+        "standard output is closed; distsim writes its results there (redirect it to a file or to /dev/null)");
+  }
+}
+
+//! `status`, or an input error when what was written to standard output did not reach it (a full
+//! disk, an I/O error): a result that was lost is not a success.
+int with_standard_output_checked(int status) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
+  const int error = errno;
+  std::cerr << "distsim: error: cannot write standard output" << (error != 0 ? ": " : "")
+            << (error != 0 ? std::strerror(error) : "") << "\n";
+  return status == 0 ? kExitInputError : status;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"distsim: predicts how a hybrid-parallel DNN training job runs on a GPU cluster"};
   app.require_subcommand(1);
@@ -101,6 +128,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   int status = 0;
   try {
+    distsim::cli::require_standard_output();
     distsim::cli::keep_freed_memory_for_reuse();
     distsim::cli::start_mpi(argc, argv);
     status = distsim::cli::run(argc, argv);
@@ -112,5 +140,5 @@ int main(int argc, char** argv) {
     status = distsim::cli::kExitInternalError;
   }
   distsim::cli::stop_mpi();
-  return status;
+  return distsim::cli::with_standard_output_checked(status);
 }
