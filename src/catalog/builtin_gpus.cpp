@@ -398,10 +398,10 @@ const std::vector<cluster::GpuSpec>& builtin_gpus() {
   return gpus;
 }
 
-const std::vector<GpuAlias>& gpu_aliases() {
+const std::vector<CatalogAlias>& gpu_aliases() {
   // Unqualified names mean the part of the DGX system: the H100 and A100 PCIe and NVL boards have
   // other clocks, power limits and memory, and are not in the catalog.
-  static const std::vector<GpuAlias> aliases = {
+  static const std::vector<CatalogAlias> aliases = {
       {"h100", "h100-sxm"},
       {"h100-sxm5", "h100-sxm"},
       {"h100-sxm5-80gb", "h100-sxm"},
@@ -421,12 +421,7 @@ const std::vector<GpuAlias>& gpu_aliases() {
 }
 
 const cluster::GpuSpec& find_gpu(std::string_view name) {
-  for (const GpuAlias& alias : gpu_aliases()) {
-    if (detail::same_name(alias.alias, name)) {
-      return detail::find_by_name(builtin_gpus(), alias.name, "GPU");
-    }
-  }
-  return detail::find_by_name(builtin_gpus(), name, "GPU");
+  return detail::find_by_name(builtin_gpus(), name, "GPU", gpu_aliases());
 }
 
 std::vector<std::string> gpu_names() { return detail::names_of(builtin_gpus()); }

@@ -2,6 +2,13 @@
 
 #include "catalog/find_by_name.hpp"
 
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "model/parameter_count.hpp"
+
 namespace distsim::catalog {
 
 namespace {
@@ -365,6 +372,57 @@ std::vector<ModelSpec> make_models() {
   };
 }
 
+// The names the ecosystem gives the built-in models: Hugging Face model ids, and Megatron-Bridge
+// recipe names where the one name rule does not already make them equal (a '.' between digits
+// is a decimal point, so "llama31_8b" is not "llama-3.1-8b").
+std::vector<CatalogAlias> make_model_aliases() {
+  const std::pair<const char*, std::vector<const char*>> names[] = {
+      {"bert-large", {"google-bert/bert-large-uncased", "bert-large-uncased", "bert-large-cased"}},
+      {"gpt2-345m", {"openai-community/gpt2-medium", "gpt2-medium"}},
+      {"t5-large", {"google-t5/t5-large"}},
+      {"gpt3-175b", {"gpt3_175b", "davinci"}},
+      {"llama-3.1-8b", {"meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "llama31_8b"}},
+      {"llama-3.1-70b", {"meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "llama31_70b"}},
+      {"llama-3.1-405b", {"meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "llama31_405b"}},
+      {"mixtral-8x7b", {"mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x7B-Instruct-v0.1"}},
+      {"mixtral-8x22b", {"mistralai/Mixtral-8x22B-v0.1", "mistralai/Mixtral-8x22B-Instruct-v0.1"}},
+      {"qwen3-30b-a3b", {"Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base"}},
+      {"qwen3-235b-a22b", {"Qwen/Qwen3-235B-A22B"}},
+      {"deepseek-v3", {"deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-Base"}},
+      {"nemotron-4-15b", {"nvidia/nemotron-4-15b"}},
+      {"nemotron-4-340b", {"nvidia/Nemotron-4-340B-Base"}},
+      {"gpt-oss-120b", {"openai/gpt-oss-120b"}},
+      {"gpt-oss-20b", {"openai/gpt-oss-20b"}},
+  };
+  std::vector<CatalogAlias> aliases;
+  for (const auto& [name, spellings] : names) {
+    for (const char* alias : spellings) aliases.push_back({alias, name});
+  }
+  return aliases;
+}
+
+//! "DeepSeek-V3 671B": a built-in model's name followed by its total parameter count in billions
+//! (within 5 %, as published counts are rounded), or nullptr.
+const model::ModelSpec* named_with_its_size(std::string_view name) {
+  const std::size_t cut = name.find_last_of(" _-");
+  if (cut == std::string_view::npos || cut + 2 >= name.size()) return nullptr;
+  const std::string size(name.substr(cut + 1));
+  if (std::tolower(static_cast<unsigned char>(size.back())) != 'b') return nullptr;
+  double billions = 0;
+  std::size_t used = 0;
+  try {
+    billions = std::stod(size.substr(0, size.size() - 1), &used);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  if (used + 1 != size.size() || billions <= 0) return nullptr;
+  const model::ModelSpec* found = detail::named_entry(builtin_models(), name.substr(0, cut), model_aliases());
+  if (found == nullptr) return nullptr;
+  constexpr double kTolerance = 0.05;
+  const double total = static_cast<double>(model::total_parameters(*found)) / 1e9;
+  return std::abs(total - billions) <= kTolerance * billions ? found : nullptr;
+}
+
 }  // namespace
 
 const std::vector<model::ModelSpec>& builtin_models() {
@@ -372,8 +430,14 @@ const std::vector<model::ModelSpec>& builtin_models() {
   return models;
 }
 
+const std::vector<CatalogAlias>& model_aliases() {
+  static const std::vector<CatalogAlias> aliases = make_model_aliases();
+  return aliases;
+}
+
 const model::ModelSpec& find_model(std::string_view name) {
-  return detail::find_by_name(builtin_models(), name, "model");
+  if (const model::ModelSpec* sized = named_with_its_size(name)) return *sized;
+  return detail::find_by_name(builtin_models(), name, "model", model_aliases());
 }
 
 std::vector<std::string> model_names() { return detail::names_of(builtin_models()); }

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "catalog/find_by_name.hpp"
 #include "model/model_spec.hpp"
 
 namespace distsim::catalog {
@@ -12,7 +13,12 @@ namespace distsim::catalog {
 //! paper or config file its shape comes from in `source`.
 const std::vector<model::ModelSpec>& builtin_models();
 
-//! The built-in model called `name`; throws InputError naming the closest one when none is.
+//! Every alias of a built-in model (Hugging Face ids, recipe names).
+const std::vector<CatalogAlias>& model_aliases();
+
+//! The built-in model called `name` or an alias of it (by the one name rule, core/name_match.hpp),
+//! or either followed by the model's total parameter count ("DeepSeek-V3 671B"); throws InputError
+//! naming the closest one when none is.
 const model::ModelSpec& find_model(std::string_view name);
 
 //! The names of the built-in models, in catalog order.

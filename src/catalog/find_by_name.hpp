@@ -1,23 +1,25 @@
 #pragma once
 
-#include <algorithm>
-#include <cctype>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/name_match.hpp"
+
+namespace distsim::catalog {
+
+//! Another name of a built-in entry: the name the ecosystem uses for it (a Hugging Face model id,
+//! a framework recipe, a vendor's part name).
+struct CatalogAlias {
+  std::string alias;
+  std::string name;  //!< the entry's own name
+};
+
+}  // namespace distsim::catalog
 
 namespace distsim::catalog::detail {
-
-//! Names are matched ignoring case, so "H100-SXM" finds "h100-sxm" instead of failing with a
-//! suggestion that differs only in case.
-inline bool same_name(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
 
 template <class Spec>
 std::vector<std::string> names_of(const std::vector<Spec>& specs) {
@@ -29,16 +31,27 @@ std::vector<std::string> names_of(const std::vector<Spec>& specs) {
   return names;
 }
 
-//! The entry of `specs` called exactly `name` (ignoring case), never one that merely contains it;
-//! throws InputError("unknown <what> 'name'; did you mean ...") suggesting the closest name,
-//! preferring one that starts with what was typed.
+//! The entry of `specs` that `name` names by the one name rule (core/name_match.hpp), or one of
+//! its `aliases`; nullptr when none does. Never an entry whose name merely contains `name`.
 template <class Spec>
-const Spec& find_by_name(const std::vector<Spec>& specs, std::string_view name, std::string_view what) {
+const Spec* named_entry(const std::vector<Spec>& specs, std::string_view name,
+                        const std::vector<CatalogAlias>& aliases = {}) {
+  const std::string key = name_key(name);
   for (const auto& spec : specs) {
-    if (same_name(spec.name, name)) {
-      return spec;
-    }
+    if (name_key(spec.name) == key) return &spec;
   }
+  for (const auto& alias : aliases) {
+    if (name_key(alias.alias) == key) return named_entry(specs, alias.name);
+  }
+  return nullptr;
+}
+
+//! named_entry, or InputError("unknown <what> 'name'; did you mean ...") suggesting the closest
+//! name, preferring one that starts with what was typed.
+template <class Spec>
+const Spec& find_by_name(const std::vector<Spec>& specs, std::string_view name, std::string_view what,
+                         const std::vector<CatalogAlias>& aliases = {}) {
+  if (const Spec* found = named_entry(specs, name, aliases)) return *found;
   const std::vector<std::string> names = names_of(specs);
   throw InputError(unknown_name_message(what, name, names, closest_completion(name, names)));
 }

@@ -3,6 +3,8 @@
 #include <array>
 #include <string_view>
 
+#include "core/name_match.hpp"
+
 namespace distsim::model {
 
 //! The MLP's activation. A gated MLP (SwiGLU, GeGLU) has a gate and an up projection whose
@@ -14,15 +16,30 @@ struct FfnTypeInfo {
   FfnType type;
   std::string_view name;  //!< as model files and `distsim show` write it
   bool gated;
+  //! Other names frameworks give it (Hugging Face's hidden_act, Megatron's flags); the tanh
+  //! approximation of GELU costs the same elementwise pass.
+  std::array<std::string_view, 3> aliases;
 };
 
 inline constexpr std::array<FfnTypeInfo, 5> kFfnTypes{{
-    {FfnType::gelu, "gelu", false},
-    {FfnType::swiglu, "swiglu", true},
-    {FfnType::geglu, "geglu", true},
-    {FfnType::relu, "relu", false},
-    {FfnType::squared_relu, "squared_relu", false},
+    {FfnType::gelu, "gelu", false, {"gelu_new", "gelu_pytorch_tanh", "gelu-tanh"}},
+    {FfnType::swiglu, "swiglu", true, {"silu-glu", "swish-glu", ""}},
+    {FfnType::geglu, "geglu", true, {"gelu-glu", "", ""}},
+    {FfnType::relu, "relu", false, {"", "", ""}},
+    {FfnType::squared_relu, "squared_relu", false, {"relu2", "relu squared", "sqrelu"}},
 }};
+
+//! The activation `name` names, or its name or an alias by the one name rule
+//! (core/name_match.hpp); nullptr when none.
+inline const FfnTypeInfo* find_ffn_type(std::string_view name) {
+  for (const auto& info : kFfnTypes) {
+    if (same_name(name, info.name)) return &info;
+    for (const auto alias : info.aliases) {
+      if (!alias.empty() && same_name(name, alias)) return &info;
+    }
+  }
+  return nullptr;
+}
 
 constexpr const FfnTypeInfo& ffn_type_info(FfnType type) {
   for (const auto& info : kFfnTypes) {

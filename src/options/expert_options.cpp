@@ -66,6 +66,10 @@ std::vector<JobOption> expert_options() {
       {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},
       "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group) or allgather (gather "
       "every token of the group, reduce-scatter the outputs)");
+  dispatcher.value_aliases = {{"all-to-all", "alltoall"}, {"a2a", "alltoall"}, {"all-gather", "allgather"}};
+  const std::string flex = "(Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse permutation into "
+                           "the exchange and send a token once per destination rank) is not modelled";
+  dispatcher.unmodelled_values = {{"flex", flex}, {"deepep", flex}, {"hybridep", flex}};
   JobOption imbalance = basic("moe_imbalance", "--moe-imbalance", ValueType::text, "1.0",
                               "tokens of the busiest expert rank over the mean (1.0: balanced, as in force-balanced "
                               "benchmark runs); the slowest expert rank sets the MoE layer's pace");

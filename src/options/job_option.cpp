@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/closest_name.hpp"
+#include "core/name_match.hpp"
 
 namespace distsim::options {
 
@@ -20,14 +21,24 @@ ParsedValue parse_positive_integer(std::string_view text) {
 }
 
 ParsedValue parse_boolean(std::string_view text) {
-  if (text == "true") return {true, ""};
-  if (text == "false") return {false, ""};
+  for (const char* yes : {"true", "yes", "on"}) {
+    if (same_name(text, yes)) return {true, ""};
+  }
+  for (const char* no : {"false", "no", "off"}) {
+    if (same_name(text, no)) return {false, ""};
+  }
   return {false, "expected true or false, got '" + std::string(text) + "'"};
 }
 
 ParsedValue parse_choice(const JobOption& option, std::string_view text) {
   for (const auto& allowed : option.allowed) {
-    if (text == allowed) return {allowed, ""};
+    if (same_name(text, allowed)) return {allowed, ""};
+  }
+  for (const auto& [alias, allowed] : option.value_aliases) {
+    if (same_name(text, alias)) return {allowed, ""};
+  }
+  for (const auto& [name, why] : option.unmodelled_values) {
+    if (same_name(text, name)) return {std::string(), option.noun + " '" + std::string(text) + "' " + why};
   }
   // A choice's check names what a known but unmodelled value is, instead of calling it unknown.
   if (option.check) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -38,6 +39,12 @@ struct JobOption {
   //! decides instead (the help text says which rule).
   std::string default_value;
   std::vector<std::string> allowed;  //!< the values of a choice
+  //! Other names of a choice's values (the framework's own: Megatron's --fp8-recipe values,
+  //! TransformerEngine recipe classes, DeepSpeed's stage names): {alias, allowed value}.
+  std::vector<std::pair<std::string, std::string>> value_aliases;
+  //! Values of the setting that frameworks have and distsim does not model: {name, why}; a reader
+  //! refuses them with the reason instead of calling them unknown.
+  std::vector<std::pair<std::string, std::string>> unmodelled_values;
   std::string noun;                  //!< what a choice's value is, for messages: "recomputation"
   std::string help;
   //! Settings that cannot be given together with this one: a later source that gives this one
@@ -85,7 +92,9 @@ struct ParsedValue {
   bool ok() const { return problem.empty(); }
 };
 
-//! Parses text as a value of the option: the single definition of what each setting accepts.
+//! Parses text as a value of the option: the single definition of what each setting accepts. A
+//! choice's value, its aliases and a boolean's true/false (yes/no, on/off) match by the one name
+//! rule (core/name_match.hpp): "ZeRO-3" is zero3 and "True" is true.
 ParsedValue parse_value(const JobOption& option, std::string_view text);
 
 //! The value as a reader would write it: "4", "true", "flash".

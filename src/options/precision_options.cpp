@@ -28,6 +28,35 @@ JobOption precision_option() {
   precision.applies = [](const JobSpec& job) { return job.strategy.dtype == Dtype::bf16; };
   precision.search_values = [read = precision.read](const JobSpec& job) { return std::vector<Value>{read(job)}; };
   precision.searched_when_listed = true;
+  // Megatron-Core's --fp8-recipe values, TransformerEngine's recipe classes and Megatron-Bridge's
+  // mixed-precision recipe names (bf16_with_<format>_mixed) for the formats distsim prices.
+  precision.value_aliases = {{"fp8-cs", "fp8"},
+                             {"fp8 current scaling", "fp8"},
+                             {"float8currentscaling", "fp8"},
+                             {"tensorwise", "fp8"},
+                             {"fp8-ds", "fp8"},
+                             {"fp8 delayed scaling", "fp8"},
+                             {"delayedscaling", "fp8"},
+                             {"delayed", "fp8"},
+                             {"bf16_with_fp8_current_scaling_mixed", "fp8"},
+                             {"bf16_with_fp8_delayed_scaling_mixed", "fp8"},
+                             {"fp8-mx", "mxfp8"},
+                             {"mxfp8blockscaling", "mxfp8"},
+                             {"bf16_with_mxfp8_mixed", "mxfp8"},
+                             {"nvfp4blockscaling", "nvfp4"},
+                             {"bf16_with_nvfp4_mixed", "nvfp4"}};
+  const std::string blockwise =
+      "(fp8 with 1x128 and 128x128 block scales: DeepSeek-V3's recipe, TransformerEngine's Float8BlockScaling) is "
+      "not modelled";
+  precision.unmodelled_values = {
+      {"blockwise", blockwise},
+      {"fp8 blockwise", blockwise},
+      {"float8blockscaling", blockwise},
+      {"fp8-sc", blockwise},
+      {"bf16_with_fp8_subchannel_scaling_mixed", blockwise},
+      {"rowwise", "(fp8 with a scale per row: torchao float8 rowwise) is not modelled"},
+      {"fp8 rowwise", "(fp8 with a scale per row: torchao float8 rowwise) is not modelled"},
+      {"mxfp4", "(fp4 with E8M0 scales per 32 elements) is not modelled"}};
   return precision;
 }
 
@@ -70,13 +99,23 @@ JobOption attention_kernel_option() {
   return option;
 }
 
+//! The training precision; mixed precision (fp32 master weights, the 16-bit type in the GEMMs)
+//! is how every 16-bit type trains, so "bf16 mixed" is bf16.
+JobOption dtype_option() {
+  JobOption dtype =
+      strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
+                             {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}}, "training precision");
+  // PyTorch's dtype names, Lightning's precision flags and Megatron-Bridge's recipe names.
+  dtype.value_aliases = {{"bfloat16", "bf16"},  {"bf16 mixed", "bf16"},   {"fp16 mixed", "fp16"},
+                         {"16-mixed", "fp16"},  {"float16", "fp16"},      {"half", "fp16"},
+                         {"float32", "fp32"},   {"32-true", "fp32"},      {"bf16-true", "bf16"}};
+  return dtype;
+}
+
 }  // namespace
 
 std::vector<JobOption> precision_options() {
-  return {strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
-                                 {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
-                                 "training precision"),
-          fp8_option(),
+  return {dtype_option(), fp8_option(),
           precision_option(),
           bf16_layers_option("bf16_layers_at_start", "--bf16-layers-at-start", &Strategy::bf16_layers_at_start,
                              "transformer layers at the start of the model that keep bf16 GEMMs under a low "

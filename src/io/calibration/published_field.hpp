@@ -10,6 +10,7 @@ namespace distsim::io {
 struct PublishedField {
   std::string text;   //!< the field as written
   std::string value;  //!< without parenthesised remarks, lower case, spaces collapsed
+  std::string remark;  //!< the parenthesised remarks (split_remark)
   //! Empty, "n/a", "na", "none" or "-": the table says the setting does not apply, which every
   //! column reads as its default (off, one, absent).
   bool missing = false;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/closest_name.hpp"
+#include "core/name_match.hpp"
 #include "io/document/document.hpp"
 
 namespace distsim::io {
@@ -278,10 +279,6 @@ int MappingReader::line_of(std::string_view key) const {
   return entry ? entry->first.Mark().line + 1 : 0;
 }
 
-bool MappingReader::same_text(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
-}
+bool MappingReader::same_text(std::string_view a, std::string_view b) { return same_name(a, b); }
 
 }  // namespace distsim::io

@@ -22,6 +22,7 @@ template <class Enum>
 struct Choice {
   std::string_view text;
   Enum value;
+  bool alias = false;  //!< another name of the value, accepted but not listed in messages
 };
 
 //! Reads the keys of one YAML mapping into spec fields. Every problem (unknown key, wrong type,
@@ -69,12 +70,15 @@ class MappingReader {
   //! A non-empty string.
   bool read(std::string_view key, std::string& out);
 
-  //! One of `choices`, matched ignoring case.
+  //! One of `choices`, matched by the one name rule (core/name_match.hpp).
   template <class Enum>
   bool read_choice(std::string_view key, Enum& out, const std::vector<Choice<Enum>>& choices) {
     std::string expected = "expected one of ";
-    for (std::size_t i = 0; i < choices.size(); ++i) {
-      expected += (i == 0 ? "" : ", ") + std::string(choices[i].text);
+    bool first = true;
+    for (const auto& choice : choices) {
+      if (choice.alias) continue;
+      expected += (first ? "" : ", ") + std::string(choice.text);
+      first = false;
     }
     const std::optional<std::string> text = scalar(key, expected);
     if (!text) {

@@ -32,6 +32,11 @@ std::vector<Choice<FfnType>> ffn_type_choices() {
   for (const auto& info : model::kFfnTypes) {
     choices.push_back({info.name, info.type});
   }
+  for (const auto& info : model::kFfnTypes) {
+    for (const auto alias : info.aliases) {
+      if (!alias.empty()) choices.push_back({alias, info.type, true});
+    }
+  }
   return choices;
 }
 const std::vector<Choice<NormType>> kNorms = {{"layernorm", NormType::layernorm}, {"rmsnorm", NormType::rmsnorm}};

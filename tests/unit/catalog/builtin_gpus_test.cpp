@@ -207,7 +207,7 @@ TEST(FindGpu, FindsAPartByItsAliases) {
 }
 
 TEST(FindGpu, EveryAliasNamesABuiltinGpuAndNoAliasIsAName) {
-  for (const GpuAlias& alias : gpu_aliases()) {
+  for (const CatalogAlias& alias : gpu_aliases()) {
     EXPECT_EQ(find_gpu(alias.alias).name, alias.name);
     for (const auto& name : gpu_names()) {
       EXPECT_NE(alias.alias, name);
