@@ -69,7 +69,8 @@ std::vector<JobOption> expert_options() {
   dispatcher.value_aliases = {{"all-to-all", "alltoall"}, {"a2a", "alltoall"}, {"all-gather", "allgather"}};
   const std::string flex = "(Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse permutation into "
                            "the exchange and send a token once per destination rank) is not modelled";
-  dispatcher.unmodelled_values = {{"flex", flex}, {"deepep", flex}, {"hybridep", flex}};
+  dispatcher.unmodelled_values = {
+      {"flex", flex}, {"deepep", flex}, {"hybridep", flex}, {"flex/deepep", flex}, {"flex/hybridep", flex}};
   JobOption imbalance = basic("moe_imbalance", "--moe-imbalance", ValueType::text, "1.0",
                               "tokens of the busiest expert rank over the mean (1.0: balanced, as in force-balanced "
                               "benchmark runs); the slowest expert rank sets the MoE layer's pace");

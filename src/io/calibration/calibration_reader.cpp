@@ -10,14 +10,17 @@
 
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
+#include "catalog/builtin_models.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/name_match.hpp"
 #include "core/plain_text.hpp"
 #include "io/calibration/calibration_recipes.hpp"
 #include "io/calibration/calibration_vocabulary.hpp"
 #include "io/calibration/csv_table.hpp"
 #include "io/calibration/moe_row_model.hpp"
 #include "io/calibration/published_field.hpp"
+#include "model/ffn_type.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -78,43 +81,77 @@ class RowReader {
   std::size_t row_;
 };
 
-//! Model layouts by the architecture family a row names; anything else is refused by name.
-struct ArchitectureFamily {
-  std::string_view spelling;
-  bool llama_layout;  //!< RMSNorm, rotary positions and an untied output layer
-};
-
-constexpr ArchitectureFamily kArchitectures[] = {{"gpt", false},    {"gpt-2", false},  {"llama", true},
-                                                 {"llama 2", true}, {"llama 3", true}, {"llama 3.1", true}};
-
+//! The layout of the built-in decoder models of the family the row's arch names (LayerNorm or
+//! RMSNorm, position embedding, tied output layer, linear biases): the family's models must agree
+//! on it, or the arch says too little to price the row.
 void read_architecture(const RowReader& row, model::ModelSpec& model, std::vector<std::string>& assumptions) {
   const PublishedField arch = read_published_field(row.text("arch"));
   if (arch.missing) {
     assumptions.emplace_back("arch not given: the GPT layout (LayerNorm, learned positions, tied embeddings)");
     return;
   }
-  std::vector<std::string> known;
-  for (const auto& family : kArchitectures) {
-    if (arch.value == family.spelling) {
-      if (family.llama_layout) {
-        model.norm = model::NormType::rmsnorm;
-        model.position_embedding = model::PositionEmbedding::rope;
-        model.tie_embeddings = false;
-      }
-      return;
+  const std::string family = model_family(split_remark(arch.text).name);
+  std::vector<std::string> families;
+  for (const auto& builtin : catalog::builtin_models()) families.push_back(model_family(builtin.name));
+  // The family named exactly ("GPT": gpt2-345m, gpt3-175b), else the families it starts
+  // ("BERT": bert-large, bert-exlarge).
+  const bool exact = std::find(families.begin(), families.end(), family) != families.end();
+  const model::ModelSpec* layout = nullptr;
+  for (const auto& builtin : catalog::builtin_models()) {
+    const std::string own = model_family(builtin.name);
+    if (exact ? own != family : own.rfind(family, 0) != 0) continue;
+    const bool same = layout == nullptr ||
+                      (layout->architecture == builtin.architecture && layout->norm == builtin.norm &&
+                       layout->position_embedding == builtin.position_embedding &&
+                       layout->tie_embeddings == builtin.tie_embeddings &&
+                       layout->linear_biases == builtin.linear_biases);
+    if (!same) {
+      throw Unsupported{"arch '" + arch.text + "': the built-in models of family '" + family + "' (" + layout->name +
+                        ", " + builtin.name + ") differ in their layout; give the row's model as a model file"};
     }
-    known.emplace_back(family.spelling);
+    if (layout == nullptr) layout = &builtin;
   }
-  throw Unsupported{"arch '" + arch.text + "' is not a layout the calibration reader knows; did you mean '" +
-                    closest_name(arch.value, known) + "'?"};
+  if (layout == nullptr) {
+    throw Unsupported{"arch '" + arch.text + "' names no family of the built-in models (distsim list models); the "
+                      "closest is '" + closest_name(family, families) + "'"};
+  }
+  if (layout->architecture != model::Architecture::decoder) {
+    throw Unsupported{"arch '" + arch.text + "' names the family of built-in model '" + layout->name +
+                      "', which is not a decoder; the calibration reader reads decoder rows"};
+  }
+  model.norm = layout->norm;
+  model.position_embedding = layout->position_embedding;
+  model.tie_embeddings = layout->tie_embeddings;
+  model.linear_biases = layout->linear_biases;
 }
 
-model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions) {
+//! The MLP activation the row names (model/ffn_type.hpp's names and aliases); GELU when it names none.
+model::FfnType read_activation(const RowReader& row) {
+  const PublishedField activation = read_published_field(row.text("ffn_activation"));
+  if (activation.missing) return model::FfnType::gelu;
+  if (const model::FfnTypeInfo* found = model::find_ffn_type(activation.value)) return found->type;
+  std::vector<std::string> names;
+  for (const auto& info : model::kFfnTypes) names.emplace_back(info.name);
+  throw Unsupported{"ffn_activation '" + activation.text + "' is not an MLP activation distsim models (" +
+                    comma_joined(names) + "); the closest is '" + closest_name(activation.value, names) + "'"};
+}
+
+//! A row is a mixture-of-experts run when its moe column says so or it states more than one
+//! routed expert.
+bool is_moe_row(const RowReader& row) {
   const PublishedField moe = read_published_field(row.text("moe"));
-  if (!moe.missing && moe.value != "no") {
+  if (!moe.missing && moe.value != "no" && moe.value != "dense") {
     if (moe.value != "moe" && moe.value != "yes") {
       throw Unsupported{"moe '" + row.text("moe") + "' is neither MoE, yes nor no"};
     }
+    return true;
+  }
+  const auto experts = row.optional_number("moe_num_experts");
+  return moe.missing && experts && *experts > 1;
+}
+
+model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions) {
+  if (is_moe_row(row)) {
     MoeRowModel read = read_moe_row_model([&row](std::string_view column) { return row.text(column); });
     if (!read.model) throw Unsupported{read.refused_because};
     assumptions.insert(assumptions.end(), read.assumptions.begin(), read.assumptions.end());
@@ -129,12 +166,7 @@ model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assu
   model.ffn_hidden_size = row.integer_or("ffn_hidden_size", 4 * model.hidden_size);
   model.vocab_size = row.integer("vocab_size");
   model.seq_length = row.integer("seq_len");
-  const PublishedField activation = read_published_field(row.text("ffn_activation"));
-  if (activation.value == "swiglu") {
-    model.ffn_type = model::FfnType::swiglu;
-  } else if (!activation.missing && activation.value != "gelu") {
-    throw Unsupported{"ffn_activation '" + row.text("ffn_activation") + "' is not modelled (gelu or swiglu)"};
-  }
+  model.ffn_type = read_activation(row);
   read_architecture(row, model, assumptions);
   return model;
 }
@@ -343,9 +375,23 @@ void apply_setting(std::string_view key, const std::string& text, strategy::JobS
   option.apply(parsed.value, job, options::SpecResolvers{});
 }
 
-void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy::JobSpec& job) {
+//! Whether the field says the source does not state it and gives no number of its own
+//! ("not stated", "per recipe (not stated)"), where "4 (not stated; inferred)" gives 4.
+bool unstated_number(const RowReader& row, std::string_view column) {
+  const PublishedField field = read_published_field(row.text(column));
+  return field.not_stated && !std::isdigit(static_cast<unsigned char>(field.value.empty() ? ' ' : field.value[0]));
+}
+
+void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy::JobSpec& job,
+                   std::vector<std::string>& assumptions) {
   for (const auto& [column, key, required] : kSettingColumns) {
-    if (required || row.optional_number(column)) {
+    if (!required && unstated_number(row, column)) {
+      // A size the source leaves unstated is the framework's default, which is the option's.
+      const std::string value = options::option(key).default_value;
+      assumptions.push_back(std::string(key) + "=" + value + " (" + std::string(column) + " '" + row.text(column) +
+                            "'; Megatron-Core's default, which is distsim's)");
+      apply_setting(key, value, job);
+    } else if (required || row.optional_number(column)) {
       apply_setting(key, std::to_string(row.integer(column)), job);
     }
   }
@@ -364,6 +410,36 @@ void read_strategy(const RowReader& row, const ColumnSettings& columns, strategy
   }
   const auto problems = strategy::precision_problems(job, {{"fp8", "precision '" + row.text("precision") + "'"}});
   if (!problems.empty()) throw Unsupported{problems.front()};
+}
+
+//! Megatron-Core splits the decoder layers evenly over the pipeline's pp x vpp model chunks and
+//! refuses a remainder; its recipes for layer counts that do not split count the embedding and the
+//! loss as layers (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split;
+//! Megatron-Bridge's Llama 3.1 405B and Qwen3-235B recipes set both). A row whose layers do not
+//! split and that states no layout gets that rule when it splits the layers evenly, as an
+//! assumption; it is refused when no rule fits or when one of the two alone would fit, since the
+//! source does not say which.
+void split_layers_as_megatron_does(strategy::JobSpec& job, std::vector<std::string>& assumptions) {
+  strategy::Strategy& s = job.strategy;
+  const int chunks = s.pipeline_parallel * s.virtual_stages;
+  const int layers = job.model.num_layers;
+  if (s.custom_pipeline_layout() || chunks <= 1 || layers % chunks == 0) return;
+  const std::string split = std::to_string(layers) + " layers over pp " + std::to_string(s.pipeline_parallel) +
+                            " x vpp " + std::to_string(s.virtual_stages) + " = " + std::to_string(chunks) + " chunks";
+  if ((layers + 2) % chunks == 0) {
+    s.account_for_embedding = true;
+    s.account_for_loss = true;
+    assumptions.push_back("account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (" +
+                          split + " do not split evenly; with the embedding and the loss counted as layers, " +
+                          std::to_string(layers + 2) + " do, as Megatron-Core's recipes run such models)");
+    return;
+  }
+  if ((layers + 1) % chunks == 0) {
+    throw Unsupported{split + " do not split evenly; counting either the embedding or the loss as a layer would, "
+                      "and the source does not say which (give the row's pipeline layout)"};
+  }
+  throw Unsupported{split + " do not split evenly, nor with the embedding and the loss counted as layers (" +
+                    std::to_string(layers + 2) + "); the source's pipeline layout is not stated"};
 }
 
 //! The settings of the recipe the row's framework runs its model with, as an assumption naming it.
@@ -398,9 +474,10 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index,
     job.model = read_model(row, run.assumptions);
     const ColumnSettings columns = read_vocabulary_columns(row);
     job.cluster = read_cluster(row, columns.cluster, gpus, run.assumptions);
-    read_strategy(row, columns, job);
+    read_strategy(row, columns, job, run.assumptions);
     run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());
     apply_recipe(row, job, run.assumptions);
+    split_layers_as_megatron_does(job, run.assumptions);
     run.job = job;
   } catch (const Unsupported& unsupported) {
     run.excluded_because = unsupported.reason;

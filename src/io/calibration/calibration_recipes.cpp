@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/name_match.hpp"
+
 namespace distsim::io {
 
 namespace {
@@ -98,12 +100,6 @@ RecipeDefaults qwen3_235b_a22b() {
           ""};
 }
 
-bool same_text(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
 
 const std::vector<RecipeDefaults>& calibration_recipes() {
@@ -122,7 +118,7 @@ const RecipeDefaults* find_recipe(std::string_view framework, std::string_view m
   for (const auto& recipe : calibration_recipes()) {
     const bool sizes = (recipe.pipeline_parallel == 0 || recipe.pipeline_parallel == pipeline_parallel) &&
                        (recipe.virtual_stages == 0 || recipe.virtual_stages == virtual_stages);
-    if (sizes && same_text(recipe.framework, framework) && same_text(recipe.model, model)) return &recipe;
+    if (sizes && same_name(recipe.framework, framework) && same_name(recipe.model, model)) return &recipe;
   }
   return nullptr;
 }

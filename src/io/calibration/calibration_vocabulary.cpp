@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "core/closest_name.hpp"
+#include "core/name_match.hpp"
 #include "core/plain_text.hpp"
+#include "options/job_option.hpp"
 
 namespace distsim::io {
 
@@ -47,33 +50,27 @@ ColumnReading with_captures(ColumnReading reading, const std::vector<std::string
   return reading;
 }
 
-// Mixed-precision training keeps master weights in fp32 and computes in the named 16-bit type;
-// an fp8 run computes the transformer layers' linear GEMMs in fp8 (TransformerEngine, torchao
-// float8) and everything else in bf16.
+// Mixed-precision training keeps master weights in fp32 and computes in the named 16-bit type
+// (the dtype option's "bf16 mixed"); an fp8 run computes the transformer layers' linear GEMMs in
+// fp8 (TransformerEngine, torchao float8) and everything else in bf16 (the precision option).
 ColumnVocabulary precision() {
-  const Settings fp8{{"dtype", "bf16"}, {"fp8", "true"}};
+  // Megatron-Bridge's performance tables put GB200 and B200 MXFP8 results in parentheses with a
+  // footnote on 32x32 scaling blocks; TransformerEngine's MXFP8 recipe scales 1x32 blocks
+  // (TE docs, "MXFP8": "No 2D scaling is performed").
+  const ColumnReading mx_footnote =
+      assumes({{"precision", "mxfp8"}},
+              "the source's footnote names 32x32 scaling blocks; priced as TransformerEngine's MXFP8 with 1x32 "
+              "blocks, the same GEMM peak and one quantize pass per operand layout");
   return {"precision",
           false,
-          {{"bf16", sets({{"dtype", "bf16"}})},
-           {"fp16", sets({{"dtype", "fp16"}})},
-           {"fp16 mixed", sets({{"dtype", "fp16"}})},
-           {"fp32", sets({{"dtype", "fp32"}})},
-           {"fp16/bf16 mixed", assumes({{"dtype", "fp16"}}, "the source does not say which of fp16 and bf16; they "
+          {"dtype", "precision"},
+          {{"fp16/bf16 mixed", assumes({{"dtype", "fp16"}}, "the source does not say which of fp16 and bf16; they "
                                                             "have the same tensor-core peak on A100 and later GPUs")},
-           {"fp8", sets(fp8)},
-           {"fp8 + bf16", sets(fp8)},
-           {"fp8-cs", sets(fp8)},
-           {"fp8 tensorwise + bf16", assumes(fp8, "torchao float8 with tensor-wise scaling, priced as "
-                                                  "TransformerEngine's per-tensor-scaled fp8 GEMMs")},
-           {"fp8 rowwise + bf16", refuses("fp8 with row-wise scaling (torchao float8 rowwise) is not modelled")},
-           // Megatron-Bridge's performance tables put GB200 and B200 MXFP8 results in parentheses with a
-           // footnote on 32x32 scaling blocks; TransformerEngine's MXFP8 recipe scales 1x32 blocks
-           // (TE docs, "MXFP8": "No 2D scaling is performed").
-           {"fp8-mx (parenthesised value; footnote: 32x32 granularity on gb200/b200)",
-            assumes({{"dtype", "bf16"}, {"precision", "mxfp8"}},
-                    "the source's footnote names 32x32 scaling blocks; priced as TransformerEngine's MXFP8 with 1x32 "
-                    "blocks, the same GEMM peak and one quantize pass per operand layout")},
-           {"fp8-mx", sets({{"dtype", "bf16"}, {"precision", "mxfp8"}})}},
+           {"fp8 tensorwise + bf16", assumes({{"precision", "fp8"}}, "torchao float8 with tensor-wise scaling, priced "
+                                                                     "as TransformerEngine's per-tensor-scaled fp8 "
+                                                                     "GEMMs")},
+           {"fp8-mx (*32x32*)", mx_footnote},
+           {"mxfp8 (*32x32*)", mx_footnote}},
           assumes({{"dtype", "bf16"}}, "precision not given"),
           assumes({{"dtype", "bf16"}}, "precision not stated")};
 }
@@ -81,7 +78,8 @@ ColumnVocabulary precision() {
 ColumnVocabulary sequence_parallel() {
   return {"sequence_parallel",
           false,
-          {{"yes", sets({{"sequence_parallel", "true"}})}, {"no", sets({{"sequence_parallel", "false"}})}},
+          {"sequence_parallel"},
+          {},
           sets({{"sequence_parallel", "false"}}),
           assumes({{"sequence_parallel", "true"}},
                   "not stated; Megatron-Core and NeMo recipes turn it on with tensor parallelism")};
@@ -90,39 +88,29 @@ ColumnVocabulary sequence_parallel() {
 ColumnVocabulary recompute() {
   return {"recompute",
           false,
-          {{"full", sets({{"recompute", "full"}})},
-           {"full activation checkpointing", sets({{"recompute", "full"}})},
-           {"selective", sets({{"recompute", "selective"}})},
-           {"likely full", assumes({{"recompute", "full"}}, "not stated; the source's FLOP count (96 B s l h^2, the "
+          {"recompute"},
+          {{"likely full", assumes({{"recompute", "full"}}, "not stated; the source's FLOP count (96 B s l h^2, the "
                                                             "forward counted twice) implies full recomputation")},
            {"none/selective default", assumes({{"recompute", "none"}}, "Megatron-Core recomputes nothing unless "
                                                                        "recompute modules are set")},
-           {"selective: mla_up_proj", sets({{"recompute", "mla_up_proj"}})},
-           {"per-op selective activation checkpointing",
-            refuses("torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
-                    "modelled")}},
+           // Megatron-Core's --recompute-granularity selective with the named --recompute-modules.
+           {"selective: *", sets({{"recompute", "$1"}})}},
           sets({{"recompute", "none"}}),
           assumes({{"recompute", "none"}}, "not stated; Megatron-Core's default is no recomputation")};
 }
 
 ColumnVocabulary optimizer_sharding() {
-  // FSDP2's fully_shard and Megatron-FSDP's optim_grads_params shard parameters, gradients and
-  // optimizer states over the data-parallel ranks: ZeRO-3. FSDP2 over fewer ranks than dp x cp
-  // replicates across shard groups (HSDP); the job's own check refuses a group that does not
-  // divide dp x cp.
-  const ColumnReading fsdp = sets({{"sharding", "zero3"}});
+  // FSDP2 over fewer ranks than dp x cp replicates across shard groups (HSDP); the job's own check
+  // refuses a group that does not divide dp x cp.
   return {"optimizer_sharding",
           false,
-          {{"distributed optimizer", sets({{"distributed_optimizer", "true"}})},
-           {"ddp + distributed optimizer", sets({{"distributed_optimizer", "true"}})},
+          {"sharding", "distributed_optimizer"},
+          {// PyTorch DDP replicates parameters, gradients and optimizer states: it shards nothing.
+           {"ddp", sets({})},
            // NeMo's distributed_fused_adam shards the optimizer over data parallelism and overlaps
            // the gradient reduce-scatter with the backward pass (overlap_grad_sync, on by default).
            {"distributed_fused_adam", sets({{"distributed_optimizer", "true"}, {"overlap_grad_reduce", "true"}})},
-           {"fsdp2 over * ranks", sets({{"sharding", "zero3"}, {"shard_group_size", "$1"}})},
-           {"megatron-fsdp", fsdp},
-           {"zero-1", sets({{"sharding", "zero1"}})},
-           {"zero-2", sets({{"sharding", "zero2"}})},
-           {"zero-3", fsdp}},
+           {"fsdp2 over * ranks", sets({{"sharding", "zero3"}, {"shard_group_size", "$1"}})}},
           sets({{"distributed_optimizer", "false"}}),
           assumes({{"distributed_optimizer", "false"}}, "not stated; Megatron-Core's default replicates the "
                                                         "optimizer")};
@@ -138,10 +126,11 @@ ColumnVocabulary comm_overlap() {
   return {
       "comm_overlap",
       true,
+      {"overlap_grad_reduce", "p2p_scatter_gather", "overlap_moe_expert_parallel_comm"},
+      // Megatron-LM 2021's --DDP-impl: both reduce the gradients with one all-reduce per bucket.
       {{"ddp-impl local", same_all_reduce},
        {"ddp-impl torch", same_all_reduce},
        {"scatter/gather p2p optimization on*", sets({{"p2p_scatter_gather", "true"}})},
-       {"overlap_grad_reduce", sets({{"overlap_grad_reduce", "true"}})},
        {"tp comm overlap (userbuffers) + p2p overlap per yaml",
         assumes({}, "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
                     "priced without overlap")},
@@ -169,36 +158,35 @@ ColumnVocabulary comm_overlap() {
 ColumnVocabulary expert_tensor_parallel() {
   return {"etp",
           true,
-          {{"1", sets({{"etp", "1"}})},
-           {"1 (perf recipe default; not in table)",
-            assumes({{"etp", "1"}}, "the performance recipes' default; not in the table")},
-           {"1 (perf recipe; not in table)", assumes({{"etp", "1"}}, "the matched performance recipe's; not in the "
-                                                                     "table")}},
+          {"etp"},
+          {{"* (perf recipe default; not in table)",
+            assumes({{"etp", "$1"}}, "the performance recipes' default; not in the table")},
+           {"* (perf recipe; not in table)", assumes({{"etp", "$1"}}, "the matched performance recipe's; not in the "
+                                                                      "table")}},
           sets({}),
           assumes({{"etp", "1"}}, "not stated")};
 }
 
-// Megatron-Core's --moe-token-dispatcher-type. The flex dispatcher with HybridEP or DeepEP fuses
-// permutation into the communication and sends a token once per destination rank, not once per
-// chosen expert, so it is not priced as the all-to-all one.
+// Megatron-Core's --moe-token-dispatcher-type; the option names the flex dispatcher with HybridEP
+// or DeepEP kernels as not modelled.
 ColumnVocabulary moe_dispatcher() {
   return {"moe_dispatcher",
           true,
-          {{"alltoall", sets({{"moe_dispatcher", "alltoall"}})},
-           {"allgather", sets({{"moe_dispatcher", "allgather"}})},
-           {"alltoall (perf recipe * at tag *; not in table)",
-            assumes({{"moe_dispatcher", "alltoall"}}, "the matched performance recipe's; not in the table")},
-           {"flex/* (*)", refuses("the flex token dispatcher (HybridEP or DeepEP kernels) is not modelled")}},
+          {"moe_dispatcher"},
+          {{"* (perf recipe * at tag *; not in table)",
+            assumes({{"moe_dispatcher", "$1"}}, "the matched performance recipe's; not in the table")}},
           sets({}),
           assumes({{"moe_dispatcher", "alltoall"}},
                   "not stated in the table; the all-to-all dispatcher, which the table's notes say the release's "
                   "H100 and B200 recipes mostly use (its GB200 and GB300 recipes use flex with HybridEP)")};
 }
 
-// The node design each spelling of the link inside a node names (distsim list clusters).
+// The node design each spelling of the link inside a node names (distsim list clusters); a value
+// whose remark starts with a built-in node design's name ("(DGX H100, 900 GB/s ...)") is that one.
 ColumnVocabulary intra_node_link() {
   return {"intra_node_link",
           false,
+          {},
           {{"nvswitch, 300 gb/s per gpu", sets({{"cluster", "dgx-2h"}})},
            {"nvlink3 + nvswitch", sets({{"cluster", "dgx-a100"}})},
            {"nvlink4 + nvswitch", sets({{"cluster", "dgx-h100"}})},
@@ -219,6 +207,7 @@ ColumnVocabulary intra_node_link() {
 ColumnVocabulary framework() {
   return {"framework",
           false,
+          {},
           {{"nemo 24.03*", assumes({{"attention_kernel", "cudnn-9.0"}},
                                    "NeMo 24.03 runs TransformerEngine's cuDNN fused attention from a container no "
                                    "newer than NGC PyTorch 24.02 (cuDNN 9.0), priced at cuDNN 9.0's measured rate")},
@@ -227,9 +216,79 @@ ColumnVocabulary framework() {
           sets({})};
 }
 
-std::vector<std::string> known_spellings(const ColumnVocabulary& vocabulary) {
+//! The reading of `text` by a phrase of the column, or nothing.
+std::optional<ColumnReading> phrase_reading(const ColumnVocabulary& vocabulary, const std::string& text,
+                                            const std::string& with_remarks) {
+  for (const auto& [spelling, reading] : vocabulary.spellings) {
+    // A phrase that writes a remark is matched with the field's remarks.
+    const bool remarked = spelling.find('(') != std::string::npos;
+    std::vector<std::string> captured;
+    if (glob_matches(spelling, remarked ? with_remarks : text, captured)) return with_captures(reading, captured);
+  }
+  return std::nullopt;
+}
+
+//! The reading of `text` as a value of one of the column's options, a refusal when an option names
+//! it as not modelled, or nothing.
+std::optional<ColumnReading> option_reading(const ColumnVocabulary& vocabulary, const std::string& text) {
+  for (const auto& key : vocabulary.options) {
+    const options::JobOption& option = options::option(key);
+    if (option.type == options::ValueType::boolean && same_name(text, option.key)) return sets({{key, "true"}});
+    for (const auto& [name, why] : option.unmodelled_values) {
+      if (same_name(text, name)) return refuses(option.noun + " '" + text + "' " + why);
+    }
+    if (option.type == options::ValueType::text) continue;
+    const options::ParsedValue parsed = options::parse_value(option, text);
+    if (parsed.ok()) return sets({{key, options::value_text(parsed.value)}});
+  }
+  return std::nullopt;
+}
+
+//! The parts of `text` joined by '+', trimmed; one part when there is no '+'.
+std::vector<std::string> plus_parts(const std::string& text) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t plus = text.find('+', start);
+    parts.push_back(trimmed(text.substr(start, plus - start), " "));
+    if (plus == std::string::npos) return parts;
+    start = plus + 1;
+  }
+}
+
+//! A phrase's or the options' reading of the whole text, else of each '+' part; nothing when some
+//! part has no reading.
+std::optional<ColumnReading> value_reading(const ColumnVocabulary& vocabulary, const std::string& text,
+                                           const std::string& with_remarks) {
+  if (auto phrase = phrase_reading(vocabulary, text, with_remarks)) return phrase;
+  if (auto setting = option_reading(vocabulary, text)) return setting;
+  const std::vector<std::string> parts = plus_parts(text);
+  if (parts.size() < 2) return std::nullopt;
+  ColumnReading combined;
+  for (const auto& part : parts) {
+    std::optional<ColumnReading> reading = phrase_reading(vocabulary, part, part);
+    if (!reading) reading = option_reading(vocabulary, part);
+    if (!reading) return std::nullopt;
+    if (!reading->refused_because.empty()) return reading;
+    combined.settings.insert(combined.settings.end(), reading->settings.begin(), reading->settings.end());
+    if (!reading->assumed_because.empty()) {
+      combined.assumed_because += (combined.assumed_because.empty() ? "" : "; ") + reading->assumed_because;
+    }
+  }
+  return combined;
+}
+
+//! What the column knows, for the closest-name suggestion: its phrases and its options' values.
+std::vector<std::string> known_values(const ColumnVocabulary& vocabulary) {
   std::vector<std::string> known;
-  for (const auto& spelling : vocabulary.spellings) known.push_back(spelling.first);
+  for (const auto& spelling : vocabulary.spellings) {
+    if (spelling.first.find('*') == std::string::npos) known.push_back(spelling.first);
+  }
+  for (const auto& key : vocabulary.options) {
+    const options::JobOption& option = options::option(key);
+    if (option.type == options::ValueType::boolean) known.push_back(option.key);
+    known.insert(known.end(), option.allowed.begin(), option.allowed.end());
+    for (const auto& alias : option.value_aliases) known.push_back(alias.first);
+  }
   return known;
 }
 
@@ -245,19 +304,17 @@ const std::vector<ColumnVocabulary>& calibration_vocabularies() {
 
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field) {
   if (field.missing) return vocabulary.when_missing;
-  const std::string value = vocabulary.remarks_matter ? lowercase(field.text) : field.value;
   const std::string whole = lowercase(field.text);
-  for (const auto& [spelling, reading] : vocabulary.spellings) {
-    // A spelling that writes a remark is matched with the field's remarks.
-    const bool with_remarks = spelling.find('(') != std::string::npos;
-    std::vector<std::string> captured;
-    if (glob_matches(spelling, with_remarks ? whole : value, captured)) return with_captures(reading, captured);
+  const std::string value = vocabulary.remarks_matter ? whole : field.value;
+  if (!vocabulary.remarks_matter || field.remark.empty()) {
+    if (auto reading = value_reading(vocabulary, field.value, whole)) return *reading;
+  } else if (auto reading = phrase_reading(vocabulary, value, whole)) {
+    return *reading;
   }
   if (value.rfind("not stated", 0) == 0) return vocabulary.when_not_stated;
-  return refuses(vocabulary.column + " '" + field.text +
-                 "' is not a value the calibration reader knows; the closest "
-                 "it knows is '" +
-                 closest_name(value, known_spellings(vocabulary)) + "'");
+  const std::string closest = closest_name(value, known_values(vocabulary));
+  return refuses(vocabulary.column + " '" + field.text + "' is not a value the calibration reader knows" +
+                 (closest.empty() ? "; it expects a positive whole number" : "; the closest it knows is '" + closest + "'"));
 }
 
 }  // namespace distsim::io

@@ -20,15 +20,24 @@ struct ColumnReading {
   std::string refused_because;
 };
 
-//! The spellings of one column that the calibration reader understands. A spelling is matched
-//! whole, ignoring case; '*' stands for any text, and a setting value "$N" takes the text the N-th
-//! '*' stood for. A spelling that contains '(' is matched with the field's remarks. Nothing is
-//! matched by a substring.
+//! How the calibration reader reads one column. A value is read, in this order, as
+//! - one of the column's phrases: what published tables write that no option or catalog entry
+//!   names, each with what it sets and why. A phrase is matched whole, ignoring case; '*' stands
+//!   for any text, and a setting value "$N" takes the text the N-th '*' stood for. A phrase that
+//!   contains '(' is matched with the field's remarks. Nothing is matched by a substring;
+//! - the values of the column's options, by the option table's own parsing (its values, their
+//!   aliases and the values it names as not modelled, by the one name rule), part by part where
+//!   parts are joined by '+' ("FP8 + BF16"); a part that names a yes/no option turns it on
+//!   ("distributed optimizer"); Megatron-LM flags ("--overlap-grad-reduce") as the Megatron
+//!   reader reads them.
 struct ColumnVocabulary {
   std::string column;
   //! Whether parenthesised remarks are part of the value ("(async TP)" changes the run) or only
-  //! commentary ("(--fp16, loss-scale 8192)").
+  //! commentary ("(--fp16, loss-scale 8192)"). A value with remarks that matter is read only by
+  //! a phrase that writes them.
   bool remarks_matter = false;
+  //! The option-table keys whose values the column holds, in the order they are tried.
+  std::vector<std::string> options;
   std::vector<std::pair<std::string, ColumnReading>> spellings;
   ColumnReading when_missing;     //!< empty, n/a, none, - (or no such column)
   ColumnReading when_not_stated;  //!< "not stated ..." without a value of its own
@@ -43,7 +52,7 @@ const std::vector<ColumnVocabulary>& calibration_vocabularies();
 inline constexpr const char* kRackOfTheGpu = "the GPU's NVL72 rack";
 
 //! The reading of one value of `vocabulary`'s column (one part of it, for columns whose parts are
-//! separated by ';'), or a refusal that lists the spellings it knows.
+//! separated by ';'), or a refusal that names the closest value it knows.
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field);
 
 }  // namespace distsim::io

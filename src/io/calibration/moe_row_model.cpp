@@ -7,6 +7,8 @@
 
 #include "catalog/builtin_models.hpp"
 #include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+#include "core/name_match.hpp"
 #include "core/plain_text.hpp"
 #include "io/calibration/published_field.hpp"
 #include "model/ffn_type.hpp"
@@ -15,27 +17,19 @@ namespace distsim::io {
 
 namespace {
 
-//! A row's model name, matched whole and ignoring case with its remarks ("(w/o MTP)" changes the
-//! model), and the built-in model it names.
-struct RowModelName {
-  std::string_view spelling;
-  std::string_view builtin;      //!< empty: refused
-  std::string_view arch_family;  //!< what the arch text starts with
-  int mtp_layers;                //!< -1: the built-in model's
-  std::string_view refused_because;
-  //! The table's activation text for a variant priced as the built-in model's ffn_type (lowercase,
-  //! whole); empty: the column must name the ffn_type itself.
-  std::string_view activation_variant = "";
+//! What a remark after a row's model name changes: "DeepSeekV3 (w/o MTP)" is the built-in model
+//! without its multi-token prediction modules. Any other remark is refused: it may describe
+//! another model.
+struct ModelRemark {
+  std::string_view remark;
+  int mtp_layers;  //!< -1: the built-in model's
 };
 
-// Megatron-Bridge 25.11 performance summary names (Megatron-Bridge docs/performance-summary.md).
-constexpr RowModelName kRowModels[] = {
-    {"qwen3_30b_a3b", "qwen3-30b-a3b", "qwen3-moe", -1, ""},
-    {"qwen3_235b_a22b", "qwen3-235b-a22b", "qwen3-moe", -1, ""},
-    {"deepseekv3 (w/ mtp)", "deepseek-v3", "deepseek-v3", -1, ""},
-    {"deepseekv3 (w/o mtp)", "deepseek-v3", "deepseek-v3", 0, ""},
-    {"gpt oss 120b", "gpt-oss-120b", "gpt-oss", -1, "", "gated (clamped swiglu-like, quick-gelu gate, glu offset 1.0)"},
-};
+constexpr ModelRemark kModelRemarks[] = {{"w/ mtp", -1}, {"w/o mtp", 0}};
+
+//! GPT-OSS's activation as published tables describe it: SwiGLU clamped at swiglu_limit with a
+//! quick-GELU gate and 1.0 added to the linear half (HF GptOssExperts), priced as SwiGLU.
+constexpr std::string_view kClampedSwiglu = "gated (clamped swiglu-like, quick-gelu gate, glu offset 1.0)";
 
 //! A row that does not describe its built-in model; caught by read_moe_row_model.
 struct Disagreement {
@@ -44,9 +38,8 @@ struct Disagreement {
 
 class ModelCheck {
  public:
-  ModelCheck(const std::function<std::string(std::string_view)>& column, const model::ModelSpec& model,
-             std::string_view activation_variant)
-      : column_(column), model_(model), activation_variant_(activation_variant) {}
+  ModelCheck(const std::function<std::string(std::string_view)>& column, const model::ModelSpec& model)
+      : column_(column), model_(model) {}
 
   //! The whole number a field starts with ("128 (MLA, ...)" gives 128); none when it is missing.
   std::optional<int> leading_integer(std::string_view name) const {
@@ -82,15 +75,17 @@ class ModelCheck {
     if (has_dense_layers || leading_integer("ffn_hidden_size")) {
       expect_column("ffn_hidden_size", model_.ffn_hidden_size, "ffn_hidden_size");
     }
-    const std::string activation = read_published_field(column_("ffn_activation")).value;
-    if (activation != model::ffn_type_name(model_.ffn_type) && !is_priced_variant()) {
+    const model::FfnTypeInfo* activation = model::find_ffn_type(read_published_field(column_("ffn_activation")).value);
+    const bool same = activation != nullptr && activation->type == model_.ffn_type;
+    if (!same && !is_priced_variant()) {
       throw Disagreement{"ffn_activation '" + column_("ffn_activation") + "' disagrees with built-in model '" +
                          model_.name + "' (ffn_type " + std::string(model::ffn_type_name(model_.ffn_type)) + ")"};
     }
   }
 
   bool is_priced_variant() const {
-    return !activation_variant_.empty() && lowercase(trimmed(column_("ffn_activation"), " ")) == activation_variant_;
+    return model_.ffn_type == model::FfnType::swiglu &&
+           lowercase(trimmed(column_("ffn_activation"), " ")) == kClampedSwiglu;
   }
 
   void check_experts() const {
@@ -134,13 +129,13 @@ class ModelCheck {
     }
   }
 
-  //! The facts the arch text states ("head_dim 128", "QK-layernorm", "kv_lora 512") must be the
-  //! built-in model's.
-  void check_architecture(std::string_view family) const {
+  //! The arch text must name the built-in model's family, and the facts it states ("head_dim 128",
+  //! "QK-layernorm", "kv_lora 512") must be the model's.
+  void check_architecture() const {
     const std::string arch = lowercase(column_("arch"));
-    if (arch.rfind(family, 0) != 0) {
+    if (model_family(split_remark(column_("arch")).name) != model_family(model_.name)) {
       throw Disagreement{"arch '" + column_("arch") + "' does not name the family of built-in model '" + model_.name +
-                         "' (" + std::string(family) + ")"};
+                         "' (" + model_family(model_.name) + ")"};
     }
     const model::MlaSpec& mla = model_.mla;
     const std::pair<std::string, int> sizes[] = {{"head_dim", model_.head_dim()},   {"q_lora", mla.q_lora_rank},
@@ -185,38 +180,50 @@ class ModelCheck {
 
   const std::function<std::string(std::string_view)>& column_;
   const model::ModelSpec& model_;
-  std::string_view activation_variant_;
 };
 
-std::vector<std::string> known_names() {
-  std::vector<std::string> names;
-  for (const auto& name : kRowModels) names.emplace_back(name.spelling);
-  return names;
+//! The built-in model a row's model name names, changed as its remark says; Disagreement when
+//! there is none.
+model::ModelSpec named_model(const std::string& text) {
+  const RemarkedName name = split_remark(text);
+  model::ModelSpec model;
+  try {
+    model = catalog::find_model(name.name);
+  } catch (const InputError&) {
+    throw Disagreement{"model '" + text + "' is not a built-in model (distsim list models); did you mean '" +
+                       closest_completion(name.name, catalog::model_names()) + "'?"};
+  }
+  if (!model.moe.enabled()) {
+    throw Disagreement{"model '" + text + "' names built-in model '" + model.name + "', which has no experts"};
+  }
+  if (name.remark.empty()) return model;
+  for (const auto& known : kModelRemarks) {
+    if (same_name(name.remark, known.remark)) {
+      if (known.mtp_layers >= 0) model.mtp_layers = known.mtp_layers;
+      if (known.mtp_layers < 0 && model.mtp_layers == 0) {
+        throw Disagreement{"model '" + text + "' states MTP; built-in model '" + model.name + "' has none"};
+      }
+      return model;
+    }
+  }
+  throw Disagreement{"model '" + text + "': the remark '" + name.remark +
+                     "' is not one the calibration reader knows (w/ MTP, w/o MTP); it may describe another model"};
 }
 
 }  // namespace
 
+std::string model_family(std::string_view name) {
+  const std::string key = name_key(name);
+  const auto letters = std::find_if(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) == 0; });
+  return std::string(key.begin(), letters);
+}
+
 MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)>& column) {
-  const std::string name = lowercase(trimmed(column("model"), " "));
-  const auto found = std::find_if(std::begin(kRowModels), std::end(kRowModels),
-                                  [&](const RowModelName& known) { return known.spelling == name; });
   MoeRowModel read;
-  if (found == std::end(kRowModels)) {
-    read.refused_because = "model '" + column("model") +
-                           "' is not a mixture-of-experts model the calibration reader knows; the closest it knows "
-                           "is '" +
-                           closest_name(name, known_names()) + "'";
-    return read;
-  }
-  if (found->builtin.empty()) {
-    read.refused_because = std::string(found->refused_because);
-    return read;
-  }
-  model::ModelSpec model = catalog::find_model(found->builtin);
-  if (found->mtp_layers >= 0) model.mtp_layers = found->mtp_layers;
   try {
-    const ModelCheck check(column, model, found->activation_variant);
-    check.check_architecture(found->arch_family);
+    model::ModelSpec model = named_model(column("model"));
+    const ModelCheck check(column, model);
+    if (!read_published_field(column("arch")).missing) check.check_architecture();
     check.check_shape();
     check.check_experts();
     model.seq_length = check.leading_integer("seq_len").value_or(0);
@@ -226,14 +233,13 @@ MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)
                                  std::string(model::ffn_type_name(model.ffn_type)) +
                                  " (the same elementwise bytes; the clamp and the offset are not priced)");
     }
+    read.assumptions.push_back("model=" + model.name + " (the built-in model the row names, agreeing with every " +
+                             "column that describes it; what the table leaves out, such as the router's scoring " +
+                               "and the untied output layer, is the built-in model's)");
+    read.model = std::move(model);
   } catch (const Disagreement& disagreement) {
     read.refused_because = disagreement.reason;
-    return read;
   }
-  read.assumptions.push_back("model=" + model.name + " (the built-in model the row names, agreeing with every " +
-                             "column that describes it; what the table leaves out, such as the router's scoring " +
-                             "and the untied output layer, is the built-in model's)");
-  read.model = std::move(model);
   return read;
 }
 

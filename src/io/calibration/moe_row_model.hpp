@@ -17,6 +17,10 @@ struct MoeRowModel {
   std::vector<std::string> assumptions;
 };
 
+//! The family a model's name names: the letters its name key starts with ("Llama 3.1" and
+//! "llama-3.1-8b": llama; "GPT-3": gpt; "gpt-oss-20b": gptoss; "Qwen3-MoE": qwen).
+std::string model_family(std::string_view name);
+
 //! A published table describes an MoE model in a few numeric columns and free architecture text,
 //! which cannot carry everything that prices it (head size, QK-norm, latent attention, shared
 //! expert size). So the row's model name is resolved to the built-in model it names, and every

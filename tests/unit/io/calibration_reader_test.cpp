@@ -197,10 +197,12 @@ TEST(CalibrationReader, ReadsTheContextParallelSize) {
 
 TEST(CalibrationReader, ExcludesRowsThatUseFeaturesDistsimDoesNotModel) {
   EXPECT_EQ(exclusion_of("ep", "4"), "expert parallelism (ep 4) in a row without experts (moe 'no')");
+  // An MoE row's model must be a built-in MoE model (moe_row_model.hpp); "Llama 8B" names none.
   EXPECT_EQ(exclusion_of("moe", "yes (8 experts)"),
-            "model 'Llama 8B' is not a mixture-of-experts model the calibration reader knows; the closest it knows "
-            "is 'gpt oss 120b'");
-  EXPECT_EQ(exclusion_of("ffn_activation", "relu"), "ffn_activation 'relu' is not modelled (gelu or swiglu)");
+            "model 'Llama 8B' is not a built-in model (distsim list models); did you mean 'llama-3.1-8b'?");
+  EXPECT_EQ(exclusion_of("ffn_activation", "swish-x"),
+            "ffn_activation 'swish-x' is not an MLP activation distsim models (gelu, swiglu, geglu, relu, "
+            "squared_relu); the closest is 'swiglu'");
 }
 
 // FP8 runs (TransformerEngine, Megatron-Core --fp8-format hybrid) train in bf16 with fp8 GEMMs.
@@ -229,7 +231,9 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
 
 // Megatron-Bridge's Llama 3.1 405B recipe counts the embedding and the loss as layers in the
 // pipeline split (src/megatron/bridge/recipes/llama/llama31_405b.py); the table does not say so,
-// so the row lists it as an assumption naming the recipe. Another framework's row does not get it.
+// so the row lists it as an assumption naming the recipe. Another framework's row gets the same
+// split from Megatron-Core's rule for layers that do not divide (126 + 2 = 128 = 32 chunks of 4),
+// as an assumption naming the rule.
 TEST(CalibrationReader, AppliesTheRecipeOfTheFrameworkAndModel) {
   const std::string header =
       "id,source,model,framework,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
@@ -246,7 +250,29 @@ TEST(CalibrationReader, AppliesTheRecipeOfTheFrameworkAndModel) {
             "recipe llama31_405b (src/megatron/bridge/recipes/llama/llama31_405b.py) counts the embedding and the loss "
             "as layers in the pipeline split)");
   ASSERT_TRUE(runs[1].job.has_value()) << runs[1].excluded_because;
-  EXPECT_FALSE(runs[1].job->strategy.custom_pipeline_layout());
+  EXPECT_TRUE(runs[1].job->strategy.account_for_embedding);
+  EXPECT_TRUE(runs[1].job->strategy.account_for_loss);
+  EXPECT_EQ(runs[1].assumptions.back(),
+            "account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (126 layers over "
+            "pp 8 x vpp 4 = 32 chunks do not split evenly; with the embedding and the loss counted as layers, 128 "
+            "do, as Megatron-Core's recipes run such models)");
+}
+
+// 127 layers over 32 chunks: 128 would split with either the embedding or the loss counted, and
+// the row does not say which; 125 layers (127 with both) split no way.
+TEST(CalibrationReader, RefusesALayerCountNoMegatronRuleSplits) {
+  const std::string header =
+      "id,source,model,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
+      "ffn_activation,seq_len,vocab_size,precision,gpu,gpus_per_node,num_gpus,tp,pp,dp,vpp,micro_batch,"
+      "global_batch,iter_time_s\n";
+  const std::string row = ",16384,128,8,53248,swiglu,8192,128256,BF16,H100-SXM5,8,512,8,8,8,4,1,64,10\n";
+  const auto runs = read(header + "R1,A,M,127" + row + "R2,A,M,125" + row);
+  EXPECT_EQ(runs[0].excluded_because,
+            "127 layers over pp 8 x vpp 4 = 32 chunks do not split evenly; counting either the embedding or the loss "
+            "as a layer would, and the source does not say which (give the row's pipeline layout)");
+  EXPECT_EQ(runs[1].excluded_because,
+            "125 layers over pp 8 x vpp 4 = 32 chunks do not split evenly, nor with the embedding and the loss "
+            "counted as layers (127); the source's pipeline layout is not stated");
 }
 
 // No intra_node_link column: every run of kRuns uses its GPU's own node design and says so.
@@ -277,21 +303,24 @@ TEST(CalibrationReader, ARunListsWhatItAssumes) {
   EXPECT_EQ(stated[0].job->strategy.dtype, Dtype::fp16);
 }
 
-// Values are matched whole: a value that merely contains a known one is not read as it.
+// Values are matched whole: a value that merely contains a known one is not read as it. The
+// closest known value is among the column's phrases and its options' values and aliases.
 TEST(CalibrationReader, ExcludesValuesItDoesNotKnowAndSuggestsTheClosest) {
-  EXPECT_EQ(exclusion_of("precision", "bf16 mixed"),
-            "precision 'bf16 mixed' is not a value the calibration reader knows; the closest it knows is 'fp16 "
-            "mixed'");
   EXPECT_EQ(exclusion_of("precision", "mostly fp8"),
-            "precision 'mostly fp8' is not a value the calibration reader knows; the closest it knows is 'fp8'");
-  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-Infinity"),
-            "optimizer_sharding 'ZeRO-Infinity' is not a value the calibration reader knows; the closest it knows "
-            "is 'zero-1'");
+            "precision 'mostly fp8' is not a value the calibration reader knows; the closest it knows is 'mxfp8'");
+  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-5"),
+            "optimizer_sharding 'ZeRO-5' is not a value the calibration reader knows; the closest it knows is "
+            "'zero1'");
   EXPECT_EQ(exclusion_of("sequence_parallel", "sometimes"),
             "sequence_parallel 'sometimes' is not a value the calibration reader knows; the closest it knows is "
-            "'yes'");
+            "'sequence_parallel'");
+  // The arch names a family of the built-in models (the letters its name starts with).
   EXPECT_EQ(exclusion_of("arch", "Mamba (SSM)"),
-            "arch 'Mamba (SSM)' is not a layout the calibration reader knows; did you mean 'llama'?");
+            "arch 'Mamba (SSM)' names no family of the built-in models (distsim list models); the closest is "
+            "'llama'");
+  EXPECT_EQ(exclusion_of("arch", "BERT"),
+            "arch 'BERT' names the family of built-in model 'bert-large', which is not a decoder; the calibration "
+            "reader reads decoder rows");
 }
 
 TEST(CalibrationReader, ExcludesFormatsAndShardingItDoesNotModel) {
@@ -299,11 +328,14 @@ TEST(CalibrationReader, ExcludesFormatsAndShardingItDoesNotModel) {
   EXPECT_EQ(exclusion_of("precision", "FP8-MX (footnote; 32x32)"),
             "precision 'FP8-MX (footnote; 32x32)': gpu 'h100-sxm' has no mxfp8 tensor cores (peak_mxfp8_tflops 0); "
             "built-in GPUs with mxfp8: b200, b300, gb200, gb300");
+  // The option table names these values as not modelled, with the reason.
   EXPECT_EQ(exclusion_of("precision", "FP8 rowwise (torchao) + BF16"),
-            "fp8 with row-wise scaling (torchao float8 rowwise) is not modelled");
+            "precision 'fp8 rowwise' (fp8 with a scale per row: torchao float8 rowwise) is not modelled");
   EXPECT_EQ(exclusion_of("recompute", "per-op selective activation checkpointing"),
-            "torchtitan's per-op selective activation checkpointing (every other matmul recomputed) is not "
-            "modelled");
+            "recomputation 'per-op selective activation checkpointing' (torchtitan's per-op policy: every other "
+            "matmul recomputed) is not modelled");
+  EXPECT_EQ(exclusion_of("optimizer_sharding", "ZeRO-Infinity"),
+            "sharding 'zero-infinity' (parameters and states offloaded to CPU or NVMe) is not modelled");
 }
 
 // FSDP2's fully_shard and Megatron-FSDP shard parameters, gradients and optimizer states over the
