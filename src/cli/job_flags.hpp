@@ -1,18 +1,23 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "io/spec/megatron_args_reader.hpp"
 #include "options/job_settings.hpp"
 
 namespace distsim::cli {
 
-//! The option table (options::job_options()) as CLI11 flags, plus --job FILE: a command's job is
-//! the job file's settings with the flags given on the command line over them. Every value is
-//! parsed by the table, so a flag and its job-file key accept the same values.
+//! The option table (options::job_options()) as CLI11 flags, plus --job FILE and --megatron-args
+//! FILE_OR_STRING: a command's job is the job file's settings, the launch arguments' over them,
+//! and the flags given on the command line over both. Every value is parsed by the table, so a
+//! flag, its job-file key and the launch argument it reads accept the same values. With launch
+//! arguments, --model gives the vocabulary of the model they describe (they have no vocabulary
+//! size of their own); what they assume and ignore is said on standard error.
 class JobFlags {
  public:
   //! Adds --job and one flag per option of the table, except the keys in `left_out`.
@@ -21,13 +26,17 @@ class JobFlags {
   options::JobSettings flag_settings() const;
   //! The job file of --job, if given; empty settings otherwise.
   options::JobSettings file_settings() const;
-  //! The flags over the job file.
-  options::JobSettings settings() const { return flag_settings().over(file_settings()); }
+  //! The launch arguments of --megatron-args, read once; empty settings without it.
+  const io::LaunchJob& launch_settings() const;
+  //! The flags over the launch arguments over the job file.
+  options::JobSettings settings() const;
   //! The flag registered for an option key.
   CLI::Option* flag(const std::string& key) const { return flags_.at(key); }
 
  private:
   std::string job_file_;
+  std::string megatron_args_;
+  mutable std::optional<io::LaunchJob> launch_;
   std::map<std::string, std::string> texts_;
   std::map<std::string, bool> switches_;
   std::map<std::string, CLI::Option*> flags_;

@@ -1,0 +1,694 @@
+#include "io/spec/megatron_args_reader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <regex>
+
+#include "catalog/builtin_models.hpp"
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
+#include "core/name_match.hpp"
+#include "core/plain_text.hpp"
+#include "io/spec/launch_script.hpp"
+#include "io/spec/spec_writer.hpp"
+#include "model/ffn_type.hpp"
+#include "options/job_option.hpp"
+#include "schedule/pipeline_schedule.hpp"
+
+namespace distsim::io {
+
+namespace {
+
+// What Megatron-LM's arguments (megatron/training/arguments.py) mean for a simulated step. A flag
+// whose name is a distsim flag (--sequence-parallel, --micro-batch-size, --overlap-grad-reduce,
+// --account-for-loss-in-pipeline-split, ...) is that option and needs no entry here.
+
+//! A flag that sets an option of another name: its words are the option's value ("" for a switch,
+//! which sets a yes/no option true or a choice to `value`).
+struct RenamedFlag {
+  std::string_view flag;
+  std::string_view key;
+  std::string_view value = "";
+};
+
+constexpr RenamedFlag kRenamedFlags[] = {
+    {"--tensor-model-parallel-size", "tp"},
+    {"--pipeline-model-parallel-size", "pp"},
+    {"--context-parallel-size", "cp"},
+    {"--expert-model-parallel-size", "ep"},
+    {"--expert-tensor-parallel-size", "etp"},
+    {"--num-virtual-stages-per-pipeline-rank", "virtual_stages"},
+    {"--virtual-pipeline-model-parallel-size", "virtual_stages"},
+    {"--use-distributed-optimizer", "distributed_optimizer"},
+    {"--decoder-first-pipeline-num-layers", "first_stage_layers"},
+    {"--decoder-last-pipeline-num-layers", "last_stage_layers"},
+    {"--pipeline-model-parallel-layout", "pipeline_layout"},
+    {"--moe-token-dispatcher-type", "moe_dispatcher"},
+    {"--fp8-recipe", "precision"},
+    {"--num-layers-at-start-in-bf16", "bf16_layers_at_start"},
+    {"--num-layers-at-end-in-bf16", "bf16_layers_at_end"},
+    {"--bf16", "dtype", "bf16"},
+    {"--fp16", "dtype", "fp16"},
+    {"--use-flash-attn", "attention", "flash"},
+    {"--hierarchical-context-parallel-sizes", "cp_a2a_size"},
+    {"--nnodes", "nodes"},
+    {"--nproc-per-node", "gpus_per_node"},
+    {"--seq-length", "seq_length"},
+    {"--use-torch-fsdp2", "sharding", "zero3"},
+    {"--data-parallel-sharding-strategy", "sharding"},
+    // Megatron-FSDP's default --data-parallel-sharding-strategy is optim_grads_params (ZeRO-3).
+    {"--use-megatron-fsdp", "sharding", "zero3"},
+};
+
+//! Flags read together with another one (the recomputation method with its granularity, the fp8
+//! recipe with its format), by the readers below.
+constexpr std::string_view kReadTogether[] = {
+    "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
+    "--recompute-activations", "--fp8-format", "--fp4-format", "--fp4-recipe",
+    "--num-layers-per-virtual-pipeline-stage", "--tokenizer-model", "--moe-token-drop-policy",
+    "--attention-backend", "--transformer-impl"};
+
+//! Flags of the model's shape; each sets a field of the model the launch describes.
+enum class ShapeFlag {
+  num_layers,
+  hidden_size,
+  ffn_hidden_size,
+  num_attention_heads,
+  num_query_groups,
+  kv_channels,
+  vocab_size,
+  num_experts,
+  moe_router_topk,
+  moe_ffn_hidden_size,
+  moe_shared_expert_size,
+  moe_layer_freq,
+  moe_capacity_factor,
+  q_lora_rank,
+  kv_lora_rank,
+  qk_head_dim,
+  qk_pos_emb_head_dim,
+  v_head_dim,
+  mtp_num_layers,
+  moe_router_num_groups,
+  moe_router_group_topk,
+  // switches
+  group_query_attention,
+  swiglu,
+  squared_relu,
+  untie_embeddings,
+  disable_bias_linear,
+  add_qkv_bias,
+  qk_layernorm,
+  multi_latent_attention,
+  // choices
+  normalization,
+  position_embedding_type,
+  moe_router_score_function,
+};
+
+struct ShapeArg {
+  std::string_view flag;
+  ShapeFlag field;
+  bool takes_value;
+};
+
+constexpr ShapeArg kShapeFlags[] = {
+    {"--num-layers", ShapeFlag::num_layers, true},
+    {"--hidden-size", ShapeFlag::hidden_size, true},
+    {"--ffn-hidden-size", ShapeFlag::ffn_hidden_size, true},
+    {"--num-attention-heads", ShapeFlag::num_attention_heads, true},
+    {"--num-query-groups", ShapeFlag::num_query_groups, true},
+    {"--kv-channels", ShapeFlag::kv_channels, true},
+    {"--vocab-size", ShapeFlag::vocab_size, true},
+    {"--num-experts", ShapeFlag::num_experts, true},
+    {"--moe-router-topk", ShapeFlag::moe_router_topk, true},
+    {"--moe-ffn-hidden-size", ShapeFlag::moe_ffn_hidden_size, true},
+    {"--moe-shared-expert-intermediate-size", ShapeFlag::moe_shared_expert_size, true},
+    {"--moe-layer-freq", ShapeFlag::moe_layer_freq, true},
+    {"--moe-expert-capacity-factor", ShapeFlag::moe_capacity_factor, true},
+    {"--q-lora-rank", ShapeFlag::q_lora_rank, true},
+    {"--kv-lora-rank", ShapeFlag::kv_lora_rank, true},
+    {"--qk-head-dim", ShapeFlag::qk_head_dim, true},
+    {"--qk-pos-emb-head-dim", ShapeFlag::qk_pos_emb_head_dim, true},
+    {"--v-head-dim", ShapeFlag::v_head_dim, true},
+    {"--mtp-num-layers", ShapeFlag::mtp_num_layers, true},
+    {"--moe-router-num-groups", ShapeFlag::moe_router_num_groups, true},
+    {"--moe-router-group-topk", ShapeFlag::moe_router_group_topk, true},
+    {"--moe-router-score-function", ShapeFlag::moe_router_score_function, true},
+    {"--group-query-attention", ShapeFlag::group_query_attention, false},
+    {"--swiglu", ShapeFlag::swiglu, false},
+    {"--squared-relu", ShapeFlag::squared_relu, false},
+    {"--untie-embeddings-and-output-weights", ShapeFlag::untie_embeddings, false},
+    {"--disable-bias-linear", ShapeFlag::disable_bias_linear, false},
+    {"--add-qkv-bias", ShapeFlag::add_qkv_bias, false},
+    {"--qk-layernorm", ShapeFlag::qk_layernorm, false},
+    {"--multi-latent-attention", ShapeFlag::multi_latent_attention, false},
+    {"--normalization", ShapeFlag::normalization, true},
+    {"--position-embedding-type", ShapeFlag::position_embedding_type, true},
+};
+
+//! Flags whose effect distsim does not model but whose absence only makes the step slower than
+//! priced (an overlap or a fusion), listed as assumptions; and flags refused outright.
+struct NotModelledFlag {
+  std::string_view flag;
+  std::string_view why;
+  bool refused;
+};
+
+constexpr NotModelledFlag kNotModelledFlags[] = {
+    {"--tp-comm-overlap", "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
+                          "priced without overlap", false},
+    {"--overlap-param-gather", "the parameter all-gather's overlap with the next forward is not modelled: it is "
+                               "priced after the optimizer step", false},
+    {"--cuda-graph-impl", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
+    {"--cuda-graph-scope", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
+    {"--enable-cuda-graph", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
+    {"--external-cuda-graph", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
+    {"--moe-grouped-gemm", "the experts' GEMMs are priced as one grouped GEMM, which this flag asks for", false},
+    {"--defer-embedding-wgrad-compute", "the embedding's deferred weight gradient is not modelled", false},
+    {"--attention-dropout", "dropout is priced as distsim prices it, whatever its probability", false},
+    {"--hidden-dropout", "dropout is priced as distsim prices it, whatever its probability", false},
+    {"--cpu-offloading", "activation and weight offloading to host memory is not modelled", true},
+    {"--fp8-param-gather", "fp8 parameter all-gathers are not modelled", true},
+    {"--moe-pad-expert-input-to-capacity", "padding every expert's input to its capacity is not modelled", true},
+    {"--use-legacy-models", "Megatron-LM's legacy (pre-Core) model is not modelled", true},
+    {"--moe-use-upcycling", "upcycling a dense checkpoint is not modelled", true},
+};
+
+// Flags that do not change the time of a training step: what is read and written where, logging,
+// the learning rate and optimizer hyperparameters, initialisation, data and tokenizer paths.
+constexpr std::string_view kIgnoredPrefixes[] = {
+    "--log-", "--tensorboard-", "--wandb-", "--lr", "--min-lr", "--eval-", "--save", "--load", "--data-path",
+    "--data-cache-path", "--dataloader-", "--tokenizer-", "--adam-", "--exit-", "--ckpt-", "--seed", "--init-",
+    "--weight-decay", "--clip-grad", "--train-", "--timing-", "--profile", "--split", "--mock-data", "--vocab-file",
+    "--merge-file", "--num-workers", "--distributed-backend", "--distributed-timeout", "--no-load-", "--no-save-",
+    "--use-mcore-models", "--spec", "--rotary-", "--use-rotary-", "--rope-", "--max-position-embeddings",
+    "--make-vocab-size-divisible-by", "--norm-epsilon", "--moe-aux-loss-coeff", "--moe-z-loss-coeff",
+    "--moe-router-load-balancing-type", "--moe-router-dtype", "--moe-router-enable-expert-bias",
+    "--moe-router-bias-update-rate", "--moe-router-topk-scaling-factor", "--moe-router-pre-softmax", "--manual-gc",
+    "--use-checkpoint-", "--dist-ckpt-", "--async-save", "--attention-softmax-in-fp32",
+    "--accumulate-allreduce-grads-in-fp32", "--master-addr", "--master-port", "--master_addr", "--master_port",
+    "--rdzv", "--node-rank", "--node_rank", "--optimizer", "--sgd-", "--loss-scale", "--initial-loss-scale",
+    "--hysteresis", "--fp8-amax-", "--fp8-margin", "--fp8-interval", "--apply-layernorm-1p",
+    "--use-distributed-checkpointing", "--straggler-", "--num-dataset-builder-threads", "--object-storage-",
+    "--moe-per-layer-logging", "--no-check-for-nan-in-loss-and-grad", "--check-for-", "--calculate-per-token-loss",
+    "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype", "--exp-avg-dtype",
+    "--exp-avg-sq-dtype", "--override-opt_param-scheduler", "--standalone", "--max-restarts", "--tee",
+    "--redirects"};
+
+bool is_ignored(const std::string& flag) {
+  return std::any_of(std::begin(kIgnoredPrefixes), std::end(kIgnoredPrefixes),
+                     [&](std::string_view prefix) { return name_key(flag).rfind(name_key(prefix), 0) == 0; });
+}
+
+//! Reads one launch's flags into a job; collects every problem before throwing.
+class MegatronReader {
+ public:
+  MegatronReader(std::string origin, std::function<std::optional<int>()> vocabulary)
+      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)) {}
+
+  LaunchJob read(const std::vector<LaunchFlag>& flags) {
+    for (const auto& flag : flags) {
+      const std::string name = canonical(flag.flag);
+      if (!values_.count(name)) order_.push_back(name);
+      values_[name] = flag;  // a flag given twice: the last one, as argparse takes it
+    }
+    for (const auto& name : order_) read_flag(values_.at(name));
+    read_attention_and_implementation();
+    read_precision();
+    read_recomputation();
+    read_model();
+    read_world();
+    read_virtual_stages();
+    read_schedule();
+    if (!problems_.empty()) {
+      std::string message;
+      for (const auto& problem : problems_) message += (message.empty() ? "" : "\n") + problem;
+      throw InputError(message);
+    }
+    return std::move(job_);
+  }
+
+ private:
+  //! Megatron's flags use dashes, torchrun's accept underscores: the name rule's key.
+  static std::string canonical(const std::string& flag) { return name_key(flag); }
+
+  const LaunchFlag* given(std::string_view flag) const {
+    const auto found = values_.find(canonical(std::string(flag)));
+    return found == values_.end() ? nullptr : &found->second;
+  }
+
+  std::string where(const LaunchFlag& flag) const { return origin_ + ": " + flag.flag; }
+
+  void problem(const LaunchFlag& flag, const std::string& text) { problems_.push_back(where(flag) + ": " + text); }
+
+  //! The flag's first word; a problem when it has none or holds a variable the script never set.
+  std::optional<std::string> word(const LaunchFlag& flag) {
+    if (flag.words.empty()) {
+      problem(flag, "expected a value after the flag");
+      return std::nullopt;
+    }
+    if (flag.words.front().find('$') != std::string::npos) {
+      problem(flag, "'" + flag.words.front() + "' is a shell expression the script does not set; give its value");
+      return std::nullopt;
+    }
+    return flag.words.front();
+  }
+
+  std::optional<int> integer(const LaunchFlag& flag) {
+    const auto text = word(flag);
+    if (!text) return std::nullopt;
+    int value = 0;
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (error != std::errc() || end != text->data() + text->size() || value < 0) {
+      problem(flag, "expected a whole number, got '" + *text + "'");
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  void set(const LaunchFlag& flag, std::string_view key, const std::string& text) {
+    try {
+      job_.settings.set_text(key, text, where(flag));
+    } catch (const InputError& e) {
+      problems_.emplace_back(e.what());
+    }
+  }
+
+  void read_flag(const LaunchFlag& flag) {
+    for (const auto together : kReadTogether) {
+      if (same_name(flag.flag, together)) return;
+    }
+    if (same_name(flag.flag, "--use-megatron-fsdp") && given("--data-parallel-sharding-strategy") != nullptr) return;
+    for (const auto& renamed : kRenamedFlags) {
+      if (same_name(flag.flag, renamed.flag)) {
+        const options::JobOption& option = options::option(renamed.key);
+        if (!renamed.value.empty()) {
+          set(flag, renamed.key, std::string(renamed.value));
+        } else if (option.type == options::ValueType::boolean) {
+          set(flag, renamed.key, "true");
+        } else if (const auto text = word(flag)) {
+          set(flag, renamed.key, *text);
+        }
+        return;
+      }
+    }
+    for (const auto& shape : kShapeFlags) {
+      if (same_name(flag.flag, shape.flag)) return;  // read_model
+    }
+    for (const auto& known : kNotModelledFlags) {
+      if (!same_name(flag.flag, known.flag)) continue;
+      if (known.why.empty()) return;  // read with another flag
+      if (known.refused) {
+        problem(flag, std::string(known.why));
+      } else {
+        job_.assumptions.push_back(flag.flag + ": " + std::string(known.why));
+      }
+      return;
+    }
+    for (const auto& option : options::job_options()) {
+      if (same_name(flag.flag, option.flag)) {
+        if (option.type == options::ValueType::boolean) {
+          set(flag, option.key, "true");
+        } else if (const auto text = word(flag)) {
+          set(flag, option.key, *text);
+        }
+        return;
+      }
+    }
+    if (is_ignored(flag.flag)) {
+      job_.ignored.push_back(flag.flag);
+      return;
+    }
+    // Megatron's kernel fusions (--bias-gelu-fusion, --no-masked-softmax-fusion, --moe-permute-fusion, ...).
+    if (const std::string key = name_key(flag.flag); key.size() > 6 && key.compare(key.size() - 6, 6, "fusion") == 0) {
+      job_.assumptions.push_back(flag.flag + ": kernel fusions are not modelled one by one: elementwise work is "
+                                             "priced as distsim's operators");
+      return;
+    }
+    problem(flag, "not an argument distsim reads; the closest it knows is '" + closest_name(flag.flag, known_flags()) +
+                      "'. A flag that changes the computation must be modelled or refused, so distsim does not "
+                      "guess what it does");
+  }
+
+  static std::vector<std::string> known_flags() {
+    std::vector<std::string> known;
+    for (const auto& renamed : kRenamedFlags) known.emplace_back(renamed.flag);
+    for (const auto& shape : kShapeFlags) known.emplace_back(shape.flag);
+    for (const auto& flag : kNotModelledFlags) known.emplace_back(flag.flag);
+    for (const auto flag : kReadTogether) known.emplace_back(flag);
+    for (const auto& option : options::job_options()) known.push_back(option.flag);
+    return known;
+  }
+
+  // --attention-backend flash, fused or auto runs a fused attention kernel (the flash option);
+  // unfused and local run it as batched GEMMs and softmax. --transformer-impl transformer_engine
+  // is what distsim prices; the local implementation is priced as it.
+  void read_attention_and_implementation() {
+    if (const LaunchFlag* backend = given("--attention-backend")) {
+      if (const auto text = word(*backend)) {
+        if (*text == "flash" || *text == "fused" || *text == "auto") {
+          set(*backend, "attention", "flash");
+        } else if (*text == "unfused" || *text == "local") {
+          set(*backend, "attention", "unfused");
+        } else {
+          problem(*backend, "expected flash, fused, unfused, local or auto, got '" + *text + "'");
+        }
+      }
+    }
+    if (const LaunchFlag* impl = given("--transformer-impl")) {
+      if (const auto text = word(*impl); text && *text != "transformer_engine") {
+        job_.assumptions.push_back(impl->flag + " " + *text + ": priced as TransformerEngine's kernels");
+      }
+    }
+    if (const LaunchFlag* policy = given("--moe-token-drop-policy"); policy != nullptr && !given("--moe-expert-capacity-factor")) {
+      job_.ignored.push_back(policy->flag);  // without a capacity factor no token is dropped
+    }
+  }
+
+  // --fp8-format e4m3|hybrid asks for fp8 GEMMs; --fp8-recipe (read as the precision option)
+  // says which scaling, per-tensor when absent (Megatron-Core's default recipe, delayed). The
+  // nvfp4 GEMMs are --fp4-format e2m1 --fp4-recipe nvfp4.
+  void read_precision() {
+    if (const LaunchFlag* format = given("--fp8-format"); format != nullptr && !given("--fp8-recipe")) {
+      if (const auto text = word(*format)) {
+        if (*text == "e4m3" || *text == "hybrid") {
+          set(*format, "precision", "fp8");
+        } else {
+          problem(*format, "expected e4m3 or hybrid, got '" + *text + "'");
+        }
+      }
+    }
+    if (const LaunchFlag* recipe = given("--fp4-recipe")) {
+      if (const auto text = word(*recipe)) set(*recipe, "precision", *text);
+    } else if (const LaunchFlag* format = given("--fp4-format")) {
+      set(*format, "precision", "nvfp4");
+    }
+  }
+
+  // --recompute-granularity full with --recompute-method uniform and --recompute-num-layers 1
+  // (or with no method: every layer) reruns every layer: recompute full. Block recomputation of
+  // some layers per stage and uniform groups of several layers are not modelled. Selective reruns
+  // the modules --recompute-modules names (core_attn by default).
+  void read_recomputation() {
+    const LaunchFlag* granularity = given("--recompute-granularity");
+    if (const LaunchFlag* legacy = given("--recompute-activations"); legacy != nullptr && granularity == nullptr) {
+      set(*legacy, "recompute", "selective");
+      return;
+    }
+    if (granularity == nullptr) return;
+    const auto text = word(*granularity);
+    if (!text) return;
+    if (*text == "full") {
+      read_full_recomputation(*granularity);
+    } else if (*text == "selective") {
+      read_recompute_modules(*granularity);
+    } else {
+      problem(*granularity, "expected full or selective, got '" + *text + "'");
+    }
+  }
+
+  void read_full_recomputation(const LaunchFlag& granularity) {
+    const LaunchFlag* method = given("--recompute-method");
+    const LaunchFlag* count = given("--recompute-num-layers");
+    const std::optional<std::string> how = method ? word(*method) : std::optional<std::string>("uniform");
+    const std::optional<int> layers = count ? integer(*count) : std::optional<int>(1);
+    if (!how || !layers) return;
+    if (*how == "uniform" && *layers == 1) {
+      set(granularity, "recompute", "full");
+    } else {
+      problem(method ? *method : granularity,
+              "recompute-method " + *how + " with " + std::to_string(*layers) +
+                  " layers: only full recomputation of every layer one by one (uniform, 1) is modelled");
+    }
+  }
+
+  void read_recompute_modules(const LaunchFlag& granularity) {
+    const LaunchFlag* modules = given("--recompute-modules");
+    if (modules == nullptr) {
+      set(granularity, "recompute", "selective");
+      return;
+    }
+    if (modules->words.size() != 1) {
+      problem(*modules, "recomputing " + comma_joined(modules->words) +
+                            " together is not modelled; one of core_attn or mla_up_proj is");
+      return;
+    }
+    const std::string module = modules->words.front();
+    set(*modules, "recompute", module == "core_attn" ? "selective" : module);
+  }
+
+  //! The vocabulary: --vocab-size, else the caller's, else the built-in model the tokenizer names.
+  std::optional<int> vocabulary_size(model::ModelSpec& model) {
+    if (model.vocab_size > 0) return model.vocab_size;
+    if (vocabulary_) {
+      if (const auto size = vocabulary_()) return size;
+    }
+    if (const LaunchFlag* tokenizer = given("--tokenizer-model")) {
+      if (const auto name = word(*tokenizer)) {
+        try {
+          const model::ModelSpec& named = catalog::find_model(*name);
+          job_.assumptions.push_back(tokenizer->flag + " " + *name + ": the vocabulary of built-in model " +
+                                     named.name + " (" + std::to_string(named.vocab_size) + ")");
+          return named.vocab_size;
+        } catch (const InputError&) {
+        }
+      }
+    }
+    problems_.push_back(origin_ +
+                        ": the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
+                        "--tokenizer-model that names a built-in model");
+    return std::nullopt;
+  }
+
+  void read_model() {
+    model::ModelSpec model;
+    model.name = "megatron-args";
+    model.description = "the model of the Megatron-LM arguments " + origin_;
+    model.source = origin_;
+    model.linear_biases = true;  // Megatron's --add-bias-linear default
+    int query_groups = 0;
+    for (const auto& name : order_) {
+      const LaunchFlag& flag = values_.at(name);
+      for (const auto& shape : kShapeFlags) {
+        if (same_name(flag.flag, shape.flag)) read_shape_flag(flag, shape, model, query_groups);
+      }
+    }
+    if (given("--group-query-attention") != nullptr && query_groups > 0) model.num_kv_heads = query_groups;
+    for (const auto& [flag, field] : {std::pair{"--num-layers", model.num_layers},
+                                      std::pair{"--hidden-size", model.hidden_size},
+                                      std::pair{"--num-attention-heads", model.num_attention_heads}}) {
+      if (field <= 0) problems_.push_back(origin_ + ": " + flag + " is not given; a Megatron-LM job needs it");
+    }
+    if (model.num_kv_heads <= 0) model.num_kv_heads = model.num_attention_heads;
+    if (model.ffn_hidden_size <= 0) {
+      // Megatron-LM's validate_args: 4h, or with SwiGLU int(4h * 2/3 / 64) * 64.
+      constexpr int kMultiple = 64;
+      model.ffn_hidden_size = model::is_gated(model.ffn_type)
+                                  ? static_cast<int>(4.0 * model.hidden_size * 2.0 / 3.0 / kMultiple) * kMultiple
+                                  : 4 * model.hidden_size;
+    }
+    model.seq_length = 1;  // the job's seq_length (--seq-length) sets it
+    if (const auto vocabulary = vocabulary_size(model)) model.vocab_size = *vocabulary;
+    if (!given("--seq-length")) problems_.push_back(origin_ + ": --seq-length is not given; a Megatron-LM job needs it");
+    // Stated only where it differs from the rule a model file follows (biases with LayerNorm only).
+    if (model.linear_biases == (model.norm == model::NormType::layernorm)) model.linear_biases.reset();
+    if (model.moe.enabled()) {
+      job_.assumptions.push_back("routing: priced as balanced over the experts (moe_imbalance 1.0, as in "
+                                 "force-balanced benchmark runs); --moe-imbalance gives the busiest rank's share");
+    }
+    job_.settings.set("model", builtin_alike(model).value_or(flow_yaml(model_json(model))), origin_);
+  }
+
+  //! The built-in model the launch's model is in every field that prices it (all but its name,
+  //! description, source and sequence length, which the job sets), so that the job reads as the
+  //! one named by its flags; none when no built-in model is.
+  static std::optional<std::string> builtin_alike(const model::ModelSpec& model) {
+    const auto shape = [](const model::ModelSpec& spec) {
+      nlohmann::ordered_json json = model_json(spec);
+      for (const char* key : {"name", "description", "source", "seq_length"}) json.erase(key);
+      return json;
+    };
+    const nlohmann::ordered_json launched = shape(model);
+    for (const auto& builtin : catalog::builtin_models()) {
+      if (shape(builtin) == launched) return builtin.name;
+    }
+    return std::nullopt;
+  }
+
+  void read_shape_flag(const LaunchFlag& flag, const ShapeArg& shape, model::ModelSpec& model, int& query_groups) {
+    if (!shape.takes_value) {
+      read_shape_switch(shape.field, model);
+      return;
+    }
+    if (shape.field == ShapeFlag::normalization || shape.field == ShapeFlag::position_embedding_type ||
+        shape.field == ShapeFlag::moe_layer_freq || shape.field == ShapeFlag::moe_capacity_factor ||
+        shape.field == ShapeFlag::moe_router_score_function) {
+      read_shape_text(flag, shape.field, model);
+      return;
+    }
+    const auto value = integer(flag);
+    if (!value) return;
+    const int v = *value;
+    switch (shape.field) {
+      case ShapeFlag::num_layers: model.num_layers = v; break;
+      case ShapeFlag::hidden_size: model.hidden_size = v; break;
+      case ShapeFlag::ffn_hidden_size: model.ffn_hidden_size = v; break;
+      case ShapeFlag::num_attention_heads: model.num_attention_heads = v; break;
+      case ShapeFlag::num_query_groups: query_groups = v; break;
+      case ShapeFlag::kv_channels: model.kv_channels = v; break;
+      case ShapeFlag::vocab_size: model.vocab_size = v; break;
+      case ShapeFlag::num_experts: model.moe.num_experts = v; break;
+      case ShapeFlag::moe_router_topk: model.moe.top_k = v; break;
+      case ShapeFlag::moe_ffn_hidden_size: model.moe.expert_ffn_hidden_size = v; break;
+      case ShapeFlag::moe_shared_expert_size:
+        model.moe.shared_experts = 1;
+        model.moe.shared_expert_ffn_hidden_size = v;
+        break;
+      case ShapeFlag::q_lora_rank: model.mla.q_lora_rank = v; break;
+      case ShapeFlag::kv_lora_rank: model.mla.kv_lora_rank = v; break;
+      case ShapeFlag::qk_head_dim: model.mla.qk_nope_head_dim = v; break;
+      case ShapeFlag::qk_pos_emb_head_dim: model.mla.qk_rope_head_dim = v; break;
+      case ShapeFlag::v_head_dim: model.mla.v_head_dim = v; break;
+      case ShapeFlag::mtp_num_layers: model.mtp_layers = v; break;
+      case ShapeFlag::moe_router_num_groups: model.moe.router_groups = v; break;
+      case ShapeFlag::moe_router_group_topk: model.moe.router_group_top_k = v; break;
+      default: break;
+    }
+  }
+
+  static void read_shape_switch(ShapeFlag field, model::ModelSpec& model) {
+    switch (field) {
+      case ShapeFlag::swiglu: model.ffn_type = model::FfnType::swiglu; break;
+      case ShapeFlag::squared_relu: model.ffn_type = model::FfnType::squared_relu; break;
+      case ShapeFlag::untie_embeddings: model.tie_embeddings = false; break;
+      case ShapeFlag::disable_bias_linear: model.linear_biases = false; break;
+      case ShapeFlag::add_qkv_bias: model.qkv_bias = true; break;
+      case ShapeFlag::qk_layernorm: model.qk_norm = true; break;
+      default: break;  // group-query attention and latent attention are read with their sizes
+    }
+  }
+
+  void read_shape_text(const LaunchFlag& flag, ShapeFlag field, model::ModelSpec& model) {
+    const auto text = word(flag);
+    if (!text) return;
+    if (field == ShapeFlag::normalization) {
+      if (same_name(*text, "LayerNorm")) {
+        model.norm = model::NormType::layernorm;
+      } else if (same_name(*text, "RMSNorm")) {
+        model.norm = model::NormType::rmsnorm;
+      } else {
+        problem(flag, "expected LayerNorm or RMSNorm, got '" + *text + "'");
+      }
+    } else if (field == ShapeFlag::position_embedding_type) {
+      if (same_name(*text, "learned_absolute")) {
+        model.position_embedding = model::PositionEmbedding::learned;
+      } else if (same_name(*text, "rope") || same_name(*text, "yarn")) {
+        model.position_embedding = model::PositionEmbedding::rope;
+      } else {
+        problem(flag, "expected learned_absolute, rope or yarn, got '" + *text + "'");
+      }
+    } else if (field == ShapeFlag::moe_layer_freq) {
+      read_layer_frequency(flag, *text, model);
+    } else if (field == ShapeFlag::moe_router_score_function) {
+      if (*text == "softmax" || *text == "sigmoid") {
+        model.moe.router_scoring = *text == "softmax" ? model::RouterScoring::softmax : model::RouterScoring::sigmoid;
+      } else {
+        problem(flag, "expected softmax or sigmoid, got '" + *text + "'");
+      }
+    } else {
+      read_capacity_factor(flag, *text, model);
+    }
+  }
+
+  // --moe-layer-freq: N (every N-th layer MoE) or a pattern "([0]*3+[1]*58)" of leading dense
+  // layers and then MoE layers.
+  void read_layer_frequency(const LaunchFlag& flag, const std::string& text, model::ModelSpec& model) {
+    static const std::regex every(R"(^([0-9]+)$)");
+    static const std::regex leading(R"(^\(?\[0\]\*([0-9]+)\+\[1\]\*([0-9]+)\)?$)");
+    std::smatch match;
+    if (std::regex_match(text, match, every)) {
+      model.moe.layer_interval = std::stoi(match[1].str());
+    } else if (std::regex_match(text, match, leading)) {
+      model.moe.first_dense_layers = std::stoi(match[1].str());
+    } else {
+      problem(flag, "'" + text + "' is not a layer pattern distsim models (N, or ([0]*D+[1]*M): D dense layers, "
+                    "then M MoE layers)");
+    }
+  }
+
+  void read_capacity_factor(const LaunchFlag& flag, const std::string& text, model::ModelSpec& model) {
+    try {
+      std::size_t used = 0;
+      model.moe.capacity_factor = std::stod(text, &used);
+      if (used != text.size() || model.moe.capacity_factor <= 0) throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      problem(flag, "expected a positive number, got '" + text + "'");
+    }
+  }
+
+  // Megatron derives the data-parallel size from the world: torchrun's --nnodes x --nproc-per-node
+  // over tp x pp x cp.
+  void read_world() {
+    const LaunchFlag* nodes = given("--nnodes");
+    const LaunchFlag* per_node = given("--nproc-per-node");
+    if (nodes == nullptr || per_node == nullptr) return;
+    const auto n = integer(*nodes);
+    const auto g = integer(*per_node);
+    if (!n || !g) return;
+    int model_ranks = 1;
+    for (const char* key : {"tp", "pp", "cp"}) {
+      if (const options::Setting* size = job_.settings.find(key)) model_ranks *= std::get<int>(size->value);
+    }
+    const int world = *n * *g;
+    if (world % model_ranks != 0) {
+      problem(*nodes, "the world of " + std::to_string(world) + " GPUs is not a multiple of tp x pp x cp = " +
+                          std::to_string(model_ranks));
+      return;
+    }
+    job_.settings.set("dp", world / model_ranks, where(*nodes) + " x " + per_node->flag);
+  }
+
+  //! Megatron-Core runs 1F1B, interleaved when there are virtual stages.
+  void read_schedule() {
+    const options::Setting* chunks = job_.settings.find("virtual_stages");
+    if (chunks == nullptr || job_.settings.has("schedule")) return;
+    const int virtual_stages = std::get<int>(chunks->value);
+    job_.settings.set("schedule", std::string(schedule::megatron_schedule(virtual_stages).name()), chunks->origin);
+  }
+
+  // --num-layers-per-virtual-pipeline-stage L: layers / (pp x L) chunks per stage.
+  void read_virtual_stages() {
+    const LaunchFlag* per_stage = given("--num-layers-per-virtual-pipeline-stage");
+    if (per_stage == nullptr) return;
+    const auto layers_per_chunk = integer(*per_stage);
+    const LaunchFlag* layers = given("--num-layers");
+    const options::Setting* pp = job_.settings.find("pp");
+    if (!layers_per_chunk || layers == nullptr || *layers_per_chunk == 0) return;
+    const auto total = integer(*layers);
+    const int stages = pp ? std::get<int>(pp->value) : 1;
+    if (!total || *total % (stages * *layers_per_chunk) != 0) {
+      problem(*per_stage, "the layers do not split into pp " + std::to_string(stages) + " stages of chunks of " +
+                              std::to_string(*layers_per_chunk));
+      return;
+    }
+    job_.settings.set("virtual_stages", *total / (stages * *layers_per_chunk), where(*per_stage));
+  }
+
+  std::string origin_;
+  std::function<std::optional<int>()> vocabulary_;
+  std::map<std::string, LaunchFlag> values_;
+  std::vector<std::string> order_;  //!< the flags' keys in the order the launch first gives them
+  LaunchJob job_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+LaunchJob read_megatron_args(std::string_view text, const std::string& origin,
+                             const std::function<std::optional<int>()>& vocabulary) {
+  return MegatronReader(origin, vocabulary).read(launch_flags(text));
+}
+
+}  // namespace distsim::io
