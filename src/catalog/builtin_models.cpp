@@ -380,7 +380,6 @@ std::vector<CatalogAlias> make_model_aliases() {
       {"bert-large", {"google-bert/bert-large-uncased", "bert-large-uncased", "bert-large-cased"}},
       {"gpt2-345m", {"openai-community/gpt2-medium", "gpt2-medium"}},
       {"t5-large", {"google-t5/t5-large"}},
-      {"gpt3-175b", {"gpt3_175b", "davinci"}},
       {"llama-3.1-8b", {"meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "llama31_8b"}},
       {"llama-3.1-70b", {"meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "llama31_70b"}},
       {"llama-3.1-405b", {"meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "llama31_405b"}},

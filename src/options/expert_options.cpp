@@ -66,7 +66,7 @@ std::vector<JobOption> expert_options() {
       {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},
       "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group) or allgather (gather "
       "every token of the group, reduce-scatter the outputs)");
-  dispatcher.value_aliases = {{"all-to-all", "alltoall"}, {"a2a", "alltoall"}, {"all-gather", "allgather"}};
+  dispatcher.value_aliases = {{"a2a", "alltoall"}};
   const std::string flex = "(Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse permutation into "
                            "the exchange and send a token once per destination rank) is not modelled";
   dispatcher.unmodelled_values = {

@@ -7,6 +7,8 @@
 #include "core/closest_name.hpp"
 #include "core/name_match.hpp"
 #include "core/plain_text.hpp"
+#include "core/input_error.hpp"
+#include "io/spec/megatron_args_reader.hpp"
 #include "options/job_option.hpp"
 
 namespace distsim::io {
@@ -302,8 +304,27 @@ const std::vector<ColumnVocabulary>& calibration_vocabularies() {
   return vocabularies;
 }
 
+//! A cell of Megatron-LM flags, read as the Megatron reader reads them: their settings, and what
+//! they assume; a flag the reader refuses refuses the row.
+ColumnReading megatron_flags_reading(const ColumnVocabulary& vocabulary, const PublishedField& field) {
+  try {
+    const LaunchJob flags = read_megatron_settings(field.text, vocabulary.column + " '" + field.text + "'");
+    ColumnReading reading;
+    for (const auto& [key, setting] : flags.settings.all()) {
+      reading.settings.emplace_back(key, options::value_text(setting.value));
+    }
+    for (const auto& assumption : flags.assumptions) {
+      reading.assumed_because += (reading.assumed_because.empty() ? "" : "; ") + assumption;
+    }
+    return reading;
+  } catch (const InputError& e) {
+    return refuses(e.what());
+  }
+}
+
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field) {
   if (field.missing) return vocabulary.when_missing;
+  if (trimmed(field.text, " ").rfind("--", 0) == 0) return megatron_flags_reading(vocabulary, field);
   const std::string whole = lowercase(field.text);
   const std::string value = vocabulary.remarks_matter ? whole : field.value;
   if (!vocabulary.remarks_matter || field.remark.empty()) {

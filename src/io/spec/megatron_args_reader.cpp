@@ -67,7 +67,7 @@ constexpr std::string_view kReadTogether[] = {
     "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
     "--recompute-activations", "--fp8-format", "--fp4-format", "--fp4-recipe",
     "--num-layers-per-virtual-pipeline-stage", "--tokenizer-model", "--moe-token-drop-policy",
-    "--attention-backend", "--transformer-impl"};
+    "--attention-backend", "--transformer-impl", "--no-position-embedding"};
 
 //! Flags of the model's shape; each sets a field of the model the launch describes.
 enum class ShapeFlag {
@@ -205,8 +205,8 @@ bool is_ignored(const std::string& flag) {
 //! Reads one launch's flags into a job; collects every problem before throwing.
 class MegatronReader {
  public:
-  MegatronReader(std::string origin, std::function<std::optional<int>()> vocabulary)
-      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)) {}
+  MegatronReader(std::string origin, std::function<std::optional<int>()> vocabulary, bool whole_job)
+      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)), whole_job_(whole_job) {}
 
   LaunchJob read(const std::vector<LaunchFlag>& flags) {
     for (const auto& flag : flags) {
@@ -218,8 +218,10 @@ class MegatronReader {
     read_attention_and_implementation();
     read_precision();
     read_recomputation();
-    read_model();
-    read_world();
+    if (whole_job_) {
+      read_model();
+      read_world();
+    }
     read_virtual_stages();
     read_schedule();
     if (!problems_.empty()) {
@@ -295,7 +297,9 @@ class MegatronReader {
       }
     }
     for (const auto& shape : kShapeFlags) {
-      if (same_name(flag.flag, shape.flag)) return;  // read_model
+      if (!same_name(flag.flag, shape.flag)) continue;
+      if (!whole_job_) problem(flag, "a flag of the model's shape, where only settings are read");
+      return;  // read_model
     }
     for (const auto& known : kNotModelledFlags) {
       if (!same_name(flag.flag, known.flag)) continue;
@@ -476,6 +480,11 @@ class MegatronReader {
       }
     }
     if (given("--group-query-attention") != nullptr && query_groups > 0) model.num_kv_heads = query_groups;
+    // --no-position-embedding drops the learned table, which rotary embeddings have none of.
+    if (const LaunchFlag* none = given("--no-position-embedding");
+        none != nullptr && model.position_embedding != model::PositionEmbedding::rope) {
+      problem(*none, "a model without position embeddings is not modelled (with rope it has no table to drop)");
+    }
     for (const auto& [flag, field] : {std::pair{"--num-layers", model.num_layers},
                                       std::pair{"--hidden-size", model.hidden_size},
                                       std::pair{"--num-attention-heads", model.num_attention_heads}}) {
@@ -489,15 +498,15 @@ class MegatronReader {
                                   ? static_cast<int>(4.0 * model.hidden_size * 2.0 / 3.0 / kMultiple) * kMultiple
                                   : 4 * model.hidden_size;
     }
+    // Megatron-Core: an expert's FFN is --ffn-hidden-size unless --moe-ffn-hidden-size says otherwise.
+    if (model.moe.enabled() && model.moe.expert_ffn_hidden_size <= 0) {
+      model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
+    }
     model.seq_length = 1;  // the job's seq_length (--seq-length) sets it
     if (const auto vocabulary = vocabulary_size(model)) model.vocab_size = *vocabulary;
     if (!given("--seq-length")) problems_.push_back(origin_ + ": --seq-length is not given; a Megatron-LM job needs it");
     // Stated only where it differs from the rule a model file follows (biases with LayerNorm only).
     if (model.linear_biases == (model.norm == model::NormType::layernorm)) model.linear_biases.reset();
-    if (model.moe.enabled()) {
-      job_.assumptions.push_back("routing: priced as balanced over the experts (moe_imbalance 1.0, as in "
-                                 "force-balanced benchmark runs); --moe-imbalance gives the busiest rank's share");
-    }
     job_.settings.set("model", builtin_alike(model).value_or(flow_yaml(model_json(model))), origin_);
   }
 
@@ -678,6 +687,7 @@ class MegatronReader {
 
   std::string origin_;
   std::function<std::optional<int>()> vocabulary_;
+  bool whole_job_;
   std::map<std::string, LaunchFlag> values_;
   std::vector<std::string> order_;  //!< the flags' keys in the order the launch first gives them
   LaunchJob job_;
@@ -688,7 +698,11 @@ class MegatronReader {
 
 LaunchJob read_megatron_args(std::string_view text, const std::string& origin,
                              const std::function<std::optional<int>()>& vocabulary) {
-  return MegatronReader(origin, vocabulary).read(launch_flags(text));
+  return MegatronReader(origin, vocabulary, true).read(launch_flags(text));
+}
+
+LaunchJob read_megatron_settings(std::string_view text, const std::string& origin) {
+  return MegatronReader(origin, {}, false).read(launch_flags(text));
 }
 
 }  // namespace distsim::io

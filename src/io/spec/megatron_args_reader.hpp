@@ -36,4 +36,9 @@ struct LaunchJob {
 LaunchJob read_megatron_args(std::string_view text, const std::string& origin,
                              const std::function<std::optional<int>()>& vocabulary = {});
 
+//! The settings of Megatron-LM flags that describe no whole job (a published table's cell
+//! "--overlap-grad-reduce --tp-comm-overlap"): read_megatron_args without the model and the world,
+//! a shape flag being a problem.
+LaunchJob read_megatron_settings(std::string_view text, const std::string& origin);
+
 }  // namespace distsim::io

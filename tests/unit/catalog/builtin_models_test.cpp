@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/input_error.hpp"
+#include "core/name_match.hpp"
 #include "model/parameter_count.hpp"
 
 namespace distsim::catalog {
@@ -205,6 +206,35 @@ TEST(BuiltinModels, NemotronHasItsPublishedParameterCounts) {
 }
 
 TEST(FindModel, MatchesNamesIgnoringCase) { EXPECT_EQ(find_model("GPT3-175B").name, "gpt3-175b"); }
+
+// The name rule (core/name_match.hpp) and the aliases declared beside the entries: invented
+// spellings that follow the rule, the Hugging Face ids of the entries' config files.
+TEST(FindModel, MatchesByTheNameRuleAndTheAliases) {
+  EXPECT_EQ(find_model("Mixtral 8x7B").name, "mixtral-8x7b");
+  EXPECT_EQ(find_model("MIXTRAL_8X22B").name, "mixtral-8x22b");
+  EXPECT_EQ(find_model("GPT-OSS 20B").name, "gpt-oss-20b");
+  EXPECT_EQ(find_model("DeepSeek V3").name, "deepseek-v3");
+  EXPECT_EQ(find_model("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b");
+  EXPECT_EQ(find_model("meta-llama/Llama-3.1-70B").name, "llama-3.1-70b");
+  EXPECT_EQ(find_model("llama31_405b").name, "llama-3.1-405b");  // a recipe name: 31 is not 3.1
+  EXPECT_EQ(model_error("Llama-3.2-405B").rfind("unknown model 'Llama-3.2-405B'", 0), 0U);
+}
+
+TEST(FindModel, EveryAliasNamesABuiltinModelAndNoAliasIsAName) {
+  for (const CatalogAlias& alias : model_aliases()) {
+    EXPECT_EQ(find_model(alias.alias).name, alias.name);
+    for (const auto& name : model_names()) EXPECT_FALSE(same_name(alias.alias, name)) << alias.alias;
+  }
+}
+
+// A name followed by the total parameter count in billions: DeepSeek-V3 has 671B with its MTP
+// module (its report), which the catalog's count is within 5 % of; 600B is another model.
+TEST(FindModel, ANameWithItsParameterCountIsTheModel) {
+  EXPECT_EQ(find_model("DeepSeek-V3 671B").name, "deepseek-v3");
+  EXPECT_EQ(find_model("Mixtral-8x7B 46.7B").name, "mixtral-8x7b");
+  EXPECT_EQ(model_error("DeepSeek-V3 600B").rfind("unknown model 'DeepSeek-V3 600B'", 0), 0U);
+  EXPECT_EQ(model_error("DeepSeek-V3 671").rfind("unknown model", 0), 0U);
+}
 
 TEST(FindModel, SuggestsTheClosestName) {
   EXPECT_EQ(model_error("gpt2-354m"),

@@ -560,3 +560,65 @@ TEST(CalibrationReader, MapsAPowerLimitedPartToTheGpuFileNamedForIt) {
 }
 
 }  // namespace distsim::io
+
+namespace distsim::io {
+
+// Each column is read by the definition that owns its values: the option table's values and
+// aliases, the catalog's names, the MLP activations, by the one name rule. The spellings are
+// invented to follow those rules; none is a phrase of the calibration vocabulary.
+TEST(CalibrationReader, ReadsEverySpellingTheNameRuleAllows) {
+  using strategy::GemmFormat;
+  const auto job_of = [](const std::map<std::string, std::string>& changes) {
+    const CalibrationRun run = run_of(changes);
+    EXPECT_TRUE(run.job.has_value()) << run.excluded_because;
+    return run.job.value_or(strategy::JobSpec{});
+  };
+  EXPECT_EQ(job_of({{"precision", "MXFP8"}, {"gpu", "B200"}, {"gpu_mem_gb", "180"}}).strategy.gemm_format,
+            GemmFormat::mxfp8);
+  EXPECT_EQ(job_of({{"precision", "NVFP4 (with RHT)"}, {"gpu", "B200"}, {"gpu_mem_gb", "180"}}).strategy.gemm_format,
+            GemmFormat::nvfp4);
+  EXPECT_EQ(job_of({{"precision", "Float8CurrentScaling"}}).strategy.gemm_format, GemmFormat::fp8);
+  EXPECT_EQ(job_of({{"precision", "BF16 + FP8_DS"}}).strategy.gemm_format, GemmFormat::fp8);
+  EXPECT_EQ(job_of({{"precision", "bfloat16"}}).strategy.dtype, Dtype::bf16);
+  EXPECT_EQ(job_of({{"ffn_activation", "Squared-ReLU"}}).model.ffn_type, model::FfnType::squared_relu);
+  EXPECT_EQ(job_of({{"ffn_activation", "relu2"}}).model.ffn_type, model::FfnType::squared_relu);
+  EXPECT_EQ(job_of({{"ffn_activation", "SwiGLU"}}).model.ffn_type, model::FfnType::swiglu);
+  EXPECT_EQ(job_of({{"optimizer_sharding", "ZeRO stage 3 (DeepSpeed)"}}).strategy.sharding,
+            strategy::Sharding::full);
+  EXPECT_EQ(job_of({{"optimizer_sharding", "ZeRO_2"}}).strategy.sharding, strategy::Sharding::gradients);
+  EXPECT_TRUE(job_of({{"optimizer_sharding", "Distributed-Optimizer"}}).strategy.distributed_optimizer);
+  EXPECT_TRUE(job_of({{"sequence_parallel", "TRUE"}}).strategy.sequence_parallel);
+  EXPECT_EQ(job_of({{"recompute", "Full"}}).strategy.recompute, strategy::Recompute::full);
+  EXPECT_EQ(job_of({{"recompute", "selective: MLA-up-proj"}}).strategy.recompute, strategy::Recompute::mla_up_proj);
+  const strategy::JobSpec gpt3 = job_of({{"arch", "GPT-3 (decoder)"}});
+  EXPECT_EQ(gpt3.model.norm, model::NormType::layernorm);  // the family of gpt2-345m and gpt3-175b
+  EXPECT_TRUE(gpt3.model.tie_embeddings);
+  EXPECT_EQ(job_of({{"arch", "LLaMA-2"}}).model.norm, model::NormType::rmsnorm);
+}
+
+// A cell of Megatron-LM flags is read as the Megatron reader reads them: the overlap it sets, what
+// it assumes listed under the row, and a flag it does not know refusing the row.
+TEST(CalibrationReader, ReadsMegatronFlagsInACell) {
+  const CalibrationRun run = run_of({{"comm_overlap", "--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_TRUE(run.job->strategy.overlap_grad_reduce);
+  EXPECT_NE(std::find_if(run.assumptions.begin(), run.assumptions.end(),
+                         [](const std::string& text) { return text.find("--tp-comm-overlap: tensor-parallel") != std::string::npos; }),
+            run.assumptions.end());
+  EXPECT_EQ(exclusion_of("comm_overlap", "--overlap-grad-reduse --sequence-parallel"),
+            "comm_overlap '--overlap-grad-reduse --sequence-parallel': --overlap-grad-reduse: not an argument distsim "
+            "reads; the closest it knows is '--overlap-grad-reduce'. A flag that changes the computation must be "
+            "modelled or refused, so distsim does not guess what it does");
+}
+
+// A size the source leaves unstated is the framework's default, said under the row.
+TEST(CalibrationReader, AnUnstatedSizeIsTheDefaultAsAnAssumption) {
+  const CalibrationRun run = run_of({{"vpp", "not stated"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->strategy.virtual_stages, 1);
+  EXPECT_EQ(run.assumptions.front(),
+            "virtual_stages=1 (vpp 'not stated'; Megatron-Core's default, which is distsim's)");
+  EXPECT_EQ(exclusion_of("tp", "not stated"), "tp 'not stated' is not a number");  // a required size
+}
+
+}  // namespace distsim::io

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "cli/job_flags.hpp"
 #include "core/input_error.hpp"
+#include "core/name_match.hpp"
 #include "io/spec/job_file_reader.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "options/job_assembly.hpp"
@@ -189,6 +191,50 @@ TEST(OptionTable, SearchedOptionsSetTheStrategyOnly) {
       }
     }
     EXPECT_GT(tried, 20U) << model;
+  }
+}
+
+// Values match by the one name rule, then the aliases declared beside them (framework names),
+// and a value a framework has that distsim does not model is refused with the reason.
+TEST(OptionTable, ChoicesMatchByTheNameRuleAndTheirAliases) {
+  const auto value_of = [](std::string_view key, std::string_view text) {
+    const ParsedValue parsed = parse_value(option(key), text);
+    return parsed.ok() ? value_text(parsed.value) : "problem: " + parsed.problem;
+  };
+  EXPECT_EQ(value_of("precision", "MXFP8"), "mxfp8");
+  EXPECT_EQ(value_of("precision", "NV-FP4"), "nvfp4");
+  EXPECT_EQ(value_of("precision", "FP8_CS"), "fp8");
+  EXPECT_EQ(value_of("precision", "Float8CurrentScaling"), "fp8");
+  EXPECT_EQ(value_of("precision", "bf16_with_mxfp8_mixed"), "mxfp8");
+  EXPECT_EQ(value_of("sharding", "ZeRO-3"), "zero3");
+  EXPECT_EQ(value_of("sharding", "ZeRO Stage 2"), "zero2");
+  EXPECT_EQ(value_of("sharding", "FULL_SHARD"), "zero3");
+  EXPECT_EQ(value_of("dtype", "bf16-mixed"), "bf16");
+  EXPECT_EQ(value_of("dtype", "Float16"), "fp16");
+  EXPECT_EQ(value_of("moe_dispatcher", "All-to-All"), "alltoall");
+  EXPECT_EQ(value_of("sequence_parallel", "Yes"), "true");
+  EXPECT_EQ(value_of("sequence_parallel", "OFF"), "false");
+  EXPECT_EQ(value_of("precision", "Float8BlockScaling"),
+            "problem: precision 'Float8BlockScaling' (fp8 with 1x128 and 128x128 block scales: DeepSeek-V3's recipe, "
+            "TransformerEngine's Float8BlockScaling) is not modelled");
+  EXPECT_EQ(value_of("moe_dispatcher", "flex"),
+            "problem: token dispatcher 'flex' (Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse "
+            "permutation into the exchange and send a token once per destination rank) is not modelled");
+  EXPECT_EQ(value_of("precision", "fp9"), "problem: unknown precision 'fp9'; did you mean 'fp8'? (known: bf16, fp8, "
+                                          "mxfp8, nvfp4)");
+}
+
+// An alias names an allowed value, and no alias or unmodelled value is also an allowed one.
+TEST(OptionTable, EveryAliasNamesAnAllowedValue) {
+  for (const auto& candidate : job_options()) {
+    for (const auto& [alias, value] : candidate.value_aliases) {
+      EXPECT_NE(std::find(candidate.allowed.begin(), candidate.allowed.end(), value), candidate.allowed.end())
+          << candidate.key << ": " << alias;
+      for (const auto& allowed : candidate.allowed) EXPECT_FALSE(same_name(alias, allowed)) << alias;
+    }
+    for (const auto& [name, why] : candidate.unmodelled_values) {
+      EXPECT_FALSE(parse_value(candidate, name).ok()) << candidate.key << ": " << name;
+    }
   }
 }
 
