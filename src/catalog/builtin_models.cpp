@@ -374,15 +374,21 @@ std::vector<ModelSpec> make_models() {
 
 // The names the ecosystem gives the built-in models: Hugging Face model ids, and Megatron-Bridge
 // recipe names where the one name rule does not already make them equal (a '.' between digits
-// is a decimal point, so "llama31_8b" is not "llama-3.1-8b").
+// is a decimal point, so "llama31_8b" is not "llama-3.1-8b"). Llama 3 8B and 70B have Llama 3.1's
+// layers, widths, heads and vocabulary (HF Meta-Llama-3-8B and -70B config.json; only the RoPE
+// scaling for long contexts differs, which costs nothing), and torchtitan's llama3 flavors 8B,
+// 70B and 405B are these shapes ("llama3 8B").
 std::vector<CatalogAlias> make_model_aliases() {
   const std::pair<const char*, std::vector<const char*>> names[] = {
       {"bert-large", {"google-bert/bert-large-uncased", "bert-large-uncased", "bert-large-cased"}},
       {"gpt2-345m", {"openai-community/gpt2-medium", "gpt2-medium"}},
       {"t5-large", {"google-t5/t5-large"}},
-      {"llama-3.1-8b", {"meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "llama31_8b"}},
-      {"llama-3.1-70b", {"meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "llama31_70b"}},
-      {"llama-3.1-405b", {"meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "llama31_405b"}},
+      {"llama-3.1-8b",
+       {"meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B", "llama31_8b", "llama3-8b", "meta-llama/Meta-Llama-3-8B"}},
+      {"llama-3.1-70b",
+       {"meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "llama31_70b", "llama3-70b",
+        "meta-llama/Meta-Llama-3-70B"}},
+      {"llama-3.1-405b", {"meta-llama/Llama-3.1-405B", "meta-llama/Meta-Llama-3.1-405B", "llama31_405b", "llama3-405b"}},
       {"mixtral-8x7b", {"mistralai/Mixtral-8x7B-v0.1", "mistralai/Mixtral-8x7B-Instruct-v0.1"}},
       {"mixtral-8x22b", {"mistralai/Mixtral-8x22B-v0.1", "mistralai/Mixtral-8x22B-Instruct-v0.1"}},
       {"qwen3-30b-a3b", {"Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base"}},

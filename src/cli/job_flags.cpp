@@ -8,6 +8,8 @@
 #include "io/document/text_file.hpp"
 #include "io/spec/job_file_reader.hpp"
 #include "io/spec/spec_resolver.hpp"
+#include "io/spec/torchtitan_reader.hpp"
+#include "options/job_assembly.hpp"
 
 namespace distsim::cli {
 
@@ -38,6 +40,10 @@ void JobFlags::add_to(CLI::App& command, const std::vector<std::string>& left_ou
                      "Megatron-LM pretrain_gpt.py arguments as a launch script file or one string: the model "
                      "shape, parallel sizes, batches, precision, recomputation, layout, overlap and MoE flags "
                      "(docs/input_formats.md); flags given here override them, and --model gives the vocabulary");
+  command.add_option("--torchtitan", torchtitan_,
+                     "a torchtitan job TOML: [model], [parallelism], [training], [activation_checkpoint], [float8], "
+                     "[compile] (docs/input_formats.md); flags given here override it, and --nodes gives the world "
+                     "that data_parallel_shard_degree -1 fills");
   for (const auto& option : options::job_options()) {
     if (std::find(left_out.begin(), left_out.end(), option.key) != left_out.end()) {
       continue;
@@ -71,31 +77,61 @@ options::JobSettings JobFlags::file_settings() const {
   return job_file_.empty() ? options::JobSettings{} : io::read_job_file(job_file_);
 }
 
-const io::LaunchJob& JobFlags::launch_settings() const {
-  if (launch_) return *launch_;
-  if (megatron_args_.empty()) return launch_.emplace();
+namespace {
+
+//! The GPUs of the job the flags describe, when they give its nodes.
+std::optional<int> world_of(const options::JobSettings& flags) {
+  if (!flags.has("nodes")) return std::nullopt;
+  const strategy::JobSpec job = options::assemble_job(flags, io::spec_resolvers());
+  return job.cluster.num_hosts * job.cluster.gpus_per_host;
+}
+
+void tell(const io::LaunchJob& launch) {
+  for (const auto& assumption : launch.assumptions) std::cerr << "distsim: assumed: " << assumption << "\n";
+  if (launch.ignored.empty()) return;
+  std::string ignored;
+  for (const auto& flag : launch.ignored) ignored += (ignored.empty() ? "" : " ") + flag;
+  std::cerr << "distsim: ignored (no effect on a step's time): " << ignored << "\n";
+}
+
+io::LaunchJob read_megatron(const std::string& argument, const options::JobSettings& flags) {
   std::error_code error;
-  const bool is_file = std::filesystem::is_regular_file(megatron_args_, error);
-  if (!is_file && megatron_args_.find("--") == std::string::npos) {
-    throw InputError("--megatron-args '" + megatron_args_ +
-                     "': no such file, and not an argument string (it holds no --flag)");
+  const bool is_file = std::filesystem::is_regular_file(argument, error);
+  if (!is_file && argument.find("--") == std::string::npos) {
+    throw InputError("--megatron-args '" + argument + "': no such file, and not an argument string (it holds no --flag)");
   }
-  const std::string text = is_file ? io::read_text_file(megatron_args_, "Megatron-LM arguments") : megatron_args_;
-  const std::string origin = is_file ? "Megatron-LM arguments '" + megatron_args_ + "'" : "--megatron-args";
-  const options::JobSettings flags = flag_settings();
+  const std::string text = is_file ? io::read_text_file(argument, "Megatron-LM arguments") : argument;
+  const std::string origin = is_file ? "Megatron-LM arguments '" + argument + "'" : "--megatron-args";
   const auto vocabulary = [&flags]() -> std::optional<int> {
     const options::Setting* model = flags.find("model");
     if (model == nullptr) return std::nullopt;
     return io::resolve_model(std::get<std::string>(model->value)).vocab_size;
   };
-  io::LaunchJob& launch = launch_.emplace(io::read_megatron_args(text, origin, vocabulary));
-  for (const auto& assumption : launch.assumptions) std::cerr << "distsim: assumed: " << assumption << "\n";
-  if (!launch.ignored.empty()) {
-    std::string ignored;
-    for (const auto& flag : launch.ignored) ignored += (ignored.empty() ? "" : " ") + flag;
-    std::cerr << "distsim: ignored (no effect on a step's time): " << ignored << "\n";
+  return io::read_megatron_args(text, origin, vocabulary);
+}
+
+io::LaunchJob read_torchtitan(const std::string& path, const options::JobSettings& flags) {
+  const std::string text = io::read_text_file(path, "torchtitan job");
+  return io::read_torchtitan_toml(text, "torchtitan job '" + path + "'", {world_of(flags), flags.has("model")});
+}
+
+}  // namespace
+
+const io::LaunchJob& JobFlags::launch_settings() const {
+  if (launch_) return *launch_;
+  const options::JobSettings flags = flag_settings();
+  if (!megatron_args_.empty() && !torchtitan_.empty()) {
+    throw InputError("--megatron-args and --torchtitan both given; a job has one launch, use one or the other");
   }
-  return launch;
+  if (!megatron_args_.empty()) {
+    launch_ = read_megatron(megatron_args_, flags);
+  } else if (!torchtitan_.empty()) {
+    launch_ = read_torchtitan(torchtitan_, flags);
+  } else {
+    return launch_.emplace();
+  }
+  tell(*launch_);
+  return *launch_;
 }
 
 options::JobSettings JobFlags::settings() const {

@@ -12,12 +12,14 @@
 
 namespace distsim::cli {
 
-//! The option table (options::job_options()) as CLI11 flags, plus --job FILE and --megatron-args
-//! FILE_OR_STRING: a command's job is the job file's settings, the launch arguments' over them,
-//! and the flags given on the command line over both. Every value is parsed by the table, so a
-//! flag, its job-file key and the launch argument it reads accept the same values. With launch
-//! arguments, --model gives the vocabulary of the model they describe (they have no vocabulary
-//! size of their own); what they assume and ignore is said on standard error.
+//! The option table (options::job_options()) as CLI11 flags, plus --job FILE, --megatron-args
+//! FILE_OR_STRING and --torchtitan FILE: a command's job is the job file's settings, the launch
+//! settings' over them, and the flags given on the command line over both. Every value is parsed
+//! by the table, so a flag, its job-file key and the launch setting it reads accept the same
+//! values. With Megatron arguments, --model gives the vocabulary of the model they describe (they
+//! have no vocabulary size of their own); with a torchtitan TOML, --nodes gives the world that a
+//! data_parallel_shard_degree of -1 fills. What a launch assumes and ignores is said on standard
+//! error.
 class JobFlags {
  public:
   //! Adds --job and one flag per option of the table, except the keys in `left_out`.
@@ -26,7 +28,7 @@ class JobFlags {
   options::JobSettings flag_settings() const;
   //! The job file of --job, if given; empty settings otherwise.
   options::JobSettings file_settings() const;
-  //! The launch arguments of --megatron-args, read once; empty settings without it.
+  //! The launch settings of --megatron-args or --torchtitan, read once; empty without either.
   const io::LaunchJob& launch_settings() const;
   //! The flags over the launch arguments over the job file.
   options::JobSettings settings() const;
@@ -36,6 +38,7 @@ class JobFlags {
  private:
   std::string job_file_;
   std::string megatron_args_;
+  std::string torchtitan_;
   mutable std::optional<io::LaunchJob> launch_;
   std::map<std::string, std::string> texts_;
   std::map<std::string, bool> switches_;

@@ -157,6 +157,8 @@ JobOption schedule_option() {
   JobOption schedule =
       basic("schedule", "--schedule", ValueType::choice, "1f1b", "pipeline schedule (see `distsim list schedules`)");
   schedule.allowed = schedule::schedule_names();
+  schedule.value_aliases = schedule::schedule_aliases();
+  schedule.unmodelled_values = schedule::unmodelled_schedules();
   schedule.noun = "schedule";
   schedule.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
     job.strategy.schedule = as_text(value);

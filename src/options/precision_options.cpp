@@ -56,6 +56,7 @@ JobOption precision_option() {
       {"bf16_with_fp8_subchannel_scaling_mixed", blockwise},
       {"rowwise", "(fp8 with a scale per row: torchao float8 rowwise) is not modelled"},
       {"fp8 rowwise", "(fp8 with a scale per row: torchao float8 rowwise) is not modelled"},
+      {"rowwise_with_gw_hp", "(torchao float8 rowwise with high-precision weight gradients) is not modelled"},
       {"mxfp4", "(fp4 with E8M0 scales per 32 elements) is not modelled"}};
   return precision;
 }

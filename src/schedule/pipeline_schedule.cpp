@@ -23,6 +23,24 @@ const std::vector<const PipelineSchedule*>& all_schedules() {
   return schedules;
 }
 
+// torch.distributed.pipelining's schedules (schedules.py) and their short names: 1F1B, GPipe and
+// DualPipeV are the name rule's 1f1b, gpipe and dualpipev already.
+const std::vector<std::pair<std::string, std::string>>& schedule_aliases() {
+  static const std::vector<std::pair<std::string, std::string>> aliases{
+      {"Interleaved1F1B", "interleaved"}, {"ScheduleInterleaved1F1B", "interleaved"},
+      {"ZBVZeroBubble", "zbv"},           {"ScheduleZBVZeroBubble", "zbv"},
+      {"Schedule1F1B", "1f1b"},           {"ScheduleGPipe", "gpipe"},
+      {"ScheduleDualPipeV", "dualpipev"}};
+  return aliases;
+}
+
+const std::vector<std::pair<std::string, std::string>>& unmodelled_schedules() {
+  static const std::vector<std::pair<std::string, std::string>> schedules{
+      {"InterleavedZeroBubble", "(PyTorch's interleaved zero-bubble schedule) is not modelled"},
+      {"LoopedBFS", "(PyTorch's breadth-first looped schedule) is not modelled"}};
+  return schedules;
+}
+
 std::vector<std::string> schedule_names() {
   std::vector<std::string> names;
   for (const auto* schedule : all_schedules()) {

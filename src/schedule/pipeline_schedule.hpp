@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "schedule/dual_pipe_v_schedule.hpp"
@@ -21,6 +22,11 @@ const std::vector<const PipelineSchedule*>& all_schedules();
 //! Throws InputError with the closest name when `name` is unknown.
 const PipelineSchedule& find_schedule(std::string_view name);
 std::vector<std::string> schedule_names();
+//! Other frameworks' names of the schedules ({alias, schedule name}), and the schedules they
+//! have that distsim does not model ({name, why}): PyTorch's torch.distributed.pipelining
+//! classes as torchtitan names them, for the schedule option.
+const std::vector<std::pair<std::string, std::string>>& schedule_aliases();
+const std::vector<std::pair<std::string, std::string>>& unmodelled_schedules();
 
 //! The names of the schedules that run `num_chunks` model chunks per stage when asked for them.
 std::vector<std::string> schedules_with_chunks(int num_chunks);
