@@ -140,8 +140,8 @@ model::FfnType read_activation(const RowReader& row) {
 //! routed expert.
 bool is_moe_row(const RowReader& row) {
   const PublishedField moe = read_published_field(row.text("moe"));
-  if (!moe.missing && moe.value != "no" && moe.value != "dense") {
-    if (moe.value != "moe" && moe.value != "yes") {
+  if (!moe.missing && !same_name(moe.value, "no") && !same_name(moe.value, "dense")) {
+    if (!same_name(moe.value, "moe") && !same_name(moe.value, "yes")) {
       throw Unsupported{"moe '" + row.text("moe") + "' is neither MoE, yes nor no"};
     }
     return true;

@@ -225,7 +225,9 @@ std::optional<ColumnReading> phrase_reading(const ColumnVocabulary& vocabulary, 
     // A phrase that writes a remark is matched with the field's remarks.
     const bool remarked = spelling.find('(') != std::string::npos;
     std::vector<std::string> captured;
-    if (glob_matches(spelling, remarked ? with_remarks : text, captured)) return with_captures(reading, captured);
+    if (glob_matches(name_key(spelling), name_key(remarked ? with_remarks : text), captured)) {
+      return with_captures(reading, captured);
+    }
   }
   return std::nullopt;
 }
@@ -332,7 +334,7 @@ ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const Publis
   } else if (auto reading = phrase_reading(vocabulary, value, whole)) {
     return *reading;
   }
-  if (value.rfind("not stated", 0) == 0) return vocabulary.when_not_stated;
+  if (name_key(value).rfind("notstated", 0) == 0) return vocabulary.when_not_stated;
   const std::string closest = closest_name(value, known_values(vocabulary));
   return refuses(vocabulary.column + " '" + field.text + "' is not a value the calibration reader knows" +
                  (closest.empty() ? "; it expects a positive whole number" : "; the closest it knows is '" + closest + "'"));

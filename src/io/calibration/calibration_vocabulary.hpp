@@ -22,8 +22,9 @@ struct ColumnReading {
 
 //! How the calibration reader reads one column. A value is read, in this order, as
 //! - one of the column's phrases: what published tables write that no option or catalog entry
-//!   names, each with what it sets and why. A phrase is matched whole, ignoring case; '*' stands
-//!   for any text, and a setting value "$N" takes the text the N-th '*' stood for. A phrase that
+//!   names, each with what it sets and why. A phrase is matched whole by the name rule
+//!   (core/name_match.hpp: case and separators do not matter); '*' stands for any text, and a
+//!   setting value "$N" takes the text the N-th '*' stood for, as the name rule keys it. A phrase that
 //!   contains '(' is matched with the field's remarks. Nothing is matched by a substring;
 //! - the values of the column's options, by the option table's own parsing (its values, their
 //!   aliases and the values it names as not modelled, by the one name rule), part by part where

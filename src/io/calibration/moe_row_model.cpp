@@ -84,8 +84,7 @@ class ModelCheck {
   }
 
   bool is_priced_variant() const {
-    return model_.ffn_type == model::FfnType::swiglu &&
-           lowercase(trimmed(column_("ffn_activation"), " ")) == kClampedSwiglu;
+    return model_.ffn_type == model::FfnType::swiglu && same_name(column_("ffn_activation"), kClampedSwiglu);
   }
 
   void check_experts() const {

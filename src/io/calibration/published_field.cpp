@@ -10,14 +10,16 @@
 namespace distsim::io {
 
 PublishedField read_published_field(std::string_view text) {
-  static constexpr std::array<std::string_view, 5> kMissingMarkers{"", "n/a", "na", "none", "-"};
+  // "N/A", "n_a" and "None" by the name rule; a dash alone, not "--" (a flag's start).
+  static constexpr std::array<std::string_view, 3> kMissingMarkers{"n/a", "na", "none"};
   PublishedField field;
   field.text = std::string(text);
   RemarkedName split = split_remark(text);
   field.value = lowercase(split.name);
   field.remark = std::move(split.remark);
-  field.missing = std::find(kMissingMarkers.begin(), kMissingMarkers.end(), field.value) != kMissingMarkers.end();
-  field.not_stated = lowercase(text).find("not stated") != std::string::npos;
+  field.missing = field.value.empty() || field.value == "-" ||
+                  std::find(kMissingMarkers.begin(), kMissingMarkers.end(), name_key(field.value)) != kMissingMarkers.end();
+  field.not_stated = name_key(text).find("notstated") != std::string::npos;
   return field;
 }
 
