@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <regex>
 
@@ -10,6 +11,7 @@
 #include "core/input_error.hpp"
 #include "core/name_match.hpp"
 #include "core/plain_text.hpp"
+#include "io/document/diagnostics.hpp"
 #include "io/spec/launch_script.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "model/ffn_type.hpp"
@@ -206,7 +208,7 @@ bool is_ignored(const std::string& flag) {
 class MegatronReader {
  public:
   MegatronReader(std::string origin, std::function<std::optional<int>()> vocabulary, bool whole_job)
-      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)), whole_job_(whole_job) {}
+      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)), whole_job_(whole_job), diagnostics_(origin_) {}
 
   LaunchJob read(const std::vector<LaunchFlag>& flags) {
     for (const auto& flag : flags) {
@@ -224,11 +226,7 @@ class MegatronReader {
     }
     read_virtual_stages();
     read_schedule();
-    if (!problems_.empty()) {
-      std::string message;
-      for (const auto& problem : problems_) message += (message.empty() ? "" : "\n") + problem;
-      throw InputError(message);
-    }
+    diagnostics_.throw_if_any();
     return std::move(job_);
   }
 
@@ -243,7 +241,7 @@ class MegatronReader {
 
   std::string where(const LaunchFlag& flag) const { return origin_ + ": " + flag.flag; }
 
-  void problem(const LaunchFlag& flag, const std::string& text) { problems_.push_back(where(flag) + ": " + text); }
+  void problem(const LaunchFlag& flag, const std::string& text) { diagnostics_.add(0, flag.flag, text); }
 
   //! The flag's first word; a problem when it has none or holds a variable the script never set.
   std::optional<std::string> word(const LaunchFlag& flag) {
@@ -271,10 +269,11 @@ class MegatronReader {
   }
 
   void set(const LaunchFlag& flag, std::string_view key, const std::string& text) {
-    try {
-      job_.settings.set_text(key, text, where(flag));
-    } catch (const InputError& e) {
-      problems_.emplace_back(e.what());
+    const options::ParsedValue parsed = options::parse_value(options::option(key), text);
+    if (parsed.ok()) {
+      job_.settings.set(key, parsed.value, where(flag));
+    } else {
+      problem(flag, parsed.problem);
     }
   }
 
@@ -460,9 +459,8 @@ class MegatronReader {
         }
       }
     }
-    problems_.push_back(origin_ +
-                        ": the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
-                        "--tokenizer-model that names a built-in model");
+    diagnostics_.add(0, "", "the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
+                            "--tokenizer-model that names a built-in model");
     return std::nullopt;
   }
 
@@ -488,7 +486,7 @@ class MegatronReader {
     for (const auto& [flag, field] : {std::pair{"--num-layers", model.num_layers},
                                       std::pair{"--hidden-size", model.hidden_size},
                                       std::pair{"--num-attention-heads", model.num_attention_heads}}) {
-      if (field <= 0) problems_.push_back(origin_ + ": " + flag + " is not given; a Megatron-LM job needs it");
+      if (field <= 0) diagnostics_.add(0, "", std::string(flag) + " is not given; a Megatron-LM job needs it");
     }
     if (model.num_kv_heads <= 0) model.num_kv_heads = model.num_attention_heads;
     if (model.ffn_hidden_size <= 0) {
@@ -504,7 +502,7 @@ class MegatronReader {
     }
     model.seq_length = 1;  // the job's seq_length (--seq-length) sets it
     if (const auto vocabulary = vocabulary_size(model)) model.vocab_size = *vocabulary;
-    if (!given("--seq-length")) problems_.push_back(origin_ + ": --seq-length is not given; a Megatron-LM job needs it");
+    if (!given("--seq-length")) diagnostics_.add(0, "", "--seq-length is not given; a Megatron-LM job needs it");
     // Stated only where it differs from the rule a model file follows (biases with LayerNorm only).
     if (model.linear_biases == (model.norm == model::NormType::layernorm)) model.linear_biases.reset();
     job_.settings.set("model", builtin_alike(model).value_or(flow_yaml(model_json(model))), origin_);
@@ -646,17 +644,17 @@ class MegatronReader {
     const auto n = integer(*nodes);
     const auto g = integer(*per_node);
     if (!n || !g) return;
-    int model_ranks = 1;
+    std::int64_t model_ranks = 1;  // three sizes below 2^31: no overflow
     for (const char* key : {"tp", "pp", "cp"}) {
       if (const options::Setting* size = job_.settings.find(key)) model_ranks *= std::get<int>(size->value);
     }
-    const int world = *n * *g;
-    if (world % model_ranks != 0) {
+    const std::int64_t world = std::int64_t{*n} * *g;
+    if (world == 0 || world % model_ranks != 0) {
       problem(*nodes, "the world of " + std::to_string(world) + " GPUs is not a multiple of tp x pp x cp = " +
                           std::to_string(model_ranks));
       return;
     }
-    job_.settings.set("dp", world / model_ranks, where(*nodes) + " x " + per_node->flag);
+    set(*nodes, "dp", std::to_string(world / model_ranks));
   }
 
   //! Megatron-Core runs 1F1B, interleaved when there are virtual stages.
@@ -677,12 +675,12 @@ class MegatronReader {
     if (!layers_per_chunk || layers == nullptr || *layers_per_chunk == 0) return;
     const auto total = integer(*layers);
     const int stages = pp ? std::get<int>(pp->value) : 1;
-    if (!total || *total % (stages * *layers_per_chunk) != 0) {
+    if (!total || *total % (std::int64_t{stages} * *layers_per_chunk) != 0) {
       problem(*per_stage, "the layers do not split into pp " + std::to_string(stages) + " stages of chunks of " +
                               std::to_string(*layers_per_chunk));
       return;
     }
-    job_.settings.set("virtual_stages", *total / (stages * *layers_per_chunk), where(*per_stage));
+    set(*per_stage, "virtual_stages", std::to_string(*total / (std::int64_t{stages} * *layers_per_chunk)));
   }
 
   std::string origin_;
@@ -691,7 +689,7 @@ class MegatronReader {
   std::map<std::string, LaunchFlag> values_;
   std::vector<std::string> order_;  //!< the flags' keys in the order the launch first gives them
   LaunchJob job_;
-  std::vector<std::string> problems_;
+  Diagnostics diagnostics_;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "io/spec/torchtitan_reader.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -10,6 +12,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "core/name_match.hpp"
+#include "io/document/diagnostics.hpp"
 #include "options/job_option.hpp"
 
 namespace distsim::io {
@@ -57,7 +60,7 @@ const std::vector<SectionKeys>& read_sections() {
 class TorchtitanReader {
  public:
   TorchtitanReader(std::string origin, TorchtitanContext context)
-      : origin_(std::move(origin)), context_(context) {}
+      : origin_(std::move(origin)), context_(context), diagnostics_(origin_) {}
 
   LaunchJob read(std::string_view text) {
     try {
@@ -75,11 +78,7 @@ class TorchtitanReader {
     read_precision();
     read_recomputation();
     read_features();
-    if (!problems_.empty()) {
-      std::string message;
-      for (const auto& problem : problems_) message += (message.empty() ? "" : "\n") + problem;
-      throw InputError(message);
-    }
+    diagnostics_.throw_if_any();
     return std::move(job_);
   }
 
@@ -95,7 +94,7 @@ class TorchtitanReader {
   }
 
   void problem(std::string_view section, std::string_view key, const std::string& text) {
-    problems_.push_back(where(section, key) + ": " + text);
+    diagnostics_.add(0, key_of(section, key), text);
   }
 
   //! Every section and key is one the reader reads or names as ignored.
@@ -111,8 +110,9 @@ class TorchtitanReader {
       const auto known = std::find_if(read_sections().begin(), read_sections().end(),
                                       [&](const SectionKeys& keys) { return keys.section == section; });
       if (known == read_sections().end() || !node.is_table()) {
-        problems_.push_back(origin_ + ": [" + section + "]: not a torchtitan section distsim reads; the closest is '" +
-                            closest_name(section, known_sections) + "'");
+        diagnostics_.add(0, "[" + section + "]",
+                         "not a torchtitan section distsim reads; the closest is '" +
+                             closest_name(section, known_sections) + "'");
         continue;
       }
       check_section_keys(*known, *node.as_table());
@@ -152,10 +152,11 @@ class TorchtitanReader {
   }
 
   void set(std::string_view section, std::string_view key, std::string_view option, const std::string& text) {
-    try {
-      job_.settings.set_text(option, text, where(section, key));
-    } catch (const InputError& e) {
-      problems_.emplace_back(e.what());
+    const options::ParsedValue parsed = options::parse_value(options::option(option), text);
+    if (parsed.ok()) {
+      job_.settings.set(option, parsed.value, where(section, key));
+    } else {
+      problem(section, key, parsed.problem);
     }
   }
 
@@ -186,18 +187,38 @@ class TorchtitanReader {
     const int tp = integer("parallelism", "tensor_parallel_degree").value_or(1);
     const int pp = integer("parallelism", "pipeline_parallel_degree").value_or(1);
     const int cp = integer("parallelism", "context_parallel_degree").value_or(1);
+    bool sizes_ok = true;
     for (const auto& [key, size] : {std::pair{"tensor_parallel_degree", tp}, std::pair{"pipeline_parallel_degree", pp},
                                     std::pair{"context_parallel_degree", cp},
                                     std::pair{"data_parallel_replicate_degree", replicate}}) {
-      if (size < 1) problem("parallelism", key, "expected 1 or more, got " + std::to_string(size));
+      if (size < 1) {
+        problem("parallelism", key, "expected 1 or more, got " + std::to_string(size));
+        sizes_ok = false;
+      }
     }
-    if (shard == -1) shard = leftover_shard_degree(replicate * tp * pp * cp);
+    if (shard == 0 || shard < -1) {
+      problem("parallelism", "data_parallel_shard_degree", "expected -1 or 1 or more, got " + std::to_string(shard));
+      sizes_ok = false;
+    }
+    if (!sizes_ok) return;
+    if (shard == -1) {
+      const std::int64_t others = std::int64_t{replicate} * tp * pp * cp;  // each below 2^31: no overflow
+      shard = others > std::numeric_limits<int>::max() ? 0 : leftover_shard_degree(static_cast<int>(others));
+      if (others > std::numeric_limits<int>::max()) {
+        problem("parallelism", "data_parallel_shard_degree", "the other degrees' product is larger than any job");
+      }
+    }
     if (shard < 1) return;
     set("parallelism", "tensor_parallel_degree", "tp", std::to_string(tp));
     set("parallelism", "pipeline_parallel_degree", "pp", std::to_string(pp));
     set("parallelism", "context_parallel_degree", "cp", std::to_string(cp));
-    set("parallelism", "data_parallel_shard_degree", "dp", std::to_string(shard * replicate));
-    dp_ = shard * replicate;
+    const std::int64_t dp = std::int64_t{shard} * replicate;
+    if (dp > std::numeric_limits<int>::max()) {
+      problem("parallelism", "data_parallel_shard_degree", "dp_shard x dp_replicate is larger than any job");
+      return;
+    }
+    set("parallelism", "data_parallel_shard_degree", "dp", std::to_string(dp));
+    dp_ = static_cast<int>(dp);
     pp_ = pp;
     if (tp > 1) set("parallelism", "tensor_parallel_degree", "sequence_parallel", "true");
     if (const auto ep = integer("parallelism", "expert_parallel_degree"); ep && *ep > 1) {
@@ -244,7 +265,7 @@ class TorchtitanReader {
     set("training", "local_batch_size", "micro_batch_size", std::to_string(micro));
     if (dp_ > 0) {
       set("training", "global_batch_size", "global_batch_size",
-          std::to_string(global > 0 ? global : local_batch * dp_));
+          std::to_string(global > 0 ? std::int64_t{global} : std::int64_t{local_batch} * dp_));
     }
     set("training", "seq_len", "seq_length", std::to_string(integer("training", "seq_len").value_or(2048)));
   }
@@ -260,14 +281,14 @@ class TorchtitanReader {
     const bool multi_stage = schedule.ok() && options::value_text(schedule.value) != "1f1b" &&
                              options::value_text(schedule.value) != "gpipe";
     if (const auto per_stage = integer("parallelism", "pipeline_parallel_layers_per_stage")) {
-      if (layers_ <= 0 || *per_stage <= 0 || layers_ % (pp_ * *per_stage) != 0) {
+      if (layers_ <= 0 || *per_stage <= 0 || layers_ % (std::int64_t{pp_} * *per_stage) != 0) {
         problem("parallelism", "pipeline_parallel_layers_per_stage",
                 "the model's layers do not split into " + std::to_string(pp_) + " stages of chunks of " +
                     std::to_string(*per_stage));
         return;
       }
       set("parallelism", "pipeline_parallel_layers_per_stage", "virtual_stages",
-          std::to_string(layers_ / (pp_ * *per_stage)));
+          std::to_string(layers_ / (std::int64_t{pp_} * *per_stage)));
     } else if (multi_stage) {
       set("parallelism", "pipeline_parallel_schedule", "virtual_stages", "2");
       job_.assumptions.push_back(key_of("parallelism", "pipeline_parallel_schedule") + " " + name +
@@ -327,8 +348,8 @@ class TorchtitanReader {
 
   void read_features() {
     if (value<bool>("training", "compile").value_or(false) || value<bool>("compile", "enable").value_or(false)) {
-      problems_.push_back(origin_ + ": torch.compile (" + (table_["compile"] ? "[compile] enable" : "[training] compile") +
-                          "): torch.compile's kernel fusion is not modelled");
+      diagnostics_.add(0, table_["compile"] ? "[compile] enable" : "[training] compile",
+                       "torch.compile's kernel fusion is not modelled");
     }
     if (value<bool>("training", "enable_cpu_offload").value_or(false)) {
       problem("training", "enable_cpu_offload", "offloading to host memory is not modelled");
@@ -366,7 +387,7 @@ class TorchtitanReader {
   TorchtitanContext context_;
   toml::table table_;
   LaunchJob job_;
-  std::vector<std::string> problems_;
+  Diagnostics diagnostics_;
   int layers_ = 0;
   int dp_ = 0;
   int pp_ = 1;
