@@ -131,6 +131,7 @@ model::FfnType read_activation(const RowReader& row) {
   if (activation.missing) return model::FfnType::gelu;
   if (const model::FfnTypeInfo* found = model::find_ffn_type(activation.value)) return found->type;
   std::vector<std::string> names;
+  names.reserve(model::kFfnTypes.size());
   for (const auto& info : model::kFfnTypes) names.emplace_back(info.name);
   throw Unsupported{"ffn_activation '" + activation.text + "' is not an MLP activation distsim models (" +
                     comma_joined(names) + "); the closest is '" + closest_name(activation.value, names) + "'"};
@@ -445,18 +446,22 @@ void split_layers_as_megatron_does(strategy::JobSpec& job, std::vector<std::stri
 //! The settings of the recipe the row's framework runs its model with, as an assumption naming it.
 void apply_recipe(const RowReader& row, strategy::JobSpec& job, std::vector<std::string>& assumptions) {
   const strategy::Strategy& s = job.strategy;
-  const RecipeDefaults* recipe =
-      find_recipe(row.text("framework"), row.text("model"), s.pipeline_parallel, s.virtual_stages);
+  const std::string framework = row.text("framework");
+  const RecipeDefaults* recipe = find_recipe(framework, job.model, s.pipeline_parallel, s.virtual_stages);
   if (!recipe) return;
   if (!recipe->refusal.empty()) throw Unsupported{recipe->refusal};
   if (recipe->settings.empty()) return;
+  std::string reason = recipe->recipe;
+  if (!same_name(framework, recipe->framework)) {
+    reason += "; the row's framework '" + framework + "' is taken to lay the model out as " + recipe->framework + " does";
+  }
   for (const auto& [key, value] : recipe->settings) {
     const options::JobOption& option = options::option(key);
     const options::ParsedValue parsed = options::parse_value(option, value);
     if (!parsed.ok()) throw Unsupported{recipe->recipe + ": " + key + " '" + value + "' " + parsed.problem};
     option.apply(parsed.value, job, options::SpecResolvers{});
   }
-  assumptions.push_back(assumption_text(ColumnReading{recipe->settings, recipe->recipe, ""}));
+  assumptions.push_back(assumption_text(ColumnReading{recipe->settings, reason, ""}));
 }
 
 validation::CalibrationRun read_run(const CsvTable& table, std::size_t index,

@@ -1,8 +1,8 @@
 #include "io/calibration/calibration_recipes.hpp"
 
-#include <algorithm>
-#include <cctype>
 
+#include "catalog/builtin_models.hpp"
+#include "core/input_error.hpp"
 #include "core/name_match.hpp"
 
 namespace distsim::io {
@@ -18,7 +18,8 @@ constexpr const char* kMegatronBridge2511 = "Megatron-Bridge / Megatron-Core (Ne
 // recipe and change only the parallel sizes, batches and precision.
 RecipeDefaults llama31_405b() {
   return {kMegatronBridge2511,
-          "LLAMA3.1_405B",
+          "llama-3.1-405b",
+          -1,
           0,
           0,
           {{"account_for_embedding_in_pipeline_split", "true"}, {"account_for_loss_in_pipeline_split", "true"}},
@@ -49,9 +50,10 @@ constexpr const char* kDeepSeekV3Recipe =
     "Megatron-Bridge recipe deepseek_v3 (src/megatron/bridge/recipes/deepseek/deepseek_v3.py, "
     "_get_deepseek_v3_pipeline_layout)";
 
-RecipeDefaults deepseek_v3(const DeepSeekLayout& layout, const char* model, const char* last) {
+RecipeDefaults deepseek_v3(const DeepSeekLayout& layout, int with_mtp, const char* last) {
   return {kMegatronBridge2511,
-          model,
+          "deepseek-v3",
+          with_mtp,
           layout.pipeline_parallel,
           layout.virtual_stages,
           {{"pipeline_layout", std::string(layout.chunks) + last}},
@@ -61,27 +63,29 @@ RecipeDefaults deepseek_v3(const DeepSeekLayout& layout, const char* model, cons
 }
 
 // The recipe's map gives no layout for one stage (pp 1, vpp 1): nothing to split.
-RecipeDefaults deepseek_v3_single_stage(const char* model) { return {kMegatronBridge2511, model, 1, 1, {}, "", ""}; }
+RecipeDefaults deepseek_v3_single_stage(int with_mtp) {
+  return {kMegatronBridge2511, "deepseek-v3", with_mtp, 1, 1, {}, "", ""};
+}
 
 // For sizes outside the map the recipe sets no layout, and 61 layers do not split into equal chunks.
-RecipeDefaults deepseek_v3_unmapped(const char* model) {
+RecipeDefaults deepseek_v3_unmapped(int with_mtp) {
   std::string mapped;
   for (const auto& layout : kDeepSeekV3Layouts) {
     if (!mapped.empty()) mapped += ", ";
     mapped.append("(").append(std::to_string(layout.pipeline_parallel));
     mapped.append(", ").append(std::to_string(layout.virtual_stages)).append(")");
   }
-  RecipeDefaults recipe{kMegatronBridge2511, model, 0, 0, {}, "", ""};
+  RecipeDefaults recipe{kMegatronBridge2511, "deepseek-v3", with_mtp, 0, 0, {}, "", ""};
   recipe.refusal = std::string(kDeepSeekV3Recipe) + " has a pipeline layout only for (pp, vpp) = " + mapped +
                    "; the split of the 61 layers used for this row is not stated";
   return recipe;
 }
 
-void add_deepseek_v3(std::vector<RecipeDefaults>& recipes, const char* model, const char* last) {
-  for (const auto& layout : kDeepSeekV3Layouts) recipes.push_back(deepseek_v3(layout, model, last));
-  recipes.push_back(deepseek_v3_single_stage(model));
+void add_deepseek_v3(std::vector<RecipeDefaults>& recipes, int with_mtp, const char* last) {
+  for (const auto& layout : kDeepSeekV3Layouts) recipes.push_back(deepseek_v3(layout, with_mtp, last));
+  recipes.push_back(deepseek_v3_single_stage(with_mtp));
   // First match wins: the sizes the recipe maps come before the refusal for the rest.
-  recipes.push_back(deepseek_v3_unmapped(model));
+  recipes.push_back(deepseek_v3_unmapped(with_mtp));
 }
 
 // Megatron-Bridge's Qwen3-235B-A22B recipe (src/megatron/bridge/recipes/qwen/qwen3_moe.py,
@@ -91,7 +95,8 @@ void add_deepseek_v3(std::vector<RecipeDefaults>& recipes, const char* model, co
 // qwen3_235b_a22b_{gb300,gb200,b200}_config) start from that recipe.
 RecipeDefaults qwen3_235b_a22b() {
   return {kMegatronBridge2511,
-          "Qwen3_235B_a22B",
+          "qwen3-235b-a22b",
+          -1,
           0,
           0,
           {{"account_for_embedding_in_pipeline_split", "true"}, {"account_for_loss_in_pipeline_split", "true"}},
@@ -105,20 +110,43 @@ RecipeDefaults qwen3_235b_a22b() {
 const std::vector<RecipeDefaults>& calibration_recipes() {
   static const std::vector<RecipeDefaults> recipes = [] {
     std::vector<RecipeDefaults> all{llama31_405b()};
-    add_deepseek_v3(all, "DeepSeekV3 (w/ MTP)", "mL");
-    add_deepseek_v3(all, "DeepSeekV3 (w/o MTP)", "L");
+    add_deepseek_v3(all, 1, "mL");
+    add_deepseek_v3(all, 0, "L");
     all.push_back(qwen3_235b_a22b());
     return all;
   }();
   return recipes;
 }
 
-const RecipeDefaults* find_recipe(std::string_view framework, std::string_view model, int pipeline_parallel,
+
+namespace {
+
+//! The built-in model a row's model is: itself for an MoE row's, the catalog entry its name names
+//! for a dense row's (which carries the row's own name and shape).
+std::string builtin_name(const model::ModelSpec& model) {
+  try {
+    return catalog::find_model(split_remark(model.name).name).name;
+  } catch (const InputError&) {
+    return model.name;
+  }
+}
+
+}  // namespace
+
+bool runs_megatron_recipes(std::string_view framework) {
+  const std::string key = name_key(framework);
+  return key.find("megatron") != std::string::npos || key.find("nemo") != std::string::npos;
+}
+
+const RecipeDefaults* find_recipe(std::string_view framework, const model::ModelSpec& model, int pipeline_parallel,
                                   int virtual_stages) {
+  if (!runs_megatron_recipes(framework)) return nullptr;
+  const std::string builtin = builtin_name(model);
   for (const auto& recipe : calibration_recipes()) {
     const bool sizes = (recipe.pipeline_parallel == 0 || recipe.pipeline_parallel == pipeline_parallel) &&
                        (recipe.virtual_stages == 0 || recipe.virtual_stages == virtual_stages);
-    if (sizes && same_name(recipe.framework, framework) && same_name(recipe.model, model)) return &recipe;
+    const bool mtp = recipe.with_mtp < 0 || recipe.with_mtp == (model.mtp_layers > 0 ? 1 : 0);
+    if (sizes && mtp && recipe.model == builtin) return &recipe;
   }
   return nullptr;
 }

@@ -296,6 +296,16 @@ std::vector<std::string> known_values(const ColumnVocabulary& vocabulary) {
   return known;
 }
 
+//! `value` without a closing "not stated" (and the ',' or ';' before it).
+std::string without_trailing_not_stated(const std::string& value) {
+  constexpr std::string_view kNotStated = "not stated";
+  const std::string lower = lowercase(value);
+  if (lower.size() < kNotStated.size() || lower.compare(lower.size() - kNotStated.size(), kNotStated.size(), kNotStated) != 0) {
+    return value;
+  }
+  return trimmed(value.substr(0, value.size() - kNotStated.size()), " ,;");
+}
+
 }  // namespace
 
 const std::vector<ColumnVocabulary>& calibration_vocabularies() {
@@ -335,6 +345,14 @@ ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const Publis
     return *reading;
   }
   if (name_key(value).rfind("notstated", 0) == 0) return vocabulary.when_not_stated;
+  // "distributed optimizer not stated": the table's value, which its source does not state (the
+  // reader lists it as an assumption).
+  if (const std::string stated = without_trailing_not_stated(field.value); stated != field.value && !stated.empty()) {
+    PublishedField inferred = field;
+    inferred.value = stated;
+    inferred.text = stated;
+    return read_column_value(vocabulary, inferred);
+  }
   const std::string closest = closest_name(value, known_values(vocabulary));
   return refuses(vocabulary.column + " '" + field.text + "' is not a value the calibration reader knows" +
                  (closest.empty() ? "; it expects a positive whole number" : "; the closest it knows is '" + closest + "'"));

@@ -231,24 +231,27 @@ TEST(CalibrationReader, ExcludesRowsWhoseHardwareIsNotInTheCatalog) {
 
 // Megatron-Bridge's Llama 3.1 405B recipe counts the embedding and the loss as layers in the
 // pipeline split (src/megatron/bridge/recipes/llama/llama31_405b.py); the table does not say so,
-// so the row lists it as an assumption naming the recipe. Another framework's row gets the same
-// split from Megatron-Core's rule for layers that do not divide (126 + 2 = 128 = 32 chunks of 4),
-// as an assumption naming the rule.
+// so the row lists it as an assumption naming the recipe, and a row of another Megatron-Core
+// framework also names the release the recipe is from. A row of another framework (torchtitan)
+// gets the same split from Megatron-Core's rule for layers that do not divide (126 + 2 = 128 = 32
+// chunks of 4), as an assumption naming the rule. The rows name the model by a recipe's spelling,
+// which the catalog knows as an alias of llama-3.1-405b, and give its shape.
 TEST(CalibrationReader, AppliesTheRecipeOfTheFrameworkAndModel) {
   const std::string header =
-      "id,source,model,framework,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
+      "id,source,model,framework,moe,num_layers,hidden_size,num_attention_heads,num_kv_heads,ffn_hidden_size,"
       "ffn_activation,seq_len,vocab_size,precision,gpu,gpus_per_node,num_gpus,tp,pp,dp,vpp,micro_batch,"
       "global_batch,iter_time_s\n";
-  const std::string row = ",126,16384,128,8,53248,swiglu,8192,128256,BF16,H100-SXM5,8,512,8,8,8,4,1,64,10\n";
+  const std::string row = ",,126,16384,128,8,53248,swiglu,8192,128256,BF16,H100-SXM5,8,512,8,8,8,4,1,64,10\n";
   const auto runs = read(header + "R1,Bridge,LLAMA3.1_405B,Megatron-Bridge / Megatron-Core (NeMo 25.11)" + row +
-                         "R2,Other,LLAMA3.1_405B,Megatron-LM" + row);
+                         "R2,Other,LLAMA3.1_405B,torchtitan" + row + "R3,Other,LLAMA3.1_405B,Megatron-LM" + row);
+  const std::string recipe =
+      "account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (Megatron-Bridge "
+      "recipe llama31_405b (src/megatron/bridge/recipes/llama/llama31_405b.py) counts the embedding and the loss "
+      "as layers in the pipeline split";
   ASSERT_TRUE(runs[0].job.has_value()) << runs[0].excluded_because;
   EXPECT_TRUE(runs[0].job->strategy.account_for_embedding);
   EXPECT_TRUE(runs[0].job->strategy.account_for_loss);
-  EXPECT_EQ(runs[0].assumptions.back(),
-            "account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (Megatron-Bridge "
-            "recipe llama31_405b (src/megatron/bridge/recipes/llama/llama31_405b.py) counts the embedding and the loss "
-            "as layers in the pipeline split)");
+  EXPECT_EQ(runs[0].assumptions.back(), recipe + ")");
   ASSERT_TRUE(runs[1].job.has_value()) << runs[1].excluded_because;
   EXPECT_TRUE(runs[1].job->strategy.account_for_embedding);
   EXPECT_TRUE(runs[1].job->strategy.account_for_loss);
@@ -256,6 +259,9 @@ TEST(CalibrationReader, AppliesTheRecipeOfTheFrameworkAndModel) {
             "account_for_embedding_in_pipeline_split=true, account_for_loss_in_pipeline_split=true (126 layers over "
             "pp 8 x vpp 4 = 32 chunks do not split evenly; with the embedding and the loss counted as layers, 128 "
             "do, as Megatron-Core's recipes run such models)");
+  ASSERT_TRUE(runs[2].job.has_value()) << runs[2].excluded_because;
+  EXPECT_EQ(runs[2].assumptions.back(), recipe + "; the row's framework 'Megatron-LM' is taken to lay the model out "
+                                                 "as Megatron-Bridge / Megatron-Core (NeMo 25.11) does)");
 }
 
 // 127 layers over 32 chunks: 128 would split with either the embedding or the loss counted, and
@@ -619,6 +625,21 @@ TEST(CalibrationReader, AnUnstatedSizeIsTheDefaultAsAnAssumption) {
   EXPECT_EQ(run.assumptions.front(),
             "virtual_stages=1 (vpp 'not stated'; Megatron-Core's default, which is distsim's)");
   EXPECT_EQ(exclusion_of("tp", "not stated"), "tp 'not stated' is not a number");  // a required size
+}
+
+}  // namespace distsim::io
+
+namespace distsim::io {
+
+// A value followed by "not stated" is the table's inference: read as the value, listed as an
+// assumption.
+TEST(CalibrationReader, AValueMarkedNotStatedIsReadAsAnAssumption) {
+  const CalibrationRun run = run_of({{"optimizer_sharding", "ZeRO-1 not stated"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->strategy.sharding, strategy::Sharding::optimizer);
+  EXPECT_NE(std::find(run.assumptions.begin(), run.assumptions.end(),
+                      "sharding=zero1 (the table's optimizer_sharding 'ZeRO-1 not stated', not stated in its source)"),
+            run.assumptions.end());
 }
 
 }  // namespace distsim::io
