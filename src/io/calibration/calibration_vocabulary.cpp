@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 
+#include "catalog/builtin_clusters.hpp"
 #include "core/closest_name.hpp"
 #include "core/name_match.hpp"
 #include "core/plain_text.hpp"
@@ -183,8 +184,8 @@ ColumnVocabulary moe_dispatcher() {
                   "H100 and B200 recipes mostly use (its GB200 and GB300 recipes use flex with HybridEP)")};
 }
 
-// The node design each spelling of the link inside a node names (distsim list clusters); a value
-// whose remark starts with a built-in node design's name ("(DGX H100, 900 GB/s ...)") is that one.
+// The node design each spelling of the link inside a node names (distsim list clusters), where
+// neither the value nor its remark names a built-in node design ("(DGX H100, 900 GB/s ...)").
 ColumnVocabulary intra_node_link() {
   return {"intra_node_link",
           false,
@@ -197,7 +198,8 @@ ColumnVocabulary intra_node_link() {
                                                          "priced as a DGX H100")},
            {"nvlink5, nvl72 rack-scale nvswitch domain", sets({{"cluster", kRackOfTheGpu}})}},
           assumes({}, "intra_node_link not given: the GPU's own node design"),
-          assumes({}, "intra_node_link not stated: the GPU's own node design")};
+          assumes({}, "intra_node_link not stated: the GPU's own node design"),
+          true};
 }
 
 // The attention library a framework release runs. NeMo 24.05's container is still built on NGC
@@ -334,8 +336,33 @@ ColumnReading megatron_flags_reading(const ColumnVocabulary& vocabulary, const P
   }
 }
 
+//! The built-in node design the value or one of its remark's parts names ("NVLink4 + NVSwitch (DGX
+//! H100, 900 GB/s ...)" names dgx-h100), or nothing.
+std::optional<ColumnReading> node_design_reading(const PublishedField& field) {
+  std::vector<std::string> names{field.value};
+  std::string part;
+  for (const char c : field.remark + ";") {
+    if (c == ';' || c == ',') {
+      names.push_back(trimmed(part, " "));
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  for (const auto& name : names) {
+    try {
+      return sets({{"cluster", catalog::find_cluster(name).name}});
+    } catch (const InputError&) {
+    }
+  }
+  return std::nullopt;
+}
+
 ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const PublishedField& field) {
   if (field.missing) return vocabulary.when_missing;
+  if (vocabulary.names_node_design) {
+    if (auto design = node_design_reading(field)) return *design;
+  }
   if (trimmed(field.text, " ").rfind("--", 0) == 0) return megatron_flags_reading(vocabulary, field);
   const std::string whole = lowercase(field.text);
   const std::string value = vocabulary.remarks_matter ? whole : field.value;

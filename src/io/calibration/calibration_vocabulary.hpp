@@ -42,6 +42,9 @@ struct ColumnVocabulary {
   std::vector<std::pair<std::string, ColumnReading>> spellings;
   ColumnReading when_missing;     //!< empty, n/a, none, - (or no such column)
   ColumnReading when_not_stated;  //!< "not stated ..." without a value of its own
+  //! Whether the value, or a part of its remark, may name a built-in node design (the catalog's
+  //! clusters), which is read first.
+  bool names_node_design = false;
 };
 
 //! The columns read through a vocabulary, in the order a row is read: a refusal found first is

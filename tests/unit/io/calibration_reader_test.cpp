@@ -643,3 +643,19 @@ TEST(CalibrationReader, AValueMarkedNotStatedIsReadAsAnAssumption) {
 }
 
 }  // namespace distsim::io
+
+namespace distsim::io {
+
+// A node design the link's text or its remark names is that built-in node design (DGX B300's
+// 800 Gb/s NICs, not DGX B200's); without one, the phrase of the link's generation decides.
+TEST(CalibrationReader, TheLinkColumnNamesItsNodeDesignThroughTheCatalog) {
+  CalibrationRun run = run_of({{"intra_node_link", "NVLink4 (DGX H200; 900 GB/s)"}, {"gpu", "H200"},
+                               {"gpu_mem_gb", "141"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->cluster.name, "dgx-h200");
+  run = run_of({{"intra_node_link", "NVLink4 + NVSwitch"}});
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->cluster.name, "dgx-h100");
+}
+
+}  // namespace distsim::io
