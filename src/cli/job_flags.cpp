@@ -98,7 +98,8 @@ io::LaunchJob read_megatron(const std::string& argument, const options::JobSetti
   std::error_code error;
   const bool is_file = std::filesystem::is_regular_file(argument, error);
   if (!is_file && argument.find("--") == std::string::npos) {
-    throw InputError("--megatron-args '" + argument + "': no such file, and not an argument string (it holds no --flag)");
+    throw InputError("--megatron-args '" + argument +
+                     "': no such file, and not an argument string (it holds no --flag)");
   }
   const std::string text = is_file ? io::read_text_file(argument, "Megatron-LM arguments") : argument;
   const std::string origin = is_file ? "Megatron-LM arguments '" + argument + "'" : "--megatron-args";

@@ -67,20 +67,11 @@ JobOption sharding_option() {
   option.applies = [](const JobSpec& job) { return job.strategy.sharding != Sharding::none; };
   // DeepSpeed's stage names, PyTorch FSDP's sharding strategies and fully_shard, Megatron-FSDP's
   // data_parallel_sharding_strategy values.
-  option.value_aliases = {{"zero stage 0", "none"},
-                          {"no_shard", "none"},
-                          {"zero stage 1", "zero1"},
-                          {"optim", "zero1"},
-                          {"zero stage 2", "zero2"},
-                          {"shard_grad_op", "zero2"},
-                          {"optim_grads", "zero2"},
-                          {"zero stage 3", "zero3"},
-                          {"full_shard", "zero3"},
-                          {"fully_shard", "zero3"},
-                          {"fsdp", "zero3"},
-                          {"fsdp2", "zero3"},
-                          {"megatron-fsdp", "zero3"},
-                          {"optim_grads_params", "zero3"}};
+  option.value_aliases = {
+      {"zero stage 0", "none"},   {"no_shard", "none"},           {"zero stage 1", "zero1"}, {"optim", "zero1"},
+      {"zero stage 2", "zero2"},  {"shard_grad_op", "zero2"},     {"optim_grads", "zero2"},  {"zero stage 3", "zero3"},
+      {"full_shard", "zero3"},    {"fully_shard", "zero3"},       {"fsdp", "zero3"},         {"fsdp2", "zero3"},
+      {"megatron-fsdp", "zero3"}, {"optim_grads_params", "zero3"}};
   option.unmodelled_values = {{"zero-infinity", "(parameters and states offloaded to CPU or NVMe) is not modelled"},
                               {"zero-offload", "(optimizer states offloaded to CPU memory) is not modelled"},
                               {"zero++", "(quantized and hierarchical ZeRO collectives) is not modelled"}};
@@ -142,10 +133,9 @@ std::vector<JobOption> feature_options() {
       "up-projections and RoPE, Megatron-Core's recompute module) or full (every layer's forward rerun before "
       "its backward)");
   recompute.value_aliases = {{"full activation checkpointing", "full"}, {"full recompute", "full"}};
-  recompute.unmodelled_values = {
-      {"per-op selective activation checkpointing",
-       "(torchtitan's per-op policy: every other matmul recomputed) is not modelled"},
-      {"op", "(torchtitan's per-op selective activation checkpointing) is not modelled"}};
+  recompute.unmodelled_values = {{"per-op selective activation checkpointing",
+                                  "(torchtitan's per-op policy: every other matmul recomputed) is not modelled"},
+                                 {"op", "(torchtitan's per-op selective activation checkpointing) is not modelled"}};
   // A fused attention kernel recomputes its core in the backward pass anyway, so selective
   // recomputation changes nothing there: a search tries it only with unfused attention, and the
   // up-projections' recomputation only where the model has latent attention.

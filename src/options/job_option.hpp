@@ -45,7 +45,7 @@ struct JobOption {
   //! Values of the setting that frameworks have and distsim does not model: {name, why}; a reader
   //! refuses them with the reason instead of calling them unknown.
   std::vector<std::pair<std::string, std::string>> unmodelled_values;
-  std::string noun;                  //!< what a choice's value is, for messages: "recomputation"
+  std::string noun;  //!< what a choice's value is, for messages: "recomputation"
   std::string help;
   //! Settings that cannot be given together with this one: a later source that gives this one
   //! drops them from an earlier source (a flag --tp drops a job file's strategy).

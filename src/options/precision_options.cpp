@@ -103,20 +103,21 @@ JobOption attention_kernel_option() {
 //! The training precision; mixed precision (fp32 master weights, the 16-bit type in the GEMMs)
 //! is how every 16-bit type trains, so "bf16 mixed" is bf16.
 JobOption dtype_option() {
-  JobOption dtype =
-      strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
-                             {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}}, "training precision");
+  JobOption dtype = strategy_choice<Dtype>("dtype", "--dtype", "dtype", &Strategy::dtype,
+                                           {{"bf16", Dtype::bf16}, {"fp16", Dtype::fp16}, {"fp32", Dtype::fp32}},
+                                           "training precision");
   // PyTorch's dtype names, Lightning's precision flags and Megatron-Bridge's recipe names.
-  dtype.value_aliases = {{"bfloat16", "bf16"},  {"bf16 mixed", "bf16"},   {"fp16 mixed", "fp16"},
-                         {"16-mixed", "fp16"},  {"float16", "fp16"},      {"half", "fp16"},
-                         {"float32", "fp32"},   {"32-true", "fp32"},      {"bf16-true", "bf16"}};
+  dtype.value_aliases = {{"bfloat16", "bf16"}, {"bf16 mixed", "bf16"}, {"fp16 mixed", "fp16"},
+                         {"16-mixed", "fp16"}, {"float16", "fp16"},    {"half", "fp16"},
+                         {"float32", "fp32"},  {"32-true", "fp32"},    {"bf16-true", "bf16"}};
   return dtype;
 }
 
 }  // namespace
 
 std::vector<JobOption> precision_options() {
-  return {dtype_option(), fp8_option(),
+  return {dtype_option(),
+          fp8_option(),
           precision_option(),
           bf16_layers_option("bf16_layers_at_start", "--bf16-layers-at-start", &Strategy::bf16_layers_at_start,
                              "transformer layers at the start of the model that keep bf16 GEMMs under a low "

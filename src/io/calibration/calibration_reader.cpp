@@ -100,11 +100,11 @@ void read_architecture(const RowReader& row, model::ModelSpec& model, std::vecto
   for (const auto& builtin : catalog::builtin_models()) {
     const std::string own = model_family(builtin.name);
     if (exact ? own != family : own.rfind(family, 0) != 0) continue;
-    const bool same = layout == nullptr ||
-                      (layout->architecture == builtin.architecture && layout->norm == builtin.norm &&
-                       layout->position_embedding == builtin.position_embedding &&
-                       layout->tie_embeddings == builtin.tie_embeddings &&
-                       layout->linear_biases == builtin.linear_biases);
+    const bool same =
+        layout == nullptr ||
+        (layout->architecture == builtin.architecture && layout->norm == builtin.norm &&
+         layout->position_embedding == builtin.position_embedding && layout->tie_embeddings == builtin.tie_embeddings &&
+         layout->linear_biases == builtin.linear_biases);
     if (!same) {
       throw Unsupported{"arch '" + arch.text + "': the built-in models of family '" + family + "' (" + layout->name +
                         ", " + builtin.name + ") differ in their layout; give the row's model as a model file"};
@@ -112,8 +112,10 @@ void read_architecture(const RowReader& row, model::ModelSpec& model, std::vecto
     if (layout == nullptr) layout = &builtin;
   }
   if (layout == nullptr) {
-    throw Unsupported{"arch '" + arch.text + "' names no family of the built-in models (distsim list models); the "
-                      "closest is '" + closest_name(family, families) + "'"};
+    throw Unsupported{"arch '" + arch.text +
+                      "' names no family of the built-in models (distsim list models); the "
+                      "closest is '" +
+                      closest_name(family, families) + "'"};
   }
   if (layout->architecture != model::Architecture::decoder) {
     throw Unsupported{"arch '" + arch.text + "' names the family of built-in model '" + layout->name +
@@ -437,7 +439,7 @@ void split_layers_as_megatron_does(strategy::JobSpec& job, std::vector<std::stri
   }
   if ((layers + 1) % chunks == 0) {
     throw Unsupported{split + " do not split evenly; counting either the embedding or the loss as a layer would, "
-                      "and the source does not say which (give the row's pipeline layout)"};
+                              "and the source does not say which (give the row's pipeline layout)"};
   }
   throw Unsupported{split + " do not split evenly, nor with the embedding and the loss counted as layers (" +
                     std::to_string(layers + 2) + "); the source's pipeline layout is not stated"};
@@ -453,7 +455,8 @@ void apply_recipe(const RowReader& row, strategy::JobSpec& job, std::vector<std:
   if (recipe->settings.empty()) return;
   std::string reason = recipe->recipe;
   if (!same_name(framework, recipe->framework)) {
-    reason += "; the row's framework '" + framework + "' is taken to lay the model out as " + recipe->framework + " does";
+    reason +=
+        "; the row's framework '" + framework + "' is taken to lay the model out as " + recipe->framework + " does";
   }
   for (const auto& [key, value] : recipe->settings) {
     const options::JobOption& option = options::option(key);

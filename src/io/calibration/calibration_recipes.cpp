@@ -1,6 +1,5 @@
 #include "io/calibration/calibration_recipes.hpp"
 
-
 #include "catalog/builtin_models.hpp"
 #include "core/input_error.hpp"
 #include "core/name_match.hpp"
@@ -117,7 +116,6 @@ const std::vector<RecipeDefaults>& calibration_recipes() {
   }();
   return recipes;
 }
-
 
 namespace {
 

@@ -6,9 +6,9 @@
 
 #include "catalog/builtin_clusters.hpp"
 #include "core/closest_name.hpp"
+#include "core/input_error.hpp"
 #include "core/name_match.hpp"
 #include "core/plain_text.hpp"
-#include "core/input_error.hpp"
 #include "io/spec/megatron_args_reader.hpp"
 #include "options/job_option.hpp"
 
@@ -302,7 +302,8 @@ std::vector<std::string> known_values(const ColumnVocabulary& vocabulary) {
 std::string without_trailing_not_stated(const std::string& value) {
   constexpr std::string_view kNotStated = "not stated";
   const std::string lower = lowercase(value);
-  if (lower.size() < kNotStated.size() || lower.compare(lower.size() - kNotStated.size(), kNotStated.size(), kNotStated) != 0) {
+  if (lower.size() < kNotStated.size() ||
+      lower.compare(lower.size() - kNotStated.size(), kNotStated.size(), kNotStated) != 0) {
     return value;
   }
   return trimmed(value.substr(0, value.size() - kNotStated.size()), " ,;");
@@ -381,8 +382,9 @@ ColumnReading read_column_value(const ColumnVocabulary& vocabulary, const Publis
     return read_column_value(vocabulary, inferred);
   }
   const std::string closest = closest_name(value, known_values(vocabulary));
-  return refuses(vocabulary.column + " '" + field.text + "' is not a value the calibration reader knows" +
-                 (closest.empty() ? "; it expects a positive whole number" : "; the closest it knows is '" + closest + "'"));
+  return refuses(
+      vocabulary.column + " '" + field.text + "' is not a value the calibration reader knows" +
+      (closest.empty() ? "; it expects a positive whole number" : "; the closest it knows is '" + closest + "'"));
 }
 
 }  // namespace distsim::io

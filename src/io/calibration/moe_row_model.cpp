@@ -213,7 +213,8 @@ model::ModelSpec named_model(const std::string& text) {
 
 std::string model_family(std::string_view name) {
   const std::string key = name_key(name);
-  const auto letters = std::find_if(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) == 0; });
+  const auto letters =
+      std::find_if(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) == 0; });
   return std::string(key.begin(), letters);
 }
 
@@ -233,7 +234,7 @@ MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)
                                  " (the same elementwise bytes; the clamp and the offset are not priced)");
     }
     read.assumptions.push_back("model=" + model.name + " (the built-in model the row names, agreeing with every " +
-                             "column that describes it; what the table leaves out, such as the router's scoring " +
+                               "column that describes it; what the table leaves out, such as the router's scoring " +
                                "and the untied output layer, is the built-in model's)");
     read.model = std::move(model);
   } catch (const Disagreement& disagreement) {

@@ -17,8 +17,9 @@ PublishedField read_published_field(std::string_view text) {
   RemarkedName split = split_remark(text);
   field.value = lowercase(split.name);
   field.remark = std::move(split.remark);
-  field.missing = field.value.empty() || field.value == "-" ||
-                  std::find(kMissingMarkers.begin(), kMissingMarkers.end(), name_key(field.value)) != kMissingMarkers.end();
+  field.missing =
+      field.value.empty() || field.value == "-" ||
+      std::find(kMissingMarkers.begin(), kMissingMarkers.end(), name_key(field.value)) != kMissingMarkers.end();
   field.not_stated = name_key(text).find("notstated") != std::string::npos;
   return field;
 }

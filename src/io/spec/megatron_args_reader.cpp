@@ -65,11 +65,20 @@ constexpr RenamedFlag kRenamedFlags[] = {
 
 //! Flags read together with another one (the recomputation method with its granularity, the fp8
 //! recipe with its format), by the readers below.
-constexpr std::string_view kReadTogether[] = {
-    "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
-    "--recompute-activations", "--fp8-format", "--fp4-format", "--fp4-recipe",
-    "--num-layers-per-virtual-pipeline-stage", "--tokenizer-model", "--moe-token-drop-policy",
-    "--attention-backend", "--transformer-impl", "--no-position-embedding"};
+constexpr std::string_view kReadTogether[] = {"--recompute-granularity",
+                                              "--recompute-method",
+                                              "--recompute-num-layers",
+                                              "--recompute-modules",
+                                              "--recompute-activations",
+                                              "--fp8-format",
+                                              "--fp4-format",
+                                              "--fp4-recipe",
+                                              "--num-layers-per-virtual-pipeline-stage",
+                                              "--tokenizer-model",
+                                              "--moe-token-drop-policy",
+                                              "--attention-backend",
+                                              "--transformer-impl",
+                                              "--no-position-embedding"};
 
 //! Flags of the model's shape; each sets a field of the model the launch describes.
 enum class ShapeFlag {
@@ -159,10 +168,14 @@ struct NotModelledFlag {
 };
 
 constexpr NotModelledFlag kNotModelledFlags[] = {
-    {"--tp-comm-overlap", "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
-                          "priced without overlap", false},
-    {"--overlap-param-gather", "the parameter all-gather's overlap with the next forward is not modelled: it is "
-                               "priced after the optimizer step", false},
+    {"--tp-comm-overlap",
+     "tensor-parallel communication overlap (userbuffers) is not modelled: its collectives are "
+     "priced without overlap",
+     false},
+    {"--overlap-param-gather",
+     "the parameter all-gather's overlap with the next forward is not modelled: it is "
+     "priced after the optimizer step",
+     false},
     {"--cuda-graph-impl", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
     {"--cuda-graph-scope", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
     {"--enable-cuda-graph", "CUDA graphs are not modelled: kernels are priced with their launch overheads", false},
@@ -180,24 +193,93 @@ constexpr NotModelledFlag kNotModelledFlags[] = {
 
 // Flags that do not change the time of a training step: what is read and written where, logging,
 // the learning rate and optimizer hyperparameters, initialisation, data and tokenizer paths.
-constexpr std::string_view kIgnoredPrefixes[] = {
-    "--log-", "--tensorboard-", "--wandb-", "--lr", "--min-lr", "--eval-", "--save", "--load", "--data-path",
-    "--data-cache-path", "--dataloader-", "--tokenizer-", "--adam-", "--exit-", "--ckpt-", "--seed", "--init-",
-    "--weight-decay", "--clip-grad", "--train-", "--timing-", "--profile", "--split", "--mock-data", "--vocab-file",
-    "--merge-file", "--num-workers", "--distributed-backend", "--distributed-timeout", "--no-load-", "--no-save-",
-    "--use-mcore-models", "--spec", "--rotary-", "--use-rotary-", "--rope-", "--max-position-embeddings",
-    "--make-vocab-size-divisible-by", "--norm-epsilon", "--moe-aux-loss-coeff", "--moe-z-loss-coeff",
-    "--moe-router-load-balancing-type", "--moe-router-dtype", "--moe-router-enable-expert-bias",
-    "--moe-router-bias-update-rate", "--moe-router-topk-scaling-factor", "--moe-router-pre-softmax", "--manual-gc",
-    "--use-checkpoint-", "--dist-ckpt-", "--async-save", "--attention-softmax-in-fp32",
-    "--accumulate-allreduce-grads-in-fp32", "--master-addr", "--master-port", "--master_addr", "--master_port",
-    "--rdzv", "--node-rank", "--node_rank", "--optimizer", "--sgd-", "--loss-scale", "--initial-loss-scale",
-    "--hysteresis", "--fp8-amax-", "--fp8-margin", "--fp8-interval", "--apply-layernorm-1p",
-    "--use-distributed-checkpointing", "--straggler-", "--num-dataset-builder-threads", "--object-storage-",
-    "--moe-per-layer-logging", "--no-check-for-nan-in-loss-and-grad", "--check-for-", "--calculate-per-token-loss",
-    "--use-precision-aware-optimizer", "--main-grads-dtype", "--main-params-dtype", "--exp-avg-dtype",
-    "--exp-avg-sq-dtype", "--override-opt_param-scheduler", "--standalone", "--max-restarts", "--tee",
-    "--redirects"};
+constexpr std::string_view kIgnoredPrefixes[] = {"--log-",
+                                                 "--tensorboard-",
+                                                 "--wandb-",
+                                                 "--lr",
+                                                 "--min-lr",
+                                                 "--eval-",
+                                                 "--save",
+                                                 "--load",
+                                                 "--data-path",
+                                                 "--data-cache-path",
+                                                 "--dataloader-",
+                                                 "--tokenizer-",
+                                                 "--adam-",
+                                                 "--exit-",
+                                                 "--ckpt-",
+                                                 "--seed",
+                                                 "--init-",
+                                                 "--weight-decay",
+                                                 "--clip-grad",
+                                                 "--train-",
+                                                 "--timing-",
+                                                 "--profile",
+                                                 "--split",
+                                                 "--mock-data",
+                                                 "--vocab-file",
+                                                 "--merge-file",
+                                                 "--num-workers",
+                                                 "--distributed-backend",
+                                                 "--distributed-timeout",
+                                                 "--no-load-",
+                                                 "--no-save-",
+                                                 "--use-mcore-models",
+                                                 "--spec",
+                                                 "--rotary-",
+                                                 "--use-rotary-",
+                                                 "--rope-",
+                                                 "--max-position-embeddings",
+                                                 "--make-vocab-size-divisible-by",
+                                                 "--norm-epsilon",
+                                                 "--moe-aux-loss-coeff",
+                                                 "--moe-z-loss-coeff",
+                                                 "--moe-router-load-balancing-type",
+                                                 "--moe-router-dtype",
+                                                 "--moe-router-enable-expert-bias",
+                                                 "--moe-router-bias-update-rate",
+                                                 "--moe-router-topk-scaling-factor",
+                                                 "--moe-router-pre-softmax",
+                                                 "--manual-gc",
+                                                 "--use-checkpoint-",
+                                                 "--dist-ckpt-",
+                                                 "--async-save",
+                                                 "--attention-softmax-in-fp32",
+                                                 "--accumulate-allreduce-grads-in-fp32",
+                                                 "--master-addr",
+                                                 "--master-port",
+                                                 "--master_addr",
+                                                 "--master_port",
+                                                 "--rdzv",
+                                                 "--node-rank",
+                                                 "--node_rank",
+                                                 "--optimizer",
+                                                 "--sgd-",
+                                                 "--loss-scale",
+                                                 "--initial-loss-scale",
+                                                 "--hysteresis",
+                                                 "--fp8-amax-",
+                                                 "--fp8-margin",
+                                                 "--fp8-interval",
+                                                 "--apply-layernorm-1p",
+                                                 "--use-distributed-checkpointing",
+                                                 "--straggler-",
+                                                 "--num-dataset-builder-threads",
+                                                 "--object-storage-",
+                                                 "--moe-per-layer-logging",
+                                                 "--no-check-for-nan-in-loss-and-grad",
+                                                 "--check-for-",
+                                                 "--calculate-per-token-loss",
+                                                 "--use-precision-aware-optimizer",
+                                                 "--main-grads-dtype",
+                                                 "--main-params-dtype",
+                                                 "--exp-avg-dtype",
+                                                 "--exp-avg-sq-dtype",
+                                                 "--override-opt_param-scheduler",
+                                                 "--standalone",
+                                                 "--max-restarts",
+                                                 "--tee",
+                                                 "--redirects"};
 
 bool is_ignored(const std::string& flag) {
   return std::any_of(std::begin(kIgnoredPrefixes), std::end(kIgnoredPrefixes),
@@ -365,7 +447,8 @@ class MegatronReader {
         job_.assumptions.push_back(impl->flag + " " + *text + ": priced as TransformerEngine's kernels");
       }
     }
-    if (const LaunchFlag* policy = given("--moe-token-drop-policy"); policy != nullptr && !given("--moe-expert-capacity-factor")) {
+    if (const LaunchFlag* policy = given("--moe-token-drop-policy");
+        policy != nullptr && !given("--moe-expert-capacity-factor")) {
       job_.ignored.push_back(policy->flag);  // without a capacity factor no token is dropped
     }
   }
@@ -459,8 +542,9 @@ class MegatronReader {
         }
       }
     }
-    diagnostics_.add(0, "", "the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
-                            "--tokenizer-model that names a built-in model");
+    diagnostics_.add(0, "",
+                     "the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
+                     "--tokenizer-model that names a built-in model");
     return std::nullopt;
   }
 
@@ -483,9 +567,9 @@ class MegatronReader {
         none != nullptr && model.position_embedding != model::PositionEmbedding::rope) {
       problem(*none, "a model without position embeddings is not modelled (with rope it has no table to drop)");
     }
-    for (const auto& [flag, field] : {std::pair{"--num-layers", model.num_layers},
-                                      std::pair{"--hidden-size", model.hidden_size},
-                                      std::pair{"--num-attention-heads", model.num_attention_heads}}) {
+    for (const auto& [flag, field] :
+         {std::pair{"--num-layers", model.num_layers}, std::pair{"--hidden-size", model.hidden_size},
+          std::pair{"--num-attention-heads", model.num_attention_heads}}) {
       if (field <= 0) diagnostics_.add(0, "", std::string(flag) + " is not given; a Megatron-LM job needs it");
     }
     if (model.num_kv_heads <= 0) model.num_kv_heads = model.num_attention_heads;
@@ -620,8 +704,9 @@ class MegatronReader {
     } else if (std::regex_match(text, match, leading)) {
       model.moe.first_dense_layers = std::stoi(match[1].str());
     } else {
-      problem(flag, "'" + text + "' is not a layer pattern distsim models (N, or ([0]*D+[1]*M): D dense layers, "
-                    "then M MoE layers)");
+      problem(flag, "'" + text +
+                        "' is not a layer pattern distsim models (N, or ([0]*D+[1]*M): D dense layers, "
+                        "then M MoE layers)");
     }
   }
 
@@ -650,8 +735,8 @@ class MegatronReader {
     }
     const std::int64_t world = std::int64_t{*n} * *g;
     if (world == 0 || world % model_ranks != 0) {
-      problem(*nodes, "the world of " + std::to_string(world) + " GPUs is not a multiple of tp x pp x cp = " +
-                          std::to_string(model_ranks));
+      problem(*nodes, "the world of " + std::to_string(world) +
+                          " GPUs is not a multiple of tp x pp x cp = " + std::to_string(model_ranks));
       return;
     }
     set(*nodes, "dp", std::to_string(world / model_ranks));

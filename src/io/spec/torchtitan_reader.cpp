@@ -21,9 +21,9 @@ namespace {
 
 // torchtitan's JobConfig (torchtitan/config/job_config.py): the sections and keys read, and the
 // sections that do not change a step's time.
-constexpr std::string_view kIgnoredSections[] = {"job",        "profiling",  "metrics",           "optimizer",
-                                                 "lr_scheduler", "checkpoint", "comm",              "memory_estimation",
-                                                 "validation", "experimental", "fault_tolerance"};
+constexpr std::string_view kIgnoredSections[] = {"job",          "profiling",    "metrics",        "optimizer",
+                                                 "lr_scheduler", "checkpoint",   "comm",           "memory_estimation",
+                                                 "validation",   "experimental", "fault_tolerance"};
 
 struct SectionKeys {
   std::string_view section;
@@ -110,9 +110,9 @@ class TorchtitanReader {
       const auto known = std::find_if(read_sections().begin(), read_sections().end(),
                                       [&](const SectionKeys& keys) { return keys.section == section; });
       if (known == read_sections().end() || !node.is_table()) {
-        diagnostics_.add(0, "[" + section + "]",
-                         "not a torchtitan section distsim reads; the closest is '" +
-                             closest_name(section, known_sections) + "'");
+        diagnostics_.add(
+            0, "[" + section + "]",
+            "not a torchtitan section distsim reads; the closest is '" + closest_name(section, known_sections) + "'");
         continue;
       }
       check_section_keys(*known, *node.as_table());
@@ -171,8 +171,9 @@ class TorchtitanReader {
       layers_ = model.num_layers;
     } catch (const InputError&) {
       if (!context_.model_given) {
-        problem("model", "flavor", "model '" + both + "' is not a built-in model (distsim list models); did you mean '" +
-                                       closest_completion(both, catalog::model_names()) + "'? Or name it with --model");
+        problem("model", "flavor",
+                "model '" + both + "' is not a built-in model (distsim list models); did you mean '" +
+                    closest_completion(both, catalog::model_names()) + "'? Or name it with --model");
       }
     }
   }
@@ -188,9 +189,9 @@ class TorchtitanReader {
     const int pp = integer("parallelism", "pipeline_parallel_degree").value_or(1);
     const int cp = integer("parallelism", "context_parallel_degree").value_or(1);
     bool sizes_ok = true;
-    for (const auto& [key, size] : {std::pair{"tensor_parallel_degree", tp}, std::pair{"pipeline_parallel_degree", pp},
-                                    std::pair{"context_parallel_degree", cp},
-                                    std::pair{"data_parallel_replicate_degree", replicate}}) {
+    for (const auto& [key, size] :
+         {std::pair{"tensor_parallel_degree", tp}, std::pair{"pipeline_parallel_degree", pp},
+          std::pair{"context_parallel_degree", cp}, std::pair{"data_parallel_replicate_degree", replicate}}) {
       if (size < 1) {
         problem("parallelism", key, "expected 1 or more, got " + std::to_string(size));
         sizes_ok = false;
