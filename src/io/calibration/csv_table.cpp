@@ -1,5 +1,7 @@
 #include "io/calibration/csv_table.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 #include "core/plain_text.hpp"
 
@@ -72,7 +74,15 @@ CsvTable CsvTable::parse(std::string_view text, const std::string& file_name) {
   if (!splitter.next(fields, line)) {
     throw InputError(file_name + ": the file is empty; expected a header row of column names");
   }
-  for (auto& name : fields) table.header_.push_back(trimmed(name));
+  for (auto& name : fields) {
+    std::string column = trimmed(name);
+    // A column given twice would be read from one of them and the other silently dropped.
+    if (std::find(table.header_.begin(), table.header_.end(), column) != table.header_.end()) {
+      throw InputError(file_name + ":" + std::to_string(line) + ": column '" + column +
+                       "' is in the header twice; a column must be named once");
+    }
+    table.header_.push_back(std::move(column));
+  }
   while (splitter.next(fields, line)) {
     if (fields.size() == 1 && trimmed(fields[0]).empty()) continue;
     if (fields.size() != table.header_.size()) {

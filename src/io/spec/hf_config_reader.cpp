@@ -9,6 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/name_match.hpp"
+#include "model/ffn_type.hpp"
+
 namespace distsim::io {
 
 namespace {
@@ -142,8 +145,24 @@ void read_llama_seq_length(MappingReader& reader, ModelSpec& model) {
   reader.read("max_position_embeddings", model.seq_length);
 }
 
-void read_llama(MappingReader& reader, ModelSpec& model) {
+//! Llama's MLP is gated, down(act(gate(x)) * up(x)) (transformers' LlamaMLP): hidden_act silu
+//! is SwiGLU, a GELU is GeGLU; any other activation is refused rather than priced as SwiGLU.
+void read_gated_activation(MappingReader& reader, ModelSpec& model) {
+  if (!reader.has_value("hidden_act")) return;
+  const std::string act = reader.text_of("hidden_act");
+  const model::FfnTypeInfo* named = model::find_ffn_type(act);
+  if (same_name(act, "silu") || same_name(act, "swish")) {
+    model.ffn_type = FfnType::swiglu;
+  } else if (named != nullptr && named->type == FfnType::gelu) {
+    model.ffn_type = FfnType::geglu;
+  } else {
+    reader.report("hidden_act", "expected silu (a gated MLP: SwiGLU) or gelu (GeGLU), got '" + act + "'");
+  }
+}
+
+void read_llama(MappingReader& reader, ModelSpec& model, bool reads_activation = true) {
   model.ffn_type = FfnType::swiglu;
+  if (reads_activation) read_gated_activation(reader, model);
   model.norm = NormType::rmsnorm;
   model.position_embedding = PositionEmbedding::rope;
   model.tie_embeddings = false;  // LlamaConfig's default, unlike PretrainedConfig's
@@ -313,7 +332,7 @@ void read_qwen_window(MappingReader& reader, ModelSpec& model) {
 }
 
 void read_llama_family(MappingReader& reader, ModelSpec& model, const std::string& model_type) {
-  read_llama(reader, model);
+  read_llama(reader, model, model_type != "nemotron");  // Nemotron's MLP is not gated: relu2 below
   refuse_expert_keys(reader, model_type);
   refuse_projection_biases(reader);
   if (model_type == "mistral") {
@@ -435,7 +454,7 @@ void read_nemotron(MappingReader& reader, ModelSpec& model) {
 //! sliding-window attention on the layers `layer_types` names. Its clamped SwiGLU (swiglu_limit)
 //! is priced as swiglu: the same bytes through the same elementwise kernel.
 void read_gpt_oss(MappingReader& reader, ModelSpec& model) {
-  read_llama(reader, model);
+  read_llama(reader, model, false);  // its own check below
   if (reader.has_value("attention_bias") && reader.text_of("attention_bias") == "false") {
     reader.report("attention_bias", "attention projections without biases beside the biased experts and router "
                                     "are not modelled (distsim puts biases on every linear layer or none)");

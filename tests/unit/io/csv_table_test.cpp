@@ -80,6 +80,10 @@ TEST(CsvTable, AnEmptyFileAsksForAHeader) {
   EXPECT_EQ(error_of([] { parse(""); }), "runs.csv: the file is empty; expected a header row of column names");
 }
 
+TEST(CsvTable, AColumnNamedTwiceIsRefused) {
+  EXPECT_EQ(error_of([] { parse("a,b,a\n1,2,3\n"); }), "runs.csv:1: column 'a' is in the header twice; a column must be named once");
+}
+
 TEST(CsvTable, AHeaderWithoutRowsIsRefused) {
   EXPECT_EQ(error_of([] { parse("a,b\n"); }),
             "runs.csv: the file has a header but no rows; expected at least one row of data");

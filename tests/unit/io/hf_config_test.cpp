@@ -221,4 +221,13 @@ TEST(HfConfig, ReportsMissingAndMistypedFields) {
                 ":3: hidden_size: expected a positive integer, got the string \"wide\"");
 }
 
+// Llama's MLP is gated (transformers' LlamaMLP: down(act(gate(x)) * up(x))): a GELU there is
+// GeGLU; an activation it does not know is refused at its key, never priced as SwiGLU.
+TEST(HfConfig, ReadsALlamaActivationAsItsGatedMlpOrRefusesIt) {
+  EXPECT_EQ(resolve_model(fixture("models/hf/llama_gelu_pytorch_tanh.json")).ffn_type, FfnType::geglu);
+  const std::string file = fixture("models/hf/llama_swish2.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":9: hidden_act: expected silu (a gated MLP: SwiGLU) or gelu (GeGLU), got 'swish2'");
+}
+
 }  // namespace distsim::io
