@@ -447,10 +447,8 @@ class MegatronReader {
         job_.assumptions.push_back(impl->flag + " " + *text + ": priced as TransformerEngine's kernels");
       }
     }
-    if (const LaunchFlag* policy = given("--moe-token-drop-policy");
-        policy != nullptr && !given("--moe-expert-capacity-factor")) {
-      job_.ignored.push_back(policy->flag);  // without a capacity factor no token is dropped
-    }
+    // Which tokens an expert over its capacity drops (probs or position) does not change how many.
+    if (const LaunchFlag* policy = given("--moe-token-drop-policy")) job_.ignored.push_back(policy->flag);
   }
 
   // --fp8-format e4m3|hybrid asks for fp8 GEMMs; --fp8-recipe (read as the precision option)

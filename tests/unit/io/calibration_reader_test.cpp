@@ -589,8 +589,7 @@ TEST(CalibrationReader, ReadsEverySpellingTheNameRuleAllows) {
   EXPECT_EQ(job_of({{"ffn_activation", "Squared-ReLU"}}).model.ffn_type, model::FfnType::squared_relu);
   EXPECT_EQ(job_of({{"ffn_activation", "relu2"}}).model.ffn_type, model::FfnType::squared_relu);
   EXPECT_EQ(job_of({{"ffn_activation", "SwiGLU"}}).model.ffn_type, model::FfnType::swiglu);
-  EXPECT_EQ(job_of({{"optimizer_sharding", "ZeRO stage 3 (DeepSpeed)"}}).strategy.sharding,
-            strategy::Sharding::full);
+  EXPECT_EQ(job_of({{"optimizer_sharding", "ZeRO stage 3 (DeepSpeed)"}}).strategy.sharding, strategy::Sharding::full);
   EXPECT_EQ(job_of({{"optimizer_sharding", "ZeRO_2"}}).strategy.sharding, strategy::Sharding::gradients);
   EXPECT_TRUE(job_of({{"optimizer_sharding", "Distributed-Optimizer"}}).strategy.distributed_optimizer);
   EXPECT_TRUE(job_of({{"sequence_parallel", "TRUE"}}).strategy.sequence_parallel);
@@ -605,11 +604,14 @@ TEST(CalibrationReader, ReadsEverySpellingTheNameRuleAllows) {
 // A cell of Megatron-LM flags is read as the Megatron reader reads them: the overlap it sets, what
 // it assumes listed under the row, and a flag it does not know refusing the row.
 TEST(CalibrationReader, ReadsMegatronFlagsInACell) {
-  const CalibrationRun run = run_of({{"comm_overlap", "--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap"}});
+  const CalibrationRun run =
+      run_of({{"comm_overlap", "--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap"}});
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
   EXPECT_TRUE(run.job->strategy.overlap_grad_reduce);
   EXPECT_NE(std::find_if(run.assumptions.begin(), run.assumptions.end(),
-                         [](const std::string& text) { return text.find("--tp-comm-overlap: tensor-parallel") != std::string::npos; }),
+                         [](const std::string& text) {
+                           return text.find("--tp-comm-overlap: tensor-parallel") != std::string::npos;
+                         }),
             run.assumptions.end());
   EXPECT_EQ(exclusion_of("comm_overlap", "--overlap-grad-reduse --sequence-parallel"),
             "comm_overlap '--overlap-grad-reduse --sequence-parallel': --overlap-grad-reduse: not an argument distsim "
@@ -649,8 +651,8 @@ namespace distsim::io {
 // A node design the link's text or its remark names is that built-in node design (DGX B300's
 // 800 Gb/s NICs, not DGX B200's); without one, the phrase of the link's generation decides.
 TEST(CalibrationReader, TheLinkColumnNamesItsNodeDesignThroughTheCatalog) {
-  CalibrationRun run = run_of({{"intra_node_link", "NVLink4 (DGX H200; 900 GB/s)"}, {"gpu", "H200"},
-                               {"gpu_mem_gb", "141"}});
+  CalibrationRun run =
+      run_of({{"intra_node_link", "NVLink4 (DGX H200; 900 GB/s)"}, {"gpu", "H200"}, {"gpu_mem_gb", "141"}});
   ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
   EXPECT_EQ(run.job->cluster.name, "dgx-h200");
   run = run_of({{"intra_node_link", "NVLink4 + NVSwitch"}});

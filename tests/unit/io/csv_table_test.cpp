@@ -81,7 +81,8 @@ TEST(CsvTable, AnEmptyFileAsksForAHeader) {
 }
 
 TEST(CsvTable, AColumnNamedTwiceIsRefused) {
-  EXPECT_EQ(error_of([] { parse("a,b,a\n1,2,3\n"); }), "runs.csv:1: column 'a' is in the header twice; a column must be named once");
+  EXPECT_EQ(error_of([] { parse("a,b,a\n1,2,3\n"); }),
+            "runs.csv:1: column 'a' is in the header twice; a column must be named once");
 }
 
 TEST(CsvTable, AHeaderWithoutRowsIsRefused) {

@@ -28,7 +28,8 @@ std::string setting(const LaunchJob& job, std::string_view key) {
 //! A small Megatron job with `extra` flags.
 LaunchJob megatron(const std::string& extra) {
   return read_megatron_args("--num-layers 4 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 "
-                            "--vocab-size 32000 " + extra,
+                            "--vocab-size 32000 " +
+                                extra,
                             "args");
 }
 
@@ -47,12 +48,11 @@ std::string problem_of(const std::string& extra) {
 // variable's value is split into words where it is expanded; a bash array's words are read where
 // it is set; words that follow no flag (the launcher, the script) are not arguments.
 TEST(LaunchScript, ReadsWordsVariablesAndArraysAsShDoes) {
-  const auto flags = launch_flags(
-      "# comment --not-a-flag\n"
-      "N=4\n"
-      "export LAUNCH=\"--nnodes $N --nproc_per_node 8\"\n"
-      "ARGS=(\n  --num-layers 2   # two\n  --name 'a b'\n)\n"
-      "torchrun $LAUNCH train.py ${ARGS[@]} \\\n  --seq-length=128 --switch\n");
+  const auto flags = launch_flags("# comment --not-a-flag\n"
+                                  "N=4\n"
+                                  "export LAUNCH=\"--nnodes $N --nproc_per_node 8\"\n"
+                                  "ARGS=(\n  --num-layers 2   # two\n  --name 'a b'\n)\n"
+                                  "torchrun $LAUNCH train.py ${ARGS[@]} \\\n  --seq-length=128 --switch\n");
   EXPECT_EQ(flag_names(flags), (std::vector<std::string>{"--num-layers", "--name", "--nnodes", "--nproc_per_node",
                                                          "--seq-length", "--switch"}));
   EXPECT_EQ(flags[0].words, (std::vector<std::string>{"2"}));
@@ -79,12 +79,13 @@ TEST(MegatronArgs, TheShapeHasMegatronsDefaults) {
   model = resolve_model(setting(megatron("--swiglu --num-query-groups 8"), "model"));
   EXPECT_EQ(model.ffn_hidden_size, 10880);
   EXPECT_EQ(model.num_kv_heads, 32);  // no --group-query-attention
-  model = resolve_model(setting(megatron("--group-query-attention --num-query-groups 8 --normalization RMSNorm"), "model"));
+  model =
+      resolve_model(setting(megatron("--group-query-attention --num-query-groups 8 --normalization RMSNorm"), "model"));
   EXPECT_EQ(model.num_kv_heads, 8);
   // Megatron adds biases unless --disable-bias-linear, with RMSNorm too (a model file's rule would not).
   EXPECT_TRUE(model.has_linear_biases());
-  EXPECT_FALSE(resolve_model(setting(megatron("--normalization RMSNorm --disable-bias-linear"), "model"))
-                   .has_linear_biases());
+  EXPECT_FALSE(
+      resolve_model(setting(megatron("--normalization RMSNorm --disable-bias-linear"), "model")).has_linear_biases());
 }
 
 // torchrun's world over tp x pp x cp is the data-parallel size (Megatron's validate_args); layers

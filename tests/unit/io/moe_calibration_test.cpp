@@ -317,8 +317,7 @@ TEST(MoeCalibration, ExpertParallelismInADenseRowIsRefused) {
 TEST(MoeCalibration, TheBuiltinQwen3RowsAreReadOrRefusedWithAReason) {
   const auto runs = read_calibration_runs(builtin_calibration_csv(), "data/published_calibration.csv");
   const std::map<std::string, std::string> expected{
-      {"N177", ""}, {"N189", ""},
-      {"N192", ""}, {"N183", "moe_dispatcher as the table gives it: " + kFlexRefusal},
+      {"N177", ""}, {"N189", ""}, {"N192", ""}, {"N183", "moe_dispatcher as the table gives it: " + kFlexRefusal},
       {"N193", ""}, {"N176", ""}};
   int found = 0;
   for (const auto& run : runs) {
