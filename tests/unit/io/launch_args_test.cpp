@@ -146,6 +146,15 @@ TEST(MegatronArgs, EveryFlagIsReadAssumedIgnoredOrRefused) {
             "not modelled");
 }
 
+// YaRN is RoPE with scaled frequencies: priced as RoPE, and said so.
+TEST(MegatronArgs, YarnPositionsArePricedAsRopeAsAnAssumption) {
+  const LaunchJob job = megatron("--position-embedding-type yarn");
+  EXPECT_EQ(resolve_model(setting(job, "model")).position_embedding, model::PositionEmbedding::rope);
+  EXPECT_EQ(job.assumptions,
+            (std::vector<std::string>{
+                "--position-embedding-type yarn: priced as RoPE (YaRN scales its frequencies, the same kernel)"}));
+}
+
 // A published table's cell of flags holds settings only.
 TEST(MegatronArgs, SettingsAloneAreReadWithoutAJob) {
   const LaunchJob cell = read_megatron_settings("--overlap-grad-reduce --use-distributed-optimizer", "cell");
