@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace distsim::analysis {
 
@@ -186,6 +190,45 @@ double executed_flops(const program::JobProgram& job_program) {
   return flops;
 }
 
+__extension__ using WideInteger = __int128;
+
+//! The fastest any of the GPU's formats runs, in FLOP/s: no mix of GEMM formats beats it.
+double fastest_peak_flops(const cluster::GpuSpec& gpu) {
+  double fastest = 0;
+  for (const Dtype dtype : {Dtype::fp16, Dtype::bf16, Dtype::fp8, Dtype::mxfp8, Dtype::nvfp4, Dtype::fp32}) {
+    fastest = std::max(fastest, gpu.peak_flops(dtype));
+  }
+  return fastest;
+}
+
+//! A figure no iteration can have means a defect in distsim, never an output: time runs forward,
+//! a device is idle for a share of the iteration in [0, 1), and the analytical costs never beat
+//! the GPU's fastest peak.
+void check_physical_bounds(const RunSummary& summary, const cluster::GpuSpec& gpu) {
+  if (summary.iteration_time < 0) {
+    throw std::logic_error("negative iteration time " + std::to_string(summary.iteration_time) + " ns");
+  }
+  for (const DeviceStats& device : summary.devices) {
+    if (device.busy_compute < 0 || device.busy_communication < 0 || device.idle < 0) {
+      throw std::logic_error(
+          fmt::format("a device's busy or idle time is negative: compute {} ns, communication {} ns, idle {} ns",
+                      device.busy_compute, device.busy_communication, device.idle));
+    }
+  }
+  if (summary.iteration_time > 0 && !(summary.bubble_fraction >= 0 && summary.bubble_fraction < 1)) {
+    throw std::logic_error(fmt::format("bubble fraction {} outside [0, 1)", summary.bubble_fraction));
+  }
+  // Measured costs are what they are: a profile faster than the GPU file's peak says the file
+  // is wrong, not the timeline.
+  const double fastest_tflops = fastest_peak_flops(gpu) / 1e12;
+  const bool analytical = summary.events.profiled + summary.events.extrapolated == 0;
+  if (analytical && fastest_tflops > 0 && summary.tflops_per_gpu > fastest_tflops) {
+    throw std::logic_error(fmt::format(
+        "the analytical costs run the job at {:.1f} TFLOP/s per GPU, above the GPU's fastest peak of {:.1f} TFLOP/s",
+        summary.tflops_per_gpu, fastest_tflops));
+  }
+}
+
 }  // namespace
 
 std::vector<DeviceStats> device_stats(const program::JobProgram& job_program, const engine::TaskTimes& times) {
@@ -221,18 +264,20 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     const double peak = job.cluster.gpu.peak_flops(job.strategy.dtype);
     summary.mfu_peak_tflops = peak / 1e12;
     summary.mfu = peak > 0 ? summary.tflops_per_gpu * 1e12 / peak : 0;
-    // Over ranks: a device counts once for each rank whose timeline it is. Integer sums, so that
-    // any grouping of the same ranks into devices gives the same fraction.
-    std::int64_t idle_over_ranks = 0;
-    std::int64_t ranks = 0;
+    // Over ranks: a device counts once for each rank whose timeline it is. Exact integer sums, so
+    // that any grouping of the same ranks into devices gives the same fraction; 128 bits, since a
+    // rank count times an idle time near the clock's range does not fit 64.
+    WideInteger idle_over_ranks = 0;
+    WideInteger ranks = 0;
     for (size_t d = 0; d < summary.devices.size(); ++d) {
-      const std::int64_t weight = job_program.devices[d].ranks;
+      const WideInteger weight = job_program.devices[d].ranks;
       idle_over_ranks += weight * summary.devices[d].idle;
       ranks += weight;
     }
     summary.bubble_fraction =
         static_cast<double>(idle_over_ranks) / static_cast<double>(ranks) / static_cast<double>(iteration_time);
   }
+  check_physical_bounds(summary, job.cluster.gpu);
   return summary;
 }
 

@@ -59,6 +59,9 @@ std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpe
 constexpr std::int64_t kTasksPerLayer = 64;
 // With passes aggregated, one task per forward or backward pass and its transfers.
 constexpr std::int64_t kTasksPerAggregatedPass = 8;
+// A gradient bucket's reduction and its parameters' all-gather, each with the NIC transfers of a
+// collective that crosses nodes.
+constexpr std::int64_t kTasksPerBucket = 4;
 
 std::string size_text(std::int64_t tasks) {
   return tasks == std::numeric_limits<std::int64_t>::max() ? "more than 9.2e18" : std::to_string(tasks);
@@ -193,6 +196,19 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
   return busiest;
 }
 
+//! The tasks of a rank's gradient buckets (events::gradient_buckets): its stage's share of the
+//! parameters in buckets of Strategy::bucket_params, one bucket more per chunk for the rounding;
+//! none where nothing is reduced over data-parallel ranks, or ZeRO-3 reduces per unit instead.
+std::int64_t bucket_tasks(const strategy::JobSpec& job) {
+  const strategy::Strategy& s = job.strategy;
+  if (s.gradient_group_size() == 1 || s.zero_stage() == strategy::Sharding::full) return 0;
+  const std::int64_t rank_parameters =
+      model::total_parameters(job.model) / s.pipeline_parallel / std::max(s.tensor_parallel, 1);
+  const int chunks = schedule::find_schedule(s.schedule).chunks_per_stage(s.virtual_stages);
+  const auto tasks = checked_product({rank_parameters / s.bucket_params() + chunks, kTasksPerBucket});
+  return tasks.value_or(std::numeric_limits<std::int64_t>::max());
+}
+
 }  // namespace
 
 std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
@@ -216,7 +232,8 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
                             ? checked_product({schedule.microbatches_per_chunk(s.num_microbatches()),
                                                schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});
-  const auto program = per_rank ? checked_product({ranks, *per_rank}) : std::nullopt;
+  const auto with_buckets = per_rank ? checked_sum(*per_rank, bucket_tasks(job)) : std::nullopt;
+  const auto program = with_buckets ? checked_product({ranks, *with_buckets}) : std::nullopt;
   const auto total = program ? checked_sum(*program, s.world_size()) : std::nullopt;
   return total.value_or(std::numeric_limits<std::int64_t>::max());
 }
@@ -257,9 +274,12 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
       if (stream == kStreams.end() && !nics_bound) continue;
       const events::Event& event = table.at(step.event);
       const SimTime duration = costs->cost(event).duration;
-      if (stream != kStreams.end()) busy[static_cast<size_t>(stream - kStreams.begin())] += passes * duration;
+      if (stream != kStreams.end()) {
+        SimTime& stream_busy = busy[static_cast<size_t>(stream - kStreams.begin())];
+        stream_busy = saturating_multiply_add(stream_busy, passes, duration);
+      }
       if (nics_bound && event.crosses_nics() && event.collective != events::Collective::send_recv) {
-        busy[kNics] += passes * (duration - 1);
+        busy[kNics] = saturating_multiply_add(busy[kNics], passes, duration - 1);
       }
     }
   };

@@ -6,6 +6,8 @@
 #include <span>
 #include <vector>
 
+#include "core/checked_arithmetic.hpp"
+#include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
 namespace distsim::api {
@@ -262,16 +264,23 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   const SimTime repeats = plan.repeats();
   SteadyStateOutcome outcome{std::nullopt, TimelineRepeats{counted, plan.repeats(), plan.period, period_time, begin},
                              stretch.length()};
-  const SimTime iteration_time = times.makespan + repeats * period_time;
+  const auto repeated = [&](SimTime total, SimTime each) {
+    const auto sum = checked_multiply_add(total, repeats, each);
+    if (!sum)
+      throw InputError(
+          clock_overflow_message("once its steady state is repeated " + std::to_string(repeats) + " times"));
+    return *sum;
+  };
+  const SimTime iteration_time = repeated(times.makespan, period_time);
   auto [devices, one_repeat] = analysis::device_stats(shorter, times, {begin, begin + period_time});
   for (std::size_t d = 0; d < devices.size(); ++d) {
-    devices[d].busy_compute += repeats * one_repeat[d].busy_compute;
-    devices[d].busy_communication += repeats * one_repeat[d].busy_communication;
-    if (devices[d].last_end > begin) devices[d].last_end += repeats * period_time;
+    devices[d].busy_compute = repeated(devices[d].busy_compute, one_repeat[d].busy_compute);
+    devices[d].busy_communication = repeated(devices[d].busy_communication, one_repeat[d].busy_communication);
+    if (devices[d].last_end > begin) devices[d].last_end = repeated(devices[d].last_end, period_time);
     devices[d].idle = iteration_time - devices[d].busy_compute - devices[d].busy_communication;
   }
   for (events::EventId event = 0; event < shorter.events.size(); ++event) {
-    shorter.events.add_instances(event, repeats * shorter.counted_instances[event]);
+    shorter.events.add_instances(event, repeated(0, shorter.counted_instances[event]));
   }
   outcome.summary = analysis::summarize(job, shorter, iteration_time, std::move(devices));
   return outcome;

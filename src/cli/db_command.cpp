@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
+#include "cli/path_overlap.hpp"
 #include "cli/profile_options.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -171,11 +172,17 @@ void run_stats(const DbOptions& options) {
   }
 }
 
+//! `writes`: the flags naming the files the subcommand writes (the database it imports into,
+//! the file it exports to).
 CLI::App* add_db_subcommand(CLI::App& db, const std::string& name, const std::string& description,
-                            const std::shared_ptr<DbOptions>& options, void (*run)(const DbOptions&)) {
+                            const std::shared_ptr<DbOptions>& options, void (*run)(const DbOptions&),
+                            std::vector<std::string> writes = {}) {
   auto* command = db.add_subcommand(name, description);
   options->profile.add_to(*command);
-  command->callback([options, run] { run(*options); });
+  command->callback([options, run, command, writes] {
+    refuse_outputs_onto_inputs(*command, writes);
+    run(*options);
+  });
   return command;
 }
 
@@ -186,12 +193,12 @@ void add_db_command(CLI::App& app) {
   db->require_subcommand(1);
   auto import = std::make_shared<DbOptions>();
   add_db_subcommand(*db, "import", "import a profile file (replaces stored measurements of the same events)", import,
-                    run_import)
+                    run_import, {"--profile-db"})
       ->add_option("file", import->file, "profile JSON written by the profiler or `distsim db export`")
       ->required();
   auto exported = std::make_shared<DbOptions>();
-  auto* export_command =
-      add_db_subcommand(*db, "export", "write one hardware's events as a profile file", exported, run_export);
+  auto* export_command = add_db_subcommand(*db, "export", "write one hardware's events as a profile file", exported,
+                                           run_export, {"--output"});
   export_command->add_option("--hardware", exported->hardware, "hardware to export (needed when several are stored)");
   export_command->add_option("--output", exported->output, "write to this file instead of stdout");
   auto list = std::make_shared<DbOptions>();

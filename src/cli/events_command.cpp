@@ -6,6 +6,7 @@
 #include "api/simulation.hpp"
 #include "cli/commands.hpp"
 #include "cli/job_flags.hpp"
+#include "cli/list_items.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/task_limit_flag.hpp"
 #include "cli/threads_flag.hpp"
@@ -39,7 +40,7 @@ struct EventsOptions {
   ProfileOptions profile;
   std::vector<std::string> job_files;
   bool search = false;
-  std::vector<int> micro_batch_sizes{1};
+  std::vector<std::string> micro_batch_sizes{"1"};
   std::vector<std::string> schedules{"1f1b"};
   search::ProfilingCostOptions cost;
   ThreadsFlag threads;
@@ -52,13 +53,6 @@ struct JobSet {
   std::vector<strategy::JobSpec> jobs;
   std::vector<std::string> labels;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::istringstream stream(text);
-  for (std::string item; std::getline(stream, item, ',');) items.push_back(item);
-  return items;
-}
 
 void check_flag_combinations(const EventsOptions& options) {
   options.threads.count();  // refuses a bad --threads before any work
@@ -134,11 +128,10 @@ JobSet jobs_from_search(const EventsOptions& options) {
     const bool applies = !option->applies || option->applies(space.base);
     if (!free && applies) space.listed[option->key] = {option->read(space.base)};
   }
-  std::vector<std::string> sizes;
-  for (const int size : options.micro_batch_sizes) sizes.push_back(std::to_string(size));
-  search::list_values(space, "micro_batch_size", sizes, "--micro-batch-sizes");
-  search::list_values(space, "schedule", options.schedules, "--schedules");
-  search::list_values(space, "recompute", split_list(options.recompute), "--recompute");
+  search::list_values(space, "micro_batch_size", list_items("--micro-batch-sizes", options.micro_batch_sizes),
+                      "--micro-batch-sizes");
+  search::list_values(space, "schedule", list_items("--schedules", options.schedules), "--schedules");
+  search::list_values(space, "recompute", list_items("--recompute", {options.recompute}), "--recompute");
   JobSet set;
   for (const auto& candidate : search::census_candidates(space)) {
     set.jobs.push_back(candidate.job());
@@ -205,11 +198,9 @@ void add_census_flags(CLI::App& command, EventsOptions& options) {
   command.add_flag("--search", options.search,
                    "merge the events of every valid strategy of the cluster that fits in memory");
   options.given.micro_batch_sizes =
-      command.add_option("--micro-batch-sizes", options.micro_batch_sizes, "with --search: sizes to try, e.g. 1,2,4")
-          ->delimiter(',');
+      command.add_option("--micro-batch-sizes", options.micro_batch_sizes, "with --search: sizes to try, e.g. 1,2,4");
   options.given.schedules =
-      command.add_option("--schedules", options.schedules, "with --search: schedules to try, e.g. gpipe,1f1b")
-          ->delimiter(',');
+      command.add_option("--schedules", options.schedules, "with --search: schedules to try, e.g. gpipe,1f1b");
   auto& cost = options.cost;
   options.given.cost = {
       command.add_option("--warmup", cost.warmup, "profiler warm-up runs per event")

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,47 @@ std::string misspelling_message(const CLI::App& app, int argc, char** argv) {
   return "";
 }
 
+//! An empty value (`--trace ''`) is a slip, never "not given": every option that takes a value
+//! refuses one, in every command.
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](const std::string& value) { return value.empty() ? std::string("expected a value, got an empty one") : ""; },
+      "", "non-empty");
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_min() > 0 && option->get_expected_min() > 0) option->check(non_empty);
+  }
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) refuse_empty_values(*command);
+}
+
+//! The option named `name` ("--max-tasks") in `app` or any of its commands; none when none is.
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->check_name(name)) return option;
+  }
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (const CLI::Option* found = find_option(*command, name)) return found;
+  }
+  return nullptr;
+}
+
+//! CLI11's own message for a parse error, said as distsim's: prefixed, and a value of the wrong
+//! type ("Could not convert: --max-tasks = 1e9") named with the flag and what it expects.
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error) {
+  std::string message = error.what();
+  const std::string not_converted = "Could not convert: ";
+  const std::size_t equals = message.find(" = ");
+  if (message.rfind(not_converted, 0) == 0 && equals != std::string::npos) {
+    const std::string name = message.substr(not_converted.size(), equals - not_converted.size());
+    const CLI::Option* option = find_option(app, name);
+    const std::string type = option != nullptr ? option->get_type_name() : "";
+    const std::string expected = type == "INT" || type == "UINT" ? "a whole number"
+                                 : type == "FLOAT"               ? "a number"
+                                                                 : "a value";
+    message = name + ": expected " + expected + ", got '" + message.substr(equals + 3) + "'";
+  }
+  return "distsim: error: " + message;
+}
+
 //! Every command writes its results to standard output; with it closed, the first file distsim
 //! opened would take its descriptor and receive them.
 void require_standard_output() {
@@ -102,6 +144,7 @@ int run(int argc, char** argv) {
   add_sweep_command(app);
   add_validate_command(app);
   add_compare_command(app);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -111,11 +154,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (const std::string message = misspelling_message(app, argc, argv); !message.empty()) {
-      std::cerr << message << "\n";
-    } else {
-      app.exit(e);
-    }
+    const std::string misspelling = misspelling_message(app, argc, argv);
+    std::cerr << (misspelling.empty() ? parse_error_message(app, e) : misspelling) << "\n";
     return kExitInputError;
   }
   return 0;
@@ -134,6 +174,12 @@ int main(int argc, char** argv) {
     status = distsim::cli::run(argc, argv);
   } catch (const distsim::InputError& e) {
     std::cerr << "distsim: error: " << e.what() << "\n";
+    status = distsim::cli::kExitInputError;
+  } catch (const std::bad_alloc&) {
+    // The size checks refuse what they can foresee (--max-tasks); what they did not is still the
+    // input's size, not a defect to report.
+    std::cerr << "distsim: error: out of memory: the input is larger than this machine's memory holds; lower "
+                 "--max-tasks to have such jobs refused before they are built, or run on a machine with more memory\n";
     status = distsim::cli::kExitInputError;
   } catch (const std::exception& e) {
     std::cerr << "distsim: internal error: " << e.what() << " (please report)\n";

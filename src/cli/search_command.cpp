@@ -10,7 +10,9 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
+#include "cli/list_items.hpp"
 #include "cli/mpi_process_group.hpp"
+#include "cli/path_overlap.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/task_limit_flag.hpp"
@@ -37,7 +39,7 @@ struct SearchCommandOptions {
   //! Per searched option key: the values listed on the command line, and its flag.
   std::map<std::string, std::vector<std::string>> lists;
   std::map<std::string, CLI::Option*> list_flags;
-  std::size_t top = 10;
+  std::int64_t top = 10;
   std::string csv;
   std::string report;
   ProfileOptions profile;
@@ -95,9 +97,9 @@ std::map<std::string, std::vector<std::string>> listed_values(const SearchComman
     // A yes/no flag given alone (CLI11 then holds one empty value) means yes, as simulate's does.
     const bool alone = items.empty() || (items.size() == 1 && items.front().empty());
     const bool yes = alone && option->type == distsim::options::ValueType::boolean;
-    lists[option->key] = yes ? std::vector<std::string>{"true"} : items;
+    lists[option->key] = yes ? std::vector<std::string>{"true"} : list_items(option->flag, items);
   }
-  if (options.nodes_flag->count() > 0) lists["nodes"] = options.nodes;
+  if (options.nodes_flag->count() > 0) lists["nodes"] = list_items("--nodes", options.nodes);
   return lists;
 }
 
@@ -115,14 +117,23 @@ std::optional<double> memory_limit(const SearchCommandOptions& options, const se
   return search::memory_limit_bytes(space.base, headroom, max_gib);
 }
 
+//! The rows of the ranking to print; 0 prints every one.
+std::size_t rows_to_print(const SearchCommandOptions& options) {
+  if (options.top < 0) {
+    throw InputError("--top: expected 0 or more rows (0: every candidate), got '" + std::to_string(options.top) + "'");
+  }
+  return static_cast<std::size_t>(options.top);
+}
+
 void run_search(const SearchCommandOptions& options) {
+  const std::size_t top = rows_to_print(options);
   const search::SearchSpace space = make_space(options);
   search::SearchOptions search_options;
   search_options.threads = options.threads.count();
   search_options.simulate_out_of_memory = options.simulate_out_of_memory;
   search_options.memory_limit_bytes = memory_limit(options, space);
-  search_options.keep = options.top;
-  search_options.objectives = search::parse_objectives(options.objectives, "--objectives");
+  search_options.keep = top;
+  search_options.objectives = search::parse_objectives(list_items("--objectives", options.objectives), "--objectives");
   search_options.objectives.front_within = search::parse_front_within(options.front_within, "--front-within");
   search_options.goal = training_goal(options);
   search_options.progress = options.progress.reporter("search", "candidates");
@@ -137,14 +148,13 @@ void run_search(const SearchCommandOptions& options) {
   }
   if (!options.report.empty()) {
     // --top 0 simulates every candidate, and the report's table then lists them all.
-    const io::SearchReport report =
-        io::make_search_report(space, result, options.top == 0 ? result.candidates.size() : options.top);
+    const io::SearchReport report = io::make_search_report(space, result, top == 0 ? result.candidates.size() : top);
     write_output_file("--report", options.report, [&](std::ostream& out) { io::write_search_report(out, report); });
   }
   if (options.json) {
-    io::write_search_json(std::cout, space, result, options.top);
+    io::write_search_json(std::cout, space, result, top);
   } else {
-    std::cout << io::search_text(space, result, options.top);
+    std::cout << io::search_text(space, result, top);
   }
 }
 
@@ -163,7 +173,6 @@ void add_search_command(CLI::App& app) {
           ->add_option("--nodes", options->nodes,
                        "node counts to try, e.g. 16,32,64 (default: the job file's nodes); each candidate uses every "
                        "GPU of one")
-          ->delimiter(',')
           ->type_name("N,...");
   for (const auto* option : search::searched_options()) {
     options->list_flags[option->key] =
@@ -174,7 +183,6 @@ void add_search_command(CLI::App& app) {
                                            "own): "
                                          : "values to try, e.g. a,b,c, or all (the default: every valid value): ") +
                              option->help + "; job-file key " + option->key + " pins one value")
-            ->delimiter(',')
             ->expected(0, CLI::detail::expected_max_vector_size)
             ->type_name(option->type == distsim::options::ValueType::positive_integer ? "N,..." : "TEXT,...");
   }
@@ -187,7 +195,6 @@ void add_search_command(CLI::App& app) {
       ->add_option("--objectives", options->objectives,
                    "what to minimize: time (iteration time), cost (GPU-hours) or memory (peak per GPU); the first "
                    "ranks, the Pareto front trades it against the second")
-      ->delimiter(',')
       ->capture_default_str();
   command
       ->add_option("--front-within", options->front_within,
@@ -212,7 +219,10 @@ void add_search_command(CLI::App& app) {
   options->task_limit.add_to(*command);
   command->add_flag("--simulate-oom", options->simulate_out_of_memory,
                     "simulate candidates that do not fit in memory too (they stay marked)");
-  command->callback([options] { run_search(*options); });
+  command->callback([options, command] {
+    refuse_outputs_onto_inputs(*command, {"--csv", "--report"});
+    run_search(*options);
+  });
 }
 
 }  // namespace distsim::cli

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/job_flags.hpp"
+#include "cli/path_overlap.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/task_limit_flag.hpp"
@@ -106,7 +107,10 @@ void add_simulate_command(CLI::App& app) {
   options->profile.add_to(*command);
   options->task_limit.add_to(*command);
   options->progress.add_to(*command);
-  command->callback([options] { run_simulate(*options); });
+  command->callback([options, command] {
+    refuse_outputs_onto_inputs(*command, {"--trace", "--report"});
+    run_simulate(*options);
+  });
 }
 
 }  // namespace distsim::cli

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/file_output.hpp"
 #include "cli/mpi_process_group.hpp"
+#include "cli/path_overlap.hpp"
 #include "cli/profile_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/threads_flag.hpp"
@@ -64,7 +65,10 @@ void add_sweep_command(CLI::App& app) {
   command->add_flag("--json", options->json, "print one JSON object instead of the text table");
   options->threads.add_to(*command, "simulation threads");
   options->progress.add_to(*command);
-  command->callback([options] { run_sweep(*options); });
+  command->callback([options, command] {
+    refuse_outputs_onto_inputs(*command, {"--csv"});
+    run_sweep(*options);
+  });
 }
 
 }  // namespace distsim::cli

@@ -16,7 +16,7 @@ std::int64_t TaskLimitFlag::limit() const {
     return api::kDefaultTaskLimit;
   }
   if (limit_ <= 0) {
-    throw InputError("--max-tasks: expected a positive integer, got '" + std::to_string(limit_) + "'");
+    throw InputError("--max-tasks: expected a positive number of tasks, got '" + std::to_string(limit_) + "'");
   }
   return limit_;
 }

@@ -1,5 +1,6 @@
 #include "cli/temporary_file.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -80,11 +81,15 @@ void forget_cleanup(int slot) {
   }
 }
 
-//! ".NAME.XXXXXX.tmp": hidden, and named after the file it will become.
+//! ".NAME.XXXXXX.tmp": hidden, and named after the file it will become; NAME cut short where
+//! the whole would pass the longest file name a directory holds (255 bytes on Linux file systems),
+//! so that any name the target may have, its temporary may too.
 std::string temporary_name(const std::string& target_name, std::mt19937_64& random) {
   static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  constexpr std::size_t kLongestName = NAME_MAX;
+  constexpr std::size_t kAdded = std::char_traits<char>::length("..XXXXXX.tmp");
   std::string name(".");
-  name.append(target_name).append(".");
+  name.append(target_name, 0, std::min(target_name.size(), kLongestName - kAdded)).append(".");
   for (int letter = 0; letter < 6; ++letter) {
     name.push_back(kLetters[random() % (sizeof kLetters - 1)]);
   }

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 
 namespace distsim::cli {
 
@@ -16,7 +17,8 @@ int ThreadsFlag::count() const {
     return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
   }
   if (threads_ <= 0) {
-    throw InputError("--threads: expected a positive integer, got '" + std::to_string(threads_) + "'");
+    throw InputError("--threads: " + std::string(kExpectedPositiveInteger) + ", got '" + std::to_string(threads_) +
+                     "'");
   }
   return threads_;
 }

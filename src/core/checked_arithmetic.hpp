@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,20 @@ inline std::optional<std::int64_t> checked_sum(std::int64_t a, std::int64_t b) {
     return std::nullopt;
   }
   return sum;
+}
+
+//! `total + count x each` in 64 bits, or nothing when a step does not fit (a time or a count
+//! extended by repeats).
+inline std::optional<std::int64_t> checked_multiply_add(std::int64_t total, std::int64_t count, std::int64_t each) {
+  std::int64_t product = 0;
+  if (__builtin_mul_overflow(count, each, &product)) return std::nullopt;
+  return checked_sum(total, product);
+}
+
+//! `total + count x each`, or the largest 64-bit value when it does not fit: for a lower bound,
+//! which stays a bound when it saturates.
+inline std::int64_t saturating_multiply_add(std::int64_t total, std::int64_t count, std::int64_t each) {
+  return checked_multiply_add(total, count, each).value_or(std::numeric_limits<std::int64_t>::max());
 }
 
 //! `numerator / denominator` rounded up, for positive operands (a size split into shards).

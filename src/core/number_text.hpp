@@ -23,4 +23,9 @@ inline std::optional<double> parse_finite_number(std::string_view text) {
   return value;
 }
 
+//! What a count setting expects, its range stated: distsim numbers counts, sizes and ranks in
+//! 32 bits, so 2147483647 is the largest any may be.
+inline constexpr std::string_view kExpectedPositiveInteger = "expected a positive integer (1 to 2147483647)";
+inline constexpr std::string_view kExpectedNonNegativeInteger = "expected a non-negative integer (0 to 2147483647)";
+
 }  // namespace distsim

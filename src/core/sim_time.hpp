@@ -36,6 +36,13 @@ inline SimTime checked_seconds_to_time(double seconds, std::string_view what) {
   return static_cast<SimTime>(std::llround(nanoseconds));
 }
 
+//! Why a simulated time that does not fit the clock cannot be an output: `where` says which
+//! (e.g. "at task 12").
+inline std::string clock_overflow_message(std::string_view where) {
+  return "the simulated iteration runs past the range of distsim's nanosecond clock (292 years) " + std::string(where) +
+         "; the job's sizes are beyond what it can simulate";
+}
+
 //! Converts nanoseconds to seconds.
 inline double time_to_seconds(SimTime time) { return static_cast<double>(time) * 1e-9; }
 

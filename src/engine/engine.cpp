@@ -179,8 +179,7 @@ class Simulation {
   }
 
   [[noreturn, gnu::noinline]] void clock_overflow(TaskId task) const {
-    throw InputError("the simulated iteration runs past the range of distsim's nanosecond clock (292 years) at task " +
-                     std::to_string(task) + "; the job's sizes are beyond what it can simulate");
+    throw InputError(clock_overflow_message("at task " + std::to_string(task)));
   }
 
   void complete_ready_tasks() {

@@ -1,3 +1,7 @@
+#include <cstdint>
+#include <limits>
+#include <string>
+
 #include "options/option_builders.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
@@ -113,7 +117,10 @@ std::vector<JobOption> feature_options() {
   using strategy::Recompute;
   JobOption bucket = strategy_integer("gradient_bucket_size", "--gradient-bucket-size", &Strategy::dp_bucket_params, "",
                                       "gradient bucket size in parameters (default: Megatron's max(40M, 1M x dp))");
-  bucket.read = [](const JobSpec& job) -> Value { return job.strategy.bucket_params(); };
+  bucket.read = [](const JobSpec& job) -> Value {
+    const std::int64_t size = job.strategy.bucket_params();
+    return size <= std::numeric_limits<int>::max() ? Value(static_cast<int>(size)) : Value(std::to_string(size));
+  };
   JobOption virtual_stages =
       strategy_integer("virtual_stages", "--virtual-stages", &Strategy::virtual_stages, "1",
                        "model chunks per pipeline stage: V >= 2 for schedule interleaved, 2 for zbv and dualpipev");

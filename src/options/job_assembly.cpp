@@ -1,7 +1,11 @@
 #include "options/job_assembly.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
@@ -98,10 +102,23 @@ bool apply_rule_for_absent(const JobOption& option, const JobSettings& settings,
   return true;
 }
 
+//! `resolve`, each name resolved at most once: a spec named by a pipe (`--gpu <(...)`) can be
+//! read only once, and the default cluster's rule and the GPU's own setting both need the GPU.
+template <typename Spec>
+std::function<Spec(const std::string&)> once_per_name(std::function<Spec(const std::string&)> resolve) {
+  auto resolved = std::make_shared<std::map<std::string, Spec>>();
+  return [resolve = std::move(resolve), resolved](const std::string& name) {
+    if (const auto found = resolved->find(name); found != resolved->end()) return found->second;
+    return resolved->emplace(name, resolve(name)).first->second;
+  };
+}
+
 }  // namespace
 
-strategy::JobSpec assemble_job(const JobSettings& settings, const SpecResolvers& resolve) {
+strategy::JobSpec assemble_job(const JobSettings& settings, const SpecResolvers& resolvers) {
   check_conflicts(settings);
+  const SpecResolvers resolve{once_per_name(resolvers.model), once_per_name(resolvers.gpu),
+                              once_per_name(resolvers.cluster)};
   strategy::JobSpec job;
   for (const auto& option : job_options()) {
     if (const Setting* given = settings.find(option.key)) {

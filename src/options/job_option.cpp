@@ -5,6 +5,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/name_match.hpp"
+#include "core/number_text.hpp"
 
 namespace distsim::options {
 
@@ -15,7 +16,7 @@ ParsedValue parse_positive_integer(std::string_view text) {
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end || value <= 0) {
-    return {0, "expected a positive integer, got '" + std::string(text) + "'"};
+    return {0, std::string(kExpectedPositiveInteger) + ", got '" + std::string(text) + "'"};
   }
   return {value, ""};
 }

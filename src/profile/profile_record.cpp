@@ -11,9 +11,14 @@ namespace distsim::profile {
 
 namespace {
 
+// 2^63 ns, the range of distsim's clock, in microseconds (292 years).
+constexpr double kLongestDurationUs = 9.2e12;
+
 void check_positive(std::string_view field, double value) {
-  if (!(value > 0)) {
-    throw InputError(fmt::format("{} must be a positive duration, got {}", field, value));
+  if (!(value > 0) || value > kLongestDurationUs) {
+    throw InputError(fmt::format("{} must be a positive duration up to {:g} us (292 years, the range of distsim's "
+                                 "clock), got {}",
+                                 field, kLongestDurationUs, value));
   }
 }
 

@@ -60,6 +60,10 @@ void check_database_path(const std::string& path, ProfileDatabase::Access access
   if (error) {
     throw InputError("cannot open " + place + ": " + error.message());
   }
+  // SQLite keeps a journal beside the file and locks it: a device or a pipe can be neither.
+  if (status.type() != std::filesystem::file_type::regular) {
+    throw InputError(place + " is not a regular file (a device, a pipe or a socket); expected a SQLite file");
+  }
 }
 
 std::int64_t pragma_value(const SqliteConnection& connection, const std::string& name) {
@@ -99,19 +103,35 @@ class Transaction {
   bool committed_ = false;
 };
 
-ProfileRecord record_from_row(const SqliteStatement& row) {
+//! A stored measurement, checked as an import checks it: a file written by another tool, or edited
+//! by hand, names the database, the row and the column.
+ProfileRecord record_from_row(const SqliteStatement& row, const std::string& path) {
   ProfileRecord record;
   record.hardware = row.text(0);
   record.key = row.text(1);
-  record.median_us = row.real(2);
-  record.mean_us = row.real(3);
-  record.min_us = row.real(4);
-  record.max_us = row.real(5);
-  record.stdev_us = row.real(6);
+  const std::string place =
+      "profile database '" + path + "': event '" + record.key + "' of hardware '" + record.hardware + "'";
+  const auto number = [&](int column, const char* name) {
+    if (!row.holds_number(column)) {
+      throw InputError(place + ": " + name + " holds '" + row.text(column) + "', not a number");
+    }
+    return row.real(column);
+  };
+  record.median_us = number(2, "median_us");
+  record.mean_us = number(3, "mean_us");
+  record.min_us = number(4, "min_us");
+  record.max_us = number(5, "max_us");
+  record.stdev_us = number(6, "stdev_us");
+  if (!row.holds_number(7)) throw InputError(place + ": samples holds '" + row.text(7) + "', not a number");
   record.samples = row.integer(7);
   record.profiler = row.text(8);
   record.library = row.text(9);
   record.measured_at = row.text(10);
+  try {
+    profile::check_record(record);
+  } catch (const InputError& error) {
+    throw InputError(place + ": " + error.what());
+  }
   return record;
 }
 
@@ -231,7 +251,7 @@ std::vector<ProfileRecord> ProfileDatabase::records(const std::optional<std::str
     query.bind(1, *hardware);
   }
   while (query.step()) {
-    list.push_back(record_from_row(query));
+    list.push_back(record_from_row(query, path()));
   }
   return list;
 }

@@ -50,6 +50,11 @@ std::string SqliteStatement::text(int column) const {
 
 double SqliteStatement::real(int column) const { return sqlite3_column_double(statement_, column); }
 
+bool SqliteStatement::holds_number(int column) const {
+  const int type = sqlite3_column_type(statement_, column);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+}
+
 std::int64_t SqliteStatement::integer(int column) const { return sqlite3_column_int64(statement_, column); }
 
 void SqliteStatement::check(int code, std::string_view doing) const {

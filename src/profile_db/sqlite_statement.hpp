@@ -29,6 +29,8 @@ class SqliteStatement {
 
   std::string text(int column) const;
   double real(int column) const;
+  //! Whether the column holds a number (an integer or a real), not text, a blob or NULL.
+  bool holds_number(int column) const;
   std::int64_t integer(int column) const;
 
  private:

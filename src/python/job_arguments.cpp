@@ -7,6 +7,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 #include "profile/profile_cost_model.hpp"
 #include "profile_db/profile_database.hpp"
 
@@ -72,7 +73,8 @@ std::shared_ptr<const cost::CostModel> profile_costs(const std::optional<std::st
 
 void check_positive(const char* flag, long long value) {
   if (value <= 0) {
-    throw InputError(std::string(flag) + ": expected a positive integer, got '" + std::to_string(value) + "'");
+    throw InputError(std::string(flag) + ": " + std::string(kExpectedPositiveInteger) + ", got '" +
+                     std::to_string(value) + "'");
   }
 }
 

@@ -174,29 +174,73 @@ void read_record(const double* in, Candidate& candidate) {
   candidate.bubble_fraction = in[4];
 }
 
+//! Runs `step`; an InputError it throws is one candidate's reason to be set aside (its times do
+//! not fit the clock, say), not the search's failure.
+template <typename Step>
+std::optional<std::string> unless_input_error(Step step) {
+  try {
+    step();
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return std::nullopt;
+}
+
+//! The reasons some items of one process's share were set aside, as one text to broadcast: each
+//! item's index and reason, each ended by a NUL (a reason may hold line breaks).
+std::string set_aside_text(const std::vector<std::size_t>& mine,
+                           const std::vector<std::optional<std::string>>& reasons) {
+  std::string text;
+  for (const std::size_t n : mine) {
+    if (!reasons[n]) continue;
+    text += std::to_string(n) + '\0' + *reasons[n] + '\0';
+  }
+  return text;
+}
+
+template <typename SetAside>
+void read_set_aside_text(const std::string& text, SetAside set_aside) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t index_end = text.find('\0', at);
+    const std::size_t reason_end = text.find('\0', index_end + 1);
+    set_aside(static_cast<std::size_t>(std::stoull(text.substr(at, index_end - at))),
+              text.substr(index_end + 1, reason_end - index_end - 1));
+    at = reason_end + 1;
+  }
+}
+
 //! Runs `work(n)` for every n in [0, costs.size()) that is this process's share (balanced_shares
 //! of the candidates' `costs`, largest first), on `threads` threads, and gives every process every
 //! result: `write(n, out)` writes n's `width` numbers after the work, `read(n, in)` takes them
-//! back. A failure on any process fails every process with the same message.
-template <typename Work, typename Write, typename Read>
+//! back, and where `work(n)` answered a reason instead, `set_aside(n, reason)` runs after the
+//! reads. A failure on any process fails every process with the same message.
+template <typename Work, typename Write, typename Read, typename SetAside>
 void share_out(const std::vector<std::int64_t>& costs, const SearchOptions& options, std::size_t width, Work work,
-               Write write, Read read) {
+               Write write, Read read, SetAside set_aside) {
   const ProcessGroup* group = options.processes;
   const auto size = static_cast<std::size_t>(group != nullptr ? group->size() : 1);
   const auto rank = static_cast<std::size_t>(group != nullptr ? group->rank() : 0);
   const std::size_t count = costs.size();
   const std::vector<std::size_t> mine = balanced_shares(costs, size).at(rank);
+  std::vector<std::optional<std::string>> reasons(count);
+  const auto run_mine = [&] {
+    parallel_for(mine.size(), options.threads, [&](std::size_t i) { reasons[mine[i]] = work(mine[i]); });
+  };
   if (group == nullptr) {
-    parallel_for(mine.size(), options.threads, [&](std::size_t i) { work(mine[i]); });
+    run_mine();
+    for (std::size_t n = 0; n < count; ++n) {
+      if (reasons[n]) set_aside(n, *reasons[n]);
+    }
     return;
   }
-  // One entry per process after the records: 0, or how its share failed (bad input, or not).
+  // Two entries per process after the records: 0, or how its share failed (bad input, or not);
+  // then 1 where it set items aside.
   constexpr double kInputFailure = 1.0;
   constexpr double kOtherFailure = 2.0;
-  std::vector<double> values(count * width + size, 0.0);
+  std::vector<double> values(count * width + 2 * size, 0.0);
   std::string failure;
   try {
-    parallel_for(mine.size(), options.threads, [&](std::size_t i) { work(mine[i]); });
+    run_mine();
     for (const std::size_t n : mine) write(n, &values[n * width]);
   } catch (const InputError& error) {
     failure = error.what();
@@ -205,6 +249,8 @@ void share_out(const std::vector<std::int64_t>& costs, const SearchOptions& opti
     failure = error.what();
     values[count * width + rank] = kOtherFailure;
   }
+  std::string set_aside_here = set_aside_text(mine, reasons);
+  if (!set_aside_here.empty()) values[count * width + size + rank] = 1.0;
   group->sum(values);
   for (std::size_t process = 0; process < size; ++process) {
     const double kind = values[count * width + process];
@@ -215,6 +261,23 @@ void share_out(const std::vector<std::int64_t>& costs, const SearchOptions& opti
     }
   }
   for (std::size_t n = 0; n < count; ++n) read(n, &values[n * width]);
+  for (std::size_t process = 0; process < size; ++process) {
+    if (values[count * width + size + process] == 0) continue;
+    std::string text = process == rank ? set_aside_here : std::string();
+    group->broadcast(text, static_cast<int>(process));
+    read_set_aside_text(text, set_aside);
+  }
+}
+
+//! Takes a candidate that could not be simulated out of the valid ones, with the reason.
+void set_aside(SearchResult& result, std::size_t index, const std::string& reason) {
+  Candidate& candidate = result.candidates[index];
+  if (candidate.status == CandidateStatus::out_of_memory) --result.out_of_memory;
+  candidate.status = CandidateStatus::invalid;
+  candidate.reason_text = std::make_shared<const std::string>("cannot be simulated: " + reason);
+  --result.valid;
+  ++result.invalid;
+  ++result.cannot_be_simulated;
 }
 
 //! What simulating each of `indices` costs, in the tasks of its program (api::estimated_tasks).
@@ -236,10 +299,13 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_sim
       simulation_costs(result, to_simulate, simulation), options, 1,
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_simulate[n]];
-        candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation));
+        return unless_input_error([&] {
+          candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation));
+        });
       },
       [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
-      [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; });
+      [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; },
+      [&](std::size_t n, const std::string& reason) { set_aside(result, to_simulate[n], reason); });
 }
 
 //! How a search simulates each candidate: passes aggregated.
@@ -251,7 +317,10 @@ api::SimulationOptions search_simulation(const SearchOptions& options) {
 
 void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
   const api::SimulationOptions simulation = search_simulation(options);
-  if (options.keep > 0) compute_bounds(result, to_simulate, simulation, options);
+  if (options.keep > 0) {
+    compute_bounds(result, to_simulate, simulation, options);
+    std::erase_if(to_simulate, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
+  }
   const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
     return objective_bound(result.candidates[a], ranked) < objective_bound(result.candidates[b], ranked);
@@ -279,14 +348,16 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         simulation_costs(result, batch, simulation), options, kRecordWidth,
         [&](std::size_t n) {
           Candidate& candidate = result.candidates[batch[n]];
-          record(candidate, api::simulate(candidate.job(), simulation));
+          auto reason = unless_input_error([&] { record(candidate, api::simulate(candidate.job(), simulation)); });
           if (options.progress) {
             const std::lock_guard lock(progress_mutex);
             options.progress(++done, to_simulate.size());
           }
+          return reason;
         },
         [&](std::size_t n, double* out) { write_record(result.candidates[batch[n]], out); },
-        [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); });
+        [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); },
+        [&](std::size_t n, const std::string& reason) { set_aside(result, batch[n], reason); });
     if (options.progress && batch.empty() && done > 0) {
       options.progress(done, to_simulate.size());
     }
@@ -378,11 +449,17 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
     }
     to_simulate.push_back(i);
   }
-  if (result.valid == 0) {
+  // Also when all that were simulated were set aside: those that cannot be simulated are invalid.
+  const auto refuse_when_none_valid = [&] {
+    const bool none_simulated = std::none_of(result.candidates.begin(), result.candidates.end(),
+                                             [](const Candidate& candidate) { return candidate.simulated; });
+    if (result.valid > 0 && !(result.cannot_be_simulated > 0 && none_simulated)) return;
     throw InputError("no valid strategy among " + std::to_string(result.candidates.size()) + " candidates for " +
                      gpu_counts_text(space) + " GPUs:" + invalid_summary(result.candidates));
-  }
+  };
+  refuse_when_none_valid();
   simulate_in_bound_order(result, std::move(to_simulate), options);
+  refuse_when_none_valid();
   rank(result);
   if (result.ranking.empty()) advise_on_memory(result);
   return result;

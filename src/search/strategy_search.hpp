@@ -48,6 +48,9 @@ struct SearchResult {
   std::size_t invalid = 0;
   std::size_t out_of_memory = 0;
   std::size_t pruned_by_bound = 0;
+  //! Of the invalid ones, those whose simulation failed on their own sizes (times past the clock):
+  //! set aside with the reason, as too-large candidates are.
+  std::size_t cannot_be_simulated = 0;
   double memory_limit_bytes = 0;  //!< what counted as fitting
   //! When no candidate fits: the leanest one (smallest peak) and what would bring it under.
   std::optional<std::size_t> leanest;

@@ -149,6 +149,17 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
     problems.push_back(name_of(names, "moe_imbalance") + " " + value.str() +
                        ": the busiest expert rank's tokens over the mean must be at least 1.0");
   }
+  // An expert receives each token at most once: at most every token, num_experts / top_k times
+  // the mean, and so does the busiest rank relative to its share.
+  const double most = static_cast<double>(job.model.moe.num_experts) / job.model.moe.top_k;
+  const bool routing_valid = job.model.moe.top_k >= 1 && job.model.moe.top_k <= job.model.moe.num_experts;
+  if (routing_valid && s.moe_imbalance > most) {
+    std::ostringstream value;
+    value << s.moe_imbalance << ": the busiest expert rank's tokens over the mean can be at most num_experts / top_k ("
+          << job.model.moe.num_experts << " / " << job.model.moe.top_k << " = " << most
+          << ": every token routed to the same experts)";
+    problems.push_back(name_of(names, "moe_imbalance") + " " + value.str());
+  }
 }
 
 }  // namespace distsim::strategy::detail

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -247,11 +248,12 @@ struct Strategy {
   //! The data-parallel indices of one shard group when units' gradients are reduced over it, else 0.
   int unit_shard_data_parallel() const { return reduces_per_unit() ? shard_data_parallel() : 0; }
   //! Megatron's default bucket: max(40M, 1M·dp) parameters (distributed_data_parallel.py).
-  int bucket_params() const {
+  //! In 64 bits: 1M x dp passes an int from dp 2148 on.
+  std::int64_t bucket_params() const {
     if (dp_bucket_params > 0) {
       return dp_bucket_params;
     }
-    const int scaled = 1'000'000 * data_parallel;
+    const std::int64_t scaled = std::int64_t{1'000'000} * data_parallel;
     return scaled > 40'000'000 ? scaled : 40'000'000;
   }
   //! The paper's notation: 2M2P4D; with context parallelism 2M2C2P4D.

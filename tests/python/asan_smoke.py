@@ -10,7 +10,7 @@ assert result.timeline(rank=0)
 try:
     distsim.Job(tp=0)
 except distsim.InputError as error:
-    assert str(error) == "--tp: expected a positive integer, got '0'"
+    assert str(error) == "--tp: expected a positive integer (1 to 2147483647), got '0'"
 else:
     raise AssertionError("tp=0 was accepted")
 print("1 passed, 0 failed")

@@ -39,7 +39,7 @@ def test_error_is_the_cli_message(settings):
 
 
 def test_value_errors_are_raised_by_job():
-    with pytest.raises(distsim.InputError, match=r"^--tp: expected a positive integer, got '0'$"):
+    with pytest.raises(distsim.InputError, match=r"^--tp: expected a positive integer \(1 to 2147483647\), got '0'$"):
         distsim.Job(tp=0)
 
 

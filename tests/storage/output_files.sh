@@ -3,10 +3,11 @@
 # symbolic link, a user's own PATH.tmp, a planted link at PATH.tmp, a read-only file, a FIFO made
 # with mkfifo, a directory, and SIGTERM in the middle of a large trace. Expected bytes are the
 # same job's trace written to a plain new file; expected messages are the writer's, word for word.
-# Usage: output_files.sh DISTSIM SCRATCH_DIR
+# Usage: output_files.sh DISTSIM SCRATCH_DIR FIXTURES
 set -u
 distsim=$(realpath "$1")
 scratch=$2
+fixtures=$(realpath "$3")
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
 cd "$scratch" || exit 1
 job=(simulate --model gpt2-345m --gpu a40 --nodes 1 --gpus-per-node 2 --strategy 1M2P1D --global-batch-size 8)
@@ -88,6 +89,37 @@ status=$?
 [[ $status -eq 143 ]] || fail "the trace writer was not stopped by SIGTERM mid-write (exit $status)"
 leftovers=$(compgen -G '*big.json*'; compgen -G '.big.json*')
 [[ -z $leftovers ]] || fail "SIGTERM left: $leftovers"
+
+# An output onto an input or onto another output is refused before anything runs, also when a
+# link or a second hard link names it, and the input keeps its bytes (issue 48, defect 3).
+printf 'model: gpt2-345m\nstrategy: 1M2P1D\ngpus_per_node: 2\ngpu: a40\nglobal_batch_size: 8\n' >job.yaml
+cp job.yaml job.copy
+ln -s job.yaml job-link.yaml
+ln job.yaml job-hard.yaml
+for trace in job.yaml job-link.yaml job-hard.yaml; do
+  "$distsim" simulate --job job.yaml --trace "$trace" >/dev/null 2>err
+  status=$?
+  [[ $status -eq 2 && $(cat err) == "distsim: error: --trace '$trace' names the same file as --job 'job.yaml', which \
+this run reads; writing it would destroy that input: choose another path for --trace" ]] ||
+    fail "--trace $trace onto --job: exit $status, $(cat err)"
+  cmp -s job.yaml job.copy || fail "--trace $trace changed the job file"
+done
+"$distsim" "${job[@]}" --trace same.json --report ./same.json >/dev/null 2>err
+status=$?
+[[ $status -eq 2 && $(cat err) == "distsim: error: --trace 'same.json' and --report './same.json' name the same \
+file; one would replace the other: give each its own path" && ! -e same.json ]] ||
+  fail "--trace and --report on one new file: exit $status, $(cat err)"
+"$distsim" db import "$fixtures/profiles/two_events_h100.json" --profile-db profiles.db >/dev/null || fail "import"
+cp profiles.db profiles.copy
+"$distsim" db export --profile-db profiles.db --output profiles.db >/dev/null 2>err
+status=$?
+[[ $status -eq 2 ]] && cmp -s profiles.db profiles.copy || fail "db export onto its database: exit $status, $(cat err)"
+
+# A file name of 250 characters, inside the 255 a directory holds: its temporary file's name is
+# cut to fit (defect 12), and the trace lands under the full name.
+long=$(printf 'a%.0s' {1..245}).json
+"$distsim" "${job[@]}" --trace "$long" >/dev/null 2>err || fail "a 250-character file name: $(cat err)"
+cmp -s "$long" plain.json || fail "the trace under a 250-character name is not the trace"
 
 stray=$(compgen -G '.*.tmp')
 [[ -z $stray ]] || fail "temporary files left behind: $stray"

@@ -92,9 +92,21 @@ class JsonChecker {
 // yaml-cpp's parser limit (DepthGuard in its single-document parser).
 constexpr int kDeepestNesting = 500;
 
+//! The one document of `text`; a second one ("---" and more) would be dropped unread, so it is
+//! refused at its line.
+YAML::Node only_document(const std::string& path, const std::string& text, std::string_view format) {
+  std::vector<YAML::Node> documents = YAML::LoadAll(text);
+  if (documents.size() > 1) {
+    throw InputError(path + ":" + std::to_string(documents[1].Mark().line + 1) + ": a second " + std::string(format) +
+                     " document; distsim reads one document a file (remove the '---' and what follows, or give each "
+                     "document its own file)");
+  }
+  return documents.empty() ? YAML::Node() : documents.front();
+}
+
 YAML::Node parse_yaml(const std::string& path, const std::string& text, std::string_view format) {
   try {
-    return YAML::Load(text);
+    return only_document(path, text, format);
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp stops at depth 500 with the message "bad file"
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ": invalid " + std::string(format) +
                      ": nested more than " + std::to_string(kDeepestNesting) +

@@ -9,6 +9,7 @@
 
 #include "core/closest_name.hpp"
 #include "core/name_match.hpp"
+#include "core/number_text.hpp"
 #include "io/document/document.hpp"
 
 namespace distsim::io {
@@ -157,7 +158,7 @@ std::optional<MappingReader> MappingReader::child(std::string_view key) {
 }
 
 bool MappingReader::read(std::string_view key, int& out) {
-  const std::string_view expected = "expected a positive integer";
+  const std::string_view expected = kExpectedPositiveInteger;
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
     return false;
@@ -172,7 +173,7 @@ bool MappingReader::read(std::string_view key, int& out) {
 }
 
 bool MappingReader::read_count(std::string_view key, int& out) {
-  const std::string_view expected = "expected a non-negative integer";
+  const std::string_view expected = kExpectedNonNegativeInteger;
   const std::optional<std::string> text = scalar(key, expected);
   if (!text) {
     return false;

@@ -10,6 +10,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "core/name_match.hpp"
+#include "core/number_text.hpp"
 #include "core/plain_text.hpp"
 #include "io/document/diagnostics.hpp"
 #include "io/spec/launch_script.hpp"
@@ -89,7 +90,7 @@ class MegatronReader {
     int value = 0;
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
     if (error != std::errc() || end != text->data() + text->size() || value < 0) {
-      problem(flag, "expected a whole number, got '" + *text + "'");
+      problem(flag, std::string(kExpectedNonNegativeInteger) + ", got '" + *text + "'");
       return std::nullopt;
     }
     return value;

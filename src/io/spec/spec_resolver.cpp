@@ -91,11 +91,27 @@ cluster::ClusterSpec read_cluster_document(const Document& document, const Chain
 
 // An inline mapping is read as a file would be; it enters no chain, since it has no path of its own.
 
+//! Whether `name_or_path` is read as a file: it is spelt as a path, or it is no built-in's name
+//! but an existing file's ("garbage.bin", a FIFO "gpu.fifo"), which is then read and refused as
+//! what it holds rather than called an unknown name.
+template <typename FindBuiltin>
+bool names_file(const std::string& name_or_path, FindBuiltin find_builtin) {
+  if (looks_like_path(name_or_path)) return true;
+  std::error_code error;
+  if (!std::filesystem::exists(name_or_path, error)) return false;
+  try {
+    find_builtin(name_or_path);
+    return false;
+  } catch (const InputError&) {
+    return true;
+  }
+}
+
 model::ModelSpec model_at(const std::string& name_or_path, const Chain& chain) {
   if (is_inline_mapping(name_or_path)) {
     return read_model_document(load_inline_document(name_or_path, "inline model"), chain);
   }
-  if (!looks_like_path(name_or_path)) {
+  if (!names_file(name_or_path, [](const std::string& name) { return catalog::find_model(name); })) {
     return catalog::find_model(name_or_path);
   }
   const std::string path = locate(name_or_path, chain);
@@ -106,7 +122,7 @@ cluster::GpuSpec gpu_at(const std::string& name_or_path, const Chain& chain) {
   if (is_inline_mapping(name_or_path)) {
     return read_gpu_document(load_inline_document(name_or_path, "inline GPU"), "", chain);
   }
-  if (!looks_like_path(name_or_path)) {
+  if (!names_file(name_or_path, [](const std::string& name) { return catalog::find_gpu(name); })) {
     return catalog::find_gpu(name_or_path);
   }
   const std::string path = locate(name_or_path, chain);
@@ -117,7 +133,7 @@ cluster::ClusterSpec cluster_at(const std::string& name_or_path, const Chain& ch
   if (is_inline_mapping(name_or_path)) {
     return read_cluster_document(load_inline_document(name_or_path, "inline cluster"), chain);
   }
-  if (!looks_like_path(name_or_path)) {
+  if (!names_file(name_or_path, [](const std::string& name) { return catalog::find_cluster(name); })) {
     return catalog::find_cluster(name_or_path);
   }
   const std::string path = locate(name_or_path, chain);

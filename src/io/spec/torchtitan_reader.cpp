@@ -145,7 +145,7 @@ class TorchtitanReader {
     const auto number = value<std::int64_t>(section, key);
     if (!number) return std::nullopt;
     if (*number < -1 || *number > std::numeric_limits<int>::max()) {
-      problem(section, key, "expected a whole number, got " + std::to_string(*number));
+      problem(section, key, "expected a whole number from -1 to 2147483647, got " + std::to_string(*number));
       return std::nullopt;
     }
     return static_cast<int>(*number);

@@ -369,7 +369,7 @@ TEST(CalibrationReader, ReadsTheRanksAFullyShardedRunShardsOver) {
   EXPECT_EQ(hsdp.job->strategy.shard_group_size(), 2);
   EXPECT_EQ(hsdp.job->strategy.data_parallel, 4);
   EXPECT_EQ(exclusion_of({{"optimizer_sharding", "FSDP2 (fully_shard) over all ranks"}}),
-            "shard_group_size as the table gives it: expected a positive integer, got 'all'");
+            "shard_group_size as the table gives it: expected a positive integer (1 to 2147483647), got 'all'");
 }
 
 // Megatron-Bridge's GB200/B200 MXFP8 results carry a footnote on 32x32 scaling blocks, which

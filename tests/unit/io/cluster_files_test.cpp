@@ -41,7 +41,7 @@ TEST(ResolveGpu, ListsEveryProblemOfAFile) {
   EXPECT_EQ(error_of([&] { resolve_gpu(file); }),
             file + ": missing required key 'memory_bandwidth_gbps'\n" +
                 file + ":2: peak_fp32_tflops: expected a positive number, got 'fast'\n" +
-                file + ":4: sm_count: expected a positive integer, got '1.5'\n" +
+                file + ":4: sm_count: expected a positive integer (1 to 2147483647), got '1.5'\n" +
                 file + ":5: gemm_efficiency: expected a number in (0, 1], got '1.5'\n" +
                 file + ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-2h, "
                        "dgx-a100, dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");

@@ -218,7 +218,7 @@ TEST(HfConfig, ReportsMissingAndMistypedFields) {
   const std::string file = fixture("models/hf/broken_llama.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ": missing required key 'num_hidden_layers'\n" + file +
-                ":3: hidden_size: expected a positive integer, got the string \"wide\"");
+                ":3: hidden_size: expected a positive integer (1 to 2147483647), got the string \"wide\"");
 }
 
 // Llama's MLP is gated (transformers' LlamaMLP: down(act(gate(x)) * up(x))): a GELU there is

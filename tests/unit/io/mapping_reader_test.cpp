@@ -60,8 +60,8 @@ TEST(MappingReader, RejectsValuesOutsideTheirRule) {
                           reader.read("f", number, NumberRule::positive);
                           reader.read("g", text);
                         }),
-            "test.yaml:1: a: expected a positive integer, got '0'\n"
-            "test.yaml:2: b: expected a positive integer, got '2.5'\n"
+            "test.yaml:1: a: expected a positive integer (1 to 2147483647), got '0'\n"
+            "test.yaml:2: b: expected a positive integer (1 to 2147483647), got '2.5'\n"
             "test.yaml:3: c: expected a positive number, got '12abc'\n"
             "test.yaml:4: d: expected a number >= 0, got '-1'\n"
             "test.yaml:5: e: expected a number in [0, 1], got '1.5'\n"
@@ -76,9 +76,9 @@ TEST(MappingReader, NamesTheKindOfANonScalarValue) {
               reader.read("b", value);
               reader.read("d", value);
             }),
-            "test.yaml:1: a: expected a positive integer, got a list\n"
-            "test.yaml:2: b: expected a positive integer, got a mapping\n"
-            "test.yaml:3: d: expected a positive integer, got nothing");
+            "test.yaml:1: a: expected a positive integer (1 to 2147483647), got a list\n"
+            "test.yaml:2: b: expected a positive integer (1 to 2147483647), got a mapping\n"
+            "test.yaml:3: d: expected a positive integer (1 to 2147483647), got nothing");
 }
 
 TEST(MappingReader, ListsTheChoicesOfAnEnumeration) {

@@ -76,11 +76,11 @@ TEST(ResolveModel, ListsEveryProblemOfAFileInLineOrder) {
   const std::string file = fixture("models/broken_model.yaml");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ": missing required key 'hidden_size'\n" + file +
-                ":2: num_layers: expected a positive integer, got 'many'\n" + file +
+                ":2: num_layers: expected a positive integer (1 to 2147483647), got 'many'\n" + file +
                 ":3: unknown key 'hidden_sise'; did you mean 'hidden_size'?\n" + file +
                 ":5: ffn_type: expected one of gelu, swiglu, geglu, relu, squared_relu, got 'relu3'\n" + file +
-                ":6: vocab_size: expected a positive integer, got '-5'\n" + file +
-                ":7: seq_length: expected a positive integer, got a list\n" + file +
+                ":6: vocab_size: expected a positive integer (1 to 2147483647), got '-5'\n" + file +
+                ":7: seq_length: expected a positive integer (1 to 2147483647), got a list\n" + file +
                 ":8: tie_embeddings: expected true or false, got 'maybe'");
 }
 

@@ -23,10 +23,10 @@ TEST(CheckRecord, RefusesNonPositiveDurationsAndBadOrder) {
     return "no error";
   };
   ProfileRecord r = record("gemm m=1 n=2 k=3 bf16", 0);
-  EXPECT_EQ(error(r), "median_us must be a positive duration, got 0");
+  EXPECT_EQ(error(r), "median_us must be a positive duration up to 9.2e+12 us (292 years, the range of distsim's clock), got 0");
   r = record("gemm m=1 n=2 k=3 bf16", 5);
   r.min_us = -1;
-  EXPECT_EQ(error(r), "min_us must be a positive duration, got -1");
+  EXPECT_EQ(error(r), "min_us must be a positive duration up to 9.2e+12 us (292 years, the range of distsim's clock), got -1");
   r = record("gemm m=1 n=2 k=3 bf16", 5);
   r.max_us = 4;
   EXPECT_EQ(error(r), "median_us (5) must not exceed max_us (4)");

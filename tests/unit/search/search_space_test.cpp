@@ -79,7 +79,7 @@ TEST(ListValues, ParsesByTheTableAndAllMeansFree) {
 
 TEST(ListValues, NamesTheFlagAndSuggestsTheClosestName) {
   EXPECT_EQ(list_error("micro_batch_size", {"1", "0"}, "--micro-batch-size"),
-            "--micro-batch-size: expected a positive integer, got '0'");
+            "--micro-batch-size: expected a positive integer (1 to 2147483647), got '0'");
   const std::string message = list_error("schedule", {"1f1b", "gpip"}, "--schedule");
   EXPECT_EQ(message.rfind("--schedule: unknown schedule 'gpip'; did you mean 'gpipe'?", 0), 0u) << message;
   EXPECT_EQ(list_error("sequence_parallel", {"ture"}, "--sequence-parallel").rfind("--sequence-parallel: ", 0), 0u);

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Spec files from a pipe can be read once only: a GPU file given as `<(cat g.yaml)`, as
+# /dev/stdin or as a FIFO with a writer gives the same summary as the file itself (issue 48,
+# defect 7: it was read twice, and the second read found it empty or hung). The summaries differ
+# only where they name the file the GPU came from.
+# usage: piped_inputs.sh DISTSIM SCRATCH
+set -uo pipefail
+distsim=$1
+scratch=$2
+rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || exit 1
+failures=0
+same_summary() {  # the summaries less the lines naming the GPU file
+  cmp -s <(grep -v 'g.yaml\|/dev/\|gpu.fifo' "$1") <(grep -v 'g.yaml\|/dev/\|gpu.fifo' "$2")
+}
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+printf 'base: a100-80gb\nname: piped-a100\nmemory_gb: 40\n' >g.yaml
+"$distsim" simulate --gpu g.yaml --json >file.json 2>file.err || fail "--gpu g.yaml: $(cat file.err)"
+"$distsim" simulate --gpu <(cat g.yaml) --json >substituted.json 2>substituted.err
+same_summary file.json substituted.json || fail "--gpu <(cat g.yaml): $(cat substituted.err)"
+"$distsim" simulate --gpu /dev/stdin --json <g.yaml >stdin.json 2>stdin.err
+same_summary file.json stdin.json || fail "--gpu /dev/stdin: $(cat stdin.err)"
+mkfifo gpu.fifo
+cat g.yaml >gpu.fifo &
+timeout 60 "$distsim" simulate --gpu gpu.fifo --json >fifo.json 2>fifo.err
+same_summary file.json fifo.json || fail "--gpu FIFO: $(cat fifo.err)"
+[ "$failures" -eq 0 ] && echo "piped inputs: a GPU file read once from a process substitution, stdin and a FIFO"
+exit $((failures > 0))
