@@ -176,7 +176,7 @@ void run_stats(const DbOptions& options) {
 //! the file it exports to).
 CLI::App* add_db_subcommand(CLI::App& db, const std::string& name, const std::string& description,
                             const std::shared_ptr<DbOptions>& options, void (*run)(const DbOptions&),
-                            std::vector<std::string> writes = {}) {
+                            const std::vector<std::string>& writes = {}) {
   auto* command = db.add_subcommand(name, description);
   options->profile.add_to(*command);
   command->callback([options, run, command, writes] {
