@@ -1,15 +1,14 @@
 #include "profile_db/profile_file.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "io/document/document.hpp"
+#include "io/document/text_file.hpp"
 
 namespace distsim::profile_db {
 
@@ -130,30 +129,6 @@ void check_format(const FieldReader& reader, const std::string& place) {
   }
 }
 
-//! Where the number too large for a double stands in a profile's `text`, as "events[3]
-//! median_us: ": found by parsing it again and following the keys up to where it fails.
-std::string overflow_place(const std::string& text) {
-  std::string top_key;
-  std::string key;
-  long event = -1;
-  const auto follow = [&](int depth, Json::parse_event_t kind, Json& parsed) {
-    if (kind == Json::parse_event_t::key) {
-      key = parsed.get<std::string>();
-      if (depth == 1) top_key = key;
-    } else if (kind == Json::parse_event_t::object_start && depth == 2 && top_key == "events") {
-      ++event;
-    }
-    return true;
-  };
-  try {
-    const Json ignored = Json::parse(text, follow);
-  } catch (const Json::exception&) {
-    if (top_key == "events" && event >= 0) return "events[" + std::to_string(event) + "] " + key + ": ";
-    if (!key.empty()) return key + ": ";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::string record_place(const std::string& source, size_t index, const std::string& key) {
@@ -194,11 +169,9 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& sourc
     root = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw InputError(place + ": not valid JSON (" + e.what() + ")");
-  } catch (const Json::out_of_range& e) {  // 406: a number beyond the range of a double ("1e400")
-    const std::string detail = e.what();
-    throw InputError(place + ": " + overflow_place(text) +
-                     "expected finite numbers, got one beyond the range of a double (" +
-                     detail.substr(detail.find("] ") + 2) + ")");
+  } catch (const Json::out_of_range&) {  // 406: a number beyond the range of a double ("1e400")
+    io::check_json(source, text);        // throws, naming the line and the key
+    throw;
   }
   if (!root.is_object()) {
     throw InputError(place + ": expected a JSON object at the top, got " + json_type(root));
@@ -230,13 +203,10 @@ ProfileFile parse_profile_file(const std::string& text, const std::string& sourc
 }
 
 ProfileFile read_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in || std::filesystem::is_directory(path)) {
-    throw InputError("cannot read profile '" + path + "': no such file or not readable");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_profile_file(text.str(), path);
+  // A profile holds an entry of about 200 bytes an event: far below this for any real one.
+  constexpr std::size_t kLargestProfile = std::size_t{1} << 30;
+  return parse_profile_file(
+      io::read_text_file(path, "profile", io::largest_parsed_file(kLargestProfile), io::kParsedFileLimit), path);
 }
 
 nlohmann::ordered_json profile_file_json(const ProfileFile& file) {

@@ -295,13 +295,20 @@ std::vector<std::int64_t> simulation_costs(const SearchResult& result, const std
 //! Fills lower_bound_s of each candidate to simulate.
 void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_simulate,
                     const api::SimulationOptions& simulation, const SearchOptions& options) {
+  std::mutex progress_mutex;
+  std::size_t done = 0;
   share_out(
       simulation_costs(result, to_simulate, simulation), options, 1,
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_simulate[n]];
-        return unless_input_error([&] {
+        auto reason = unless_input_error([&] {
           candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation));
         });
+        if (options.bound_progress) {
+          const std::lock_guard lock(progress_mutex);
+          options.bound_progress(++done, to_simulate.size());
+        }
+        return reason;
       },
       [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
       [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; },

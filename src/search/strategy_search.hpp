@@ -34,6 +34,9 @@ struct SearchOptions {
   //! prune); from worker threads, serialized. Pruned candidates count as decided.
   //! In a process group, simulated candidates count this process's share.
   std::function<void(std::size_t, std::size_t)> progress;
+  //! Called after each candidate's lower bound, before any is simulated, with (candidates bounded,
+  //! candidates to bound); from worker threads, serialized. In a process group, this process's.
+  std::function<void(std::size_t, std::size_t)> bound_progress;
   //! The processes sharing the search (MPI); null: this process alone. The result is the same.
   const ProcessGroup* processes = nullptr;
 };

@@ -1,12 +1,19 @@
 #include "io/document/text_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <optional>
+
+#include <unistd.h>
 
 #include "core/input_error.hpp"
+#include "core/number_text.hpp"
 
 namespace distsim::io {
 
@@ -20,7 +27,23 @@ namespace {
 
 // std::fopen rather than std::ifstream: POSIX guarantees that fopen sets errno, so the message
 // can say why ("No such file or directory", "Permission denied").
-std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+std::size_t largest_parsed_file(std::size_t most) {
+  if (const char* set = std::getenv("DISTSIM_MAX_INPUT_MIB"); set != nullptr) {
+    const std::optional<double> mib = parse_finite_number(set);
+    if (!mib || *mib <= 0 || *mib > static_cast<double>(std::numeric_limits<std::size_t>::max() >> 21)) {
+      throw InputError("DISTSIM_MAX_INPUT_MIB: expected a positive number of MiB, got '" + std::string(set) + "'");
+    }
+    return static_cast<std::size_t>(*mib * (1 << 20));
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return most;
+  constexpr std::size_t kShareOfMemory = 16;
+  return std::min(most, static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size) / kShareOfMemory);
+}
+
+std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes,
+                           std::string_view limit) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     cannot_open(path, what, EISDIR);
@@ -36,7 +59,7 @@ std::string read_text_file(const std::string& path, std::string_view what, std::
   while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
     if (count > max_bytes - text.size()) {
       throw InputError(std::string(what) + " '" + path + "' is larger than " + std::to_string(max_bytes >> 20) +
-                       " MiB, the most distsim reads for one; is it the file you meant?");
+                       " MiB, " + std::string(limit) + "; is it the file you meant?");
     }
     text.append(buffer, count);
   }
