@@ -68,6 +68,28 @@ SearchSpace small_space() {
   return space;
 }
 
+//! The input error each of `size` processes sharing the search ends with ("" for none); one
+//! process is the search alone.
+std::vector<std::string> failures_in_processes(const SearchSpace& space, const SearchOptions& options, int size) {
+  ThreadGroup group(size);
+  std::vector<std::string> messages(static_cast<std::size_t>(size));
+  std::vector<std::thread> processes;
+  for (int rank = 0; rank < size; ++rank) {
+    processes.emplace_back([&, rank] {
+      const ThreadGroup::Member member(group, rank);
+      SearchOptions mine = options;
+      if (size > 1) mine.processes = &member;
+      try {
+        run_search(space, mine);
+      } catch (const InputError& error) {
+        messages[static_cast<std::size_t>(rank)] = error.what();
+      }
+    });
+  }
+  for (auto& process : processes) process.join();
+  return messages;
+}
+
 TEST(ProcessGroup, ThreeProcessesEndWithTheResultOfOne) {
   const SearchSpace space = small_space();
   SearchOptions options;
@@ -111,29 +133,9 @@ TEST(ProcessGroup, AFailureInOneProcessFailsEveryProcessWithItsMessage) {
   const SearchSpace space = small_space();
   SearchOptions options;
   options.simulation.task_limit = 1;
-  std::string alone;
-  try {
-    run_search(space, options);
-  } catch (const std::exception& error) {
-    alone = error.what();
-  }
+  const std::string alone = failures_in_processes(space, options, 1).front();
   ASSERT_FALSE(alone.empty());
-  ThreadGroup group(2);
-  std::vector<std::string> messages(2);
-  std::vector<std::thread> processes;
-  for (int rank = 0; rank < 2; ++rank) {
-    processes.emplace_back([&, rank] {
-      const ThreadGroup::Member member(group, rank);
-      SearchOptions mine = options;
-      mine.processes = &member;
-      try {
-        run_search(space, mine);
-      } catch (const InputError& error) {
-        messages[rank] = error.what();
-      }
-    });
-  }
-  for (auto& process : processes) process.join();
+  const std::vector<std::string> messages = failures_in_processes(space, options, 2);
   EXPECT_FALSE(messages[0].empty());
   EXPECT_EQ(messages[0], messages[1]);
   EXPECT_NE(messages[0].find("tasks"), std::string::npos) << messages[0];
@@ -148,30 +150,10 @@ TEST(ProcessGroup, CandidatesThatCannotBeSimulatedAreSetAsideAlikeOnEveryProcess
   space.base.cluster.gpu.memory_bandwidth_gbps = 1e-12;
   SearchOptions options;
   options.keep = 5;
-  std::string alone;
-  try {
-    run_search(space, options);
-  } catch (const InputError& error) {
-    alone = error.what();
-  }
+  const std::string alone = failures_in_processes(space, options, 1).front();
   EXPECT_NE(alone.find("x cannot be simulated: "), std::string::npos) << alone;
   EXPECT_NE(alone.find("range of distsim's nanosecond clock"), std::string::npos) << alone;
-  ThreadGroup group(2);
-  std::vector<std::string> messages(2);
-  std::vector<std::thread> processes;
-  for (int rank = 0; rank < 2; ++rank) {
-    processes.emplace_back([&, rank] {
-      const ThreadGroup::Member member(group, rank);
-      SearchOptions mine = options;
-      mine.processes = &member;
-      try {
-        run_search(space, mine);
-      } catch (const InputError& error) {
-        messages[rank] = error.what();
-      }
-    });
-  }
-  for (auto& process : processes) process.join();
+  const std::vector<std::string> messages = failures_in_processes(space, options, 2);
   EXPECT_EQ(messages[0], alone);
   EXPECT_EQ(messages[1], alone);
 }
