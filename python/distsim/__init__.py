@@ -113,24 +113,62 @@ class Job:
 
     Each value is checked here, as the CLI checks a flag; the job as a whole (sizes that must
     divide, memory) is checked when it is simulated. ``job.settings`` holds what was given.
+
+    ``megatron_args`` (a launch script, an arguments file or the argument text) or
+    ``torchtitan`` (a job TOML file) describes the job as the framework launches it, as the
+    CLI's ``--megatron-args`` and ``--torchtitan`` do; the other settings go over it.
+    ``job.assumptions`` and ``job.ignored`` say what reading it assumed and left out.
     """
 
-    def __init__(self, **settings: Any) -> None:
-        self._values: List[Tuple[str, Union[bool, str]]] = [
+    def __init__(
+        self, megatron_args: Optional[str] = None, torchtitan: Optional[str] = None, **settings: Any
+    ) -> None:
+        given: List[Tuple[str, Union[bool, str]]] = [
             (key, _setting_value(key, value)) for key, value in settings.items()
         ]
-        _distsim.check_job_settings(self._values)
+        self._launch = (megatron_args, torchtitan)
+        self.assumptions: List[str] = []
+        self.ignored: List[str] = []
+        if megatron_args is None and torchtitan is None:
+            _distsim.check_job_settings(given)
+            self._values = given
+        else:
+            launch = _distsim.launch_settings(
+                _launch_text(megatron_args), _launch_text(torchtitan), given
+            )
+            self._values = list(launch["settings"])
+            self.assumptions = list(launch["assumptions"])
+            self.ignored = list(launch["ignored"])
         self.settings: Dict[str, Any] = dict(settings)
 
     def replace(self, **settings: Any) -> "Job":
-        """A copy with some settings changed (or added)."""
+        """A copy with some settings changed (or added), on the same launch."""
         merged = dict(self.settings)
         merged.update(settings)
-        return Job(**merged)
+        megatron_args, torchtitan = self._launch
+        return Job(megatron_args=megatron_args, torchtitan=torchtitan, **merged)
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{key}={value!r}" for key, value in self.settings.items())
+        launch = [
+            f"{name}={value!r}"
+            for name, value in zip(("megatron_args", "torchtitan"), self._launch)
+            if value is not None
+        ]
+        inner = ", ".join(launch + [f"{key}={value!r}" for key, value in self.settings.items()])
         return f"Job({inner})"
+
+
+def _launch_text(value: Any) -> str:
+    """A launch argument as text: a path-like's path, or the text itself; empty for none."""
+    if value is None:
+        return ""
+    if hasattr(value, "__fspath__"):
+        return str(value.__fspath__())
+    if isinstance(value, str):
+        if not value:
+            raise InputError("a launch (megatron_args or torchtitan): expected a path or text, got an empty one")
+        return value
+    raise InputError(f"a launch (megatron_args or torchtitan): expected a path or text, got a {type(value).__name__}")
 
 
 class _Fields:

@@ -24,8 +24,12 @@ class Model:
 
 class Job:
     settings: Dict[str, Any]
+    assumptions: List[str]
+    ignored: List[str]
     def __init__(
         self,
+        megatron_args: Optional[Union[str, PathLike[str]]] = ...,
+        torchtitan: Optional[Union[str, PathLike[str]]] = ...,
         *,
         model: Union[str, Model, Dict[str, Any], PathLike[str]] = ...,
         seq_length: int = ...,

@@ -1,15 +1,10 @@
 #include "cli/job_flags.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 
-#include "core/input_error.hpp"
-#include "io/document/text_file.hpp"
 #include "io/spec/job_file_reader.hpp"
-#include "io/spec/spec_resolver.hpp"
-#include "io/spec/torchtitan_reader.hpp"
-#include "options/job_assembly.hpp"
+#include "io/spec/launch_source.hpp"
 
 namespace distsim::cli {
 
@@ -79,13 +74,6 @@ options::JobSettings JobFlags::file_settings() const {
 
 namespace {
 
-//! The GPUs of the job the flags describe, when they give its nodes.
-std::optional<int> world_of(const options::JobSettings& flags) {
-  if (!flags.has("nodes")) return std::nullopt;
-  const strategy::JobSpec job = options::assemble_job(flags, io::spec_resolvers());
-  return job.cluster.num_hosts * job.cluster.gpus_per_host;
-}
-
 void tell(const io::LaunchJob& launch) {
   for (const auto& assumption : launch.assumptions) std::cerr << "distsim: assumed: " << assumption << "\n";
   if (launch.ignored.empty()) return;
@@ -94,52 +82,18 @@ void tell(const io::LaunchJob& launch) {
   std::cerr << "distsim: ignored (no effect on a step's time): " << ignored << "\n";
 }
 
-io::LaunchJob read_megatron(const std::string& argument, const options::JobSettings& flags) {
-  std::error_code error;
-  const bool is_file = std::filesystem::is_regular_file(argument, error);
-  if (!is_file && argument.find("--") == std::string::npos) {
-    throw InputError("--megatron-args '" + argument +
-                     "': no such file, and not an argument string (it holds no --flag)");
-  }
-  const std::string text = is_file ? io::read_text_file(argument, "Megatron-LM arguments") : argument;
-  const std::string origin = is_file ? "Megatron-LM arguments '" + argument + "'" : "--megatron-args";
-  const auto vocabulary = [&flags]() -> std::optional<int> {
-    const options::Setting* model = flags.find("model");
-    if (model == nullptr) return std::nullopt;
-    return io::resolve_model(std::get<std::string>(model->value)).vocab_size;
-  };
-  return io::read_megatron_args(text, origin, vocabulary);
-}
-
-io::LaunchJob read_torchtitan(const std::string& path, const options::JobSettings& flags) {
-  const std::string text = io::read_text_file(path, "torchtitan job");
-  return io::read_torchtitan_toml(text, "torchtitan job '" + path + "'", {world_of(flags), flags.has("model")});
-}
-
 }  // namespace
 
 const io::LaunchJob& JobFlags::launch_settings() const {
   if (launch_) return *launch_;
-  const options::JobSettings flags = flag_settings();
-  if (!megatron_args_.empty() && !torchtitan_.empty()) {
-    throw InputError("--megatron-args and --torchtitan both given; a job has one launch, use one or the other");
-  }
-  if (!megatron_args_.empty()) {
-    launch_ = read_megatron(megatron_args_, flags);
-  } else if (!torchtitan_.empty()) {
-    launch_ = read_torchtitan(torchtitan_, flags);
-  } else {
-    return launch_.emplace();
-  }
-  tell(*launch_);
+  const io::LaunchSource source{megatron_args_, torchtitan_};
+  launch_ = io::read_launch(source, flag_settings());
+  if (!source.empty()) tell(*launch_);
   return *launch_;
 }
 
 options::JobSettings JobFlags::settings() const {
-  options::JobSettings flags = flag_settings();
-  const io::LaunchJob& launch = launch_settings();
-  if (!megatron_args_.empty()) flags.erase("model");  // its vocabulary is the launch model's
-  return flags.over(launch.settings.over(file_settings()));
+  return io::launch_job_settings({megatron_args_, torchtitan_}, flag_settings(), launch_settings(), file_settings());
 }
 
 }  // namespace distsim::cli

@@ -1,5 +1,6 @@
 #include <pybind11/stl.h>
 
+#include "io/spec/launch_source.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "options/job_option.hpp"
@@ -45,9 +46,34 @@ std::pair<std::string, std::string> model_spec(const std::string& name_or_path) 
   return {fields.dump(), io::flow_yaml(fields)};
 }
 
+//! What a launch (Megatron-LM arguments or a torchtitan TOML) and the settings given beside it
+//! make a job: its settings as (key, value) pairs as a job file would hold them, given ones over
+//! the launch's, and what the reading assumed and ignored.
+py::dict launch_settings(const std::string& megatron_args, const std::string& torchtitan, const SettingList& values) {
+  const io::LaunchSource source{megatron_args, torchtitan};
+  const options::JobSettings given = job_settings(values);
+  const io::LaunchJob launch = io::read_launch(source, given);
+  SettingList merged;
+  const options::JobSettings settings = io::launch_job_settings(source, given, launch, {});
+  for (const auto& [key, setting] : settings.all()) {
+    if (const bool* yes = std::get_if<bool>(&setting.value)) {
+      merged.emplace_back(key, *yes);
+    } else {
+      merged.emplace_back(key, options::value_text(setting.value));
+    }
+  }
+  py::dict result;
+  result["settings"] = merged;
+  result["assumptions"] = launch.assumptions;
+  result["ignored"] = launch.ignored;
+  return result;
+}
+
 }  // namespace
 
 void bind_job(py::module_& module) {
+  module.def("launch_settings", &launch_settings, py::arg("megatron_args"), py::arg("torchtitan"), py::arg("settings"),
+             "{settings, assumptions, ignored} of a job launched with Megatron-LM arguments or a torchtitan TOML.");
   module.def(
       "check_job_settings", [](const SettingList& values) { job_settings(values); },
       "Parses every (key, value) by the option table; raises InputError with the CLI's message.");

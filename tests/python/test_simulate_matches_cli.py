@@ -5,7 +5,7 @@ import json
 import pytest
 
 import distsim
-from conftest import SMALL_MOE, TINY_GPT, flags_of, run_cli
+from conftest import FIXTURES, SMALL_MOE, TINY_GPT, flags_of, run_cli
 
 JOBS = [
     # the CLI's defaults
@@ -155,3 +155,37 @@ def test_specs_as_mappings_and_paths():
     # the same GPU under another name gives the same time
     assert by_mapping.iteration_time_s == by_name.iteration_time_s
     assert by_mapping.summary["job"]["gpu"]["name"] == "a40-copy"
+
+
+LAUNCHES = [
+    # a Megatron-LM launch script, with a flag beside it
+    ("megatron_args", FIXTURES / "launch" / "megatron_llama31_8b.sh", {"gpu": "h100"}),
+    # the argument text itself
+    ("megatron_args", "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --num-layers 24 "
+     "--hidden-size 1024 --num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 "
+     "--micro-batch-size 2 --global-batch-size 16", {"model": "gpt2-345m", "nodes": 1}),
+    # a torchtitan job TOML
+    ("torchtitan", FIXTURES / "launch" / "torchtitan_llama31_8b.toml", {"gpu": "h100", "nodes": 2}),
+]
+
+
+@pytest.mark.parametrize("kind,launch,settings", LAUNCHES, ids=[str(i) for i in range(len(LAUNCHES))])
+def test_a_launch_is_the_clis(kind, launch, settings):
+    """Job(megatron_args=...) and Job(torchtitan=...) are --megatron-args and --torchtitan: the same
+    summary, and the assumptions and ignored flags the CLI says on stderr."""
+    job = distsim.Job(**{kind: launch}, **settings)
+    result = distsim.simulate(job)
+    _, stdout, stderr = run_cli("simulate", "--json", "--" + kind.replace("_", "-"), launch, *flags_of(settings))
+    assert result.to_json() == stdout
+    for assumption in job.assumptions:
+        assert f"distsim: assumed: {assumption}\n" in stderr
+    assert ("distsim: ignored" in stderr) == bool(job.ignored)
+    assert job.replace(**settings).assumptions == job.assumptions  # the copy keeps the launch
+
+
+def test_a_launch_refuses_as_the_cli_does():
+    with pytest.raises(distsim.InputError, match="--megatron-args and --torchtitan both given"):
+        distsim.Job(megatron_args="--tensor-model-parallel-size 2",
+                    torchtitan=str(FIXTURES / "launch" / "torchtitan_llama31_8b.toml"))
+    with pytest.raises(distsim.InputError, match="no such file, and not an argument string"):
+        distsim.Job(megatron_args="nonexistent.sh")
