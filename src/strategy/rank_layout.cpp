@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 
 namespace distsim::strategy {
@@ -108,8 +109,55 @@ std::vector<int> RankLayout::group_members(const RankCoord& coord, std::initiali
   return members;
 }
 
+namespace {
+
+//! How the ranks first, first + stride, ..., first + (count - 1) x stride fall into units of
+//! `unit` consecutive ranks (hosts or domains): how many units they touch, and the most in one.
+//! Without listing them: a stride of a unit or more puts each in its own unit; a shorter one
+//! skips no unit between the first's and the last's, and the count in a unit repeats every
+//! stride / gcd(stride, unit) units, so one period of them has the busiest.
+std::pair<int, int> progression_units(std::int64_t first, std::int64_t stride, std::int64_t count, std::int64_t unit) {
+  if (count == 1) return {1, 1};
+  if (stride >= unit) return {static_cast<int>(count), 1};
+  const std::int64_t last = first + (count - 1) * stride;
+  const std::int64_t first_unit = first / unit;
+  const std::int64_t last_unit = last / unit;
+  if (first_unit == last_unit) return {1, static_cast<int>(count)};
+  // Members below rank r: those k with first + k x stride < r.
+  const auto below = [&](std::int64_t rank) { return std::min(count, ceil_div(rank - first, stride)); };
+  std::int64_t busiest = std::max(below((first_unit + 1) * unit), count - below(last_unit * unit));
+  const std::int64_t period = stride / std::gcd(stride, unit);
+  for (std::int64_t u = first_unit + 1; u < last_unit && u <= first_unit + period; ++u) {
+    busiest = std::max(busiest, below((u + 1) * unit) - below(u * unit));
+  }
+  return {static_cast<int>(last_unit - first_unit + 1), static_cast<int>(busiest)};
+}
+
+}  // namespace
+
 GroupPlacement RankLayout::group(const RankCoord& coord, std::initializer_list<ParallelDim> dims) const {
-  return placement(group_members(coord, dims));
+  // The dimensions that vary, by stride: when each one's stride is the one before's times its
+  // size (adjacent in the rank order), the group is one progression, placed without listing it
+  // (a data-parallel group may hold a billion ranks).
+  std::vector<std::pair<std::int64_t, int>> varying;  // stride, size
+  for (const ParallelDim dim : dims) {
+    if (size(dim) > 1) varying.emplace_back(stride_[slot(dim)], size(dim));
+  }
+  std::sort(varying.begin(), varying.end());
+  bool progression = true;
+  std::int64_t count = 1;
+  for (std::size_t i = 0; i < varying.size(); ++i) {
+    progression = progression && (i == 0 || varying[i].first == varying[i - 1].first * varying[i - 1].second);
+    count *= varying[i].second;
+  }
+  if (!progression) return placement(group_members(coord, dims));
+  RankCoord origin = coord;
+  for (const ParallelDim dim : dims) origin[dim] = 0;
+  const std::int64_t first = rank_of(origin);
+  const std::int64_t stride = varying.empty() ? 1 : varying.front().first;
+  const auto [hosts, per_host] = progression_units(first, stride, count, packing_.gpus_per_host);
+  const auto [domains, per_domain] = progression_units(first, stride, count, packing_.gpus_per_domain);
+  return {static_cast<int>(count), hosts, domains, per_host, per_domain};
 }
 
 // Hosts and domains hold consecutive ranks, so in a sorted member list the members of one host

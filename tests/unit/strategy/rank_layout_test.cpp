@@ -219,3 +219,42 @@ TEST(ExpertFolding, AnEpGroupOf64CrossesTheNetwork) {
 }
 
 }  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+//! A group along adjacent dimensions is one progression of ranks, placed without listing it; the
+//! placement must be the one its listed members give, for every group of every layout below:
+//! strides shorter and longer than a host, hosts of 1, 3, 4 and 8 GPUs, domains of 1 to 9 hosts,
+//! groups starting mid-host.
+TEST(RankLayout, PlacesAProgressionAsItsListedMembers) {
+  const std::vector<std::pair<int, int>> packings{{1, 1}, {3, 9}, {4, 4}, {4, 36}, {8, 8}, {8, 72}};
+  for (const auto& packing : packings) {
+    const int per_host = packing.first;  // named, not bound: lambdas capture them (C++20 in clang 14)
+    const int per_domain = packing.second;
+    for (const int tp : {1, 2, 3, 4}) {
+      for (const int cp : {1, 2, 3}) {
+        for (const int dp : {1, 2, 5, 12}) {
+          Strategy s = make(tp, 2, dp);
+          s.context_parallel = cp;
+          const RankLayout layout(parallel_dims(s), {per_host, per_domain});
+          for (int rank = 0; rank < layout.world_size(); ++rank) {
+            const RankCoord coord = layout.coord_of(rank);
+            const auto check = [&](std::initializer_list<ParallelDim> dims) {
+              EXPECT_EQ(layout.group(coord, dims), layout.placement(layout.group_members(coord, dims)))
+                  << per_host << "/" << per_domain << " GPUs a host/domain, tp " << tp << " cp " << cp << " dp " << dp
+                  << ", rank " << rank << ", dims " << dims.size();
+            };
+            check({ParallelDim::tp});
+            check({ParallelDim::dp});
+            check({ParallelDim::pp});
+            check({ParallelDim::cp, ParallelDim::dp});
+            check({ParallelDim::tp, ParallelDim::cp});
+            check({ParallelDim::tp, ParallelDim::dp});
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace distsim::strategy
