@@ -137,6 +137,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.objectives.front_within = search::parse_front_within(options.front_within, "--front-within");
   search_options.goal = training_goal(options);
   search_options.progress = options.progress.reporter("search", "candidates");
+  search_options.check_progress = options.progress.reporter("checks", "candidates");
   search_options.bound_progress = options.progress.reporter("lower bounds", "candidates");
   search_options.processes = mpi_processes();
   search_options.simulation.preferred_costs = options.profile.cost_model(space.base.cluster.gpu.name);

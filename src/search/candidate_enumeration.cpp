@@ -1,7 +1,9 @@
 #include "search/strategy_search.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -78,10 +80,13 @@ void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double 
 //! Checks every candidate, in blocks of consecutive ones shared out over `threads` (each block
 //! copies the model and cluster of a cluster size once), then gives equal reasons one text. A
 //! failure is that of the first candidate that fails (parallel_for), whatever the threads.
-void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads) {
+void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
   constexpr std::size_t kBlock = 64;
   const std::size_t blocks = (candidates.size() + kBlock - 1) / kBlock;
   std::vector<ReasonTexts> block_reasons(blocks);
+  std::mutex progress_mutex;
+  std::size_t checked = 0;
   parallel_for(blocks, threads, [&](std::size_t block) {
     strategy::JobSpec job;
     const ModelOnCluster* setting = nullptr;
@@ -94,6 +99,11 @@ void check_candidates(std::vector<Candidate>& candidates, double memory_limit_by
       }
       job.strategy = candidate.strategy;
       check_candidate(candidate, job, memory_limit_bytes, block_reasons[block]);
+    }
+    if (progress) {
+      const std::lock_guard lock(progress_mutex);
+      checked += std::min(kBlock, candidates.size() - block * kBlock);
+      progress(checked, candidates.size());
     }
   });
   ReasonTexts reasons;
@@ -240,10 +250,11 @@ class CandidateBuilder {
 
 }  // namespace
 
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads) {
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads,
+                                            const std::function<void(std::size_t, std::size_t)>& progress) {
   check_search_space(space);
   std::vector<Candidate> candidates = CandidateBuilder(space).build(threads);
-  check_candidates(candidates, memory_limit_bytes, threads);
+  check_candidates(candidates, memory_limit_bytes, threads, progress);
   return candidates;
 }
 

@@ -431,7 +431,8 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   result.objectives = options.objectives;
   result.goal = options.goal;
   result.memory_limit_bytes = memory_limit(space, options);
-  result.candidates = enumerate_candidates(space, options.memory_limit_bytes.value_or(0), options.threads);
+  result.candidates =
+      enumerate_candidates(space, options.memory_limit_bytes.value_or(0), options.threads, options.check_progress);
   const api::SimulationOptions simulation = search_simulation(options);
   std::vector<std::size_t> to_simulate;
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {

@@ -34,6 +34,9 @@ struct SearchOptions {
   //! prune); from worker threads, serialized. Pruned candidates count as decided.
   //! In a process group, simulated candidates count this process's share.
   std::function<void(std::size_t, std::size_t)> progress;
+  //! Called as the candidates are checked against the rules and memory, before any is bounded,
+  //! with (candidates checked, candidates); from worker threads, serialized.
+  std::function<void(std::size_t, std::size_t)> check_progress;
   //! Called after each candidate's lower bound, before any is simulated, with (candidates bounded,
   //! candidates to bound); from worker threads, serialized. In a process group, this process's.
   std::function<void(std::size_t, std::size_t)> bound_progress;
@@ -72,7 +75,8 @@ struct SearchResult {
 //! counts), each checked against the job
 //! rules (invalid ones carry the reason) and against memory (`memory_limit_bytes`, or the GPU's
 //! memory when 0), on `threads` threads; the same candidates whatever the threads.
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0, int threads = 1);
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0, int threads = 1,
+                                            const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 //! Enumerates, prunes by memory, then by the lower bound on the ranked objective (largest bound
 //! last: the candidates

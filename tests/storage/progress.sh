@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --progress off a terminal (stderr is a file here): each long step (building the program, by
-# groups of devices; running it; writing the trace; validate's runs; search's lower bounds and candidates; a sweep's
+# groups of devices; running it; writing the trace; validate's runs; search's checks, lower bounds and candidates; a sweep's
 # points) prints
 # lines of the form
 # "distsim: STEP: DONE/TOTAL UNIT (P%) after S s" to stderr and ends with its 100% line, while
@@ -50,6 +50,7 @@ compare_runs validate validate --csv "$fixtures/validate/one_simulable.csv"
 expect_final_line validate runs
 
 compare_runs search search --model gpt2-345m --gpu a40 --nodes 1 --gpus-per-node 4 --global-batch-size 8
+expect_final_line checks candidates
 expect_final_line "lower bounds" candidates
 expect_final_line search candidates
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 
 #include <toml++/toml.h>
 
@@ -136,6 +137,14 @@ class TorchtitanReader {
   std::optional<T> value(std::string_view section, std::string_view key) {
     const toml::node_view node = table_[section][key];
     if (!node) return std::nullopt;
+    // toml++ converts a float to an integer unchecked (undefined past the integer's range): a
+    // whole number must be written as one.
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if (!node.is_integer()) {
+        problem(section, key, node.is_floating_point() ? "expected a whole number, got a float" : "has the wrong type");
+        return std::nullopt;
+      }
+    }
     if (const auto typed = node.value<T>()) return *typed;
     problem(section, key, "has the wrong type");
     return std::nullopt;
