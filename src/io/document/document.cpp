@@ -6,9 +6,14 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.hpp"
@@ -92,16 +97,52 @@ class JsonChecker {
 // yaml-cpp's parser limit (DepthGuard in its single-document parser).
 constexpr int kDeepestNesting = 500;
 
-//! The one document of `text`; a second one ("---" and more) would be dropped unread, so it is
-//! refused at its line.
+//! Notes where the first node of a document starts; the rest of the parse it ignores.
+class FirstNode final : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> mark;
+
+  void OnDocumentStart(const YAML::Mark& /*at*/) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*at*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& at, YAML::anchor_t /*anchor*/) override { note(at); }
+  void OnScalar(const YAML::Mark& at, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {
+    note(at);
+  }
+  void OnSequenceStart(const YAML::Mark& at, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                       YAML::EmitterStyle::value /*style*/) override {
+    note(at);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& at, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {
+    note(at);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& at) {
+    if (!mark) mark = at;
+  }
+};
+
+//! The one document of `text`; a second one with content ("---" and more) would be dropped
+//! unread, so it is refused at its line. The parser is asked for the document after the first
+//! once only: yaml-cpp's LoadAll loops forever on some malformed text, its parser answering that
+//! another (empty) document follows each time it is asked.
 YAML::Node only_document(const std::string& path, const std::string& text, std::string_view format) {
-  std::vector<YAML::Node> documents = YAML::LoadAll(text);
-  if (documents.size() > 1) {
-    throw InputError(path + ":" + std::to_string(documents[1].Mark().line + 1) + ": a second " + std::string(format) +
+  YAML::Node root = YAML::Load(text);
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  FirstNode first;
+  FirstNode second;
+  if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second) && second.mark) {
+    throw InputError(path + ":" + std::to_string(second.mark->line + 1) + ": a second " + std::string(format) +
                      " document; distsim reads one document a file (remove the '---' and what follows, or give each "
                      "document its own file)");
   }
-  return documents.empty() ? YAML::Node() : documents.front();
+  return root;
 }
 
 YAML::Node parse_yaml(const std::string& path, const std::string& text, std::string_view format) {
