@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/checked_arithmetic.hpp"
+
 namespace distsim::analysis {
 
 namespace {
@@ -189,8 +191,6 @@ double executed_flops(const program::JobProgram& job_program) {
   }
   return flops;
 }
-
-__extension__ using WideInteger = __int128;
 
 //! The fastest any of the GPU's formats runs, in FLOP/s: no mix of GEMM formats beats it.
 double fastest_peak_flops(const cluster::GpuSpec& gpu) {

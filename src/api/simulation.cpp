@@ -196,6 +196,25 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
   return busiest;
 }
 
+//! The model's parameters in time independent of its layer count (a model of a billion layers is
+//! refused at once): each layer as the larger of the first and the last (a dense first layer
+//! before MoE ones, or the reverse), the MTP modules, the embedding and the head. Exact where the layers are
+//! alike; saturates instead of overflowing.
+std::int64_t parameters_estimate(const model::ModelSpec& model) {
+  const std::int64_t per_layer =
+      model.num_layers > 0
+          ? std::max(model::layer_parameters_at(model, 0), model::layer_parameters_at(model, model.num_layers - 1))
+          : 0;
+  const auto layers = checked_product({per_layer, model.num_layers});
+  const auto decoder = checked_product({model::layer_parameters(model, true), model.decoder_num_layers});
+  const auto mtp = checked_product({model::mtp_module_parameters(model), model.mtp_layers});
+  const auto extra = decoder && mtp ? checked_sum(*decoder, *mtp) : std::nullopt;
+  const auto stack = layers && extra ? checked_sum(*layers, *extra) : std::nullopt;
+  const auto total =
+      stack ? checked_sum(*stack, model::embedding_parameters(model) + model::head_parameters(model)) : std::nullopt;
+  return total.value_or(std::numeric_limits<std::int64_t>::max());
+}
+
 //! The tasks of a rank's gradient buckets (events::gradient_buckets): its stage's share of the
 //! parameters in buckets of Strategy::bucket_params, one bucket more per chunk for the rounding;
 //! none where nothing is reduced over data-parallel ranks, or ZeRO-3 reduces per unit instead.
@@ -203,7 +222,7 @@ std::int64_t bucket_tasks(const strategy::JobSpec& job) {
   const strategy::Strategy& s = job.strategy;
   if (s.gradient_group_size() == 1 || s.zero_stage() == strategy::Sharding::full) return 0;
   const std::int64_t rank_parameters =
-      model::total_parameters(job.model) / s.pipeline_parallel / std::max(s.tensor_parallel, 1);
+      parameters_estimate(job.model) / s.pipeline_parallel / std::max(s.tensor_parallel, 1);
   const int chunks = schedule::find_schedule(s.schedule).chunks_per_stage(s.virtual_stages);
   const auto tasks = checked_product({rank_parameters / s.bucket_params() + chunks, kTasksPerBucket});
   return tasks.value_or(std::numeric_limits<std::int64_t>::max());

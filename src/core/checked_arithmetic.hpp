@@ -29,6 +29,10 @@ inline std::optional<std::int64_t> checked_sum(std::int64_t a, std::int64_t b) {
   return sum;
 }
 
+//! An exact integer for sums of products that pass 64 bits: a time near the clock's range
+//! weighted by a count of ranks (GCC and clang both have it).
+__extension__ using WideInteger = __int128;
+
 //! `total + count x each` in 64 bits, or nothing when a step does not fit (a time or a count
 //! extended by repeats).
 inline std::optional<std::int64_t> checked_multiply_add(std::int64_t total, std::int64_t count, std::int64_t each) {

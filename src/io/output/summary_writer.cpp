@@ -13,6 +13,7 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
+#include "core/checked_arithmetic.hpp"
 #include "core/plain_text.hpp"
 #include "events/job_events.hpp"
 #include "io/spec/spec_writer.hpp"
@@ -54,25 +55,26 @@ events::LayerRange stage_layer_span(const strategy::JobSpec& job, int stage) {
 //! Each stage's mean over its ranks, each device counted once per rank whose timeline it is.
 std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
   const int stages = simulation.job.strategy.pipeline_parallel;
+  // Exact: a rank count times a time near the clock's range passes 64 bits.
   struct RankSums {
-    std::int64_t compute = 0;
-    std::int64_t communication = 0;
-    std::int64_t idle = 0;
-    std::int64_t ranks = 0;
+    WideInteger compute = 0;
+    WideInteger communication = 0;
+    WideInteger idle = 0;
+    WideInteger ranks = 0;
   };
   std::vector<RankSums> sums(static_cast<size_t>(stages));
   const auto& devices = simulation.program.devices;
   for (size_t d = 0; d < devices.size() && d < simulation.summary.devices.size(); ++d) {
     auto& sum = sums[static_cast<size_t>(devices[d].coord[ParallelDim::pp])];
     const auto& stats = simulation.summary.devices[d];
-    const std::int64_t weight = devices[d].ranks;
+    const WideInteger weight = devices[d].ranks;
     sum.compute += weight * stats.busy_compute;
     sum.communication += weight * stats.busy_communication;
     sum.idle += weight * stats.idle;
     sum.ranks += weight;
   }
   std::vector<StageStats> result(static_cast<size_t>(stages));
-  const auto mean_seconds = [](std::int64_t total, std::int64_t ranks) {
+  const auto mean_seconds = [](WideInteger total, WideInteger ranks) {
     return ranks > 0 ? static_cast<double>(total) / static_cast<double>(ranks) * 1e-9 : 0.0;
   };
   for (int stage = 0; stage < stages; ++stage) {
