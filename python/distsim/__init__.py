@@ -114,28 +114,31 @@ class Job:
     Each value is checked here, as the CLI checks a flag; the job as a whole (sizes that must
     divide, memory) is checked when it is simulated. ``job.settings`` holds what was given.
 
-    ``megatron_args`` (a launch script, an arguments file or the argument text) or
-    ``torchtitan`` (a job TOML file) describes the job as the framework launches it, as the
-    CLI's ``--megatron-args`` and ``--torchtitan`` do; the other settings go over it.
+    ``megatron_args`` (a launch script, an arguments file or the argument text),
+    ``torchtitan`` (a job TOML file) or ``megatron_bridge`` (a ConfigContainer YAML file)
+    describes the job as the framework launches it, as the CLI's ``--megatron-args``,
+    ``--torchtitan`` and ``--megatron-bridge`` do; the other settings go over it.
     ``job.assumptions`` and ``job.ignored`` say what reading it assumed and left out.
     """
 
     def __init__(
-        self, megatron_args: Optional[str] = None, torchtitan: Optional[str] = None, **settings: Any
+        self,
+        megatron_args: Optional[str] = None,
+        torchtitan: Optional[str] = None,
+        megatron_bridge: Optional[str] = None,
+        **settings: Any,
     ) -> None:
         given: List[Tuple[str, Union[bool, str]]] = [
             (key, _setting_value(key, value)) for key, value in settings.items()
         ]
-        self._launch = (megatron_args, torchtitan)
+        self._launch = (megatron_args, torchtitan, megatron_bridge)
         self.assumptions: List[str] = []
         self.ignored: List[str] = []
-        if megatron_args is None and torchtitan is None:
+        if all(launch is None for launch in self._launch):
             _distsim.check_job_settings(given)
             self._values = given
         else:
-            launch = _distsim.launch_settings(
-                _launch_text(megatron_args), _launch_text(torchtitan), given
-            )
+            launch = _distsim.launch_settings(*(_launch_text(launch) for launch in self._launch), given)
             self._values = list(launch["settings"])
             self.assumptions = list(launch["assumptions"])
             self.ignored = list(launch["ignored"])
@@ -145,17 +148,20 @@ class Job:
         """A copy with some settings changed (or added), on the same launch."""
         merged = dict(self.settings)
         merged.update(settings)
-        megatron_args, torchtitan = self._launch
-        return Job(megatron_args=megatron_args, torchtitan=torchtitan, **merged)
+        megatron_args, torchtitan, megatron_bridge = self._launch
+        return Job(megatron_args=megatron_args, torchtitan=torchtitan, megatron_bridge=megatron_bridge, **merged)
 
     def __repr__(self) -> str:
         launch = [
             f"{name}={value!r}"
-            for name, value in zip(("megatron_args", "torchtitan"), self._launch)
+            for name, value in zip(_LAUNCHES, self._launch)
             if value is not None
         ]
         inner = ", ".join(launch + [f"{key}={value!r}" for key, value in self.settings.items()])
         return f"Job({inner})"
+
+
+_LAUNCHES = ("megatron_args", "torchtitan", "megatron_bridge")
 
 
 def _launch_text(value: Any) -> str:
@@ -166,9 +172,14 @@ def _launch_text(value: Any) -> str:
         return str(value.__fspath__())
     if isinstance(value, str):
         if not value:
-            raise InputError("a launch (megatron_args or torchtitan): expected a path or text, got an empty one")
+            raise InputError(
+                "a launch (megatron_args, torchtitan or megatron_bridge): expected a path or text, got an empty one"
+            )
         return value
-    raise InputError(f"a launch (megatron_args or torchtitan): expected a path or text, got a {type(value).__name__}")
+    raise InputError(
+        "a launch (megatron_args, torchtitan or megatron_bridge): expected a path or text, "
+        f"got a {type(value).__name__}"
+    )
 
 
 class _Fields:

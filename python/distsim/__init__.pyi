@@ -30,6 +30,7 @@ class Job:
         self,
         megatron_args: Optional[Union[str, PathLike[str]]] = ...,
         torchtitan: Optional[Union[str, PathLike[str]]] = ...,
+        megatron_bridge: Optional[Union[str, PathLike[str]]] = ...,
         *,
         model: Union[str, Model, Dict[str, Any], PathLike[str]] = ...,
         seq_length: int = ...,

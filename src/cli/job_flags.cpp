@@ -39,6 +39,10 @@ void JobFlags::add_to(CLI::App& command, const std::vector<std::string>& left_ou
                      "a torchtitan job TOML: [model], [parallelism], [training], [activation_checkpoint], [float8], "
                      "[compile] (docs/input_formats.md); flags given here override it, and --nodes gives the world "
                      "that data_parallel_shard_degree -1 fills");
+  command.add_option("--megatron-bridge", megatron_bridge_,
+                     "a Megatron-Bridge ConfigContainer YAML, as Bridge writes it or as a recipe's override file: "
+                     "each section.field read as Megatron-LM's argument (docs/input_formats.md); flags given here "
+                     "override it, --model gives the recipe's model an override file changes, --nodes the world");
   for (const auto& option : options::job_options()) {
     if (std::find(left_out.begin(), left_out.end(), option.key) != left_out.end()) {
       continue;
@@ -86,14 +90,15 @@ void tell(const io::LaunchJob& launch) {
 
 const io::LaunchJob& JobFlags::launch_settings() const {
   if (launch_) return *launch_;
-  const io::LaunchSource source{megatron_args_, torchtitan_};
+  const io::LaunchSource source{megatron_args_, torchtitan_, megatron_bridge_};
   launch_ = io::read_launch(source, flag_settings());
   if (!source.empty()) tell(*launch_);
   return *launch_;
 }
 
 options::JobSettings JobFlags::settings() const {
-  return io::launch_job_settings({megatron_args_, torchtitan_}, flag_settings(), launch_settings(), file_settings());
+  return io::launch_job_settings({megatron_args_, torchtitan_, megatron_bridge_}, flag_settings(), launch_settings(),
+                                 file_settings());
 }
 
 }  // namespace distsim::cli

@@ -46,11 +46,12 @@ std::pair<std::string, std::string> model_spec(const std::string& name_or_path) 
   return {fields.dump(), io::flow_yaml(fields)};
 }
 
-//! What a launch (Megatron-LM arguments or a torchtitan TOML) and the settings given beside it
-//! make a job: its settings as (key, value) pairs as a job file would hold them, given ones over
-//! the launch's, and what the reading assumed and ignored.
-py::dict launch_settings(const std::string& megatron_args, const std::string& torchtitan, const SettingList& values) {
-  const io::LaunchSource source{megatron_args, torchtitan};
+//! What a launch (Megatron-LM arguments, a torchtitan TOML or a Megatron-Bridge config) and the settings given beside
+//! it make a job: its settings as (key, value) pairs as a job file would hold them, given ones over the launch's, and
+//! what the reading assumed and ignored.
+py::dict launch_settings(const std::string& megatron_args, const std::string& torchtitan,
+                         const std::string& megatron_bridge, const SettingList& values) {
+  const io::LaunchSource source{megatron_args, torchtitan, megatron_bridge};
   const options::JobSettings given = job_settings(values);
   const io::LaunchJob launch = io::read_launch(source, given);
   SettingList merged;
@@ -72,8 +73,10 @@ py::dict launch_settings(const std::string& megatron_args, const std::string& to
 }  // namespace
 
 void bind_job(py::module_& module) {
-  module.def("launch_settings", &launch_settings, py::arg("megatron_args"), py::arg("torchtitan"), py::arg("settings"),
-             "{settings, assumptions, ignored} of a job launched with Megatron-LM arguments or a torchtitan TOML.");
+  module.def("launch_settings", &launch_settings, py::arg("megatron_args"), py::arg("torchtitan"),
+             py::arg("megatron_bridge"), py::arg("settings"),
+             "{settings, assumptions, ignored} of a job launched with Megatron-LM arguments, a torchtitan TOML or "
+             "a Megatron-Bridge config.");
   module.def(
       "check_job_settings", [](const SettingList& values) { job_settings(values); },
       "Parses every (key, value) by the option table; raises InputError with the CLI's message.");

@@ -166,13 +166,17 @@ LAUNCHES = [
      "--micro-batch-size 2 --global-batch-size 16", {"model": "gpt2-345m", "nodes": 1}),
     # a torchtitan job TOML
     ("torchtitan", FIXTURES / "launch" / "torchtitan_llama31_8b.toml", {"gpu": "h100", "nodes": 2}),
+    # a Megatron-Bridge override file, changing the recipe's model --model names
+    ("megatron_bridge", FIXTURES / "launch" / "bridge_mixtral_8x7b_override.yaml",
+     {"gpu": "h100", "nodes": 4, "model": "mixtral-8x7b"}),
 ]
 
 
 @pytest.mark.parametrize("kind,launch,settings", LAUNCHES, ids=[str(i) for i in range(len(LAUNCHES))])
 def test_a_launch_is_the_clis(kind, launch, settings):
-    """Job(megatron_args=...) and Job(torchtitan=...) are --megatron-args and --torchtitan: the same
-    summary, and the assumptions and ignored flags the CLI says on stderr."""
+    """Job(megatron_args=...), Job(torchtitan=...) and Job(megatron_bridge=...) are --megatron-args,
+    --torchtitan and --megatron-bridge: the same summary, and the assumptions and ignored flags the
+    CLI says on stderr."""
     job = distsim.Job(**{kind: launch}, **settings)
     result = distsim.simulate(job)
     _, stdout, stderr = run_cli("simulate", "--json", "--" + kind.replace("_", "-"), launch, *flags_of(settings))
@@ -184,7 +188,7 @@ def test_a_launch_is_the_clis(kind, launch, settings):
 
 
 def test_a_launch_refuses_as_the_cli_does():
-    with pytest.raises(distsim.InputError, match="--megatron-args and --torchtitan both given"):
+    with pytest.raises(distsim.InputError, match="more than one of --megatron-args, --torchtitan and --megatron-bridge"):
         distsim.Job(megatron_args="--tensor-model-parallel-size 2",
                     torchtitan=str(FIXTURES / "launch" / "torchtitan_llama31_8b.toml"))
     with pytest.raises(distsim.InputError, match="no such file, and not an argument string"):

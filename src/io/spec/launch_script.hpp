@@ -12,6 +12,11 @@ namespace distsim::io {
 struct LaunchFlag {
   std::string flag;
   std::vector<std::string> words;
+  //! How the launch writes it where that is not the flag (a config's "model.num_layers"), for
+  //! messages; and its line there, 0 when none is known.
+  std::string written_as = "";
+  int line = 0;
+  const std::string& shown() const { return written_as.empty() ? flag : written_as; }
 };
 
 //! The flags of a launch script or argument string as a shell would pass them, in order. Read as

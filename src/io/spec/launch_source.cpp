@@ -5,6 +5,7 @@
 
 #include "core/input_error.hpp"
 #include "io/document/text_file.hpp"
+#include "io/spec/bridge_config_reader.hpp"
 #include "io/spec/spec_resolver.hpp"
 #include "io/spec/torchtitan_reader.hpp"
 #include "options/job_assembly.hpp"
@@ -42,20 +43,34 @@ LaunchJob read_torchtitan(const std::string& path, const options::JobSettings& g
   return read_torchtitan_toml(text, "torchtitan job '" + path + "'", {world_of(given), given.has("model")});
 }
 
+LaunchJob read_bridge(const std::string& path, const options::JobSettings& given) {
+  BridgeContext context;
+  if (const auto world = world_of(given)) context.world = *world;
+  if (const options::Setting* model = given.find("model")) {
+    context.recipe_model = resolve_model(std::get<std::string>(model->value));
+  }
+  context.dp_given = given.has("dp");
+  return read_bridge_config(path, context);
+}
+
 }  // namespace
 
 LaunchJob read_launch(const LaunchSource& source, const options::JobSettings& given) {
-  if (!source.megatron_args.empty() && !source.torchtitan.empty()) {
-    throw InputError("--megatron-args and --torchtitan both given; a job has one launch, use one or the other");
+  const int launches = !source.megatron_args.empty() + !source.torchtitan.empty() + !source.megatron_bridge.empty();
+  if (launches > 1) {
+    throw InputError("more than one of --megatron-args, --torchtitan and --megatron-bridge given; a job has one "
+                     "launch, use one of them");
   }
   if (!source.megatron_args.empty()) return read_megatron(source.megatron_args, given);
   if (!source.torchtitan.empty()) return read_torchtitan(source.torchtitan, given);
+  if (!source.megatron_bridge.empty()) return read_bridge(source.megatron_bridge, given);
   return {};
 }
 
 options::JobSettings launch_job_settings(const LaunchSource& source, options::JobSettings given,
                                          const LaunchJob& launch, const options::JobSettings& file) {
-  if (!source.megatron_args.empty()) given.erase("model");  // its vocabulary is the launch model's
+  // Its vocabulary, or the shape the launch changed, is the launch model's.
+  if (!source.empty() && launch.settings.has("model")) given.erase("model");
   return given.over(launch.settings.over(file));
 }
 

@@ -35,8 +35,14 @@ using megatron::ShapeFlag;
 //! Reads one launch's flags into a job; collects every problem before throwing.
 class MegatronReader {
  public:
-  MegatronReader(std::string origin, std::function<std::optional<int>()> vocabulary, bool whole_job)
-      : origin_(std::move(origin)), vocabulary_(std::move(vocabulary)), whole_job_(whole_job), diagnostics_(origin_) {}
+  MegatronReader(std::string origin, MegatronReading reading, bool whole_job)
+      : origin_(std::move(origin)),
+        reading_(std::move(reading)),
+        whole_job_(whole_job),
+        own_diagnostics_(origin_),
+        diagnostics_(reading_.diagnostics != nullptr ? *reading_.diagnostics : own_diagnostics_) {
+    if (!reading_.spelled) reading_.spelled = [](std::string_view flag) { return std::string(flag); };
+  }
 
   LaunchJob read(const std::vector<LaunchFlag>& flags) {
     for (const auto& flag : flags) {
@@ -67,9 +73,16 @@ class MegatronReader {
     return found == values_.end() ? nullptr : &found->second;
   }
 
-  std::string where(const LaunchFlag& flag) const { return origin_ + ": " + flag.flag; }
+  std::string where(const LaunchFlag& flag) const { return origin_ + ": " + flag.shown(); }
 
-  void problem(const LaunchFlag& flag, const std::string& text) { diagnostics_.add(0, flag.flag, text); }
+  void problem(const LaunchFlag& flag, const std::string& text) { diagnostics_.add(flag.line, flag.shown(), text); }
+
+  std::string spelled(std::string_view flag) const { return reading_.spelled(flag); }
+
+  //! A yes/no option's value: the flag's "true" or "false" where a config writes one, else true.
+  static std::string switch_value(const LaunchFlag& flag) {
+    return flag.words.size() == 1 && (flag.words[0] == "false" || flag.words[0] == "true") ? flag.words[0] : "true";
+  }
 
   //! The flag's first word; a problem when it has none or holds a variable the script never set.
   std::optional<std::string> word(const LaunchFlag& flag) {
@@ -116,7 +129,7 @@ class MegatronReader {
         if (!renamed.value.empty()) {
           set(flag, renamed.key, std::string(renamed.value));
         } else if (option.type == options::ValueType::boolean) {
-          set(flag, renamed.key, "true");
+          set(flag, renamed.key, switch_value(flag));
         } else if (const auto text = word(flag)) {
           set(flag, renamed.key, *text);
         }
@@ -134,14 +147,14 @@ class MegatronReader {
       if (known.refused) {
         problem(flag, std::string(known.why));
       } else {
-        job_.assumptions.push_back(flag.flag + ": " + std::string(known.why));
+        job_.assumptions.push_back(flag.shown() + ": " + std::string(known.why));
       }
       return;
     }
     for (const auto& option : options::job_options()) {
       if (same_name(flag.flag, option.flag)) {
         if (option.type == options::ValueType::boolean) {
-          set(flag, option.key, "true");
+          set(flag, option.key, switch_value(flag));
         } else if (const auto text = word(flag)) {
           set(flag, option.key, *text);
         }
@@ -149,16 +162,18 @@ class MegatronReader {
       }
     }
     if (is_ignored(flag.flag)) {
-      job_.ignored.push_back(flag.flag);
+      job_.ignored.push_back(flag.shown());
       return;
     }
-    // Megatron's kernel fusions (--bias-gelu-fusion, --no-masked-softmax-fusion, --moe-permute-fusion, ...).
-    if (const std::string key = name_key(flag.flag); key.size() > 6 && key.compare(key.size() - 6, 6, "fusion") == 0) {
-      job_.assumptions.push_back(flag.flag + ": kernel fusions are not modelled one by one: elementwise work is "
-                                             "priced as distsim's operators");
+    // Megatron's kernel fusions (--bias-gelu-fusion, --no-masked-softmax-fusion, --moe-permute-fusion,
+    // --cross-entropy-fusion-impl, ...).
+    if (name_key(flag.flag).find("fusion") != std::string::npos) {
+      job_.assumptions.push_back(flag.shown() + ": kernel fusions are not modelled one by one: elementwise work is "
+                                                "priced as distsim's operators");
       return;
     }
-    problem(flag, "not an argument distsim reads; the closest it knows is '" + closest_name(flag.flag, known_flags()) +
+    problem(flag, "not an argument distsim reads; the closest it knows is '" +
+                      spelled(closest_name(flag.flag, known_flags())) +
                       "'. A flag that changes the computation must be modelled or refused, so distsim does not "
                       "guess what it does");
   }
@@ -190,11 +205,11 @@ class MegatronReader {
     }
     if (const LaunchFlag* impl = given("--transformer-impl")) {
       if (const auto text = word(*impl); text && *text != "transformer_engine") {
-        job_.assumptions.push_back(impl->flag + " " + *text + ": priced as TransformerEngine's kernels");
+        job_.assumptions.push_back(impl->shown() + " " + *text + ": priced as TransformerEngine's kernels");
       }
     }
     // Which tokens an expert over its capacity drops (probs or position) does not change how many.
-    if (const LaunchFlag* policy = given("--moe-token-drop-policy")) job_.ignored.push_back(policy->flag);
+    if (const LaunchFlag* policy = given("--moe-token-drop-policy")) job_.ignored.push_back(policy->shown());
   }
 
   // --fp8-format e4m3|hybrid asks for fp8 GEMMs; --fp8-recipe (read as the precision option)
@@ -272,14 +287,14 @@ class MegatronReader {
   //! The vocabulary: --vocab-size, else the caller's, else the built-in model the tokenizer names.
   std::optional<int> vocabulary_size(model::ModelSpec& model) {
     if (model.vocab_size > 0) return model.vocab_size;
-    if (vocabulary_) {
-      if (const auto size = vocabulary_()) return size;
+    if (reading_.vocabulary) {
+      if (const auto size = reading_.vocabulary()) return size;
     }
     if (const LaunchFlag* tokenizer = given("--tokenizer-model")) {
       if (const auto name = word(*tokenizer)) {
         try {
           const model::ModelSpec& named = catalog::find_model(*name);
-          job_.assumptions.push_back(tokenizer->flag + " " + *name + ": the vocabulary of built-in model " +
+          job_.assumptions.push_back(tokenizer->shown() + " " + *name + ": the vocabulary of built-in model " +
                                      named.name + " (" + std::to_string(named.vocab_size) + ")");
           return named.vocab_size;
         } catch (const InputError&) {
@@ -287,17 +302,36 @@ class MegatronReader {
       }
     }
     diagnostics_.add(0, "",
-                     "the vocabulary size is not given: add --vocab-size, or name the model (--model), or a "
-                     "--tokenizer-model that names a built-in model");
+                     "the vocabulary size is not given: add " + spelled("--vocab-size") +
+                         ", or name the model (--model), or a " + spelled("--tokenizer-model") +
+                         " that names a built-in model");
     return std::nullopt;
   }
 
-  void read_model() {
+  //! Whether the launch gives any flag of the model's shape.
+  bool gives_shape() const {
+    if (reading_.activation) return true;
+    return std::any_of(order_.begin(), order_.end(), [this](const std::string& name) {
+      return std::any_of(std::begin(kShapeFlags), std::end(kShapeFlags),
+                         [&](const ShapeArg& shape) { return same_name(values_.at(name).flag, shape.flag); });
+    });
+  }
+
+  //! The model the shape flags change: Megatron-LM's defaults, or the launch's base model.
+  model::ModelSpec starting_model() const {
+    if (reading_.base_model) return *reading_.base_model;
     model::ModelSpec model;
+    model.linear_biases = true;  // Megatron's --add-bias-linear default
+    model.seq_length = 1;        // the job's seq_length (--seq-length) sets it
+    return model;
+  }
+
+  void read_model() {
+    if (reading_.base_model && !gives_shape()) return;  // the base model, as given
+    model::ModelSpec model = starting_model();
     model.name = "megatron-args";
     model.description = "the model of the Megatron-LM arguments " + origin_;
     model.source = origin_;
-    model.linear_biases = true;  // Megatron's --add-bias-linear default
     int query_groups = 0;
     for (const auto& name : order_) {
       const LaunchFlag& flag = values_.at(name);
@@ -305,7 +339,12 @@ class MegatronReader {
         if (same_name(flag.flag, shape.flag)) read_shape_flag(flag, shape, model, query_groups);
       }
     }
+    if (reading_.activation) model.ffn_type = *reading_.activation;
     if (given("--group-query-attention") != nullptr && query_groups > 0) model.num_kv_heads = query_groups;
+    // An explicit head dimension that is the derived one is the derived one.
+    if (model.num_attention_heads > 0 && model.kv_channels * model.num_attention_heads == model.hidden_size) {
+      model.kv_channels = 0;
+    }
     // --no-position-embedding drops the learned table, which rotary embeddings have none of.
     if (const LaunchFlag* none = given("--no-position-embedding");
         none != nullptr && model.position_embedding != model::PositionEmbedding::rope) {
@@ -314,7 +353,7 @@ class MegatronReader {
     for (const auto& [flag, field] :
          {std::pair{"--num-layers", model.num_layers}, std::pair{"--hidden-size", model.hidden_size},
           std::pair{"--num-attention-heads", model.num_attention_heads}}) {
-      if (field <= 0) diagnostics_.add(0, "", std::string(flag) + " is not given; a Megatron-LM job needs it");
+      if (field <= 0) diagnostics_.add(0, "", spelled(flag) + " is not given; a Megatron-LM job needs it");
     }
     if (model.num_kv_heads <= 0) model.num_kv_heads = model.num_attention_heads;
     if (model.ffn_hidden_size <= 0) {
@@ -328,9 +367,10 @@ class MegatronReader {
     if (model.moe.enabled() && model.moe.expert_ffn_hidden_size <= 0) {
       model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
     }
-    model.seq_length = 1;  // the job's seq_length (--seq-length) sets it
     if (const auto vocabulary = vocabulary_size(model)) model.vocab_size = *vocabulary;
-    if (!given("--seq-length")) diagnostics_.add(0, "", "--seq-length is not given; a Megatron-LM job needs it");
+    if (!given("--seq-length") && !reading_.base_model) {
+      diagnostics_.add(0, "", spelled("--seq-length") + " is not given; a Megatron-LM job needs it");
+    }
     // Stated only where it differs from the rule a model file follows (biases with LayerNorm only).
     if (model.linear_biases == (model.norm == model::NormType::layernorm)) model.linear_biases.reset();
     job_.settings.set("model", builtin_alike(model).value_or(flow_yaml(model_json(model))), origin_);
@@ -422,7 +462,7 @@ class MegatronReader {
       } else if (same_name(*text, "rope") || same_name(*text, "yarn")) {
         model.position_embedding = model::PositionEmbedding::rope;
         if (same_name(*text, "yarn")) {
-          job_.assumptions.push_back(flag.flag +
+          job_.assumptions.push_back(flag.shown() +
                                      " yarn: priced as RoPE (YaRN scales its frequencies, the same kernel)");
         }
       } else {
@@ -469,25 +509,30 @@ class MegatronReader {
   }
 
   // Megatron derives the data-parallel size from the world: torchrun's --nnodes x --nproc-per-node
-  // over tp x pp x cp.
+  // (or the reading's world) over tp x pp x cp.
   void read_world() {
     const LaunchFlag* nodes = given("--nnodes");
     const LaunchFlag* per_node = given("--nproc-per-node");
-    if (nodes == nullptr || per_node == nullptr) return;
+    if (nodes == nullptr || per_node == nullptr) {
+      if (reading_.world) split_world(*reading_.world, LaunchFlag{"--nodes", {}});
+      return;
+    }
     const auto n = integer(*nodes);
     const auto g = integer(*per_node);
-    if (!n || !g) return;
+    if (n && g) split_world(std::int64_t{*n} * *g, *nodes);
+  }
+
+  void split_world(std::int64_t world, const LaunchFlag& place) {
     std::int64_t model_ranks = 1;  // three sizes below 2^31: no overflow
     for (const char* key : {"tp", "pp", "cp"}) {
       if (const options::Setting* size = job_.settings.find(key)) model_ranks *= std::get<int>(size->value);
     }
-    const std::int64_t world = std::int64_t{*n} * *g;
     if (world == 0 || world % model_ranks != 0) {
-      problem(*nodes, "the world of " + std::to_string(world) +
-                          " GPUs is not a multiple of tp x pp x cp = " + std::to_string(model_ranks));
+      problem(place, "the world of " + std::to_string(world) +
+                         " GPUs is not a multiple of tp x pp x cp = " + std::to_string(model_ranks));
       return;
     }
-    set(*nodes, "dp", std::to_string(world / model_ranks));
+    set(place, "dp", std::to_string(world / model_ranks));
   }
 
   //! Megatron-Core runs 1F1B, interleaved when there are virtual stages.
@@ -517,23 +562,31 @@ class MegatronReader {
   }
 
   std::string origin_;
-  std::function<std::optional<int>()> vocabulary_;
+  MegatronReading reading_;
   bool whole_job_;
   std::map<std::string, LaunchFlag> values_;
   std::vector<std::string> order_;  //!< the flags' keys in the order the launch first gives them
   LaunchJob job_;
-  Diagnostics diagnostics_;
+  Diagnostics own_diagnostics_;
+  Diagnostics& diagnostics_;
 };
 
 }  // namespace
 
 LaunchJob read_megatron_args(std::string_view text, const std::string& origin,
                              const std::function<std::optional<int>()>& vocabulary) {
-  return MegatronReader(origin, vocabulary, true).read(launch_flags(text));
+  MegatronReading reading;
+  reading.vocabulary = vocabulary;
+  return MegatronReader(origin, std::move(reading), true).read(launch_flags(text));
+}
+
+LaunchJob read_megatron_flags(const std::vector<LaunchFlag>& flags, const std::string& origin,
+                              const MegatronReading& reading) {
+  return MegatronReader(origin, reading, true).read(flags);
 }
 
 LaunchJob read_megatron_settings(std::string_view text, const std::string& origin) {
-  return MegatronReader(origin, {}, false).read(launch_flags(text));
+  return MegatronReader(origin, MegatronReading{}, false).read(launch_flags(text));
 }
 
 }  // namespace distsim::io

@@ -6,6 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include "io/document/diagnostics.hpp"
+#include "io/spec/launch_script.hpp"
+#include "model/ffn_type.hpp"
+#include "model/model_spec.hpp"
 #include "options/job_settings.hpp"
 
 namespace distsim::io {
@@ -35,6 +39,26 @@ struct LaunchJob {
 //! naming `origin` and the flag.
 LaunchJob read_megatron_args(std::string_view text, const std::string& origin,
                              const std::function<std::optional<int>()>& vocabulary = {});
+
+//! What a launch that is not a Megatron-LM command line gives beside its flags (a Megatron-Bridge
+//! config has no world, and an override file takes its model from a recipe).
+struct MegatronReading {
+  std::function<std::optional<int>()> vocabulary;  //!< as read_megatron_args's
+  //! The model the shape flags change; none: Megatron-LM's defaults. With one and no shape flag the
+  //! launch gives no model.
+  std::optional<model::ModelSpec> base_model;
+  std::optional<long long> world;            //!< GPUs of the job where no --nnodes and --nproc-per-node say
+  std::optional<model::FfnType> activation;  //!< an activation no Megatron-LM switch names (GeGLU)
+  //! How the launch writes a flag it does not give, for messages ("--num-layers is not given").
+  std::function<std::string(std::string_view flag)> spelled;
+  //! Where problems go: the caller's, so that its own and the flags' are reported in one error;
+  //! none: the reader's own.
+  Diagnostics* diagnostics = nullptr;
+};
+
+//! read_megatron_args over flags read already, with what `reading` adds.
+LaunchJob read_megatron_flags(const std::vector<LaunchFlag>& flags, const std::string& origin,
+                              const MegatronReading& reading);
 
 //! The settings of Megatron-LM flags that describe no whole job (a published table's cell
 //! "--overlap-grad-reduce --tp-comm-overlap"): read_megatron_args without the model and the world,

@@ -39,6 +39,7 @@ inline constexpr RenamedFlag kRenamedFlags[] = {
     {"--fp8-recipe", "precision"},
     {"--num-layers-at-start-in-bf16", "bf16_layers_at_start"},
     {"--num-layers-at-end-in-bf16", "bf16_layers_at_end"},
+    {"--ddp-bucket-size", "gradient_bucket_size"},
     {"--bf16", "dtype", "bf16"},
     {"--fp16", "dtype", "fp16"},
     {"--use-flash-attn", "attention", "flash"},
@@ -54,20 +55,13 @@ inline constexpr RenamedFlag kRenamedFlags[] = {
 
 //! Flags read together with another one (the recomputation method with its granularity, the fp8
 //! recipe with its format), by the readers below.
-inline constexpr std::string_view kReadTogether[] = {"--recompute-granularity",
-                                                     "--recompute-method",
-                                                     "--recompute-num-layers",
-                                                     "--recompute-modules",
-                                                     "--recompute-activations",
-                                                     "--fp8-format",
-                                                     "--fp4-format",
-                                                     "--fp4-recipe",
-                                                     "--num-layers-per-virtual-pipeline-stage",
-                                                     "--tokenizer-model",
-                                                     "--moe-token-drop-policy",
-                                                     "--attention-backend",
-                                                     "--transformer-impl",
-                                                     "--no-position-embedding"};
+inline constexpr std::string_view kReadTogether[] = {
+    "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
+    "--recompute-activations", "--fp8-format", "--fp4-format", "--fp4-recipe",
+    "--num-layers-per-virtual-pipeline-stage", "--tokenizer-model", "--moe-token-drop-policy", "--attention-backend",
+    "--transformer-impl", "--no-position-embedding",
+    // its layers are --num-layers-at-start/end-in-bf16
+    "--first-last-layers-bf16"};
 
 //! Flags of the model's shape; each sets a field of the model the launch describes.
 enum class ShapeFlag {
@@ -246,6 +240,7 @@ inline constexpr std::string_view kIgnoredPrefixes[] = {"--log-",
                                                         "--sgd-",
                                                         "--loss-scale",
                                                         "--initial-loss-scale",
+                                                        "--min-loss-scale",
                                                         "--hysteresis",
                                                         "--fp8-amax-",
                                                         "--fp8-margin",
