@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import os
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _distsim
@@ -216,8 +217,9 @@ class Result:
     ... read its keys; ``r.memory`` and ``r.events`` its sub-objects.
     """
 
-    def __init__(self, simulation: Any) -> None:
+    def __init__(self, simulation: Any, inputs: Sequence[Tuple[str, str]] = ()) -> None:
         self._simulation = simulation
+        self._inputs = list(inputs)
         self._json: str = simulation.to_json()
         self.summary: Dict[str, Any] = json.loads(self._json)
 
@@ -258,10 +260,12 @@ class Result:
 
     def write_trace(self, path: str, ranks: str = "replica") -> None:
         """A Chrome/Perfetto trace, as `--trace` writes it (ranks: "replica" or "all")."""
+        _refuse_overwriting_an_input("write_trace", path, self._inputs)
         self._simulation.write_trace(str(path), ranks)
 
     def write_report(self, path: str) -> None:
         """The self-contained HTML report, as `--report` writes it."""
+        _refuse_overwriting_an_input("write_report", path, self._inputs)
         self._simulation.write_report(str(path))
 
     def __repr__(self) -> str:
@@ -270,6 +274,26 @@ class Result:
 
 def _path_or_none(value: Any) -> Optional[str]:
     return None if value is None else str(value)
+
+
+def _job_inputs(job: Job, profile_db: Any) -> List[Tuple[str, str]]:
+    """The files a job reads, as (what, path): its settings and launch that name files, the profile database."""
+    named = [(key, str(value)) for key, value in job._values if isinstance(value, str)]
+    named += [(name, _launch_text(value)) for name, value in zip(_LAUNCHES, job._launch) if value is not None]
+    if profile_db is not None:
+        named.append(("profile_db", str(profile_db)))
+    return [(what, path) for what, path in named if os.path.isfile(path)]
+
+
+def _refuse_overwriting_an_input(method: str, path: Any, inputs: Sequence[Tuple[str, str]]) -> None:
+    """As the CLI refuses an output flag onto an input: the same regular file, links followed."""
+    target = str(path)
+    if not os.path.isfile(target):
+        return
+    for what, source in inputs:
+        if os.path.samefile(target, source):
+            raise InputError(f"{method} '{target}' is the job's {what} '{source}'; writing it would destroy the "
+                             "input, give another path")
 
 
 def simulate(
@@ -286,15 +310,17 @@ def simulate(
     """
     if not isinstance(job, Job):
         raise TypeError(f"simulate: expected a distsim.Job, got a {type(job).__name__}")
-    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, _path_or_none(profile_db)))
+    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, _path_or_none(profile_db)),
+                  _job_inputs(job, profile_db))
 
 
 class SearchResult:
     """A finished search: ``candidates`` (one dict per candidate, status and reason included),
     ``top`` (the ranking), ``pareto_front`` (labels) and the counts, as `distsim search --json`."""
 
-    def __init__(self, outcome: Any) -> None:
+    def __init__(self, outcome: Any, inputs: Sequence[Tuple[str, str]] = ()) -> None:
         self._outcome = outcome
+        self._inputs = list(inputs)
         self._json: str = outcome.to_json()
         self.summary: Dict[str, Any] = json.loads(self._json)
         self.candidates: List[Dict[str, Any]] = [
@@ -317,9 +343,11 @@ class SearchResult:
         return self._outcome.to_text()
 
     def write_csv(self, path: str) -> None:
+        _refuse_overwriting_an_input("write_csv", path, self._inputs)
         self._outcome.write_csv(str(path))
 
     def write_report(self, path: str) -> None:
+        _refuse_overwriting_an_input("write_report", path, self._inputs)
         self._outcome.write_report(str(path))
 
 
@@ -366,7 +394,7 @@ def search(
     reach = None if front_within is None else str(front_within)
     outcome = _distsim.search(job._values, listed, threads, top, simulate_oom, headroom, gib,
                               _path_or_none(profile_db), reach, progress)
-    return SearchResult(outcome)
+    return SearchResult(outcome, _job_inputs(job, profile_db))
 
 
 class Validation:

@@ -1,6 +1,7 @@
 """distsim.simulate gives what `distsim simulate --json` prints, for several kinds of job."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,23 @@ def test_text_trace_and_report_are_the_cli_files(tmp_path):
     result.write_trace(tmp_path / "all.json", ranks="all")
     run_cli("simulate", *flags_of(settings), "--trace", tmp_path / "cli_all.json", "--trace-ranks", "all")
     assert (tmp_path / "all.json").read_bytes() == (tmp_path / "cli_all.json").read_bytes()
+
+
+def test_an_output_onto_an_input_is_refused(tmp_path):
+    """As the CLI's --trace onto --model: the input is left as it was."""
+    model = tmp_path / "model.yaml"
+    model.write_bytes(Path(TINY_GPT).read_bytes())
+    linked = tmp_path / "linked.yaml"
+    linked.symlink_to(model)
+    result = distsim.simulate(distsim.Job(model=str(model), tp=2, pp=2, dp=1, global_batch_size=4))
+    for write, path in ((result.write_trace, model), (result.write_report, linked)):
+        with pytest.raises(distsim.InputError, match=f"'{path}' is the job's model '{model}'; writing it would destroy"):
+            write(path)
+    assert model.read_bytes() == Path(TINY_GPT).read_bytes()
+    searched = distsim.search(distsim.Job(model=str(model), global_batch_size=4), tp=[2], pp=[2], dp=[1])
+    with pytest.raises(distsim.InputError, match="write_csv '.*model.yaml' is the job's model"):
+        searched.write_csv(model)
+    result.write_trace(tmp_path / "trace.json")  # a new file is written
 
 
 def test_model_objects_run_as_inline_mappings():
