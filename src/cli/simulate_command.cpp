@@ -75,10 +75,8 @@ void run_simulate(const SimulateOptions& options) {
                       [&](std::ostream& out) { io::write_simulation_report(out, simulation); });
   }
   if (options.json) {
-    std::cout << io::summary_json(simulation,
-                                  options.json_ranks ? io::RankRecords::every_rank : io::RankRecords::stages)
-                     .dump(2)
-              << "\n";
+    io::write_summary_json(std::cout, simulation,
+                           options.json_ranks ? io::RankRecords::every_rank : io::RankRecords::stages);
   } else {
     std::cout << io::summary_text(simulation);
   }

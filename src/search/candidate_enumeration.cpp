@@ -57,7 +57,7 @@ std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, d
 
 //! Checks `candidate`, whose job is `job`, against the job rules and then against memory; its
 //! reason, if any, comes from `reasons`.
-void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes,
+void check_candidate(Candidate& candidate, const strategy::JobSpec& job, const CandidateChecks& checks,
                      ReasonTexts& reasons) {
   std::string problem;
   try {
@@ -70,24 +70,29 @@ void check_candidate(Candidate& candidate, const strategy::JobSpec& job, double 
     candidate.reason_text = reasons.of(std::move(problem));
     return;
   }
-  std::string too_large = memory_problem(candidate, job, memory_limit_bytes);
+  std::string too_large = memory_problem(candidate, job, checks.memory_limit_bytes);
   if (!too_large.empty()) {
     candidate.status = CandidateStatus::out_of_memory;
     candidate.reason_text = reasons.of(std::move(too_large));
+  }
+  if (checks.size_problem) {
+    if (std::string beyond = checks.size_problem(candidate, job); !beyond.empty()) {
+      candidate.status = CandidateStatus::invalid;
+      candidate.reason_text = reasons.of(std::move(beyond));
+    }
   }
 }
 
 //! Checks every candidate, in blocks of consecutive ones shared out over `threads` (each block
 //! copies the model and cluster of a cluster size once), then gives equal reasons one text. A
 //! failure is that of the first candidate that fails (parallel_for), whatever the threads.
-void check_candidates(std::vector<Candidate>& candidates, double memory_limit_bytes, int threads,
-                      const std::function<void(std::size_t, std::size_t)>& progress) {
+void check_candidates(std::vector<Candidate>& candidates, const CandidateChecks& checks) {
   constexpr std::size_t kBlock = 64;
   const std::size_t blocks = (candidates.size() + kBlock - 1) / kBlock;
   std::vector<ReasonTexts> block_reasons(blocks);
   std::mutex progress_mutex;
   std::size_t checked = 0;
-  parallel_for(blocks, threads, [&](std::size_t block) {
+  parallel_for(blocks, checks.threads, [&](std::size_t block) {
     strategy::JobSpec job;
     const ModelOnCluster* setting = nullptr;
     for (std::size_t i = block * kBlock; i < std::min(candidates.size(), (block + 1) * kBlock); ++i) {
@@ -98,12 +103,12 @@ void check_candidates(std::vector<Candidate>& candidates, double memory_limit_by
         job.cluster = setting->cluster;
       }
       job.strategy = candidate.strategy;
-      check_candidate(candidate, job, memory_limit_bytes, block_reasons[block]);
+      check_candidate(candidate, job, checks, block_reasons[block]);
     }
-    if (progress) {
+    if (checks.progress) {
       const std::lock_guard lock(progress_mutex);
       checked += std::min(kBlock, candidates.size() - block * kBlock);
-      progress(checked, candidates.size());
+      checks.progress(checked, candidates.size());
     }
   });
   ReasonTexts reasons;
@@ -250,12 +255,18 @@ class CandidateBuilder {
 
 }  // namespace
 
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads,
-                                            const std::function<void(std::size_t, std::size_t)>& progress) {
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, const CandidateChecks& checks) {
   check_search_space(space);
-  std::vector<Candidate> candidates = CandidateBuilder(space).build(threads);
-  check_candidates(candidates, memory_limit_bytes, threads, progress);
+  std::vector<Candidate> candidates = CandidateBuilder(space).build(checks.threads);
+  check_candidates(candidates, checks);
   return candidates;
+}
+
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes, int threads) {
+  CandidateChecks checks;
+  checks.memory_limit_bytes = memory_limit_bytes;
+  checks.threads = threads;
+  return enumerate_candidates(space, checks);
 }
 
 }  // namespace distsim::search

@@ -431,21 +431,21 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   result.objectives = options.objectives;
   result.goal = options.goal;
   result.memory_limit_bytes = memory_limit(space, options);
-  result.candidates =
-      enumerate_candidates(space, options.memory_limit_bytes.value_or(0), options.threads, options.check_progress);
   const api::SimulationOptions simulation = search_simulation(options);
+  CandidateChecks checks;
+  checks.memory_limit_bytes = options.memory_limit_bytes.value_or(0);
+  checks.threads = options.threads;
+  checks.progress = options.check_progress;
+  // A candidate too large to simulate is set aside with the reason, not the whole search.
+  checks.size_problem = [&](const Candidate& candidate, const strategy::JobSpec& job) {
+    const bool would_simulate = candidate.status == CandidateStatus::ok ||
+                                (candidate.status == CandidateStatus::out_of_memory && options.simulate_out_of_memory);
+    return would_simulate ? api::job_size_problem(job, simulation) : std::string();
+  };
+  result.candidates = enumerate_candidates(space, checks);
   std::vector<std::size_t> to_simulate;
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     Candidate& candidate = result.candidates[i];
-    const bool would_simulate = candidate.status == CandidateStatus::ok ||
-                                (candidate.status == CandidateStatus::out_of_memory && options.simulate_out_of_memory);
-    // A candidate too large to simulate is set aside with the reason, not the whole search.
-    if (would_simulate) {
-      if (std::string too_large = api::job_size_problem(candidate.job(), simulation); !too_large.empty()) {
-        candidate.status = CandidateStatus::invalid;
-        candidate.reason_text = std::make_shared<const std::string>(std::move(too_large));
-      }
-    }
     if (candidate.status == CandidateStatus::invalid) {
       ++result.invalid;
       continue;

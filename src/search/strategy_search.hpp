@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "api/simulation.hpp"
@@ -34,7 +35,7 @@ struct SearchOptions {
   //! prune); from worker threads, serialized. Pruned candidates count as decided.
   //! In a process group, simulated candidates count this process's share.
   std::function<void(std::size_t, std::size_t)> progress;
-  //! Called as the candidates are checked against the rules and memory, before any is bounded,
+  //! Called as the candidates are checked against the rules, memory and the task limit, before any is bounded,
   //! with (candidates checked, candidates); from worker threads, serialized.
   std::function<void(std::size_t, std::size_t)> check_progress;
   //! Called after each candidate's lower bound, before any is simulated, with (candidates bounded,
@@ -75,8 +76,22 @@ struct SearchResult {
 //! counts), each checked against the job
 //! rules (invalid ones carry the reason) and against memory (`memory_limit_bytes`, or the GPU's
 //! memory when 0), on `threads` threads; the same candidates whatever the threads.
-std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0, int threads = 1,
-                                            const std::function<void(std::size_t, std::size_t)>& progress = {});
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, double memory_limit_bytes = 0, int threads = 1);
+
+//! How enumerate_candidates checks each candidate, over `threads` threads.
+struct CandidateChecks {
+  //! What counts as fitting (the GPU's memory when 0).
+  double memory_limit_bytes = 0;
+  int threads = 1;
+  //! Why a candidate that passed the rules cannot be simulated ("" when it can): one it would
+  //! simulate is invalid with that reason. Called from worker threads.
+  std::function<std::string(const Candidate&, const strategy::JobSpec&)> size_problem;
+  //! Called with (candidates checked, candidates); from worker threads, serialized.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+//! enumerate_candidates with every check of `checks`.
+std::vector<Candidate> enumerate_candidates(const SearchSpace& space, const CandidateChecks& checks);
 
 //! Enumerates, prunes by memory, then by the lower bound on the ranked objective (largest bound
 //! last: the candidates

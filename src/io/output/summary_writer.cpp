@@ -90,28 +90,40 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
 
 //! Every rank with its own coordinates and its simulated device's times: in symmetric mode the
 //! tp × dp ranks of a stage share their stage device's figures.
-nlohmann::json devices_json(const api::Simulation& simulation) {
-  const auto& job = simulation.job;
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  nlohmann::json devices = nlohmann::json::array();
-  for (int rank = 0; rank < layout.world_size(); ++rank) {
-    const auto coord = layout.coord_of(rank);
-    const auto device = static_cast<size_t>(simulation.program.device_for_rank(layout, rank));
-    const auto& stats = simulation.summary.devices.at(device);
-    nlohmann::json entry = {{"rank", rank},
-                            {"node", layout.host_of(rank)},
-                            {"stage", coord[ParallelDim::pp]},
-                            {"tp", coord[ParallelDim::tp]},
-                            {"dp", coord[ParallelDim::dp]},
-                            {"busy_compute_s", time_to_seconds(stats.busy_compute)},
-                            {"busy_comm_s", time_to_seconds(stats.busy_communication)},
-                            {"idle_s", time_to_seconds(stats.idle)}};
-    if (job.strategy.context_parallel > 1) {
-      entry["cp"] = coord[ParallelDim::cp];
-    }
-    devices.push_back(std::move(entry));
+//! One rank's record under `devices`: where it sits and its busy and idle time.
+nlohmann::json device_json(const api::Simulation& simulation, const strategy::RankLayout& layout, int rank) {
+  const auto coord = layout.coord_of(rank);
+  const auto device = static_cast<size_t>(simulation.program.device_for_rank(layout, rank));
+  const auto& stats = simulation.summary.devices.at(device);
+  nlohmann::json entry = {{"rank", rank},
+                          {"node", layout.host_of(rank)},
+                          {"stage", coord[ParallelDim::pp]},
+                          {"tp", coord[ParallelDim::tp]},
+                          {"dp", coord[ParallelDim::dp]},
+                          {"busy_compute_s", time_to_seconds(stats.busy_compute)},
+                          {"busy_comm_s", time_to_seconds(stats.busy_communication)},
+                          {"idle_s", time_to_seconds(stats.idle)}};
+  if (simulation.job.strategy.context_parallel > 1) {
+    entry["cp"] = coord[ParallelDim::cp];
   }
+  return entry;
+}
+
+nlohmann::json devices_json(const api::Simulation& simulation) {
+  const strategy::RankLayout layout(simulation.job.strategy, simulation.job.cluster);
+  nlohmann::json devices = nlohmann::json::array();
+  for (int rank = 0; rank < layout.world_size(); ++rank) devices.push_back(device_json(simulation, layout, rank));
   return devices;
+}
+
+//! `text` with `indent` spaces after each line break and before its first line.
+std::string indented(const std::string& text, const std::string& indent) {
+  std::string out = indent;
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += indent;
+  }
+  return out;
 }
 
 //! How rank numbers map to grid coordinates and nodes: the dimensions fastest varying first, so
@@ -422,6 +434,27 @@ nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks
     json["assumptions"] = assumptions;
   }
   return json;
+}
+
+void write_summary_json(std::ostream& out, const api::Simulation& simulation, RankRecords ranks) {
+  nlohmann::json json = summary_json(simulation, RankRecords::stages);
+  if (ranks == RankRecords::stages) {
+    out << json.dump(2) << "\n";
+    return;
+  }
+  // The whole document with a mark where the ranks go, then the ranks one at a time, each as
+  // dump(2) writes an object two levels deep. Only the key itself starts a line with it: a line
+  // break inside a string is written "\n".
+  json["devices"] = "devices";
+  const std::string text = json.dump(2);
+  const std::string marked = "\n  \"devices\": \"devices\"";
+  const std::size_t at = text.find(marked);
+  out << text.substr(0, at) << "\n  \"devices\": [\n";
+  const strategy::RankLayout layout(simulation.job.strategy, simulation.job.cluster);
+  for (int rank = 0; rank < layout.world_size(); ++rank) {
+    out << (rank == 0 ? "" : ",\n") << indented(device_json(simulation, layout, rank).dump(2), "    ");
+  }
+  out << "\n  ]" << text.substr(at + marked.size()) << "\n";
 }
 
 std::string summary_text(const api::Simulation& simulation) {

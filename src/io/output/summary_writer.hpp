@@ -1,5 +1,6 @@
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ enum class RankRecords { stages, every_rank };
 //! map to stages and nodes, event counts and memory; with RankRecords::every_rank also every
 //! rank's busy and idle time (fanned out from the simulated devices) under `devices`.
 nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks = RankRecords::stages);
+
+//! summary_json(simulation, ranks).dump(2) and a line break, written to `out` with the ranks one
+//! at a time, so that every rank of a large world is written without holding its records.
+void write_summary_json(std::ostream& out, const api::Simulation& simulation, RankRecords ranks);
 
 //! The same metrics as a short human-readable report with a per-stage table and a memory table.
 std::string summary_text(const api::Simulation& simulation);

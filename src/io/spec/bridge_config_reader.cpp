@@ -107,7 +107,7 @@ class BridgeReader {
     const YAML::Node wrapped = root["ConfigContainer"];
     if (!wrapped) return root;
     for (const auto& entry : root) {
-      const std::string key = entry.first.as<std::string>();
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : describe(entry.first);
       if (key != "ConfigContainer") {
         diagnostics_.add(entry.first.Mark().line + 1, key,
                          "not part of the ConfigContainer; distsim reads the one job the ConfigContainer "
@@ -124,10 +124,7 @@ class BridgeReader {
 
   void collect_sections(const YAML::Node& sections) {
     std::map<std::string, YAML::Node> read;
-    for (const auto& entry : sections) {
-      const std::string key = entry.first.as<std::string>();
-      const YAML::Node& value = entry.second;
-      const int line = entry.first.Mark().line + 1;
+    for (const auto& [key, value, line] : keyed_entries(sections, "")) {
       if (key == "_target_") continue;
       if (listed(kIgnoredSections, key)) {
         if (!is_unset(value)) ignored_.push_back(key);
@@ -155,11 +152,40 @@ class BridgeReader {
         add_field(std::string(section), "mixed_precision", found->second, found->second.Mark().line + 1);
         fields_.back().whole_section = true;
       } else if (found->second.IsMap()) {
-        for (const auto& entry : found->second) {
-          add_field(std::string(section), entry.first.as<std::string>(), entry.second, entry.first.Mark().line + 1);
+        for (const auto& [name, value, line] : keyed_entries(found->second, std::string(section) + ".")) {
+          add_field(std::string(section), name, value, line);
         }
       }
     }
+  }
+
+  struct KeyedEntry {
+    std::string key;
+    YAML::Node value;
+    int line;
+  };
+
+  //! A mapping's entries; a key that is not a name, or one given twice, is a problem and left out.
+  std::vector<KeyedEntry> keyed_entries(const YAML::Node& mapping, const std::string& prefix) {
+    std::vector<KeyedEntry> entries;
+    std::map<std::string, int> first_line;
+    for (const auto& entry : mapping) {
+      const int line = entry.first.Mark().line + 1;
+      if (!entry.first.IsScalar()) {
+        diagnostics_.add(line, prefix.substr(0, prefix.empty() ? 0 : prefix.size() - 1),
+                         "expected a field's name as the key, got " + describe(entry.first));
+        continue;
+      }
+      const std::string& key = entry.first.Scalar();
+      if (const auto [first, inserted] = first_line.emplace(key, line); !inserted) {
+        diagnostics_.add(line, prefix + key,
+                         "given twice (first at line " + std::to_string(first->second) +
+                             "); each field once, so that no value is dropped unread");
+        continue;
+      }
+      entries.push_back({key, entry.second, line});
+    }
+    return entries;
   }
 
   static std::vector<std::string> section_names() {
