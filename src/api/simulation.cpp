@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 
@@ -269,63 +270,164 @@ Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& optio
   return simulation;
 }
 
-SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
-  schedule::validate_job(job);
-  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  const strategy::RankLayout layout(job.strategy, job.cluster);
-  const auto costs = cost_chain(job, options);
-  // The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
-  // ZeRO-3's parameter gathers and ZeRO-2's and -3's gradient reductions; then the rank's share of
-  // its NICs.
-  constexpr std::array<events::StreamKind, 4> kStreams{events::StreamKind::compute, events::StreamKind::dp_comm,
-                                                       events::StreamKind::dp_reduce, events::StreamKind::dp_replica};
-  constexpr size_t kNics = kStreams.size();
-  using BusyTimes = std::array<SimTime, kStreams.size() + 1>;
+namespace {
+
+//! What the lower bound knows of one shape of stage: the busy time of the streams it bounds by,
+//! and one micro-batch's compute on each chunk, in the steps that hand activations on (forward) and
+//! gradients back (the backward, or its input-gradient part when the schedule splits it).
+struct StageBusy {
+  static constexpr std::size_t kNics = 4;
+  std::array<SimTime, kNics + 1> busy{};  //!< compute, three data-parallel streams, the NICs
+  std::vector<SimTime> forward;           //!< per chunk, one micro-batch
+  std::vector<SimTime> backward;          //!< per chunk, one micro-batch
+  SimTime handing_on = 0;                 //!< every micro-batch's forward and backward steps
+};
+
+// The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
+// ZeRO-3's parameter gathers and ZeRO-2's and -3's gradient reductions; then the rank's share of
+// its NICs.
+constexpr std::array<events::StreamKind, StageBusy::kNics> kBoundStreams{
+    events::StreamKind::compute, events::StreamKind::dp_comm, events::StreamKind::dp_reduce,
+    events::StreamKind::dp_replica};
+
+class StageBusyPricer {
+ public:
+  StageBusyPricer(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                  const cost::FallbackCostModel& costs)
+      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster) {}
+
+  StageBusy price(int stage, const std::vector<events::ChunkPlacement>& placements,
+                  const std::vector<SimTime>& passes) {
+    events::EventTable table;
+    events::LayerMemo layers(table);
+    const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
+    const events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers);
+    StageBusy stage_busy;
+    stage_busy.busy[0] = costs_.cost(table.at(work.optimizer_step)).duration;
+    for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
+      add_steps(work.chunks[chunk].forward, table, passes[chunk], stage_busy.busy);
+      add_steps(work.chunks[chunk].backward, table, passes[chunk], stage_busy.busy);
+      SimTime forward = 0;
+      SimTime backward = 0;
+      for (const auto& kind : schedule_.step_kinds()) {
+        if (kind->sends == nullptr) continue;  // the weight gradients, which hand nothing on
+        SimTime& sum = kind->sends->direction > 0 ? forward : backward;
+        sum = saturating_multiply_add(sum, 1, compute_of(work.chunks[chunk].*(kind->templates), table));
+      }
+      stage_busy.forward.push_back(forward);
+      stage_busy.backward.push_back(backward);
+      stage_busy.handing_on = saturating_multiply_add(stage_busy.handing_on, passes[chunk], forward + backward);
+    }
+    return stage_busy;
+  }
+
+ private:
+  SimTime compute_of(const std::vector<events::TaskTemplate>& steps, const events::EventTable& table) const {
+    SimTime sum = 0;
+    for (const auto& step : steps) {
+      if (step.stream == events::StreamKind::compute) sum = saturating_multiply_add(sum, 1, duration(step, table));
+    }
+    return sum;
+  }
+
+  SimTime duration(const events::TaskTemplate& step, const events::EventTable& table) const {
+    return costs_.cost(table.at(step.event)).duration;
+  }
+
   // Under ZeRO-2 and -3 every collective through the NICs stays a task of its own, which shares
   // them (PipelinePasses): whatever shares a link progresses at most at its full speed in all, so
   // the link is busy at least as long as their durations add up to. The engine rounds each end
   // to the nearest nanosecond: one less per task.
-  const bool nics_bound = job.strategy.reduces_per_unit();
-  const auto add_steps = [&](const std::vector<events::TaskTemplate>& steps, const events::EventTable& table,
-                             SimTime passes, BusyTimes& busy) {
+  void add_steps(const std::vector<events::TaskTemplate>& steps, const events::EventTable& table, SimTime passes,
+                 std::array<SimTime, StageBusy::kNics + 1>& busy) const {
+    const bool nics_bound = job_.strategy.reduces_per_unit();
     for (const auto& step : steps) {
-      const auto stream = std::find(kStreams.begin(), kStreams.end(), step.stream);
-      if (stream == kStreams.end() && !nics_bound) continue;
+      const auto stream = std::find(kBoundStreams.begin(), kBoundStreams.end(), step.stream);
+      if (stream == kBoundStreams.end() && !nics_bound) continue;
       const events::Event& event = table.at(step.event);
-      const SimTime duration = costs->cost(event).duration;
-      if (stream != kStreams.end()) {
-        SimTime& stream_busy = busy[static_cast<size_t>(stream - kStreams.begin())];
-        stream_busy = saturating_multiply_add(stream_busy, passes, duration);
+      const SimTime step_duration = costs_.cost(event).duration;
+      if (stream != kBoundStreams.end()) {
+        SimTime& stream_busy = busy[static_cast<size_t>(stream - kBoundStreams.begin())];
+        stream_busy = saturating_multiply_add(stream_busy, passes, step_duration);
       }
       if (nics_bound && event.crosses_nics() && event.collective != events::Collective::send_recv) {
-        busy[kNics] = saturating_multiply_add(busy[kNics], passes, duration - 1);
+        busy[StageBusy::kNics] = saturating_multiply_add(busy[StageBusy::kNics], passes, step_duration - 1);
       }
     }
-  };
+  }
+
+  const strategy::JobSpec& job_;
+  const schedule::PipelineSchedule& schedule_;
+  const cost::FallbackCostModel& costs_;
+  strategy::RankLayout layout_;
+};
+
+//! Every micro-batch crosses the chunks in the order of their virtual stages (a schedule that runs
+//! each chunk every micro-batch; DualPipe's two directions do not). So a stage computes nothing
+//! before one micro-batch has crossed the chunks of other stages ahead of its first chunk, then
+//! computes all it has, and the gradient of its last backward crosses those chunks back after.
+SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedule::PipelineSchedule& schedule,
+                       const strategy::Strategy& s) {
+  const int chunks = schedule.chunks_per_stage(s.virtual_stages);
+  if (schedule.microbatches_per_chunk(s.num_microbatches()) != s.num_microbatches()) return 0;
+  const int p = s.pipeline_parallel;
+  std::vector<std::pair<int, int>> order;  // (stage, chunk) by virtual stage
+  order.resize(static_cast<size_t>(p) * chunks);
+  for (int stage = 0; stage < p; ++stage) {
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      order.at(static_cast<size_t>(schedule.virtual_stage_index(stage, chunk, p, chunks))) = {stage, chunk};
+    }
+  }
+  SimTime bound = 0;
+  for (int stage = 0; stage < p; ++stage) {
+    SimTime ahead = 0;
+    SimTime behind = 0;
+    for (const auto& [other, chunk] : order) {
+      if (other == stage) break;  // its first chunk
+      ahead =
+          saturating_multiply_add(ahead, 1, stages[static_cast<size_t>(other)]->forward[static_cast<size_t>(chunk)]);
+      behind =
+          saturating_multiply_add(behind, 1, stages[static_cast<size_t>(other)]->backward[static_cast<size_t>(chunk)]);
+    }
+    const StageBusy& own = *stages[static_cast<size_t>(stage)];
+    bound = std::max({bound, saturating_multiply_add(ahead, 1, own.busy[0]),
+                      saturating_multiply_add(saturating_multiply_add(ahead, 1, own.handing_on), 1, behind)});
+  }
+  return bound;
+}
+
+}  // namespace
+
+LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const SimulationOptions& options) {
+  schedule::validate_job(job);
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  const auto costs = cost_chain(job, options);
   const strategy::Strategy& s = job.strategy;
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
-  std::set<std::vector<std::int64_t>> priced;
-  SimTime busiest = 0;
   const auto stage_placements = schedule.all_stage_chunk_placements(job.model, s);
   // A chunk runs the micro-batches the schedule gives it: all of them, or half with DualPipe.
-  const std::vector<SimTime> forwards(static_cast<size_t>(chunks),
-                                      schedule.microbatches_per_chunk(s.num_microbatches()));
+  const std::vector<SimTime> passes(static_cast<size_t>(chunks), schedule.microbatches_per_chunk(s.num_microbatches()));
+  StageBusyPricer pricer(job, schedule, *costs);
+  std::map<std::vector<std::int64_t>, StageBusy> priced;
+  std::vector<const StageBusy*> stages;
+  LowerBound bound;
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
     const auto& placements = stage_placements[static_cast<size_t>(stage)];
-    if (!priced.insert(stage_shape(job.model, placements, forwards)).second) continue;
-    events::EventTable table;
-    events::LayerMemo layers(table);
-    const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
-    const events::RankWork work = events::build_rank_work(job, layout, coord, placements, table, &layers);
-    BusyTimes busy{};
-    busy[0] = costs->cost(table.at(work.optimizer_step)).duration;
-    for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
-      add_steps(work.chunks[chunk].forward, table, forwards[chunk], busy);
-      add_steps(work.chunks[chunk].backward, table, forwards[chunk], busy);
+    auto [at, fresh] = priced.try_emplace(stage_shape(job.model, placements, passes));
+    if (fresh) {
+      at->second = pricer.price(stage, placements, passes);
+      bound.busiest_stream =
+          std::max(bound.busiest_stream, *std::max_element(at->second.busy.begin(), at->second.busy.end()));
     }
-    busiest = std::max(busiest, *std::max_element(busy.begin(), busy.end()));
+    stages.push_back(&at->second);
   }
-  return busiest;
+  bound.pipeline = pipeline_bound(stages, schedule, s);
+  return bound;
+}
+
+SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
+  const LowerBound bound = iteration_lower_bound_terms(job, options);
+  return std::max(bound.busiest_stream, bound.pipeline);
 }
 
 program::JobProgram job_events(const strategy::JobSpec& job, const SimulationOptions& options) {

@@ -77,17 +77,27 @@ struct Simulation {
 //! summarizes. Throws InputError for an invalid job.
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
-//! A time no schedule can beat for this job: the busiest stream, or under ZeRO-3 the busiest NICs,
-//! of its busiest pipeline stage. Its compute stream runs the forward and backward passes of every
-//! micro-batch that the schedule runs through each of the stage's chunks, and the optimizer step;
-//! with ZeRO-3 its data-parallel streams run each unit's parameter gathers and gradient reductions
-//! in every pass, and its share of the NICs carries those and every other collective through them.
-//! Each stream runs one task at a time, and tasks that share a link progress at most at its full
-//! speed together. Stages of one shape (the micro-batches, ends, and layers' parameters and
-//! attention windows of each chunk) are priced once, by the first: exact when their layers compute
-//! alike, a lower bound still where they do not. Prices the events as simulate does, without
-//! building the task program. Throws InputError for an invalid job.
+//! The two terms of iteration_lower_bound.
+struct LowerBound {
+  SimTime busiest_stream = 0;  //!< the busiest stream (or NICs) of the busiest stage
+  //! The pipeline's fill and drain around a stage's compute; 0 for DualPipe's two directions.
+  SimTime pipeline = 0;
+};
+
+//! A time no schedule can beat for this job, the larger of two terms. (1) The busiest stream, or
+//! under ZeRO-3 the busiest NICs, of its busiest pipeline stage. Its compute stream runs the forward and backward
+//! passes of every micro-batch that the schedule runs through each of the stage's chunks, and the optimizer step; with
+//! ZeRO-3 its data-parallel streams run each unit's parameter gathers and gradient reductions in every pass, and its
+//! share of the NICs carries those and every other collective through them. Each stream runs one task at a time, and
+//! tasks that share a link progress at most at its full speed together. (2) Where every micro-batch crosses every chunk
+//! in the order of their virtual stages, a stage computes nothing before one micro-batch has crossed the chunks of
+//! other stages ahead of its first chunk (their forward compute), then all its compute, and the gradient of its last
+//! backward crosses those chunks back (their backward, or input-gradient, compute); transfers and collectives count as
+//! free. Stages of one shape (the micro-batches, ends, and layers' parameters and attention windows of each chunk) are
+//! priced once, by the first: the shape says what a stage computes (a test checks it on stages of different layers).
+//! Prices the events as simulate does, without building the task program. Throws InputError for an invalid job.
 SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {});
+LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
 //! The job's unique events with their costs, without running the engine.
 program::JobProgram job_events(const strategy::JobSpec& job, const SimulationOptions& options = {});

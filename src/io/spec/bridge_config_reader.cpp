@@ -19,8 +19,6 @@ namespace distsim::io {
 
 namespace {
 
-using namespace bridge;
-
 template <typename Table>
 bool listed(const Table& table, std::string_view name) {
   return std::find(std::begin(table), std::end(table), name) != std::end(table);
@@ -126,7 +124,7 @@ class BridgeReader {
     std::map<std::string, YAML::Node> read;
     for (const auto& [key, value, line] : keyed_entries(sections, "")) {
       if (key == "_target_") continue;
-      if (listed(kIgnoredSections, key)) {
+      if (listed(bridge::kIgnoredSections, key)) {
         if (!is_unset(value)) ignored_.push_back(key);
       } else if (key == "peft") {
         if (!is_unset(value)) {
@@ -134,7 +132,7 @@ class BridgeReader {
                            "fine-tuning with adapters (PEFT, LoRA) is not modelled: distsim prices "
                            "training every weight");
         }
-      } else if (listed(kReadSections, key)) {
+      } else if (listed(bridge::kReadSections, key)) {
         read[key] = value;
         if (!value.IsNull() && !value.IsMap() && !(key == "mixed_precision" && value.IsScalar())) {
           diagnostics_.add(line, key, "expected a mapping of fields, got " + describe(value));
@@ -145,7 +143,7 @@ class BridgeReader {
                              closest_name(key, section_names()) + "'");
       }
     }
-    for (const auto section : kReadSections) {  // in the order Bridge applies them
+    for (const auto section : bridge::kReadSections) {  // in the order Bridge applies them
       const auto found = read.find(std::string(section));
       if (found == read.end()) continue;
       if (found->second.IsScalar()) {
@@ -189,8 +187,8 @@ class BridgeReader {
   }
 
   static std::vector<std::string> section_names() {
-    std::vector<std::string> names(std::begin(kReadSections), std::end(kReadSections));
-    names.insert(names.end(), std::begin(kIgnoredSections), std::end(kIgnoredSections));
+    std::vector<std::string> names(std::begin(bridge::kReadSections), std::end(bridge::kReadSections));
+    names.insert(names.end(), std::begin(bridge::kIgnoredSections), std::end(bridge::kIgnoredSections));
     names.emplace_back("peft");
     return names;
   }
@@ -214,7 +212,7 @@ class BridgeReader {
   //! Whether a field means nothing here: the config sets the field it depends on off. A parent the
   //! config leaves out is the recipe's (an override file of moe_* fields for a MoE recipe).
   bool without_its_parent(const std::string& name) const {
-    for (const auto& dependent : kDependentFields) {
+    for (const auto& dependent : bridge::kDependentFields) {
       if (name.rfind(dependent.prefix, 0) != 0) continue;
       bool parent_given = false;
       bool parent_set = false;
@@ -234,7 +232,7 @@ class BridgeReader {
   }
 
   bool is_ignored(const BridgeField& field) const {
-    if (listed(kIgnoredFields, field.name)) return true;
+    if (listed(bridge::kIgnoredFields, field.name)) return true;
     const auto partly = partly_read_sections().find(field.section);
     return partly != partly_read_sections().end() && !listed(partly->second, field.name);
   }
@@ -251,14 +249,22 @@ class BridgeReader {
       return;
     }
     std::string flag = "--" + field.name;
-    for (const auto& renamed : kRenamedFields) {
+    for (const auto& renamed : bridge::kRenamedFields) {
       if (renamed.field != field.name) continue;
       if (!renamed.when.empty()) {
         const auto value = as_switch(field.value);
-        if (value && *value == (renamed.when == "true")) flags.push_back(flag_of(field, std::string(renamed.flag), {}));
+        if (value && *value == (renamed.when == "true")) {
+          flags.push_back(flag_of(field, std::string(renamed.flag), {}));
+        } else if (recipe() != nullptr && is_shape_flag(renamed.flag)) {
+          refuse_over_recipe(field);
+        }
         return;
       }
       flag = renamed.flag;
+    }
+    if (recipe() != nullptr && field.section == "model" && is_unset(field.value) && is_shape_flag(flag)) {
+      refuse_over_recipe(field);
+      return;
     }
     const bool read_together = std::any_of(std::begin(megatron::kReadTogether), std::end(megatron::kReadTogether),
                                            [&](std::string_view together) { return same_name(together, flag); });
@@ -279,9 +285,38 @@ class BridgeReader {
     }
   }
 
+  //! Whether the config gives the model's whole shape, which then is the model.
+  bool gives_whole_shape() const {
+    return winner("num_layers") != nullptr && winner("hidden_size") != nullptr &&
+           winner("num_attention_heads") != nullptr;
+  }
+
+  //! The recipe's model the config changes: --model's, unless the config gives the whole shape.
+  const model::ModelSpec* recipe() const {
+    return context_.recipe_model && !gives_whole_shape() ? &*context_.recipe_model : nullptr;
+  }
+
+  static bool is_shape_flag(std::string_view flag) {
+    return std::any_of(std::begin(megatron::kShapeFlags), std::end(megatron::kShapeFlags),
+                       [&](const megatron::ShapeArg& shape) { return same_name(shape.flag, flag); });
+  }
+
+  // The flags change the recipe's model where they are set; an off value of a shape field (a
+  // null, a false) would have to undo what the recipe sets, which no flag says.
+  void refuse_over_recipe(const BridgeField& field) {
+    diagnostics_.add(field.line, field.place(),
+                     "'" + describe_value(field.value) + "' over the recipe's model (--model) is not read: give " +
+                         "the model's whole shape (model.num_layers, model.hidden_size, model.num_attention_heads, "
+                         "...), or leave the field to the recipe");
+  }
+
+  static std::string describe_value(const YAML::Node& value) {
+    return value && value.IsScalar() ? value.Scalar() : "null";
+  }
+
   //! A Bridge field distsim does not model: true when it is read here.
   bool read_not_modelled(const BridgeField& field) {
-    for (const auto& known : kNotModelledFields) {
+    for (const auto& known : bridge::kNotModelledFields) {
       if (known.field != field.name) continue;
       const bool modelled = known.modelled.empty() ? is_unset(field.value)
                                                    : field.value.IsScalar() && field.value.Scalar() == known.modelled;
@@ -341,8 +376,8 @@ class BridgeReader {
     const YAML::Node args = field.value["_args_"];
     int value = 0;
     if (args && args.IsSequence() && args.size() == 1 && YAML::convert<int>::decode(args[0], value) && value > 0 &&
-        value < static_cast<int>(std::size(kAttentionBackends))) {
-      return std::vector<std::string>{std::string(kAttentionBackends[value])};
+        value < static_cast<int>(std::size(bridge::kAttentionBackends))) {
+      return std::vector<std::string>{std::string(bridge::kAttentionBackends[value])};
     }
     diagnostics_.add(
         field.line, field.place(),
@@ -381,7 +416,7 @@ class BridgeReader {
     const bool is_gated = gated != nullptr && as_switch(gated->value).value_or(false);
     const std::string name = function != nullptr ? target_name(function->value) : "gelu";  // TransformerConfig's
     const BridgeField& place = function != nullptr ? *function : *gated;
-    for (const auto& activation : kActivations) {
+    for (const auto& activation : bridge::kActivations) {
       if (activation.function != name) continue;
       const std::string_view ffn = is_gated ? activation.gated_ffn : activation.ffn;
       if (const model::FfnTypeInfo* info = model::find_ffn_type(ffn); info != nullptr && !ffn.empty()) {
@@ -390,7 +425,7 @@ class BridgeReader {
       }
     }
     std::vector<std::string> known;
-    for (const auto& activation : kActivations) known.emplace_back(activation.function);
+    for (const auto& activation : bridge::kActivations) known.emplace_back(activation.function);
     const bool named = std::find(known.begin(), known.end(), name) != known.end();
     diagnostics_.add(place.line, place.place(),
                      "'" + name + (is_gated ? "' with gated_linear_unit" : "' without gated_linear_unit") +
@@ -401,8 +436,17 @@ class BridgeReader {
 
   MegatronReading reading() {
     MegatronReading reading;
-    reading.base_model = context_.recipe_model;
+    if (const model::ModelSpec* base = recipe()) {
+      reading.base_model = *base;
+    } else if (context_.recipe_model) {
+      const int vocabulary = context_.recipe_model->vocab_size;
+      reading.vocabulary = [vocabulary]() -> std::optional<int> { return vocabulary; };
+      assumptions_.push_back("--model " + context_.recipe_model->name +
+                             ": the config gives the model's whole shape, which is the model (--model gives "
+                             "its vocabulary where the config has none)");
+    }
     reading.world = context_.world;
+    reading.model_name = "megatron-bridge";
     reading.activation = activation_;
     reading.spelled = [this](std::string_view flag) { return spelled(flag); };
     reading.diagnostics = &diagnostics_;
@@ -418,7 +462,7 @@ class BridgeReader {
     for (const auto& field : fields_) {
       if (same_name("--" + field.name, flag)) return field.place();
     }
-    for (const auto& renamed : kRenamedFields) {
+    for (const auto& renamed : bridge::kRenamedFields) {
       if (same_name(renamed.flag, flag))
         return (renamed.field == "sequence_length" ? "dataset." : "model.") + std::string(renamed.field);
     }

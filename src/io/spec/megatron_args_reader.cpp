@@ -329,8 +329,8 @@ class MegatronReader {
   void read_model() {
     if (reading_.base_model && !gives_shape()) return;  // the base model, as given
     model::ModelSpec model = starting_model();
-    model.name = "megatron-args";
-    model.description = "the model of the Megatron-LM arguments " + origin_;
+    model.name = reading_.model_name;
+    model.description = "the model of " + origin_;
     model.source = origin_;
     int query_groups = 0;
     for (const auto& name : order_) {

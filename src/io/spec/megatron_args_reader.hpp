@@ -49,6 +49,7 @@ struct MegatronReading {
   std::optional<model::ModelSpec> base_model;
   std::optional<long long> world;            //!< GPUs of the job where no --nnodes and --nproc-per-node say
   std::optional<model::FfnType> activation;  //!< an activation no Megatron-LM switch names (GeGLU)
+  std::string model_name = "megatron-args";  //!< the name of the model the flags describe
   //! How the launch writes a flag it does not give, for messages ("--num-layers is not given").
   std::function<std::string(std::string_view flag)> spelled;
   //! Where problems go: the caller's, so that its own and the flags' are reported in one error;
