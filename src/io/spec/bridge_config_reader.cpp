@@ -4,6 +4,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "core/closest_name.hpp"
@@ -78,8 +79,8 @@ const std::map<std::string_view, std::vector<std::string_view>>& partly_read_sec
 
 class BridgeReader {
  public:
-  BridgeReader(const std::string& path, const BridgeContext& context)
-      : origin_("Megatron-Bridge config '" + path + "'"), context_(context), diagnostics_(origin_) {}
+  BridgeReader(const std::string& path, BridgeContext context)
+      : origin_("Megatron-Bridge config '" + path + "'"), context_(std::move(context)), diagnostics_(origin_) {}
 
   LaunchJob read(const YAML::Node& root) {
     collect_sections(container(root));
@@ -193,8 +194,8 @@ class BridgeReader {
     return names;
   }
 
-  void add_field(std::string section, std::string name, YAML::Node value, int line) {
-    fields_.push_back({std::move(section), name, std::move(value), line});
+  void add_field(std::string section, const std::string& name, const YAML::Node& value, int line) {
+    fields_.push_back({std::move(section), name, value, line});
     winners_[name] = fields_.size() - 1;
   }
 
@@ -451,8 +452,8 @@ class BridgeReader {
     reading.spelled = [this](std::string_view flag) { return spelled(flag); };
     reading.diagnostics = &diagnostics_;
     if (!context_.world && !context_.dp_given) {
-      assumptions_.push_back("the run's GPUs are not in a Megatron-Bridge config (its launcher sets them): data "
-                             "parallel size 1; give --nodes for the world, or --dp");
+      assumptions_.emplace_back("the run's GPUs are not in a Megatron-Bridge config (its launcher sets them): data "
+                                "parallel size 1; give --nodes for the world, or --dp");
     }
     return reading;
   }
