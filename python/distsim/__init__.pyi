@@ -63,6 +63,7 @@ class Job:
         overlap_grad_reduce: bool = ...,
         p2p_scatter_gather: bool = ...,
         gradient_bucket_size: int = ...,
+        host_time: str = ...,
         pipeline_layout: str = ...,
         first_stage_layers: int = ...,
         last_stage_layers: int = ...,

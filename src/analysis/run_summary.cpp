@@ -122,6 +122,7 @@ std::vector<DeviceBusy> busy_intervals(const program::JobProgram& job_program, c
   std::vector<std::vector<StreamWalk>> communication(devices);
   for (engine::StreamId stream = 0; stream < job_program.streams.size(); ++stream) {
     const auto& info = job_program.streams[stream];
+    if (!events::stream_kind_info(info.kind).on_device) continue;
     auto& walks = info.kind == events::StreamKind::compute ? compute : communication;
     walks[static_cast<size_t>(info.device)].emplace_back(job_program.program, times, stream);
   }

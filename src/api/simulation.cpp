@@ -49,14 +49,17 @@ std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpe
   if (options.preferred_costs) {
     chain->add(options.preferred_costs);
   }
-  chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster, job.strategy.attention_kernel));
+  const auto host =
+      job.strategy.host_time == strategy::HostTime::modelled ? cost::HostCostModel::eager() : cost::HostCostModel();
+  chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster, job.strategy.attention_kernel, host));
   return chain;
 }
 
 // An upper bound on the tasks one layer's forward, recompute and backward of one micro-batch make
 // on one rank. `distsim events` on the default job (gpt2-345m, 2M2P4D, 4 micro-batches, 12 layers a
 // stage) counts 22,160 instances over its 16 ranks: 22160 / 16 / 4 / 12 = 29 a layer; with full
-// recomputation, or unfused attention with selective recomputation, 31,376: 41 a layer.
+// recomputation, or unfused attention with selective recomputation, 31,376: 41 a layer. With the host
+// thread modelled each task has its launch besides (twice as many).
 constexpr std::int64_t kTasksPerLayer = 64;
 // With passes aggregated, one task per forward or backward pass and its transfers.
 constexpr std::int64_t kTasksPerAggregatedPass = 8;
@@ -251,7 +254,8 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   const auto per_rank = aggregate_passes && !s.reduces_per_unit()
                             ? checked_product({schedule.microbatches_per_chunk(s.num_microbatches()),
                                                schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
-                            : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer});
+                            : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer,
+                                               s.host_time == strategy::HostTime::modelled ? 2 : 1});
   const auto with_buckets = per_rank ? checked_sum(*per_rank, bucket_tasks(job)) : std::nullopt;
   const auto program = with_buckets ? checked_product({ranks, *with_buckets}) : std::nullopt;
   const auto total = program ? checked_sum(*program, s.world_size()) : std::nullopt;

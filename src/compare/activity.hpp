@@ -5,6 +5,7 @@
 
 #include "core/sim_time.hpp"
 #include "events/phase.hpp"
+#include "events/stream_kind.hpp"
 
 namespace distsim::compare {
 
@@ -24,6 +25,7 @@ enum class ActivityKind {
   dp_reduce,
   dp_replica,
   etp_comm,
+  host,
   collective
 };
 
@@ -46,9 +48,15 @@ constexpr bool activity_kinds_match_streams() {
          activity_kind(events::StreamKind::dp_replica) == ActivityKind::dp_replica &&
          activity_kind(events::StreamKind::cp_comm) == ActivityKind::cp_comm &&
          activity_kind(events::StreamKind::ep_comm) == ActivityKind::ep_comm &&
-         activity_kind(events::StreamKind::etp_comm) == ActivityKind::etp_comm;
+         activity_kind(events::StreamKind::etp_comm) == ActivityKind::etp_comm &&
+         activity_kind(events::StreamKind::host) == ActivityKind::host;
 }
 static_assert(activity_kinds_match_streams(), "ActivityKind must keep events::StreamKind's values");
+
+//! Whether the activity ran on the GPU: not the host thread's launches.
+constexpr bool on_device(ActivityKind kind) {
+  return kind == ActivityKind::collective || events::stream_kind_info(static_cast<events::StreamKind>(kind)).on_device;
+}
 
 //! The names the CPU runner writes as "cat" (tools/profiler/distsim_profiler/timeline.py) and the
 //! comparison prints: the stream kind's identifier, "collective" for the unknown group.

@@ -136,8 +136,9 @@ double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_
   return static_cast<double>(tiles) / static_cast<double>(waves * sm_count);
 }
 
-AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster, std::string_view attention_kernel)
-    : cluster_(std::move(cluster)) {
+AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster, std::string_view attention_kernel,
+                                         HostCostModel host)
+    : cluster_(std::move(cluster)), host_(host) {
   check_gpu(cluster_);
   if (attention_kernel == catalog::kGenericAttentionKernel) return;
   const catalog::AttentionKernelRate* rate = catalog::attention_kernel_rate(attention_kernel, cluster_.gpu);
@@ -152,7 +153,7 @@ std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { re
 
 Cost AnalyticalCostModel::cost(const Event& event) const {
   const double seconds = event.is_communication() ? communication_estimate(event).seconds : compute_seconds(event);
-  return Cost{clock_time(seconds, event), CostSource::analytical};
+  return Cost{clock_time(seconds, event), CostSource::analytical, host_.host_time(event)};
 }
 
 CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& event) const {

@@ -7,6 +7,7 @@
 #include "catalog/attention_kernels.hpp"
 #include "cluster/cluster_spec.hpp"
 #include "cost/cost_model.hpp"
+#include "cost/host_cost_model.hpp"
 
 namespace distsim::cost {
 
@@ -40,8 +41,10 @@ class AnalyticalCostModel : public CostModel {
   //! Throws InputError when a GPU figure every compute event needs (peak, bandwidth, SMs,
   //! efficiencies) is not positive, or when the named attention kernel has no rate measured on the
   //! GPU's architecture.
+  //! `host` prices each event's issue on the host (none by default).
   explicit AnalyticalCostModel(cluster::ClusterSpec cluster,
-                               std::string_view attention_kernel = catalog::kGenericAttentionKernel);
+                               std::string_view attention_kernel = catalog::kGenericAttentionKernel,
+                               HostCostModel host = {});
 
   //! Always answers, with source analytical.
   std::optional<Cost> try_cost(const events::Event& event) const override;
@@ -63,6 +66,7 @@ class AnalyticalCostModel : public CostModel {
   double nic_share_gbps(const events::Event& event) const;
 
   cluster::ClusterSpec cluster_;
+  HostCostModel host_;
   //! The named attention kernel's measured fraction of the 16-bit tensor peak; 0 for the generic one.
   double attention_fraction_of_peak_ = 0;
 };

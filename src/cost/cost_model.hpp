@@ -16,6 +16,11 @@ std::string_view cost_source_name(CostSource source);
 struct Cost {
   SimTime duration = 0;
   CostSource source = CostSource::analytical;
+  //! How long the host thread takes to issue the event (docs/host_time.md); none when the model
+  //! that priced the duration does not say, and a later model of the chain then does.
+  std::optional<SimTime> host = std::nullopt;
+  //! The host time, 0 when no model said.
+  SimTime host_time() const { return host.value_or(0); }
 };
 
 //! Gives an event its duration. A model that cannot price an event returns nothing, so models

@@ -14,12 +14,18 @@ std::string_view cost_source_name(CostSource source) {
 }
 
 std::optional<Cost> FallbackCostModel::try_cost(const events::Event& event) const {
+  std::optional<Cost> found;
   for (const auto& model : models_) {
-    if (auto found = model->try_cost(event)) {
-      return found;
+    auto answer = model->try_cost(event);
+    if (!answer) continue;
+    if (!found) {
+      found = answer;
+    } else if (!found->host) {
+      found->host = answer->host;
     }
+    if (found->host) break;
   }
-  return std::nullopt;
+  return found;
 }
 
 Cost FallbackCostModel::cost(const events::Event& event) const {

@@ -7,7 +7,8 @@
 
 namespace distsim::cost {
 
-//! Asks each model in turn and takes the first answer.
+//! Asks each model in turn and takes the first answer's duration, and the host time from the first
+//! answer that gives one (a profile measures the device alone).
 class FallbackCostModel : public CostModel {
  public:
   void add(std::shared_ptr<const CostModel> model) { models_.push_back(std::move(model)); }

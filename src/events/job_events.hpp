@@ -35,6 +35,10 @@ struct TaskTemplate {
   //! index of the all-gather of this compute step's parameters (sharding zero3), which the step
   //! waits for besides waits_for; -1 for none
   int waits_for_parameters = -1;
+  //! The host reads a result of this step back (a device-to-host copy and a stream
+  //! synchronization), so it issues nothing after it before the step has ended: the MoE token
+  //! dispatcher's per-expert token counts (docs/host_time.md).
+  bool host_waits = false;
   bool operator==(const TaskTemplate&) const = default;
 };
 

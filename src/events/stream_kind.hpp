@@ -14,7 +14,9 @@ namespace distsim::events {
 //! token dispatchers block on them. With sharding zero3 the per-layer parameter all-gathers run on
 //! the DP stream, the gradient reduce-scatters on their own stream and HSDP's all-reduce across
 //! replicas on a third, as PyTorch FSDP2 issues them on separate all-gather, reduce-scatter and
-//! all-reduce streams. What each kind is called is in kStreamKindTable.
+//! all-reduce streams. Beside them runs the device's host thread, which issues every kernel
+//! (docs/host_time.md): a device task cannot start before its launch on the host has ended. What
+//! each kind is called is in kStreamKindTable.
 enum class StreamKind {
   compute,
   tp_comm,
@@ -27,7 +29,8 @@ enum class StreamKind {
   ep_comm,
   dp_reduce,
   dp_replica,
-  etp_comm
+  etp_comm,
+  host
 };
 
 //! How every reader and writer names one stream kind.
@@ -41,11 +44,14 @@ struct StreamKindInfo {
   //! "pp_send", the two receive streams "pp_recv", the three data-parallel streams "dp_comm"; the
   //! thread tells them apart.
   std::string_view trace_category;
+  //! Whether its tasks run on the GPU; the host thread's do not, and no device activity, busy
+  //! time or comparison counts them.
+  bool on_device = true;
 };
 
 //! Every stream kind, in StreamKind order, which is also a device's stream order and the trace's
 //! thread ids.
-inline constexpr std::array<StreamKindInfo, 12> kStreamKindTable{{
+inline constexpr std::array<StreamKindInfo, 13> kStreamKindTable{{
     {StreamKind::compute, "compute", "compute", "comp"},
     {StreamKind::tp_comm, "tp_comm", "TP comm", "tp_comm"},
     {StreamKind::pp_send_next, "pp_send_next", "PP send (next stage)", "pp_send"},
@@ -58,6 +64,7 @@ inline constexpr std::array<StreamKindInfo, 12> kStreamKindTable{{
     {StreamKind::dp_reduce, "dp_reduce", "DP reduce-scatter", "dp_comm"},
     {StreamKind::dp_replica, "dp_replica", "DP replica all-reduce", "dp_comm"},
     {StreamKind::etp_comm, "etp_comm", "ETP comm", "ep_comm"},
+    {StreamKind::host, "host", "host (kernel launches)", "cuda_runtime", false},
 }};
 
 inline constexpr int kStreamKinds = static_cast<int>(kStreamKindTable.size());

@@ -111,6 +111,16 @@ JobOption shard_group_option() {
   return option;
 }
 
+JobOption host_time_option() {
+  using strategy::HostTime;
+  return strategy_choice<HostTime>(
+      "host_time", "--host-time", "host time", &Strategy::host_time,
+      {{"modelled", HostTime::modelled}, {"none", HostTime::none}},
+      "the host thread that issues the kernels: modelled (each kernel waits for its launch, priced as PyTorch "
+      "eager mode with TransformerEngine modules on a DGX H100 host, and the host waits where the framework reads "
+      "a result back; docs/host_time.md) or none (the GPU never waits for the host)");
+}
+
 }  // namespace
 
 std::vector<JobOption> feature_options() {
@@ -165,7 +175,8 @@ std::vector<JobOption> feature_options() {
                            "each tensor-parallel rank sends 1/tp of a pipeline tensor and the receiving stage "
                            "all-gathers it (Megatron-LM's default before Megatron-Core; no effect with sequence "
                            "parallelism or tp 1)"),
-          bucket};
+          bucket,
+          host_time_option()};
 }
 
 }  // namespace distsim::options::table

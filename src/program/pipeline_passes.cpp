@@ -23,11 +23,13 @@ namespace {
 //! template, from the unit's start; in an overlapped unit the pass that ends the order waits for
 //! the others, as add_unit makes it.
 std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<events::TaskTemplate>*>& passes,
-                                        schedule::Overlap hidden, const std::vector<cost::Cost>& costs) {
+                                        schedule::Overlap hidden, const std::vector<cost::Cost>& costs, bool on_host) {
   engine::Program program;
   for (int kind = 0; kind < events::kStreamKinds; ++kind) {
     program.add_stream();
   }
+  const auto host_stream = static_cast<StreamId>(StreamKind::host);
+  HostThread host;
   std::vector<std::vector<size_t>> ends;
   ends.reserve(passes.size());
   for (const auto* templates : passes) ends.push_back(segment_ends(*templates, hidden));
@@ -38,7 +40,17 @@ std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<even
     for (size_t index = created[pass].size(); index < end; ++index) {
       const auto& step = (*passes[pass])[index];
       const auto stream = static_cast<StreamId>(step.stream);
+      const TaskId launch =
+          on_host ? host.launch(
+                        costs[step.event].host_time(),
+                        [&](SimTime duration) {
+                          return program.add_task(duration, std::span<const StreamId>(&host_stream, 1));
+                        },
+                        [&](TaskId task, TaskId prerequisite) { program.add_dependency(task, prerequisite); })
+                  : kNoTask;
       const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
+      if (launch != kNoTask) program.add_dependency(task, launch);
+      host.issued(task, step.host_waits);
       if (step.waits_for >= 0) program.add_dependency(task, created[pass][static_cast<size_t>(step.waits_for)]);
       if (step.waits_for_parameters >= 0) {
         program.add_dependency(task, created[pass][static_cast<size_t>(step.waits_for_parameters)]);
@@ -95,7 +107,10 @@ PipelinePasses::PipelinePasses(ProgramDraft& draft, bool aggregate)
       // ZeRO-2's and ZeRO-3's per-layer collectives overlap compute across passes, which one task
       // per pass cannot show.
       aggregate_(aggregate && !draft.program().all_ranks && !draft.strategy().reduces_per_unit()),
-      aggregate_runs_(aggregate && !draft.program().all_ranks && draft.strategy().reduces_per_unit()),
+      // A run starts its host thread anew, where a task per template carries it on through the
+      // pass: with the host modelled the runs would not time the pass exactly.
+      aggregate_runs_(aggregate && !draft.program().all_ranks && draft.strategy().reduces_per_unit() &&
+                      !draft.issues_on_host()),
       kinds_(draft.schedule().step_kinds()) {
   const auto devices = static_cast<size_t>(draft_.num_devices());
   const auto slots = kinds_.size() * static_cast<size_t>(draft_.microbatches() * draft_.chunks());
@@ -218,6 +233,11 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector
     ends.push_back(segment_ends(templates, hidden));
   }
   const auto order = overlapped_order(ends, hidden);
+  hosts_.assign(members.size(), HostThread{});
+  hosts_device_ = members;
+  for (size_t m = 0; m < members.size() && !unit.empty(); ++m) {
+    hosts_[m].start = passes_[members[m]][unit.front().index[m]].arrival;
+  }
   for (const auto& [pass, end] : order) {
     add_templates(unit[pass], members, end);
   }
@@ -289,14 +309,19 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
         const int device = members[m];
         PassTasks& tasks = passes_[device][pass.index[m]];
         const StreamId compute = draft_.stream(device, StreamKind::compute);
+        const TaskId launched = launch(m, step, info);
         const TaskId task = draft_.add_task(step.event, std::span<const StreamId>(&compute, 1), info);
+        draft_.depend(task, launched);
+        hosts_[m].issued(task, step.host_waits);
         draft_.depend(task, step.waits_for >= 0 ? pass.created[m][static_cast<size_t>(step.waits_for)] : kNoTask);
         if (step.waits_for_parameters >= 0) {
           draft_.depend(task, pass.created[m][static_cast<size_t>(step.waits_for_parameters)]);
         }
         if (pass.previous_compute[m] == kNoTask) {
           draft_.depend(task, tasks.arrival);
-          tasks.first = task;
+          // What the pass's input arrives for: its first computation's launch, which the host
+          // issues once the device can start the pass (HostThread).
+          tasks.first = launched != kNoTask ? launched : task;
         }
         pass.previous_compute[m] = task;
         pass.created[m].push_back(task);
@@ -304,8 +329,12 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       continue;
     }
     for (const auto& [group, streams] : joined_steps(members, step.stream)) {
+      launches_.clear();
+      for (const size_t m : group) launches_.push_back(launch(m, step, info));
       const TaskId task = draft_.add_task(step.event, streams, info);
+      for (const TaskId launched : launches_) draft_.depend(task, launched);
       for (size_t m : group) {
+        hosts_[m].issued(task, step.host_waits);
         const int device = members[m];
         // A ZeRO-3 all-gather that opens the pass is issued when the device reaches the pass.
         const bool opens_pass = pass.previous_compute[m] == kNoTask && step.stream == StreamKind::dp_comm;
@@ -318,6 +347,15 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       }
     }
   }
+}
+
+TaskId PipelinePasses::launch(size_t member, const events::TaskTemplate& step, const TaskInfo& info) {
+  if (!draft_.issues_on_host()) return kNoTask;
+  const int device = hosts_device_[member];
+  return hosts_[member].launch(
+      draft_.costs()[step.event].host_time(),
+      [&](SimTime duration) { return draft_.add_launch(device, duration, info); },
+      [&](TaskId task, TaskId prerequisite) { draft_.depend(task, prerequisite); });
 }
 
 //! The run's task stands for each of its templates: what waits for one of them waits for the run,
@@ -421,7 +459,9 @@ void PipelinePasses::add_aggregated_unit(int device, std::span<const schedule::S
   hidden = unit_overlap(unit);
   auto found = unit_ends_.find(unit_key_);
   if (found == unit_ends_.end()) {
-    found = unit_ends_.emplace(unit_key_, isolated_pass_ends(templates, hidden, draft_.costs())).first;
+    found =
+        unit_ends_.emplace(unit_key_, isolated_pass_ends(templates, hidden, draft_.costs(), draft_.issues_on_host()))
+            .first;
   }
   const std::vector<SimTime>& ends = found->second;
   TaskId& last_task = draft_.last_task[device];

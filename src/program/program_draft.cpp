@@ -43,6 +43,7 @@ void ProgramDraft::price_events(const cost::CostModel& costs) {
       throw InputError("no cost model can price event '" + result_.events.at(id).key() + "'");
     }
     result_.costs.push_back(*found);
+    issues_on_host_ |= found->host_time() > 0;
   }
 }
 

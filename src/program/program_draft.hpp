@@ -65,6 +65,13 @@ class ProgramDraft {
 
   //! A task of `event` across `streams`, counting one instance of the event per rank it stands for.
   engine::TaskId add_task(events::EventId event, std::span<const engine::StreamId> streams, const TaskInfo& info);
+  //! The launch of `info`'s event on `device`'s host thread, lasting `duration` (HostThread).
+  engine::TaskId add_launch(int device, SimTime duration, const TaskInfo& info) {
+    return add_untracked_task(duration, stream(device, events::StreamKind::host), info);
+  }
+  //! Whether some event takes time to issue, so that the passes launch their templates on the host
+  //! thread; without, no host task is added.
+  bool issues_on_host() const { return issues_on_host_; }
   //! A task that does not stand for one event (an aggregated pass); `info` names the task.
   engine::TaskId add_untracked_task(SimTime duration, engine::StreamId stream, const TaskInfo& info);
   //! Counts the instances of `event` that `passes` tasks of `device` added with
@@ -98,6 +105,7 @@ class ProgramDraft {
   schedule::ChunkHops chunk_hops_;
   std::vector<events::RankWork> work_;                         //!< per device
   std::vector<std::optional<CopyReduction>> copy_reductions_;  //!< per device
+  bool issues_on_host_ = false;
 };
 
 }  // namespace distsim::program

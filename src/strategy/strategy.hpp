@@ -43,6 +43,11 @@ inline const char* to_string(Attention attention) { return attention == Attentio
 //! those routed to its own experts, and a reduce-scatter returns the outputs.
 enum class MoeDispatcher { alltoall, allgather };
 
+//! Whether the host thread that issues the kernels is simulated (docs/host_time.md): modelled,
+//! each kernel waits for its launch, priced as PyTorch eager mode with TransformerEngine modules
+//! (cost/host_cost_model.hpp); none, the GPU never waits for the host, as in the DistSim paper.
+enum class HostTime { modelled, none };
+
 inline const char* to_string(MoeDispatcher dispatcher) {
   return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
 }
@@ -194,6 +199,7 @@ struct Strategy {
   int expert_parallel = 1;         //!< EP: ranks the routed experts are spread over
   int expert_tensor_parallel = 1;  //!< ETP: ranks each expert's FFN is split over
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  HostTime host_time = HostTime::modelled;
   //! Tokens of the busiest expert rank over the mean (1.0: perfectly balanced, as in
   //! force-balanced benchmark runs); the slowest expert rank sets the pace of the layer.
   double moe_imbalance = 1.0;

@@ -43,6 +43,7 @@ CASES = {
     "overlap_grad_reduce": {**TINY, "dp": 2, "overlap_grad_reduce": True},
     "p2p_scatter_gather": {**TINY, "tp": 2, "pp": 2, "p2p_scatter_gather": True},
     "gradient_bucket_size": {**TINY, "dp": 2, "gradient_bucket_size": 100000},
+    "host_time": {**TINY, "host_time": "none"},
     "pipeline_layout": {**TINY, "pp": 2, "pipeline_layout": "Et*3|tL"},
     "first_stage_layers": {**TINY, "pp": 3, "first_stage_layers": 2},
     "last_stage_layers": {**TINY, "pp": 3, "last_stage_layers": 2},

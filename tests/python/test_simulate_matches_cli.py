@@ -144,7 +144,7 @@ def test_simulate_releases_the_gil():
     # 16 stages x 2,048 micro-batches x 5 layers per stage, operator by operator, under GPipe (whose
     # timeline has no steady state to shorten it): about 0.4 s alone on a 2-core machine
     job = distsim.Job(model="llama-3.1-70b", cluster="dgx-h100", nodes=512, tp=8, pp=16, dp=32,
-                      micro_batch_size=1, global_batch_size=65536, schedule="gpipe")
+                      micro_batch_size=1, global_batch_size=65536, schedule="gpipe", host_time="none")
     span = {}
 
     def run():

@@ -31,7 +31,7 @@ def test_fixed_cost_timeline(tmp_path):
     database = tmp_path / "profiles.sqlite"
     run_cli("db", "import", FIXTURES / "profiles" / "tiny_gpt_a40.json", "--profile-db", database)
     job = distsim.Job(model=TINY_GPT, gpu="a40", nodes=1, gpus_per_node=1, strategy="1M1P1D",
-                      micro_batch_size=1, global_batch_size=1)
+                      micro_batch_size=1, global_batch_size=1, host_time="none")
     timeline = distsim.simulate(job, profile_db=database).timeline(rank=0)
 
     assert len(timeline) == 106
@@ -52,3 +52,15 @@ def test_fixed_cost_timeline(tmp_path):
         start += duration
     assert start == 2060 * US
     assert timeline[-1]["end_s"] == 0.00206
+
+
+def test_host_thread_rows(tmp_path):
+    """With the host modelled, each of the 105 kernels a micro-batch's two passes run has its launch
+    on the host stream; the optimizer step, issued with the end of the iteration, has none."""
+    database = tmp_path / "profiles.sqlite"
+    run_cli("db", "import", FIXTURES / "profiles" / "tiny_gpt_a40.json", "--profile-db", database)
+    job = distsim.Job(model=TINY_GPT, gpu="a40", nodes=1, gpus_per_node=1, strategy="1M1P1D",
+                      micro_batch_size=1, global_batch_size=1)
+    timeline = distsim.simulate(job, profile_db=database).timeline(rank=0)
+    assert sum(row["stream"] == "host" for row in timeline) == 105
+    assert sum(row["stream"] == "compute" for row in timeline) == 106

@@ -90,15 +90,18 @@ std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line) {
   std::map<std::string, SimTime> by_op;
   SimTime compute = 0;
   SimTime communication = 0;
+  SimTime host = 0;
   for (const auto& [key, value] : line.pairs) {
     if (key == "compute")
       compute = parse_duration(value);
     else if (key == "comm")
       communication = parse_duration(value);
+    else if (key == "host")
+      host = parse_duration(value);
     else
       by_op[key] = parse_duration(value);
   }
-  return std::make_shared<cost::FixedCostModel>(by_op, compute, communication);
+  return std::make_shared<cost::FixedCostModel>(by_op, compute, communication, host);
 }
 
 //! One event, named by its key, priced apart from the rest (`event_cost DURATION "KEY"`): what
@@ -110,7 +113,9 @@ class EventKeyCosts : public cost::CostModel {
 
   std::optional<cost::Cost> try_cost(const events::Event& event) const override {
     if (event.key() == key_) {
-      return cost::Cost{duration_, cost::CostSource::profiled};
+      // The event's host time is the rest's (a `costs host=` line), or none given: 0.
+      const auto rest = rest_ ? rest_->try_cost(event) : std::nullopt;
+      return cost::Cost{duration_, cost::CostSource::profiled, rest ? rest->host_time() : 0};
     }
     return rest_ ? rest_->try_cost(event) : std::nullopt;
   }
@@ -258,14 +263,17 @@ class CaseTest : public ::testing::Test {
     EXPECT_NEAR(actual, expected, tolerance) << line.words[0];
   }
 
-  //! Tasks of the simulated program whose phase (fwd, bwd, recompute, optim), device and label
-  //! (the quoted text) match the line's filters; each task counts once, whatever its streams.
+  //! Device tasks of the simulated program (not the host thread's launches) whose phase (fwd, bwd,
+  //! recompute, optim), device and label (the quoted text) match the line's filters; each task
+  //! counts once, whatever its streams.
   std::int64_t count_tasks(const CaseLine& line) {
     const auto& program = simulation().program;
     std::int64_t count = 0;
     for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
       const auto& info = program.tasks[task];
-      const auto device = program.program.streams(task).front() / events::kStreamKinds;
+      const auto stream = program.program.streams(task).front();
+      if (!events::stream_kind_info(program.streams[stream].kind).on_device) continue;  // a launch
+      const auto device = stream / events::kStreamKinds;
       if ((line.pairs.count("phase") && line.pairs.at("phase") != events::phase_name(info.phase)) ||
           (line.pairs.count("device") && static_cast<int>(device) != as_int(line.pairs.at("device"))) ||
           (!line.quoted.empty() && line.quoted != info.label)) {

@@ -59,6 +59,7 @@ svg text{font-family:inherit;fill:#3e4c59}
 .opt{fill:#59a14f;background:#59a14f}
 .wgrad{fill:#9c755f;background:#9c755f}
 .ep{fill:#bab0ac;background:#bab0ac}
+.host{fill:#d3d3d3;background:#d3d3d3}
 .idle{fill:#eef1f4;background:#eef1f4}
 .busy{fill:#4e79a7;background:#4e79a7}
 .comm{fill:#e15759;background:#e15759}

@@ -75,6 +75,7 @@ std::string_view category_label(ActivityCategory category) {
     case ActivityCategory::cp_comm: return "CP comm";
     case ActivityCategory::weight_gradient: return "weight gradient";
     case ActivityCategory::ep_comm: return "EP comm";
+    case ActivityCategory::host: return "host launches";
   }
   return "?";
 }
@@ -91,6 +92,7 @@ std::string_view category_css_class(ActivityCategory category) {
     case ActivityCategory::cp_comm: return "cp";
     case ActivityCategory::weight_gradient: return "wgrad";
     case ActivityCategory::ep_comm: return "ep";
+    case ActivityCategory::host: return "host";
   }
   return "?";
 }
@@ -108,6 +110,7 @@ ActivityCategory categorize(events::Phase phase, events::StreamKind stream) {
     case StreamKind::cp_comm: return ActivityCategory::cp_comm;
     case StreamKind::ep_comm:
     case StreamKind::etp_comm: return ActivityCategory::ep_comm;
+    case StreamKind::host: return ActivityCategory::host;
     case StreamKind::compute: break;
   }
   switch (phase) {

@@ -22,10 +22,11 @@ enum class ActivityCategory {
   optimizer,
   cp_comm,
   weight_gradient,
-  ep_comm
+  ep_comm,
+  host
 };
 
-inline constexpr int kActivityCategories = 10;
+inline constexpr int kActivityCategories = 11;
 
 //! "forward", "backward", "recomputation", "TP comm", "pipeline p2p", "DP comm", "optimizer",
 //! "CP comm", "weight gradient", "EP comm".

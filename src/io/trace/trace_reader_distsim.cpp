@@ -80,6 +80,8 @@ FileTrace read_distsim_trace(const TraceFile& file) {
     const std::string place = where(file, event);
     const int tid = required_int(*event.event, "tid", place);
     const auto kind = parse_category(event.category, tid, place);
+    // The host thread's launches are not device activities; a measured trace has none to match.
+    if (!compare::on_device(kind)) continue;
     ranks[required_int(*event.event, "pid", place)].activities.push_back(labelled_activity(event, kind, place));
   }
   const strategy::RankLayout layout(strategy::parallel_dims(*trace.job), {});

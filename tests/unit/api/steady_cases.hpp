@@ -35,10 +35,17 @@ inline std::vector<SteadyCase> steady_cases() {
   auto interleaved = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 96, "interleaved");
   interleaved.strategy.virtual_stages = 2;
   add("gpt2 interleaved pp4 v2", interleaved);
+  // The long zero-bubble jobs and DualPipeV run in part only without the host thread: with it,
+  // their gpt2 timelines do not repeat within the runs the plan tries, and they are simulated
+  // whole (which the equality tests check all the same). The other jobs keep the host modelled.
+  const auto device_only = [](strategy::JobSpec job) {
+    job.strategy.host_time = strategy::HostTime::none;
+    return job;
+  };
   add("gpt2 zb-h1", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 40, "zb-h1"));
-  add("gpt2 zb-h1, long", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 120, "zb-h1"));
+  add("gpt2 zb-h1, long", device_only(make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 120, "zb-h1")));
   add("gpt2 zb-h2", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 48, "zb-h2"));
-  add("gpt2 zb-h2, long", make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 128, "zb-h2"));
+  add("gpt2 zb-h2, long", device_only(make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 128, "zb-h2")));
   auto zbv = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "zbv");
   zbv.strategy.virtual_stages = 2;
   add("gpt2 zbv", zbv);
@@ -46,7 +53,7 @@ inline std::vector<SteadyCase> steady_cases() {
   add("gpt2 zbv, long", zbv);
   auto dualpipev = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "dualpipev");
   dualpipev.strategy.virtual_stages = 2;
-  add("gpt2 dualpipev", dualpipev);
+  add("gpt2 dualpipev", device_only(dualpipev));
   auto dualpipe = make_job("gpt2-345m", "dgx-a100", 2, 2, 4, 2, 64, "dualpipe");
   dualpipe.strategy.virtual_stages = 2;
   add("gpt2 dualpipe", dualpipe);

@@ -77,6 +77,28 @@ TEST(MoeEvents, ForwardRunsDispatchExpertsCombineInOrder) {
   EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "unpermute"))].waits_for, combine);
 }
 
+// The host reads the token counts back once per MoE layer and forward, at the permutation before
+// the dispatch (Megatron-Core's d2h_event.synchronize() before the EP all-to-all); the backward
+// reuses the forward's splits and reads nothing back; a recomputed forward reads them again.
+TEST(MoeEvents, TheHostReadsTheTokenCountsBackBeforeEachForwardDispatch) {
+  const auto read_backs = [](const std::vector<TaskTemplate>& list) {
+    std::vector<std::pair<int, std::string>> found;
+    for (const auto& step : list) {
+      if (step.host_waits) found.emplace_back(step.layer, std::string(step.label));
+    }
+    return found;
+  };
+  const Built built = build(moe_job());
+  const std::vector<std::pair<int, std::string>> each_layer{{0, "permute"}, {1, "permute"}};
+  EXPECT_EQ(read_backs(built.chunk().forward), each_layer);
+  EXPECT_TRUE(read_backs(built.chunk().backward).empty());
+  auto recomputed = moe_job();
+  recomputed.strategy.recompute = strategy::Recompute::full;
+  // The backward reruns each layer's forward before its gradients, the last layer first.
+  const std::vector<std::pair<int, std::string>> last_first{{1, "permute"}, {0, "permute"}};
+  EXPECT_EQ(read_backs(build(recomputed).chunk().backward), last_first);
+}
+
 // bytes = T·k·h·2 = 128·2·256·2 = 131072, over the 4 ranks {0..3} of host 0.
 // Grouped GEMM: 2 local experts, M = 128·2 / 2 = 128 tokens each; FC1 is h → 2·512 (SwiGLU).
 TEST(MoeEvents, DispatchBytesAndGroupedGemmShapes) {

@@ -7,14 +7,18 @@
 
 namespace distsim::events {
 
-// Every trace category comes from formats.md §1.9's fixed vocabulary (comp, tp_comm, pp_send,
-// pp_recv, dp_comm, cp_comm, ep_comm, idle, bubble).
+// Every device stream's trace category comes from formats.md §1.9's fixed vocabulary (comp,
+// tp_comm, pp_send, pp_recv, dp_comm, cp_comm, ep_comm, idle, bubble); the host thread's launches
+// take the category Kineto gives them, cuda_runtime (formats.md §2.2).
 TEST(StreamKindTable, TraceCategoriesComeFromTheFixedVocabulary) {
   const std::set<std::string> vocabulary{"comp",    "tp_comm", "pp_send", "pp_recv", "dp_comm",
                                          "cp_comm", "ep_comm", "idle",    "bubble"};
   for (const auto& stream : kStreamKindTable) {
+    if (!stream.on_device) continue;
     EXPECT_TRUE(vocabulary.count(std::string(stream.trace_category)) == 1) << stream.id;
   }
+  EXPECT_EQ(stream_kind_info(StreamKind::host).trace_category, "cuda_runtime");
+  EXPECT_FALSE(stream_kind_info(StreamKind::host).on_device);
 }
 
 // Identifiers and labels name one kind each, so a reader can map them back; only the two

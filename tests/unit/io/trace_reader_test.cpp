@@ -208,7 +208,7 @@ TEST(MeasuredTraces, BadEventsAreNamed) {
             trace("errors/runner_bad_category.json") +
                 ": traceEvents[2] ('fc'): unknown category 'pp_sned_next'; did you mean 'pp_send_next'? (known: comp, "
                 "compute, tp_comm, pp_send, pp_send_next, pp_recv, pp_recv_prev, pp_send_prev, pp_recv_next, "
-                "dp_comm, cp_comm, ep_comm, dp_reduce, dp_replica, etp_comm)");
+                "dp_comm, cp_comm, ep_comm, dp_reduce, dp_replica, etp_comm, cuda_runtime, host)");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_bad_phase.json"}); }),
             trace("errors/kineto_bad_phase.json") +
                 ": traceEvents[0] ('distsim:fw:mb=0'): unknown phase 'fw'; did you mean 'fwd'? (known: fwd, bwd, "

@@ -51,8 +51,9 @@ TEST(SummaryJson, HasEveryRequiredKey) {
                             "overlap_grad_reduce",
                             "p2p_scatter_gather",
                             "gradient_bucket_size",
+                            "host_time",
                             "nodes"});
-  EXPECT_EQ(json["job"].size(), 23u);
+  EXPECT_EQ(json["job"].size(), 24u);
   // A named object: a range-for over a member of a temporary would read it after its end.
   const auto with_ranks = summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank);
   for (const auto& device : with_ranks["devices"]) {

@@ -42,13 +42,14 @@ JobProgram build(int tp, bool all_ranks) {
 
 }  // namespace
 
-// Symmetric mode: two devices (one per stage) with the 12 stream kinds each, 24 streams; stream
-// 12 + 3 is stage 1's PP receive from the previous stage.
+// Symmetric mode: two devices (one per stage) with the 13 stream kinds each (the host thread's
+// last), 26 streams; stream 13 + 3 is stage 1's PP receive from the previous stage.
 TEST(StreamTable, SaysTheDeviceAndKindOfEveryStream) {
   const auto program = build(1, false);
-  ASSERT_EQ(program.streams.size(), 24U);
-  EXPECT_EQ(program.streams[15].device, 1);
-  EXPECT_EQ(program.streams[15].kind, StreamKind::pp_recv_prev);
+  ASSERT_EQ(program.streams.size(), 26U);
+  EXPECT_EQ(program.streams[16].device, 1);
+  EXPECT_EQ(program.streams[16].kind, StreamKind::pp_recv_prev);
+  EXPECT_EQ(program.streams[25].kind, StreamKind::host);
   EXPECT_EQ(program.streams[0].kind, StreamKind::compute);
   for (int device = 0; device < 2; ++device) {
     for (const auto& stream : events::kStreamKindTable) {
@@ -59,13 +60,13 @@ TEST(StreamTable, SaysTheDeviceAndKindOfEveryStream) {
   }
 }
 
-// All ranks of tp 2 × pp 2: four devices in rank order, 48 streams; stream 3·12 + 1 is rank 3's TP
+// All ranks of tp 2 × pp 2: four devices in rank order, 52 streams; stream 3·13 + 1 is rank 3's TP
 // stream. Every task of a pass's compute template runs on a compute stream of its device.
 TEST(StreamTable, CoversEveryRankInAllRanksMode) {
   const auto program = build(2, true);
-  ASSERT_EQ(program.streams.size(), 48U);
-  EXPECT_EQ(program.streams[37].device, 3);
-  EXPECT_EQ(program.streams[37].kind, StreamKind::tp_comm);
+  ASSERT_EQ(program.streams.size(), 52U);
+  EXPECT_EQ(program.streams[40].device, 3);
+  EXPECT_EQ(program.streams[40].kind, StreamKind::tp_comm);
   for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
     if (program.tasks[task].label == "optimizer step") {
       const auto stream = program.program.streams(task).front();

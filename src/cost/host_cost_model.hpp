@@ -1,0 +1,31 @@
+#pragma once
+
+#include "core/sim_time.hpp"
+#include "events/event.hpp"
+
+namespace distsim::cost {
+
+//! How long the host thread takes to issue one event: Python, PyTorch's dispatcher and autograd,
+//! the framework module around the kernel and the kernel's launch, for a training step run in
+//! PyTorch eager mode with TransformerEngine modules, as Megatron-Core runs it. Each event is
+//! priced as a number of eager PyTorch operations (each with its kernel's launch), of the time one
+//! takes on the host; every figure and its source is in host_cost_model.cpp and docs/host_time.md.
+//! The default model issues everything for free: the GPU never waits for the host.
+class HostCostModel {
+ public:
+  HostCostModel() = default;
+  //! The measured eager-mode host times of a DGX H100's host (Intel Xeon Platinum 8480C).
+  static HostCostModel eager();
+
+  SimTime host_time(const events::Event& event) const;
+  //! What one event stands for, in eager PyTorch operations of the measured host.
+  static double operations(const events::Event& event);
+  bool modelled() const { return seconds_per_operation_ > 0; }
+
+ private:
+  explicit HostCostModel(double seconds_per_operation) : seconds_per_operation_(seconds_per_operation) {}
+
+  double seconds_per_operation_ = 0;
+};
+
+}  // namespace distsim::cost
