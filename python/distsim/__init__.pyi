@@ -75,6 +75,7 @@ class Job:
         moe_imbalance: Union[float, str] = ...,
         overlap_moe_expert_parallel_comm: bool = ...,
         moe_shared_expert_overlap: bool = ...,
+        moe_router_fusion: bool = ...,
         nodes: int = ...,
     ) -> None: ...
     def replace(self, **settings: _SettingValue) -> Job: ...

@@ -51,6 +51,7 @@ SimTime length(const std::vector<Interval>& intervals) {
 struct DeviceBusy {
   std::vector<Interval> compute;
   std::vector<Interval> communication;
+  std::vector<Interval> host;
   SimTime first_start = 0;
   SimTime last_end = 0;
 };
@@ -120,10 +121,12 @@ std::vector<DeviceBusy> busy_intervals(const program::JobProgram& job_program, c
   const size_t devices = job_program.devices.size();
   std::vector<std::vector<StreamWalk>> compute(devices);
   std::vector<std::vector<StreamWalk>> communication(devices);
+  std::vector<std::vector<StreamWalk>> host(devices);
   for (engine::StreamId stream = 0; stream < job_program.streams.size(); ++stream) {
     const auto& info = job_program.streams[stream];
-    if (!events::stream_kind_info(info.kind).on_device) continue;
-    auto& walks = info.kind == events::StreamKind::compute ? compute : communication;
+    auto& walks = !events::stream_kind_info(info.kind).on_device ? host
+                  : info.kind == events::StreamKind::compute     ? compute
+                                                                 : communication;
     walks[static_cast<size_t>(info.device)].emplace_back(job_program.program, times, stream);
   }
   std::vector<DeviceBusy> busy(devices);
@@ -131,6 +134,7 @@ std::vector<DeviceBusy> busy_intervals(const program::JobProgram& job_program, c
     DeviceBusy& device = busy[d];
     device.compute = union_of(std::move(compute[d]));
     device.communication = union_of(std::move(communication[d]));
+    device.host = union_of(std::move(host[d]));
     device.first_start = times.makespan;
     for (const auto* intervals : {&device.compute, &device.communication}) {
       if (intervals->empty()) continue;
@@ -152,17 +156,19 @@ std::vector<Interval> cut_to(const std::vector<Interval>& intervals, TimeWindow 
   return inside;
 }
 
-//! A device's busy times: compute, and communication while no compute runs.
-DeviceStats busy_stats(const std::vector<Interval>& compute, const std::vector<Interval>& communication) {
+//! A device's busy times: compute, communication while no compute runs, and its host's launches.
+DeviceStats busy_stats(const std::vector<Interval>& compute, const std::vector<Interval>& communication,
+                       const std::vector<Interval>& host) {
   DeviceStats stats;
   stats.busy_compute = length(compute);
   stats.busy_communication = length_outside(communication, compute);
+  stats.host_busy = length(host);
   return stats;
 }
 
 //! A device's time over a whole timeline of `makespan`.
 DeviceStats whole_stats(const DeviceBusy& busy, SimTime makespan) {
-  DeviceStats stats = busy_stats(busy.compute, busy.communication);
+  DeviceStats stats = busy_stats(busy.compute, busy.communication, busy.host);
   stats.first_start = busy.first_start;
   stats.last_end = busy.last_end;
   stats.idle = makespan - stats.busy_compute - stats.busy_communication;
@@ -244,7 +250,8 @@ WholeAndWindow device_stats(const program::JobProgram& job_program, const engine
   WholeAndWindow stats;
   for (const DeviceBusy& busy : busy_intervals(job_program, times)) {
     stats.whole.push_back(whole_stats(busy, times.makespan));
-    stats.window.push_back(busy_stats(cut_to(busy.compute, window), cut_to(busy.communication, window)));
+    stats.window.push_back(
+        busy_stats(cut_to(busy.compute, window), cut_to(busy.communication, window), cut_to(busy.host, window)));
   }
   return stats;
 }

@@ -17,6 +17,9 @@ struct DeviceStats {
   SimTime busy_compute = 0;
   SimTime busy_communication = 0;
   SimTime idle = 0;
+  //! The host thread's time launching kernels (docs/host_time.md), beside the device's time; 0
+  //! when the host is not modelled or each pass is one task.
+  SimTime host_busy = 0;
   SimTime first_start = 0;
   SimTime last_end = 0;
 };

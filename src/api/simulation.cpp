@@ -49,8 +49,9 @@ std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpe
   if (options.preferred_costs) {
     chain->add(options.preferred_costs);
   }
-  const auto host =
-      job.strategy.host_time == strategy::HostTime::modelled ? cost::HostCostModel::eager() : cost::HostCostModel();
+  const auto host = job.strategy.host_time == strategy::HostTime::modelled
+                        ? cost::HostCostModel::eager(job.strategy.moe_router_fusion)
+                        : cost::HostCostModel();
   chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster, job.strategy.attention_kernel, host));
   return chain;
 }

@@ -276,6 +276,7 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   for (std::size_t d = 0; d < devices.size(); ++d) {
     devices[d].busy_compute = repeated(devices[d].busy_compute, one_repeat[d].busy_compute);
     devices[d].busy_communication = repeated(devices[d].busy_communication, one_repeat[d].busy_communication);
+    devices[d].host_busy = repeated(devices[d].host_busy, one_repeat[d].host_busy);
     if (devices[d].last_end > begin) devices[d].last_end = repeated(devices[d].last_end, period_time);
     devices[d].idle = iteration_time - devices[d].busy_compute - devices[d].busy_communication;
   }

@@ -19,6 +19,14 @@ constexpr double kEagerOperationSeconds = 13.48e-6;
 // ratio measured on Grace stands for the Xeon as well (an assumption, docs/host_time.md).
 constexpr double kModuleOperations = 99.66 / 37.08;
 
+// Megatron-Core's MoE router launches 72 kernels, most of them elementwise (the routing map and
+// the auxiliary loss), 31 with TransformerEngine's fused router (--moe-router-fusion; Megatron-LM
+// docs/discussions/deepseek-v3-gb200-optimization, "Kernel Fusion in the Router Part", measured on
+// DeepSeek-V3). The gating GEMM among them is an event of its own. The guide counts the forward;
+// the backward, autograd's mirror of the same operations, is priced alike (an assumption).
+constexpr double kRouterKernels = 72;
+constexpr double kFusedRouterKernels = 31;
+
 bool issued_by_module(Operator op) {
   switch (op) {
     case Operator::gemm:
@@ -33,10 +41,13 @@ bool issued_by_module(Operator op) {
 
 }  // namespace
 
-HostCostModel HostCostModel::eager() { return HostCostModel(kEagerOperationSeconds); }
+HostCostModel HostCostModel::eager(bool router_fusion) { return {kEagerOperationSeconds, router_fusion}; }
 
-double HostCostModel::operations(const events::Event& event) {
+double HostCostModel::operations(const events::Event& event) const {
   if (event.is_communication()) return 1;  // one torch.distributed call, one NCCL kernel
+  if (event.op == Operator::moe_router || event.op == Operator::moe_router_bwd) {
+    return (router_fusion_ ? kFusedRouterKernels : kRouterKernels) - 1;
+  }
   double count = issued_by_module(event.op) ? kModuleOperations : 1;
   // TransformerEngine's GroupedLinear issues one GEMM per local expert, each with its own
   // allocations (two torch.empty per GEMM, issue #1499): an eager operation each.

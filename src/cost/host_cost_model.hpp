@@ -14,18 +14,21 @@ namespace distsim::cost {
 class HostCostModel {
  public:
   HostCostModel() = default;
-  //! The measured eager-mode host times of a DGX H100's host (Intel Xeon Platinum 8480C).
-  static HostCostModel eager();
+  //! The measured eager-mode host times of a DGX H100's host (Intel Xeon Platinum 8480C), with the
+  //! MoE router's kernels fused or not (Megatron-Core --moe-router-fusion).
+  static HostCostModel eager(bool router_fusion = false);
 
   SimTime host_time(const events::Event& event) const;
   //! What one event stands for, in eager PyTorch operations of the measured host.
-  static double operations(const events::Event& event);
+  double operations(const events::Event& event) const;
   bool modelled() const { return seconds_per_operation_ > 0; }
 
  private:
-  explicit HostCostModel(double seconds_per_operation) : seconds_per_operation_(seconds_per_operation) {}
+  HostCostModel(double seconds_per_operation, bool router_fusion)
+      : seconds_per_operation_(seconds_per_operation), router_fusion_(router_fusion) {}
 
   double seconds_per_operation_ = 0;
+  bool router_fusion_ = false;
 };
 
 }  // namespace distsim::cost

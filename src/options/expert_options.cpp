@@ -103,8 +103,12 @@ std::vector<JobOption> expert_options() {
       "and their second while the outputs are combined (alltoall dispatcher; not with combined 1F1B)");
   shared_overlap.search_values =
       both_when([](const JobSpec& job) { return strategy::shared_expert_overlap_problems(job).empty(); });
+  JobOption router_fusion = strategy_boolean(
+      "moe_router_fusion", "--moe-router-fusion", &Strategy::moe_router_fusion,
+      "Megatron-Core's fused router (TransformerEngine's kernels): the router's 72 kernels become 31, which the "
+      "host issues in less time (docs/host_time.md)");
   ep.search_values = free_expert_parallel_sizes;
-  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap};
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap, router_fusion};
   for (auto& option : options) {
     option.applies = has_experts;
   }

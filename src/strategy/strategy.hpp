@@ -211,6 +211,9 @@ struct Strategy {
   //! dispatch is in flight and their second while the combine is, instead of after the routed
   //! experts (moe/shared_experts.py, token_dispatcher.py).
   bool moe_shared_expert_overlap = false;
+  //! Megatron-Core --moe-router-fusion: TransformerEngine's fused router kernels, 31 kernels for the
+  //! router's 72 (cost/host_cost_model.cpp), which the host issues in less time.
+  bool moe_router_fusion = false;
 
   //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
   int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }

@@ -62,6 +62,7 @@ CASES = {
     "moe_shared_expert_overlap": {**MOE, "model": "{base: mixtral-8x7b, name: shared-moe, num_layers: 2, moe: "
                                   "{shared_experts: 1, shared_expert_ffn_hidden_size: 1024}}",
                                   "ep": 4, "moe_shared_expert_overlap": True},
+    "moe_router_fusion": {**MOE, "ep": 4, "moe_router_fusion": True},
     "nodes": {**TINY, "gpus_per_node": 4, "nodes": 2, "dp": 8},
 }
 

@@ -35,6 +35,7 @@ struct StageStats {
   double compute_s = 0;
   double communication_s = 0;
   double idle_s = 0;
+  double host_s = 0;  //!< the host thread's launches
 };
 
 //! The layers a stage holds as one span: with an even split, the stage's contiguous share of the
@@ -60,6 +61,7 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
     WideInteger compute = 0;
     WideInteger communication = 0;
     WideInteger idle = 0;
+    WideInteger host = 0;
     WideInteger ranks = 0;
   };
   std::vector<RankSums> sums(static_cast<size_t>(stages));
@@ -71,6 +73,7 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
     sum.compute += weight * stats.busy_compute;
     sum.communication += weight * stats.busy_communication;
     sum.idle += weight * stats.idle;
+    sum.host += weight * stats.host_busy;
     sum.ranks += weight;
   }
   std::vector<StageStats> result(static_cast<size_t>(stages));
@@ -83,6 +86,7 @@ std::vector<StageStats> stage_stats(const api::Simulation& simulation) {
     s.compute_s = mean_seconds(sum.compute, sum.ranks);
     s.communication_s = mean_seconds(sum.communication, sum.ranks);
     s.idle_s = mean_seconds(sum.idle, sum.ranks);
+    s.host_s = mean_seconds(sum.host, sum.ranks);
     s.layers = stage_layer_span(simulation.job, stage);
   }
   return result;
@@ -102,7 +106,8 @@ nlohmann::json device_json(const api::Simulation& simulation, const strategy::Ra
                           {"dp", coord[ParallelDim::dp]},
                           {"busy_compute_s", time_to_seconds(stats.busy_compute)},
                           {"busy_comm_s", time_to_seconds(stats.busy_communication)},
-                          {"idle_s", time_to_seconds(stats.idle)}};
+                          {"idle_s", time_to_seconds(stats.idle)},
+                          {"host_busy_s", time_to_seconds(stats.host_busy)}};
   if (simulation.job.strategy.context_parallel > 1) {
     entry["cp"] = coord[ParallelDim::cp];
   }
@@ -144,7 +149,8 @@ nlohmann::json stages_json(const api::Simulation& simulation) {
                       {"layers", {{"first", s.layers.first}, {"count", s.layers.count}}},
                       {"busy_compute_s", s.compute_s},
                       {"busy_comm_s", s.communication_s},
-                      {"idle_s", s.idle_s}});
+                      {"idle_s", s.idle_s},
+                      {"host_busy_s", s.host_s}});
   }
   return stages;
 }
@@ -155,16 +161,23 @@ double dedup_ratio(const analysis::EventCounts& counts) {
 
 double percent(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
+//! Each stage's mean compute, communication and idle time, and its host thread's launch time
+//! when some stage's host launched anything (a column more).
 void append_stage_table(std::string& text, const api::Simulation& simulation) {
   const double iteration_s = time_to_seconds(simulation.summary.iteration_time);
+  const auto stages = stage_stats(simulation);
+  const bool host = std::any_of(stages.begin(), stages.end(), [](const StageStats& s) { return s.host_s > 0; });
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "{:>5}  {:>9}  {:>20}  {:>20}  {:>20}\n", "stage", "layers", "compute ms", "comm ms", "idle ms");
+  fmt::format_to(out, "{:>5}  {:>9}  {:>20}  {:>20}  {:>20}", "stage", "layers", "compute ms", "comm ms", "idle ms");
+  fmt::format_to(out, "{}\n", host ? fmt::format("  {:>20}", "host launches ms") : "");
   int stage = 0;
-  for (const auto& s : stage_stats(simulation)) {
+  for (const auto& s : stages) {
     const std::string layers = stage_layers_text(simulation.job, stage);
-    fmt::format_to(out, "{:>5}  {:>9}  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)\n",
-                   stage++, layers, s.compute_s * 1e3, percent(s.compute_s, iteration_s), s.communication_s * 1e3,
+    fmt::format_to(out, "{:>5}  {:>9}  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)  {:>10.3f} ({:>5.1f} %)", stage++,
+                   layers, s.compute_s * 1e3, percent(s.compute_s, iteration_s), s.communication_s * 1e3,
                    percent(s.communication_s, iteration_s), s.idle_s * 1e3, percent(s.idle_s, iteration_s));
+    fmt::format_to(out, "{}\n",
+                   host ? fmt::format("  {:>10.3f} ({:>5.1f} %)", s.host_s * 1e3, percent(s.host_s, iteration_s)) : "");
   }
 }
 

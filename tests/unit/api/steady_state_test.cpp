@@ -32,6 +32,7 @@ void expect_same_summary(const Simulation& fast, const Simulation& whole) {
     const auto& b = whole.summary.devices[d];
     EXPECT_EQ(a.busy_compute, b.busy_compute);
     EXPECT_EQ(a.busy_communication, b.busy_communication);
+    EXPECT_EQ(a.host_busy, b.host_busy);
     EXPECT_EQ(a.idle, b.idle);
     EXPECT_EQ(a.first_start, b.first_start);
     EXPECT_EQ(a.last_end, b.last_end);

@@ -57,10 +57,11 @@ TEST(SummaryJson, HasEveryRequiredKey) {
   // A named object: a range-for over a member of a temporary would read it after its end.
   const auto with_ranks = summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank);
   for (const auto& device : with_ranks["devices"]) {
-    expect_keys(device, {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s"});
+    expect_keys(device, {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s",
+                         "host_busy_s"});
   }
   for (const auto& stage : json["stages"]) {
-    expect_keys(stage, {"stage", "layers", "busy_compute_s", "busy_comm_s", "idle_s"});
+    expect_keys(stage, {"stage", "layers", "busy_compute_s", "busy_comm_s", "idle_s", "host_busy_s"});
     expect_keys(stage["layers"], {"first", "count"});
   }
   expect_keys(json["events"], {"unique", "instances", "profiled", "extrapolated", "analytical", "dedup_ratio"});
