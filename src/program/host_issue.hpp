@@ -1,5 +1,7 @@
 #pragma once
 
+#include <span>
+
 #include "core/sim_time.hpp"
 #include "engine/program.hpp"
 
@@ -28,6 +30,15 @@ struct HostThread {
     last = task;
     read_back = engine::kNoTask;
     return task;
+  }
+  //! The same on a scratch program, whose host stream is `host_stream`.
+  engine::TaskId launch(SimTime host_time, engine::Program& program, engine::StreamId host_stream) {
+    return launch(
+        host_time,
+        [&](SimTime duration) {
+          return program.add_task(duration, std::span<const engine::StreamId>(&host_stream, 1));
+        },
+        [&](engine::TaskId task, engine::TaskId prerequisite) { program.add_dependency(task, prerequisite); });
   }
   //! Notes the device task of the template just launched: the host waits for it when `waits`.
   void issued(engine::TaskId device_task, bool waits) {

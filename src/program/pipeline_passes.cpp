@@ -40,14 +40,7 @@ std::vector<SimTime> isolated_pass_ends(const std::vector<const std::vector<even
     for (size_t index = created[pass].size(); index < end; ++index) {
       const auto& step = (*passes[pass])[index];
       const auto stream = static_cast<StreamId>(step.stream);
-      const TaskId launch =
-          on_host ? host.launch(
-                        costs[step.event].host_time(),
-                        [&](SimTime duration) {
-                          return program.add_task(duration, std::span<const StreamId>(&host_stream, 1));
-                        },
-                        [&](TaskId task, TaskId prerequisite) { program.add_dependency(task, prerequisite); })
-                  : kNoTask;
+      const TaskId launch = on_host ? host.launch(costs[step.event].host_time(), program, host_stream) : kNoTask;
       const TaskId task = program.add_task(costs[step.event].duration, std::span<const StreamId>(&stream, 1));
       if (launch != kNoTask) program.add_dependency(task, launch);
       host.issued(task, step.host_waits);

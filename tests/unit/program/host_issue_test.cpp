@@ -27,9 +27,7 @@ engine::TaskTimes issue(std::span<const SimTime> durations, SimTime launch, SimT
   HostThread host;
   host.start = program.add_task(start, std::span<const StreamId>(&kDevice, 1));
   for (std::size_t i = 0; i < durations.size(); ++i) {
-    const TaskId launched = host.launch(
-        launch, [&](SimTime duration) { return program.add_task(duration, std::span<const StreamId>(&kHost, 1)); },
-        [&](TaskId task, TaskId prerequisite) { program.add_dependency(task, prerequisite); });
+    const TaskId launched = host.launch(launch, program, kHost);
     const TaskId kernel = program.add_task(durations[i], std::span<const StreamId>(&kDevice, 1));
     program.add_dependency(kernel, launched);
     host.issued(kernel, static_cast<int>(i) == read_back);
