@@ -8,6 +8,7 @@
 #include <string>
 
 #include "api/steady_state.hpp"
+#include "catalog/host_cpus.hpp"
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "cost/analytical_cost_model.hpp"
@@ -50,7 +51,7 @@ std::shared_ptr<const cost::FallbackCostModel> cost_chain(const strategy::JobSpe
     chain->add(options.preferred_costs);
   }
   const auto host = job.strategy.host_time == strategy::HostTime::modelled
-                        ? cost::HostCostModel::eager(job.strategy.moe_router_fusion)
+                        ? cost::HostCostModel::eager(catalog::host_cpu_of(job.cluster), job.strategy.moe_router_fusion)
                         : cost::HostCostModel();
   chain->add(std::make_shared<cost::AnalyticalCostModel>(job.cluster, job.strategy.attention_kernel, host));
   return chain;

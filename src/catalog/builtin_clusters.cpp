@@ -5,6 +5,7 @@
 
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/find_by_name.hpp"
+#include "catalog/host_cpus.hpp"
 
 namespace distsim::catalog {
 
@@ -87,6 +88,7 @@ ClusterSpec dgx_h100() {
       .intra_node = {"NVLink4 + NVSwitch (900 GB/s bidirectional per GPU)", 370.0, kNvlink4P2pGbps, kNvlinkHopUs,
                      Fabric::nvlink_switch},
       .inter_node = ndr_x8(),
+      .host_cpu = find_host_cpu("xeon-platinum-8480c"),
   };
 }
 
@@ -185,6 +187,7 @@ ClusterSpec nvl72(const char* name, const char* gpu_name, const char* descriptio
       .intra_node = {"NVLink5 switch trays (1800 GB/s bidirectional per GPU, 72 GPUs)", 679.6, kNvlink5P2pGbps,
                      kNvlinkHopUs, Fabric::nvlink_switch},
       .inter_node = {nic_name, 4, nic_gbps, kNetHopUs},
+      .host_cpu = find_host_cpu("grace"),
   };
 }
 

@@ -4,6 +4,7 @@
 
 #include "cluster/fabric.hpp"
 #include "cluster/gpu_spec.hpp"
+#include "cluster/host_cpu.hpp"
 
 namespace distsim::cluster {
 
@@ -43,6 +44,8 @@ struct ClusterSpec {
   int hosts_per_domain = 1;
   IntraNodeLink intra_node;
   InterNodeLink inter_node;
+  //! The CPU that issues the kernels (catalog/host_cpus.hpp); none named: a DGX H100's.
+  HostCpu host_cpu = {};
 
   int total_gpus() const { return num_hosts * gpus_per_host; }
   int gpus_per_domain() const { return gpus_per_host * hosts_per_domain; }

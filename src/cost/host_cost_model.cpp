@@ -8,17 +8,6 @@ namespace {
 
 using events::Operator;
 
-// One eager PyTorch operation on CUDA tensors, with autograd and its kernel's launch: a torch
-// Linear forward (BF16, hidden 2048, 8192 tokens) takes 13.48 us of host time on a DGX H100's
-// Intel Xeon Platinum 8480C (TransformerEngine issue #2053, 2025-08-11, "CPU runtime").
-constexpr double kEagerOperationSeconds = 13.48e-6;
-
-// A TransformerEngine module call (te.Linear, the fused attention module): the same Linear
-// forward through TE took 99.66 us of host time against torch's 37.08 us on one GB200 host
-// (issue #2053), 2.69 eager operations. The issue's H100 row for TE is not published, so the
-// ratio measured on Grace stands for the Xeon as well (an assumption, docs/host_time.md).
-constexpr double kModuleOperations = 99.66 / 37.08;
-
 // Megatron-Core's MoE router launches 72 kernels, most of them elementwise (the routing map and
 // the auxiliary loss), 31 with TransformerEngine's fused router (--moe-router-fusion; Megatron-LM
 // docs/discussions/deepseek-v3-gb200-optimization, "Kernel Fusion in the Router Part", measured on
@@ -41,14 +30,16 @@ bool issued_by_module(Operator op) {
 
 }  // namespace
 
-HostCostModel HostCostModel::eager(bool router_fusion) { return {kEagerOperationSeconds, router_fusion}; }
+HostCostModel HostCostModel::eager(const cluster::HostCpu& cpu, bool router_fusion) {
+  return {cpu.eager_operation_us * 1e-6, cpu.module_operations, router_fusion};
+}
 
 double HostCostModel::operations(const events::Event& event) const {
   if (event.is_communication()) return 1;  // one torch.distributed call, one NCCL kernel
   if (event.op == Operator::moe_router || event.op == Operator::moe_router_bwd) {
     return (router_fusion_ ? kFusedRouterKernels : kRouterKernels) - 1;
   }
-  double count = issued_by_module(event.op) ? kModuleOperations : 1;
+  double count = issued_by_module(event.op) ? module_operations_ : 1;
   // TransformerEngine's GroupedLinear issues one GEMM per local expert, each with its own
   // allocations (two torch.empty per GEMM, issue #1499): an eager operation each.
   if (event.op == Operator::grouped_gemm) count += static_cast<double>(event.dim("groups"));

@@ -1,5 +1,6 @@
 #include "io/spec/cluster_file_reader.hpp"
 
+#include "catalog/host_cpus.hpp"
 #include "io/document/document.hpp"
 #include "io/spec/gpu_file_reader.hpp"
 
@@ -15,6 +16,13 @@ void only_one_of(MappingReader& reader, std::string_view key, std::string_view o
   if (reader.has(key) && reader.has(old_key)) {
     reader.report(old_key, "give " + std::string(key) + " or its older name " + std::string(old_key) + ", not both");
   }
+}
+
+//! The built-in host CPUs by name (catalog/host_cpus.hpp).
+std::vector<Choice<cluster::HostCpu>> host_cpu_choices() {
+  std::vector<Choice<cluster::HostCpu>> choices;
+  for (const auto& cpu : catalog::builtin_host_cpus()) choices.push_back({cpu.name, cpu});
+  return choices;
 }
 
 std::vector<Choice<cluster::Fabric>> fabric_choices() {
@@ -145,7 +153,7 @@ void read_gpu(MappingReader& reader, ClusterSpec& cluster, bool has_base_cluster
 ClusterSpec read_cluster_mapping(MappingReader& reader, const ClusterSpec* base, const std::string& file,
                                  const GpuResolver& resolve_gpu) {
   reader.reject_unknown_keys({"name", "description", "source", "base", "gpu", "num_hosts", "gpus_per_host",
-                              "gpus_per_domain", "intra_node", "inter_node", "num_nodes", "gpus_per_node"});
+                              "gpus_per_domain", "intra_node", "inter_node", "num_nodes", "gpus_per_node", "host_cpu"});
   const bool from_scratch = base == nullptr && !reader.has("base");
   if (from_scratch && !reader.has("gpus_per_node")) {
     reader.require({"gpus_per_host"});
@@ -166,6 +174,7 @@ ClusterSpec read_cluster_mapping(MappingReader& reader, const ClusterSpec* base,
   read_topology(reader, cluster);
   read_intra_node(reader, cluster.intra_node, from_scratch);
   read_inter_node(reader, cluster.inter_node, from_scratch);
+  reader.read_choice("host_cpu", cluster.host_cpu, host_cpu_choices());
   return cluster;
 }
 

@@ -192,6 +192,7 @@ Mapping cluster_json(const cluster::ClusterSpec& cluster) {
   inter["nic_busbw_gbps"] = cluster.inter_node.nic_busbw_gbps;
   inter["latency_us"] = cluster.inter_node.latency_us;
   node["inter_node"] = inter;
+  add_text(node, "host_cpu", cluster.host_cpu.name);
   return node;
 }
 

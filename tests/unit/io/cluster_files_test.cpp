@@ -39,12 +39,12 @@ TEST(ResolveGpu, OverridesABuiltinBase) {
 TEST(ResolveGpu, ListsEveryProblemOfAFile) {
   const std::string file = fixture("gpus/broken_gpu.yaml");
   EXPECT_EQ(error_of([&] { resolve_gpu(file); }),
-            file + ": missing required key 'memory_bandwidth_gbps'\n" +
-                file + ":2: peak_fp32_tflops: expected a positive number, got 'fast'\n" +
-                file + ":4: sm_count: expected a positive integer (1 to 2147483647), got '1.5'\n" +
-                file + ":5: gemm_efficiency: expected a number in (0, 1], got '1.5'\n" +
-                file + ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-2h, "
-                       "dgx-a100, dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");
+            file + ": missing required key 'memory_bandwidth_gbps'\n" + file +
+                ":2: peak_fp32_tflops: expected a positive number, got 'fast'\n" + file +
+                ":4: sm_count: expected a positive integer (1 to 2147483647), got '1.5'\n" + file +
+                ":5: gemm_efficiency: expected a number in (0, 1], got '1.5'\n" + file +
+                ":6: default_cluster: unknown cluster 'dgx-a10'; did you mean 'dgx-a100'? (known: dgx-2h, "
+                "dgx-a100, dgx-h100, dgx-h200, dgx-b200, dgx-b300, gb200-nvl72, gb300-nvl72, pcie-a40, pcie-a10)");
 }
 
 TEST(ResolveCluster, FindsBuiltinNames) { EXPECT_EQ(resolve_cluster("dgx-h100").gpu.name, "h100-sxm"); }
@@ -109,11 +109,22 @@ TEST(ResolveCluster, ListsEveryProblemOfAFileWithNestedKeyPaths) {
                 ":7: missing required key 'inter_node.nic_busbw_gbps'");
 }
 
+// A cluster names the CPU that issues its kernels by a built-in host CPU's name; the built-in
+// racks name Grace, the DGX H100 its Xeon (catalog/host_cpus.cpp).
+TEST(ResolveCluster, ReadsTheHostCpu) {
+  EXPECT_EQ(resolve_cluster(fixture("clusters/grace_host.yaml")).host_cpu.name, "grace");
+  EXPECT_EQ(catalog::find_cluster("gb200-nvl72").host_cpu.name, "grace");
+  EXPECT_EQ(catalog::find_cluster("dgx-h100").host_cpu.name, "xeon-platinum-8480c");
+  const std::string file = fixture("clusters/unknown_host_cpu.yaml");
+  EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
+            file + ":2: host_cpu: expected one of xeon-platinum-8480c, grace, got 'epyc-7742'");
+}
+
 TEST(ResolveCluster, RejectsValuesOfTheWrongShape) {
   const std::string file = fixture("clusters/list_gpu.yaml");
   EXPECT_EQ(error_of([&] { resolve_cluster(file); }),
-            file + ":2: gpu: expected a GPU name, a GPU file or a mapping of GPU fields, got a list\n" +
-                file + ":3: intra_node: expected a mapping of keys to values, got 'fast'");
+            file + ":2: gpu: expected a GPU name, a GPU file or a mapping of GPU fields, got a list\n" + file +
+                ":3: intra_node: expected a mapping of keys to values, got 'fast'");
 }
 
 TEST(ResolveCluster, ReadsTheTopologyKeys) {
