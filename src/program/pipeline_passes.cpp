@@ -227,7 +227,6 @@ std::vector<PipelinePasses::OpenPass> PipelinePasses::add_unit(const std::vector
   }
   const auto order = overlapped_order(ends, hidden);
   hosts_.assign(members.size(), HostThread{});
-  hosts_device_ = members;
   for (size_t m = 0; m < members.size() && !unit.empty(); ++m) {
     hosts_[m].start = passes_[members[m]][unit.front().index[m]].arrival;
   }
@@ -302,7 +301,7 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
         const int device = members[m];
         PassTasks& tasks = passes_[device][pass.index[m]];
         const StreamId compute = draft_.stream(device, StreamKind::compute);
-        const TaskId launched = launch(m, step, info);
+        const TaskId launched = launch(device, hosts_[m], step, info);
         const TaskId task = draft_.add_task(step.event, std::span<const StreamId>(&compute, 1), info);
         draft_.depend(task, launched);
         hosts_[m].issued(task, step.host_waits);
@@ -323,7 +322,7 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
     }
     for (const auto& [group, streams] : joined_steps(members, step.stream)) {
       launches_.clear();
-      for (const size_t m : group) launches_.push_back(launch(m, step, info));
+      for (const size_t m : group) launches_.push_back(launch(members[m], hosts_[m], step, info));
       const TaskId task = draft_.add_task(step.event, streams, info);
       for (const TaskId launched : launches_) draft_.depend(task, launched);
       for (size_t m : group) {
@@ -342,10 +341,9 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
   }
 }
 
-TaskId PipelinePasses::launch(size_t member, const events::TaskTemplate& step, const TaskInfo& info) {
+TaskId PipelinePasses::launch(int device, HostThread& host, const events::TaskTemplate& step, const TaskInfo& info) {
   if (!draft_.issues_on_host()) return kNoTask;
-  const int device = hosts_device_[member];
-  return hosts_[member].launch(
+  return host.launch(
       draft_.costs()[step.event].host_time(),
       [&](SimTime duration) { return draft_.add_launch(device, duration, info); },
       [&](TaskId task, TaskId prerequisite) { draft_.depend(task, prerequisite); });

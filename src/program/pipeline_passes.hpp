@@ -102,9 +102,9 @@ class PipelinePasses {
   };
   const std::vector<JoinedStep>& joined_steps(const std::vector<int>& members, events::StreamKind stream);
   void close_pass(const OpenPass& pass, const std::vector<int>& members);
-  //! The launch of `step` on the host thread of the unit's member `member` (hosts_), or kNoTask
-  //! when no event takes host time.
-  engine::TaskId launch(size_t member, const events::TaskTemplate& step, const TaskInfo& info);
+  //! The launch of `step` on `device`'s host thread `host`, or kNoTask when no event takes host
+  //! time.
+  engine::TaskId launch(int device, HostThread& host, const events::TaskTemplate& step, const TaskInfo& info);
   //! Steps [first, last) of the schedule as one unit: a single step, or an overlapped F&B whose
   //! steps after the first overlap the previous; the first step's segments alternate with the
   //! others' (overlapped_order), which for a single step is its templates in order.
@@ -152,7 +152,6 @@ class PipelinePasses {
   std::vector<std::vector<size_t>> pass_index_;            //!< per device: (chunk, microbatch, kind) → pass
   std::vector<int> joined_members_;                        //!< the pass group joined_steps_ holds
   std::vector<HostThread> hosts_;                          //!< per member: its host thread in the unit being added
-  std::vector<int> hosts_device_;                          //!< per member: its device
   std::vector<engine::TaskId> launches_;                   //!< a communication step's launches, kept to reuse
   std::array<std::optional<std::vector<JoinedStep>>, static_cast<size_t>(events::kStreamKinds)> joined_steps_;
   //! per device and chunk: the tasks of the last micro-batch's gradient-completing step
