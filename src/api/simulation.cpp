@@ -308,8 +308,12 @@ class StageBusyPricer {
     events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
     const events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers);
+    // Each unique event priced once: a stage repeats its layers' events in every pass.
+    durations_.clear();
+    durations_.reserve(table.size());
+    for (events::EventId id = 0; id < table.size(); ++id) durations_.push_back(costs_.cost(table.at(id)).duration);
     StageBusy stage_busy;
-    stage_busy.busy[0] = costs_.cost(table.at(work.optimizer_step)).duration;
+    stage_busy.busy[0] = durations_[work.optimizer_step];
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
       add_steps(work.chunks[chunk].forward, table, passes[chunk], stage_busy.busy);
       add_steps(work.chunks[chunk].backward, table, passes[chunk], stage_busy.busy);
@@ -318,7 +322,7 @@ class StageBusyPricer {
       for (const auto& kind : schedule_.step_kinds()) {
         if (kind->sends == nullptr) continue;  // the weight gradients, which hand nothing on
         SimTime& sum = kind->sends->direction > 0 ? forward : backward;
-        sum = saturating_multiply_add(sum, 1, compute_of(work.chunks[chunk].*(kind->templates), table));
+        sum = saturating_multiply_add(sum, 1, compute_of(work.chunks[chunk].*(kind->templates)));
       }
       stage_busy.forward.push_back(forward);
       stage_busy.backward.push_back(backward);
@@ -328,16 +332,12 @@ class StageBusyPricer {
   }
 
  private:
-  SimTime compute_of(const std::vector<events::TaskTemplate>& steps, const events::EventTable& table) const {
+  SimTime compute_of(const std::vector<events::TaskTemplate>& steps) const {
     SimTime sum = 0;
     for (const auto& step : steps) {
-      if (step.stream == events::StreamKind::compute) sum = saturating_multiply_add(sum, 1, duration(step, table));
+      if (step.stream == events::StreamKind::compute) sum = saturating_multiply_add(sum, 1, durations_[step.event]);
     }
     return sum;
-  }
-
-  SimTime duration(const events::TaskTemplate& step, const events::EventTable& table) const {
-    return costs_.cost(table.at(step.event)).duration;
   }
 
   // Under ZeRO-2 and -3 every collective through the NICs stays a task of its own, which shares
@@ -351,7 +351,7 @@ class StageBusyPricer {
       const auto stream = std::find(kBoundStreams.begin(), kBoundStreams.end(), step.stream);
       if (stream == kBoundStreams.end() && !nics_bound) continue;
       const events::Event& event = table.at(step.event);
-      const SimTime step_duration = costs_.cost(event).duration;
+      const SimTime step_duration = durations_[step.event];
       if (stream != kBoundStreams.end()) {
         SimTime& stream_busy = busy[static_cast<size_t>(stream - kBoundStreams.begin())];
         stream_busy = saturating_multiply_add(stream_busy, passes, step_duration);
@@ -366,6 +366,7 @@ class StageBusyPricer {
   const schedule::PipelineSchedule& schedule_;
   const cost::FallbackCostModel& costs_;
   strategy::RankLayout layout_;
+  std::vector<SimTime> durations_;  //!< by event id, of the stage being priced
 };
 
 //! Every micro-batch crosses the chunks in the order of their virtual stages (a schedule that runs
