@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "events/event_table.hpp"
@@ -25,20 +26,34 @@ struct LayerShape {
 //! recomputation), or its backward.
 enum class LayerPass { forward, recompute, backward };
 
+//! The waits a pass has pending when a layer starts, each an index of a template before the layer
+//! (-1: none): the input its first compute step waits for (the chunk's input, the previous
+//! layer's last communication) and the parameter gather it waits for (ZeRO-3).
+struct PendingWaits {
+  int input = -1;
+  int parameters = -1;
+  //! Which waits are pending, the part of them a layer's templates depend on: the layer's first
+  //! compute step takes them whatever their indices.
+  std::pair<bool, bool> kinds() const { return {input >= 0, parameters >= 0}; }
+};
+
 //! A layer's templates as first built: template indices (waits_for, waits_for_parameters) count
-//! from the layer's first template, and `input_after` is the step the pass's next compute step
-//! must wait for when the layer ends (-1: none).
+//! from the layer's first template, a wait the layer took from the pass before it is marked as
+//! such, and `input_after` is the step the pass's next compute step must wait for when the layer
+//! ends (-1: none).
 struct RecordedLayer {
   std::vector<TaskTemplate> templates;
   int input_after = -1;
 
-  //! The templates of `list` from `start` on, built for `layer`, with the pass's pending input
-  //! and parameter wait after them; nothing when one refers to a template before `start` or
-  //! belongs to another layer, or a parameter wait is left pending.
+  //! The templates of `list` from `start` on, built for `layer` with the waits `before` pending,
+  //! with the pass's pending input and parameter wait after them; nothing when one refers to a
+  //! template before `start` other than a pending wait, or belongs to another layer, or leaves a
+  //! wait from before the layer or a parameter wait pending after it.
   static std::optional<RecordedLayer> record(const std::vector<TaskTemplate>& list, std::size_t start, int layer,
-                                             int input, int parameters);
-  //! Appends the templates to `list` as `layer`'s; returns the pass's pending input after them.
-  int append_to(std::vector<TaskTemplate>& list, int layer) const;
+                                             PendingWaits before, int input, int parameters);
+  //! Appends the templates to `list` as `layer`'s, with the waits `before` pending (of the same
+  //! kinds as when recorded); returns the pass's pending input after them.
+  int append_to(std::vector<TaskTemplate>& list, int layer, PendingWaits before) const;
 };
 
 //! The layers built so far for one event table, by groups, pass and shape: a layer alike to one
@@ -49,14 +64,18 @@ class LayerMemo {
   explicit LayerMemo(const EventTable& table) : table_(&table) {}
 
   const EventTable& table() const { return *table_; }
-  const RecordedLayer* find(const LayerGroups& groups, LayerPass pass, const LayerShape& shape) const;
-  void add(const LayerGroups& groups, LayerPass pass, const LayerShape& shape, RecordedLayer layer);
+  const RecordedLayer* find(const LayerGroups& groups, LayerPass pass, const LayerShape& shape,
+                            PendingWaits pending) const;
+  void add(const LayerGroups& groups, LayerPass pass, const LayerShape& shape, PendingWaits pending,
+           RecordedLayer layer);
+  std::size_t size() const { return entries_.size(); }
 
  private:
   struct Entry {
     LayerGroups groups;
     LayerPass pass;
     LayerShape shape;
+    std::pair<bool, bool> pending;
     RecordedLayer layer;
   };
 

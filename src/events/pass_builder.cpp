@@ -461,24 +461,26 @@ void PassBuilder::emit_layer(LayerPass pass, Sink sink, int layer) {
   mlp_forward(sink, layer);
 }
 
-// A layer that starts with a wait pending (its chunk's input, a parameter gather) is built: the
-// memo holds layers that start with nothing pending.
+// A layer is copied only where it starts with waits of the same kinds pending (its chunk's input,
+// a parameter gather), which its first compute step takes.
 void PassBuilder::build_layer(LayerPass pass, Sink sink, int layer) {
   int& input = sink.list == &forward ? forward_input_ : backward_input_;
   int& parameters = sink.list == &forward ? forward_parameters_ : backward_parameters_;
-  if (memo_ == nullptr || input >= 0 || parameters >= 0) {
+  if (memo_ == nullptr) {
     emit_layer(pass, sink, layer);
     return;
   }
+  const PendingWaits before{input, parameters};
   const LayerShape shape = layer_shape(layer);
   const std::size_t start = sink.list->size();
-  if (const RecordedLayer* recorded = memo_->find(groups_, pass, shape)) {
-    input = recorded->append_to(*sink.list, layer);
+  if (const RecordedLayer* recorded = memo_->find(groups_, pass, shape, before)) {
+    input = recorded->append_to(*sink.list, layer, before);
+    parameters = -1;
     return;
   }
   emit_layer(pass, sink, layer);
-  if (auto recorded = RecordedLayer::record(*sink.list, start, layer, input, parameters)) {
-    memo_->add(groups_, pass, shape, std::move(*recorded));
+  if (auto recorded = RecordedLayer::record(*sink.list, start, layer, before, input, parameters)) {
+    memo_->add(groups_, pass, shape, before, std::move(*recorded));
   }
 }
 

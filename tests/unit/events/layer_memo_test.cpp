@@ -129,6 +129,23 @@ TEST(LayerMemo, CopiedLayersEqualBuiltOnesOnEveryModel) {
   EXPECT_EQ(jobs, 97);
 }
 
+// Under ZeRO-3 every layer's first compute step waits for its unit's parameter gather. The memo
+// still copies them: gpt2-345m's 24 layers on one stage, without tensor parallelism, record one
+// forward layer (the embedding leaves no communication pending: tp 1) and one backward layer; the
+// other 23 of each pass are copies. The copies equal built layers (the test above, ZeRO-3 variant).
+TEST(LayerMemo, CopiesLayersThatWaitForAParameterGather) {
+  JobSpec job;
+  job.model = catalog::find_model("gpt2-345m");
+  job.cluster = catalog::find_cluster("dgx-a100");
+  job.strategy.data_parallel = 8;
+  job.strategy.global_batch_size = 8;
+  job.strategy.sharding = strategy::Sharding::full;
+  EventTable table;
+  LayerMemo memo(table);
+  every_stage(job, table, &memo);
+  EXPECT_EQ(memo.size(), 2U);
+}
+
 TEST(LayerMemo, ServesOnlyItsOwnTable) {
   JobSpec job;
   job.model = catalog::find_model("gpt2-345m");
