@@ -19,21 +19,20 @@ std::optional<RecordedLayer> RecordedLayer::record(const std::vector<TaskTemplat
   const auto inside = [start](int index) { return index < 0 || static_cast<std::size_t>(index) >= start; };
   if (parameters >= 0 || !inside(input)) return std::nullopt;
   RecordedLayer recorded{{list.begin() + static_cast<std::ptrdiff_t>(start), list.end()}, moved(input, start, 0)};
-  for (TaskTemplate& step : recorded.templates) {
-    if (step.layer != layer) return std::nullopt;
-    if (before.input >= 0 && step.waits_for == before.input) {
-      step.waits_for = kPendingWait;
-    } else if (!inside(step.waits_for)) {
-      return std::nullopt;
-    } else {
-      step.waits_for = moved(step.waits_for, start, 0);
+  // A wait the layer took from the pass before it is marked; any other before `start` refuses.
+  const auto relative = [&](int& index, int pending) {
+    if (pending >= 0 && index == pending) {
+      index = kPendingWait;
+      return true;
     }
-    if (before.parameters >= 0 && step.waits_for_parameters == before.parameters) {
-      step.waits_for_parameters = kPendingWait;
-    } else if (!inside(step.waits_for_parameters)) {
+    if (!inside(index)) return false;
+    index = moved(index, start, 0);
+    return true;
+  };
+  for (TaskTemplate& step : recorded.templates) {
+    if (step.layer != layer || !relative(step.waits_for, before.input) ||
+        !relative(step.waits_for_parameters, before.parameters)) {
       return std::nullopt;
-    } else {
-      step.waits_for_parameters = moved(step.waits_for_parameters, start, 0);
     }
   }
   return recorded;
