@@ -44,6 +44,14 @@ MEMORY_EXAMPLE = ["simulate", "--model", "gpt3-175b", "--gpu", "a100-80gb", "--s
                   "--micro-batch-size", "1", "--global-batch-size", "8", "--sequence-parallel",
                   "--recompute", "selective"]
 
+# Llama 3 405B's pre-training setting with the default failure rates (docs/goodput.md).
+GOODPUT_LLAMA3 = ["simulate", "--model", "llama-3.1-405b", "--cluster", "dgx-h100", "--nodes", "2048", "--tp", "8",
+                  "--pp", "16", "--dp", "128", "--micro-batch-size", "1", "--global-batch-size", "2048",
+                  "--seq-length", "8192", "--schedule", "interleaved", "--virtual-stages", "8",
+                  "--sequence-parallel", "--account-for-embedding-in-pipeline-split",
+                  "--account-for-loss-in-pipeline-split", "--distributed-optimizer", "--recompute", "full",
+                  "--tokens", "15.6e12"]
+
 # Context parallelism's worked example 2 (docs/features.md): Llama 3.1 8B, s = 8192, c = 2, t = 1.
 CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strategy", "1M1P4D", "--cp", "2",
              "--seq-length", "8192", "--micro-batch-size", "1", "--global-batch-size", "4", "--json"]
@@ -65,6 +73,7 @@ SOURCES = {
     "llama70b_bf16": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--json"]),
     "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
     "memory_example": ("distsim", MEMORY_EXAMPLE),
+    "goodput_llama3": ("distsim", GOODPUT_LLAMA3),
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name]) for name in ("1f1b", "zb-h1", "zb-h2")},
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"])
        for name in ("zbv", "dualpipe", "dualpipev")},
@@ -218,6 +227,14 @@ def memory_block(text):
     return "\n".join(["```", *lines[start:start + 3], "...", peak, "```"])
 
 
+def goodput_block(text):
+    """The goodput section down to its ETTR line, as docs/goodput.md shows it."""
+    lines = text.splitlines()
+    start = lines.index("goodput (docs/goodput.md):")
+    ettr = next(i for i, line in enumerate(lines) if line.startswith("  ETTR:"))
+    return "\n".join(["```", *lines[start:ettr + 1], "  ...", "```"])
+
+
 SOURCES_BY_PREFIX = {
     "SC21": "Narayanan et al., SC21",
     "README": "NVIDIA Megatron-LM README",
@@ -329,6 +346,7 @@ FIGURES = {
        for index, key in enumerate(("SC21", "README", "Korthikanti"))},
     # The memory table (docs/memory_model.md).
     "memory.example": ("memory_example", memory_block),
+    "goodput.llama3": ("goodput_llama3", goodput_block),
     # Task and device counts of build/bench/simulate_bench (README.md, Speed).
     **{f"bench.{short}.{counter}": ("simulate_bench", lambda b, n=name, c=counter: f"{bench_counter(b, n, c):,}")
        for short, name in {

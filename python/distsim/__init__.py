@@ -235,6 +235,13 @@ class Result:
         return _Memory(self.summary["memory"])
 
     @property
+    def goodput(self) -> Optional[_Fields]:
+        """The run's goodput (`goodput` of the JSON: ETTR, failures, checkpoint, time to train) when
+        the job gives a goodput setting such as ``tokens=15e12`` (docs/goodput.md); else None."""
+        value = self.summary.get("goodput")
+        return None if value is None else _Fields(value)
+
+    @property
     def devices(self) -> List[Dict[str, Any]]:
         """One record per rank (rank, node, stage, tp, dp, busy and idle seconds): the `devices` of
         `distsim simulate --json --json-ranks`, made when asked for, as it grows with the GPU count."""

@@ -77,6 +77,18 @@ class Job:
         moe_shared_expert_overlap: bool = ...,
         moe_router_fusion: bool = ...,
         nodes: int = ...,
+        tokens: float = ...,
+        gpu_hour_price: float = ...,
+        failure_rate_gpu: float = ...,
+        failure_rate_hbm: float = ...,
+        failure_rate_host: float = ...,
+        failure_rate_network: float = ...,
+        failure_rate_software: float = ...,
+        checkpoint_interval: int = ...,
+        checkpoint_save: str = ...,
+        storage_bandwidth: float = ...,
+        staging_bandwidth: float = ...,
+        restart_time: float = ...,
     ) -> None: ...
     def replace(self, **settings: _SettingValue) -> Job: ...
 
@@ -120,6 +132,8 @@ class Result:
     rank_layout: _Fields
     @property
     def memory(self) -> _Memory: ...
+    @property
+    def goodput(self) -> Optional[_Fields]: ...
     @property
     def devices(self) -> List[Dict[str, Any]]: ...
     @property

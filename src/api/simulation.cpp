@@ -141,8 +141,10 @@ program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions&
 std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
                                                       const SteadyStatePlan& plan, const SimulationOptions& options,
                                                       program::SimulatedRanks ranks) {
-  Simulation simulation{
-      job, build_valid(shorter, options, ranks, plan.counted()), {}, {}, {}, plan.simulated_microbatches, std::nullopt};
+  Simulation simulation{job,          build_valid(shorter, options, ranks, plan.counted()),
+                        {},           {},
+                        {},           plan.simulated_microbatches,
+                        std::nullopt, std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
   return {std::move(simulation), std::move(outcome)};
@@ -264,15 +266,28 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   return total.value_or(std::numeric_limits<std::int64_t>::max());
 }
 
-Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
-  schedule::validate_job(job);
+namespace {
+
+Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOptions& options) {
   const program::SimulatedRanks ranks = checked_ranks(job, options);
   if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
-  Simulation simulation{job, build_valid(job, options, ranks), {},          {},
-                        {},  job.strategy.num_microbatches(),  std::nullopt};
+  Simulation simulation{job, build_valid(job, options, ranks), {},           {},
+                        {},  job.strategy.num_microbatches(),  std::nullopt, std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);
+  return simulation;
+}
+
+}  // namespace
+
+Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
+  schedule::validate_job(job);
+  Simulation simulation = simulate_iteration(job, options);
+  if (job.run.given()) {
+    simulation.goodput = goodput::estimate_goodput(job, time_to_seconds(simulation.summary.iteration_time),
+                                                   simulation.summary.tokens_per_s);
+  }
   return simulation;
 }
 

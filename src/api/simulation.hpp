@@ -10,6 +10,7 @@
 #include "api/timeline_repeats.hpp"
 #include "cost/cost_model.hpp"
 #include "engine/engine.hpp"
+#include "goodput/goodput_estimate.hpp"
 #include "memory/memory_estimate.hpp"
 #include "program/job_program.hpp"
 #include "strategy/job_spec.hpp"
@@ -71,10 +72,14 @@ struct Simulation {
   int simulated_microbatches = 0;
   //! When `program` and `times` are a shorter run, how the whole timeline repeats its middle.
   std::optional<TimelineRepeats> repeats;
+  //! The run's goodput (failures, checkpoints, time to train) when the job gives any of its
+  //! settings (strategy::TrainingRun::given).
+  std::optional<goodput::GoodputEstimate> goodput;
 };
 
 //! Validates the job, builds its events and program, prices the events, runs the engine and
-//! summarizes. Throws InputError for an invalid job.
+//! summarizes, then estimates the run's goodput when the job asks. Throws InputError for an
+//! invalid job.
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
 //! The two terms of iteration_lower_bound.

@@ -50,7 +50,10 @@ void JobFlags::add_to(CLI::App& command, const std::vector<std::string>& left_ou
     if (option.type == options::ValueType::boolean) {
       flags_[option.key] = command.add_flag(option.flag, switches_[option.key], help_of(option));
     } else {
-      const char* type = option.type == options::ValueType::positive_integer ? "N" : "TEXT";
+      const char* type = option.type == options::ValueType::positive_integer ? "N"
+                         : option.type == options::ValueType::text || option.type == options::ValueType::choice
+                             ? "TEXT"
+                             : "NUMBER";
       flags_[option.key] = command.add_option(option.flag, texts_[option.key], help_of(option))->type_name(type);
     }
   }

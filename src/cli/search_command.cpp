@@ -56,29 +56,7 @@ struct SearchCommandOptions {
   CLI::Option* nodes_flag = nullptr;
   std::vector<std::string> objectives{"time", "memory"};
   std::string front_within = fmt::format("{:g}", search::kDefaultFrontWithin);
-  std::string tokens;
-  std::string gpu_hour_price;
-  CLI::Option* tokens_flag = nullptr;
-  CLI::Option* gpu_hour_price_flag = nullptr;
 };
-
-//! A positive, finite number such as 15e12 or 2.5, or InputError naming the flag.
-double positive_number(const std::string& flag, const std::string& text, const std::string& example) {
-  const auto value = parse_finite_number(text);
-  if (!value || *value <= 0) {
-    throw InputError(flag + ": expected a positive number, e.g. " + example + ", got '" + text + "'");
-  }
-  return *value;
-}
-
-search::TrainingGoal training_goal(const SearchCommandOptions& options) {
-  search::TrainingGoal goal;
-  if (options.tokens_flag->count() > 0) goal.tokens = positive_number("--tokens", options.tokens, "15e12");
-  if (options.gpu_hour_price_flag->count() > 0) {
-    goal.gpu_hour_price = positive_number("--gpu-hour-price", options.gpu_hour_price, "2.50");
-  }
-  return goal;
-}
 
 //! The spellings of earlier versions, which named the lists in the plural.
 std::string plural_alias(const std::string& key) {
@@ -135,7 +113,7 @@ void run_search(const SearchCommandOptions& options) {
   search_options.keep = top;
   search_options.objectives = search::parse_objectives(list_items("--objectives", options.objectives), "--objectives");
   search_options.objectives.front_within = search::parse_front_within(options.front_within, "--front-within");
-  search_options.goal = training_goal(options);
+  search_options.goal = search::training_goal(space.base.run);
   search_options.progress = options.progress.reporter("search", "candidates");
   search_options.check_progress = options.progress.reporter("checks", "candidates");
   search_options.bound_progress = options.progress.reporter("lower bounds", "candidates");
@@ -203,10 +181,6 @@ void add_search_command(CLI::App& app) {
                    "how far the Pareto front reaches: candidates at most this many times the best of the first "
                    "objective, or all; slower candidates are pruned by their lower bound")
       ->capture_default_str();
-  options->tokens_flag = command->add_option(
-      "--tokens", options->tokens, "tokens to train on: each candidate's time to train (and cost with a price)");
-  options->gpu_hour_price_flag = command->add_option("--gpu-hour-price", options->gpu_hour_price,
-                                                     "price of one GPU-hour, in any currency: each candidate's cost");
   command
       ->add_option("--top", options->top,
                    "rows of the ranking to print; the search finds these exactly and prunes candidates whose lower "

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/checked_arithmetic.hpp"
 #include "events/job_events.hpp"
@@ -39,6 +40,13 @@ ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy
   return {ceil_div(parameters * bytes.weights, shards_at(Sharding::full)),
           ceil_div(parameters * bytes.gradients, shards_at(Sharding::gradients)),
           ceil_div(parameters * bytes.optimizer_states, shards_at(Sharding::optimizer))};
+}
+
+std::int64_t checkpoint_bytes(const model::ModelSpec& model, Dtype dtype) {
+  const PerParameter bytes = per_parameter(dtype);
+  constexpr int kFp32MasterGradientBytes = 4;  // part of fp16's optimizer states, rebuilt each step
+  const int saved = bytes.weights + bytes.optimizer_states - (dtype == Dtype::fp16 ? kFp32MasterGradientBytes : 0);
+  return checked_product({model::total_parameters(model), saved}).value_or(std::numeric_limits<std::int64_t>::max());
 }
 
 ModelStateBytes gathered_unit_bytes(std::int64_t largest_unit, Dtype dtype) {

@@ -32,6 +32,13 @@ struct ModelStateBytes {
 //! gradients as well, ZeRO-3 the weights as well; a shard that does not divide evenly is rounded up.
 ModelStateBytes model_state_bytes(std::int64_t parameters, Dtype dtype, strategy::Sharding sharding, int shard_group);
 
+//! The bytes a checkpoint of `model` holds (docs/goodput.md): every parameter once, whatever its
+//! sharding, in its working dtype, with the optimizer states that carry over from one step to the
+//! next: Adam's fp32 master weights, momentum and variance (fp32 training: the weights are the
+//! master copy). Gradients, fp16's fp32 master gradients and TransformerEngine's low-precision
+//! weight copies are rebuilt every step and not saved. bf16: 2 + 12 = 14 bytes per parameter.
+std::int64_t checkpoint_bytes(const model::ModelSpec& model, Dtype dtype);
+
 //! What ZeRO-3 holds on top of its shards while a unit runs (PyTorch FSDP2, torchtitan), for jobs
 //! that gather parameters (Strategy::gathers_parameters): the gathered weights of the running unit
 //! and of the next one, prefetched, in the working dtype; and the running unit's whole gradients

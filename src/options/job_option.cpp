@@ -1,6 +1,9 @@
 #include "options/job_option.hpp"
 
 #include <charconv>
+#include <optional>
+
+#include <fmt/format.h>
 #include <stdexcept>
 
 #include "core/closest_name.hpp"
@@ -48,6 +51,15 @@ ParsedValue parse_choice(const JobOption& option, std::string_view text) {
   return {std::string(), unknown_name_message(option.noun, text, option.allowed)};
 }
 
+ParsedValue parse_number(std::string_view text, bool zero_allowed) {
+  const std::optional<double> number = parse_finite_number(text);
+  if (!number || *number < 0 || (*number == 0 && !zero_allowed)) {
+    return {0.0, std::string(zero_allowed ? "expected a number of at least 0" : "expected a positive number") +
+                     ", e.g. 15e12 or 2.5, got '" + std::string(text) + "'"};
+  }
+  return {*number, ""};
+}
+
 }  // namespace
 
 const JobOption* find_option(std::string_view key) {
@@ -78,6 +90,8 @@ ParsedValue parse_value(const JobOption& option, std::string_view text) {
     case ValueType::positive_integer: return parse_positive_integer(text);
     case ValueType::boolean: return parse_boolean(text);
     case ValueType::choice: return parse_choice(option, text);
+    case ValueType::positive_number: return parse_number(text, false);
+    case ValueType::non_negative_number: return parse_number(text, true);
     case ValueType::text:
       if (text.empty()) return {std::string(), "expected a value, got nothing"};
       if (option.check) {
@@ -91,6 +105,8 @@ ParsedValue parse_value(const JobOption& option, std::string_view text) {
 std::string value_text(const Value& value) {
   if (const auto* number = std::get_if<int>(&value)) return std::to_string(*number);
   if (const auto* flag = std::get_if<bool>(&value)) return *flag ? "true" : "false";
+  // The shortest text that reads back as the same number.
+  if (const auto* real = std::get_if<double>(&value)) return fmt::format("{}", *real);
   return std::get<std::string>(value);
 }
 

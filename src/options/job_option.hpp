@@ -13,13 +13,15 @@ namespace distsim::options {
 
 //! The kinds of value a job setting takes; every reader parses them the same way (parse_value).
 enum class ValueType {
-  positive_integer,  //!< a whole number of at least 1; zero means nothing for any job setting
-  boolean,           //!< true or false; on the command line the flag alone means true
-  text,              //!< a name or a file path
-  choice,            //!< one of the option's allowed values
+  positive_integer,     //!< a whole number of at least 1; zero means nothing for any job setting
+  boolean,              //!< true or false; on the command line the flag alone means true
+  text,                 //!< a name or a file path
+  choice,               //!< one of the option's allowed values
+  positive_number,      //!< a finite real number above 0: 15e12, 2.5
+  non_negative_number,  //!< a finite real number of at least 0
 };
 
-using Value = std::variant<int, bool, std::string>;
+using Value = std::variant<int, bool, std::string, double>;
 
 //! Turns the names a user gives for the model, the GPU and the cluster into specs (built-in
 //! catalog entries or files). The edges supply it, so that this module touches no files.
@@ -68,6 +70,9 @@ struct JobOption {
   //! A search varies this setting only over listed values (two or more, or `all`: every allowed
   //! one); otherwise it stays a setting of the job, the same for every candidate (precision, sharding).
   bool searched_when_listed = false;
+  //! The job file's mapping the setting is written under ("goodput": `goodput: {tokens: 15e12}`),
+  //! or empty for the top level. Flags and Python keywords are the key alone either way.
+  std::string section;
 };
 
 //! The option table in the order job assembly applies it: the model before its sequence length,

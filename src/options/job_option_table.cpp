@@ -220,7 +220,7 @@ std::vector<JobOption> build_table() {
   std::vector<JobOption> table = spec_options();
   for (const auto& part :
        {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(), feature_options(),
-        layout_options(), expert_options(), std::vector<JobOption>{nodes_option()}}) {
+        layout_options(), expert_options(), std::vector<JobOption>{nodes_option()}, goodput_options()}) {
     table.insert(table.end(), part.begin(), part.end());
   }
   return table;

@@ -69,5 +69,8 @@ std::vector<JobOption> precision_options();
 std::vector<JobOption> feature_options();
 //! Expert parallelism and its dispatcher (expert_options.cpp).
 std::vector<JobOption> expert_options();
+//! The run around the iterations: tokens, price, failures, checkpoints and restarts, written under
+//! `goodput:` in a job file (goodput_options.cpp).
+std::vector<JobOption> goodput_options();
 
 }  // namespace distsim::options::table

@@ -19,6 +19,8 @@ const char* type_name(options::ValueType type) {
     case options::ValueType::boolean: return "boolean";
     case options::ValueType::text: return "text";
     case options::ValueType::choice: return "choice";
+    case options::ValueType::positive_number: return "positive_number";
+    case options::ValueType::non_negative_number: return "non_negative_number";
   }
   return "text";
 }
@@ -34,6 +36,7 @@ py::list option_table() {
     row["allowed"] = option.allowed;
     row["help"] = option.help;
     row["searchable"] = static_cast<bool>(option.search_values);
+    row["section"] = option.section;
     rows.append(row);
   }
   return rows;

@@ -95,6 +95,8 @@ double objective_bound(const Candidate& candidate, Objective objective) {
   return candidate.lower_bound_s;
 }
 
+TrainingGoal training_goal(const strategy::TrainingRun& run) { return {run.tokens, run.gpu_hour_price}; }
+
 double tokens_per_s(const Candidate& candidate) { return candidate.samples_per_s * candidate.model().seq_length; }
 
 double gpu_hours_per_iteration(const Candidate& candidate) {

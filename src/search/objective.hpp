@@ -62,6 +62,9 @@ struct TrainingGoal {
   std::optional<double> gpu_hour_price;  //!< money per GPU-hour (`--gpu-hour-price`), any currency
 };
 
+//! The tokens and the price of a job's run (the options tokens and gpu_hour_price).
+TrainingGoal training_goal(const strategy::TrainingRun& run);
+
 //! Tokens per second of a simulated candidate: its samples per second times the sequence length.
 double tokens_per_s(const Candidate& candidate);
 //! GPU-hours per iteration: its iteration time times its GPUs.

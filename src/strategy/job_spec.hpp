@@ -8,6 +8,7 @@
 #include "cluster/cluster_spec.hpp"
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
+#include "strategy/training_run.hpp"
 
 namespace distsim::strategy {
 
@@ -16,6 +17,7 @@ struct JobSpec {
   model::ModelSpec model;
   cluster::ClusterSpec cluster;
   Strategy strategy;
+  TrainingRun run;  //!< the run around the iterations, for the goodput estimate; no iteration reads it
 };
 
 //! How the user named each job setting, by its job-file key: "--fp8" or "job file 'a.yaml': key

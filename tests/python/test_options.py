@@ -64,7 +64,20 @@ CASES = {
                                   "ep": 4, "moe_shared_expert_overlap": True},
     "moe_router_fusion": {**MOE, "ep": 4, "moe_router_fusion": True},
     "nodes": {**TINY, "gpus_per_node": 4, "nodes": 2, "dp": 8},
+    "tokens": {**TINY, "tokens": 1e9},
+    "gpu_hour_price": {**TINY, "gpu_hour_price": 2.5},
+    "failure_rate_gpu": {**TINY, "failure_rate_gpu": 1e-5},
+    "failure_rate_hbm": {**TINY, "failure_rate_hbm": 2e-5},
+    "failure_rate_host": {**TINY, "failure_rate_host": 0.0},
+    "failure_rate_network": {**TINY, "failure_rate_network": 3e-6},
+    "failure_rate_software": {**TINY, "failure_rate_software": 4e-6},
+    "checkpoint_interval": {**TINY, "checkpoint_interval": 100},
+    "checkpoint_save": {**TINY, "checkpoint_save": "async"},
+    "storage_bandwidth": {**TINY, "storage_bandwidth": 10.0},
+    "staging_bandwidth": {**TINY, "checkpoint_save": "async", "staging_bandwidth": 20.0},
+    "restart_time": {**TINY, "restart_time": 300.0},
 }
+SECTIONS = {option["key"]: option["section"] for option in distsim.options()}
 
 
 def test_every_option_has_a_case():
@@ -78,7 +91,9 @@ def test_option_is_settable(key):
     _, stdout, _ = run_cli("simulate", "--json", *flags_of(settings))
     assert result.to_json() == stdout
     # The echo names the value given (booleans and numbers as the table writes them).
-    echoed = result.summary["job"].get(key)
+    # A setting of a section (goodput) is echoed under the section's name, as a job file holds it.
+    echo = result.summary["job"]
+    echoed = echo[SECTIONS[key]].get(key) if SECTIONS[key] else echo.get(key)
     if key not in ("model", "cluster", "gpu", "strategy", "fp8"):
         assert echoed == settings[key] or str(echoed) == str(settings[key]), (key, echoed)
 
@@ -90,6 +105,9 @@ def test_option_table_rows():
     assert rows["schedule"]["type"] == "choice"
     assert "interleaved" in rows["schedule"]["allowed"]
     assert rows["sequence_parallel"]["type"] == "boolean"
+    assert rows["tokens"]["type"] == "positive_number" and rows["tokens"]["section"] == "goodput"
+    assert rows["failure_rate_gpu"]["type"] == "non_negative_number"
+    assert rows["model"]["section"] == ""
 
 
 def test_stub_names_every_option(source_dir):

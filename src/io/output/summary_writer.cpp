@@ -16,6 +16,7 @@
 #include "core/checked_arithmetic.hpp"
 #include "core/plain_text.hpp"
 #include "events/job_events.hpp"
+#include "io/output/goodput_writer.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
@@ -307,10 +308,12 @@ std::optional<nlohmann::ordered_json> spec_mapping(const strategy::JobSpec& job,
 nlohmann::json job_settings_json(const strategy::JobSpec& job) {
   nlohmann::json json = nlohmann::json::object();
   for (const auto& [key, value] : options::describe_job(job)) {
+    const std::string& section = options::option(key).section;
+    nlohmann::json& holder = section.empty() ? json : json[section];
     if (const auto mapping = spec_mapping(job, key)) {
-      json[key] = nlohmann::json(*mapping);
+      holder[key] = nlohmann::json(*mapping);
     } else {
-      std::visit([&json, &key = key](const auto& held) { json[key] = held; }, value);
+      std::visit([&holder, &key = key](const auto& held) { holder[key] = held; }, value);
     }
   }
   return json;
@@ -446,6 +449,7 @@ nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks
   if (!assumptions.empty()) {
     json["assumptions"] = assumptions;
   }
+  if (simulation.goodput) json["goodput"] = goodput_json(*simulation.goodput);
   return json;
 }
 
@@ -497,6 +501,7 @@ std::string summary_text(const api::Simulation& simulation) {
   text += memory_text(simulation.memory, job.cluster.gpu.name);
   text += events_line(summary.events);
   text += '\n';
+  if (simulation.goodput) text += goodput_text(*simulation.goodput);
   return text;
 }
 

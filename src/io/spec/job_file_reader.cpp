@@ -1,6 +1,9 @@
 #include "io/spec/job_file_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "io/document/diagnostics.hpp"
 #include "io/document/document.hpp"
@@ -38,6 +41,11 @@ void read_inline_spec(MappingReader& reader, const options::JobOption& option, c
   settings.set(option.key, text, "job file '" + path + "': key " + option.key);
 }
 
+//! The key as the file writes it: "tokens" under goodput is "goodput.tokens".
+std::string key_path(const options::JobOption& option) {
+  return option.section.empty() ? option.key : option.section + "." + option.key;
+}
+
 void read_setting(MappingReader& reader, const options::JobOption& option, const std::string& path,
                   options::JobSettings& settings) {
   const YAML::Node value = reader.value(option.key);
@@ -58,7 +66,41 @@ void read_setting(MappingReader& reader, const options::JobOption& option, const
   if (names_a_spec(option)) {
     setting = relative_to_file(std::get<std::string>(setting), path);
   }
-  settings.set(option.key, setting, "job file '" + path + "': key " + option.key);
+  settings.set(option.key, setting, "job file '" + path + "': key " + key_path(option));
+}
+
+//! The keys one mapping of the file holds: the options of `section` ("" for the top level), and
+//! at the top level the sections' own names.
+std::vector<std::string> keys_of(const std::string& section) {
+  std::vector<std::string> keys;
+  for (const auto& option : options::job_options()) {
+    if (option.section == section) keys.push_back(option.key);
+    if (section.empty() && !option.section.empty() &&
+        std::find(keys.begin(), keys.end(), option.section) == keys.end()) {
+      keys.push_back(option.section);
+    }
+  }
+  return keys;
+}
+
+//! Every option's key, so that a section's option at the top level is told where it goes, and
+//! the sections' names.
+std::vector<std::string> known_top_level_keys() {
+  std::vector<std::string> keys = options::option_keys();
+  for (const auto& key : keys_of("")) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  return keys;
+}
+
+void read_section(MappingReader& top, const std::string& section, const std::string& path,
+                  options::JobSettings& settings) {
+  std::optional<MappingReader> reader = top.child(section);
+  if (!reader) return;
+  reader->reject_unknown_keys(keys_of(section));
+  for (const auto& option : options::job_options()) {
+    if (option.section == section && reader->has(option.key)) read_setting(*reader, option, path, settings);
+  }
 }
 
 }  // namespace
@@ -74,11 +116,16 @@ options::JobSettings read_job_file(const std::string& path) {
   const Document document = load_document(path, "job file");
   Diagnostics diagnostics(path);
   MappingReader reader(document.root, "", diagnostics);
-  reader.reject_unknown_keys(options::option_keys());
+  reader.reject_unknown_keys(known_top_level_keys());
   options::JobSettings settings;
   for (const auto& option : options::job_options()) {
-    if (reader.has(option.key)) {
+    if (!option.section.empty() && reader.has(option.key)) {
+      reader.report(option.key, "a " + option.section + " setting: write it under " + option.section + ": (" +
+                                    option.section + ": {" + option.key + ": ...})");
+    } else if (option.section.empty() && reader.has(option.key)) {
       read_setting(reader, option, path, settings);
+    } else if (!option.section.empty() && option.key == keys_of(option.section).front() && reader.has(option.section)) {
+      read_section(reader, option.section, path, settings);
     }
   }
   if (reader.has("strategy") && (reader.has("tp") || reader.has("pp") || reader.has("dp"))) {

@@ -10,7 +10,9 @@ namespace distsim::io {
 //! flags of `distsim simulate` with underscores), and each value is parsed by the table's rule, so
 //! a key and its flag accept the same values. Names are not resolved here: model, gpu and cluster
 //! stay what the file wrote, except that a relative path is made relative to the job file's
-//! folder. Each setting's origin is "job file '<path>': key <key>". Unknown keys (with the closest
+//! folder. The options of a section (JobOption::section) sit in a mapping under its name
+//! (`goodput: {tokens: 15e12}`), and nowhere else. Each setting's origin is "job file '<path>':
+//! key <key>" (<section>.<key> in a section). Unknown keys (with the closest
 //! known one), values the table refuses, and `strategy` given with tp, pp or dp are all reported in
 //! one InputError, one problem per line with the file and line.
 options::JobSettings read_job_file(const std::string& path);

@@ -32,8 +32,8 @@ constexpr std::array<AxisKey, 6> kAxes{{{"models", "model"},
                                         {"seq_lengths", "seq_length"}}};
 
 //! The keys of `search` that are not job settings: the search's own flags.
-constexpr std::array<std::string_view, 7> kSearchKeys{"memory_headroom", "max_memory_gib", "objectives",  "top",
-                                                      "tokens",          "gpu_hour_price", "simulate_oom"};
+constexpr std::array<std::string_view, 5> kSearchKeys{"memory_headroom", "max_memory_gib", "objectives", "top",
+                                                      "simulate_oom"};
 
 const AxisKey* axis_of_option(std::string_view key) {
   const auto* found = std::find_if(kAxes.begin(), kAxes.end(), [&](const AxisKey& axis) { return axis.option == key; });
@@ -171,17 +171,6 @@ void read_job_setting(MappingReader& reader, const SweepFile& file, const option
   }
 }
 
-//! A positive, finite number such as 15e12 (beyond MappingReader's range for sizes).
-std::optional<double> positive_number(MappingReader& reader, std::string_view key, std::string_view example) {
-  const auto value = parse_finite_number(reader.text_of(key));
-  if (!value || *value <= 0) {
-    reader.report(key,
-                  "expected a positive number, e.g. " + std::string(example) + ", got " + describe(reader.value(key)));
-    return std::nullopt;
-  }
-  return value;
-}
-
 //! The message of an InputError thrown with a flag's name in front, without that name.
 std::string without_flag(const std::string& message, std::string_view flag) {
   const std::string prefix = std::string(flag) + ": ";
@@ -230,8 +219,6 @@ void read_search_flags(MappingReader& reader, search::Sweep& sweep) {
   if (reader.has("objectives")) read_objectives(reader, sweep);
   int top = 0;
   if (reader.has("top") && reader.read("top", top)) sweep.top = static_cast<std::size_t>(top);
-  if (reader.has("tokens")) sweep.goal.tokens = positive_number(reader, "tokens", "15e12");
-  if (reader.has("gpu_hour_price")) sweep.goal.gpu_hour_price = positive_number(reader, "gpu_hour_price", "2.50");
   if (reader.has("simulate_oom")) reader.read("simulate_oom", sweep.simulate_out_of_memory);
 }
 
@@ -245,6 +232,12 @@ void read_search(MappingReader& top, const SweepFile& file, search::Sweep& sweep
     if (reader->has(option.key)) read_job_setting(*reader, file, option, sweep);
   }
   read_search_flags(*reader, sweep);
+  // The goal every point's search reports against: the job settings tokens and gpu_hour_price.
+  const auto number = [&](const char* key) -> std::optional<double> {
+    const options::Setting* setting = sweep.settings.find(key);
+    return setting ? std::optional(std::get<double>(setting->value)) : std::nullopt;
+  };
+  sweep.goal = {number("tokens"), number("gpu_hour_price")};
 }
 
 }  // namespace

@@ -97,4 +97,15 @@ TEST(StageParameters, LatentDownProjectionsStayWholeUnderTensorParallelism) {
   EXPECT_EQ(stage_parameters(model, split(2, 1), 0), 1'225'994'752);
 }
 
+// A checkpoint holds every parameter once (GPT-2 345M: 354,871,296, worked out above) in its working
+// dtype with Adam's three fp32 states: bf16 2 + 12 = 14 bytes, 4,968,198,144; fp16 the same 14,
+// its fp32 master gradients (the 4 of its 16 optimizer bytes that are no state) left out; fp32
+// 4 + 8 = 12 bytes (the weights are the master copy), 4,258,455,552.
+TEST(CheckpointBytes, EveryParameterOnceWithItsOptimizerStates) {
+  const auto model = catalog::find_model("gpt2-345m");
+  EXPECT_EQ(checkpoint_bytes(model, Dtype::bf16), 4'968'198'144);
+  EXPECT_EQ(checkpoint_bytes(model, Dtype::fp16), 4'968'198'144);
+  EXPECT_EQ(checkpoint_bytes(model, Dtype::fp32), 4'258'455'552);
+}
+
 }  // namespace distsim::memory

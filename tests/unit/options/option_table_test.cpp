@@ -29,11 +29,25 @@ std::string sample_value(const JobOption& option) {
     case ValueType::positive_integer: return "2";
     case ValueType::boolean: return "true";
     case ValueType::choice: return option.allowed.back();
+    case ValueType::positive_number: return "2.5";
+    case ValueType::non_negative_number: return "0.5";
     case ValueType::text: break;
   }
   const auto it = names.find(option.key);
   return it == names.end() ? "" : it->second;
 }
+
+//! A job file holding `option` with `text`: under its section's mapping when it has one.
+std::string job_file_text(const JobOption& option, const std::string& text) {
+  if (option.section.empty()) return option.key + ": " + text + "\n";
+  return option.section + ":\n  " + option.key + ": " + text + "\n";
+}
+
+//! Where a job file names the option, and the line job_file_text writes it on.
+std::string key_path(const JobOption& option) {
+  return option.section.empty() ? option.key : option.section + "." + option.key;
+}
+int key_line(const JobOption& option) { return option.section.empty() ? 1 : 2; }
 
 class ScratchFolder {
  public:
@@ -99,7 +113,7 @@ TEST(OptionTable, EveryOptionReadsTheSameFromItsFlagAndItsKey) {
     const std::string value = sample_value(option);
     ASSERT_FALSE(value.empty()) << "no sample value for the text option " << option.key;
     const JobSettings flagged = from_flags(option, value);
-    const JobSettings filed = io::read_job_file(folder.write(option.key + ".yaml", option.key + ": " + value + "\n"));
+    const JobSettings filed = io::read_job_file(folder.write(option.key + ".yaml", job_file_text(option, value)));
     ASSERT_TRUE(flagged.has(option.key));
     ASSERT_TRUE(filed.has(option.key));
     EXPECT_EQ(value_text(flagged.find(option.key)->value), value);
@@ -107,7 +121,7 @@ TEST(OptionTable, EveryOptionReadsTheSameFromItsFlagAndItsKey) {
     EXPECT_EQ(flagged.find(option.key)->origin, option.flag);
     EXPECT_EQ(
         filed.find(option.key)->origin,
-        "job file '" + folder.write(option.key + ".yaml", option.key + ": " + value + "\n") + "': key " + option.key);
+        "job file '" + folder.write(option.key + ".yaml", job_file_text(option, value)) + "': key " + key_path(option));
     const JobSettings needed = prerequisites(option);
     EXPECT_EQ(described(assemble_job(flagged.over(needed), io::spec_resolvers())),
               described(assemble_job(filed.over(needed), io::spec_resolvers())));
@@ -132,12 +146,13 @@ TEST(OptionTable, EveryOptionRefusesTheSameFromItsFlagAndItsKey) {
     } catch (const InputError& e) {
       EXPECT_EQ(std::string(e.what()), option.flag + ": " + parsed.problem);
     }
-    const std::string path = folder.write(option.key + ".yaml", option.key + ": " + bad + "\n");
+    const std::string path = folder.write(option.key + ".yaml", job_file_text(option, bad));
     try {
       io::read_job_file(path);
       ADD_FAILURE() << "the key took " << bad;
     } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()), path + ":1: " + option.key + ": " + parsed.problem);
+      EXPECT_EQ(std::string(e.what()),
+                path + ":" + std::to_string(key_line(option)) + ": " + key_path(option) + ": " + parsed.problem);
     }
   }
 }
@@ -147,13 +162,16 @@ TEST(OptionTable, UnknownKeysGetTheClosestKey) {
   const ScratchFolder folder;
   for (const auto& option : job_options()) {
     SCOPED_TRACE(option.key);
-    const std::string path = folder.write("typo.yaml", option.key + "x: 1\n");
+    const std::string path = folder.write("typo.yaml", job_file_text(option, "1")
+                                                           .replace(job_file_text(option, "1").find(option.key + ":"),
+                                                                    option.key.size(), option.key + "x"));
     try {
       io::read_job_file(path);
       ADD_FAILURE();
     } catch (const InputError& e) {
-      EXPECT_EQ(std::string(e.what()),
-                path + ":1: unknown key '" + option.key + "x'; did you mean '" + option.key + "'?");
+      const std::string place = option.section.empty() ? "" : option.section + ".";
+      EXPECT_EQ(std::string(e.what()), path + ":" + std::to_string(key_line(option)) + ": unknown key '" + place +
+                                           option.key + "x'; did you mean '" + place + option.key + "'?");
     }
   }
 }
