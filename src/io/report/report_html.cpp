@@ -90,6 +90,10 @@ tr.oom td.peak{color:#b42318;font-weight:600}
 .m-a{fill:#f28e2b;background:#f28e2b}
 .m-b{fill:#76b7b2;background:#76b7b2}
 .m-x{fill:#bab0ac;background:#bab0ac}
+.g-t{fill:#59a14f;background:#59a14f}
+.g-c{fill:#4e79a7;background:#4e79a7}
+.g-r{fill:#f28e2b;background:#f28e2b}
+.g-s{fill:#e15759;background:#e15759}
 .limit-swatch{width:3px;background:#c0392b;border:0}
 section.oom{border-color:#f5b5ae}
 .verdict{margin:0 0 8px}

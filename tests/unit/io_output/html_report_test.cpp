@@ -57,6 +57,29 @@ TEST(SimulationReport, IsOneSelfContainedPage) {
   }
 }
 
+// Without a goodput setting there is no goodput section; with one, the wall time's shares stack on
+// a 480-pixel bar: 0.8, 0.1, 0.06 and 0.04 are 384, 48, 28.8 and 19.2 pixels, each starting where
+// the one before ends, and each assumption is listed.
+TEST(SimulationReport, GoodputSectionStacksTheWallTimesShares) {
+  api::Simulation simulation = api::simulate(two_stage_job(), fixed_costs());
+  EXPECT_EQ(simulation_report(simulation).find("id=\"goodput\""), std::string::npos);
+  goodput::GoodputEstimate estimate;
+  estimate.shares = {0.8, 0.1, 0.06, 0.04};
+  estimate.mtbf_s = 7'200;
+  estimate.interval_iterations = 1'500;
+  estimate.assumptions = {"a restart takes 10 min"};
+  simulation.goodput = estimate;
+  const std::string html = simulation_report(simulation);
+  EXPECT_NE(html.find("<section id=\"goodput\">"), std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"g-t\" x=\"0.00\" width=\"384.00\""), std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"g-c\" x=\"384.00\" width=\"48.00\""), std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"g-r\" x=\"432.00\" width=\"28.80\""), std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"g-s\" x=\"460.80\" width=\"19.20\""), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"value\">80.0<span class=\"unit\">%</span>"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"value\">2<span class=\"unit\">h</span>"), std::string::npos);
+  EXPECT_NE(html.find("<li>assumed: a restart takes 10 min</li>"), std::string::npos);
+}
+
 // The timeline of tiny_simulation.hpp (ns), on a 1040-pixel axis over 19000 ns, so activities
 // merge when less than 19000 / 1040 ≈ 18.3 ns apart; zero-length tasks are not drawn:
 //   stage 0 compute: F0 [0,3500) and F1 [3500,7000) touch → 1 forward block; B0 [12500,15500) and
