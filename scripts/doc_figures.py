@@ -61,7 +61,11 @@ CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strate
 ZB_JOB = ["simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--strategy", "4M8P1D",
           "--sequence-parallel", "--micro-batch-size", "1", "--global-batch-size", "16", "--json"]
 
-# Each source is one run: ("distsim", args), parsed as JSON when the args ask for --json, or
+# The OSDI'25 straggler traces beside the checkout (../shared/reference/stragglers, docs/whatif.md).
+STRAGGLERS = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "stragglers"
+
+# Each source is one run: ("distsim", args), parsed as JSON when the args ask for --json;
+# ("shared", args) the same on a file of ../shared, skipped where that folder is absent; or
 # ("bench", name) for a Google Benchmark binary's JSON. A figure names its source, or a tuple of
 # sources when it combines several runs.
 SOURCES = {
@@ -78,6 +82,9 @@ SOURCES = {
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"])
        for name in ("zbv", "dualpipe", "dualpipev")},
     "cp_events": ("distsim", CP_EVENTS),
+    **{f"whatif_{trace}": ("shared", ["whatif", str(STRAGGLERS / f"timeline-{trace.upper()}.json.gz"), "--json"])
+       for trace in ("st", "se")},
+    "whatif_st_text": ("shared", ["whatif", str(STRAGGLERS / "timeline-ST.json.gz")]),
     "simulate_bench": ("bench", "simulate_bench"),
     "calibration_sweep": ("bench", "calibration_sweep"),
 }
@@ -227,6 +234,18 @@ def memory_block(text):
     return "\n".join(["```", *lines[start:start + 3], "...", peak, "```"])
 
 
+def attribution(analysis, key, group):
+    return next(a["slowdown"] for a in analysis[key] if a["group"] == group)
+
+
+def whatif_block(text):
+    """`distsim whatif` on ST as docs/whatif.md shows it: the trace by its file name, the operation
+    types' line cut after three."""
+    lines = text.replace(str(STRAGGLERS) + "/", "").splitlines()
+    lines[-1] = ", ".join(lines[-1].split(", ")[:3]) + ", ..."
+    return "\n".join(["```", *lines, "```"])
+
+
 def goodput_block(text):
     """The goodput section down to its ETTR line, as docs/goodput.md shows it."""
     lines = text.splitlines()
@@ -347,6 +366,10 @@ FIGURES = {
     # The memory table (docs/memory_model.md).
     "memory.example": ("memory_example", memory_block),
     "goodput.llama3": ("goodput_llama3", goodput_block),
+    "whatif.st.text": ("whatif_st_text", whatif_block),
+    **{f"whatif.{trace}.slowdown": (f"whatif_{trace}", lambda w: f"{w['straggler_slowdown']:.4f}") for trace in ("st", "se")},
+    "whatif.st.stage": ("whatif_st", lambda w: f"{attribution(w, 'by_stage', '3'):.4f}"),
+    "whatif.se.stage": ("whatif_se", lambda w: f"{attribution(w, 'by_stage', '1'):.4f}"),
     # Task and device counts of build/bench/simulate_bench (README.md, Speed).
     **{f"bench.{short}.{counter}": ("simulate_bench", lambda b, n=name, c=counter: f"{bench_counter(b, n, c):,}")
        for short, name in {
@@ -378,12 +401,14 @@ class Runner:
             kind, what = SOURCES[source]
             if kind == "bench" and (self.bench_dir is None or not (self.bench_dir / what).exists()):
                 return False
+            if kind == "shared" and not STRAGGLERS.is_dir():
+                return False
         return True
 
     def output(self, source):
         if source not in self.outputs:
             kind, what = SOURCES[source]
-            if kind == "distsim":
+            if kind in ("distsim", "shared"):
                 command = [self.distsim, *what]
             else:
                 command = [str(self.bench_dir / what)]
@@ -456,7 +481,7 @@ def main():
         for name in sorted(set(FIGURES) - marked):
             problems.append(f"figure '{name}' is defined in scripts/doc_figures.py but no document marks it")
     for name in sorted(skipped):
-        print(f"skipped {name}: its benchmark binary is not built (--bench-dir)")
+        print(f"skipped {name}: its input is absent (a benchmark binary not built with --bench-dir, or {STRAGGLERS})")
     if args.write:
         return 0
     for problem in problems:

@@ -15,5 +15,6 @@ void add_search_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_whatif_command(CLI::App& app);
 
 }  // namespace distsim::cli

@@ -144,6 +144,7 @@ int run(int argc, char** argv) {
   add_sweep_command(app);
   add_validate_command(app);
   add_compare_command(app);
+  add_whatif_command(app);
   refuse_empty_values(app);
   try {
     app.parse(argc, argv);

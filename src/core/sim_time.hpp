@@ -43,6 +43,10 @@ inline std::string clock_overflow_message(std::string_view where) {
          "; the job's sizes are beyond what it can simulate";
 }
 
+//! Wall-clock units for what a run takes (hours of failures, days to train).
+inline constexpr double kSecondsPerHour = 3600.0;
+inline constexpr double kSecondsPerDay = 86'400.0;
+
 //! Converts nanoseconds to seconds.
 inline double time_to_seconds(SimTime time) { return static_cast<double>(time) * 1e-9; }
 

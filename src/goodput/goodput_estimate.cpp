@@ -7,13 +7,13 @@
 
 #include "core/input_error.hpp"
 #include "core/plain_text.hpp"
+#include "core/sim_time.hpp"
 #include "memory/model_state_memory.hpp"
 
 namespace distsim::goodput {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600.0;
 constexpr double kMillion = 1e6;
 
 using strategy::CheckpointSave;

@@ -7,12 +7,11 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "core/number_text.hpp"
+#include "core/sim_time.hpp"
 
 namespace distsim::search {
 
 namespace {
-
-constexpr double kSecondsPerHour = 3600.0;
 
 std::string fmt_names() {
   std::string text;

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/input_error.hpp"
 #include "core/number_text.hpp"
@@ -67,6 +68,53 @@ std::string read_text_file(const std::string& path, std::string_view what, std::
     cannot_open(path, what, errno != 0 ? errno : EIO);
   }
   return text;
+}
+
+namespace {
+
+[[noreturn]] void too_large(const std::string& path, std::string_view what, std::size_t max_bytes,
+                            std::string_view limit) {
+  throw InputError(std::string(what) + " '" + path + "' is larger than " + std::to_string(max_bytes >> 20) + " MiB, " +
+                   std::string(limit) + "; is it the file you meant?");
+}
+
+std::string gunzipped(const std::string& path, std::string_view what, const std::string& bytes, std::size_t max_bytes,
+                      std::string_view limit) {
+  z_stream stream{};
+  constexpr int kGzipWindow = 16 + MAX_WBITS;  // a gzip header and trailer around the deflate stream
+  if (inflateInit2(&stream, kGzipWindow) != Z_OK) throw InputError("cannot decompress " + std::string(what));
+  const std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&stream, &inflateEnd);
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  std::string text;
+  char buffer[65536];
+  int status = Z_OK;
+  while (status != Z_STREAM_END) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof buffer;
+    status = inflate(&stream, Z_NO_FLUSH);
+    if (status != Z_OK && status != Z_STREAM_END) {
+      const std::string reason = stream.msg != nullptr   ? stream.msg
+                                 : status == Z_BUF_ERROR ? "it ends early"
+                                                         : "damaged";
+      throw InputError(std::string(what) + " '" + path + "' is not a whole gzip stream: " + reason);
+    }
+    const std::size_t count = sizeof buffer - stream.avail_out;
+    if (count > max_bytes - text.size()) too_large(path, what, max_bytes, limit);
+    text.append(buffer, count);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string read_possibly_gzipped_file(const std::string& path, std::string_view what, std::size_t max_bytes,
+                                       std::string_view limit) {
+  std::string bytes = read_text_file(path, what, max_bytes, limit);
+  constexpr unsigned char kGzipMagic[] = {0x1f, 0x8b};
+  const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == kGzipMagic[0] &&
+                    static_cast<unsigned char>(bytes[1]) == kGzipMagic[1];
+  return gzip ? gunzipped(path, what, bytes, max_bytes, limit) : bytes;
 }
 
 }  // namespace distsim::io

@@ -26,4 +26,10 @@ inline constexpr std::string_view kParsedFileLimit =
 std::string read_text_file(const std::string& path, std::string_view what, std::size_t max_bytes = kLargestSpecFile,
                            std::string_view limit = "the most distsim reads for one");
 
+//! read_text_file, and when the bytes are gzip's (they start with its magic number, 1f 8b) their
+//! decompressed text, held to `max_bytes` too: a trace may come as `trace.json.gz`. Throws
+//! InputError "<what> '<path>' is not a whole gzip stream: <zlib's reason>" for a damaged one.
+std::string read_possibly_gzipped_file(const std::string& path, std::string_view what, std::size_t max_bytes,
+                                       std::string_view limit);
+
 }  // namespace distsim::io

@@ -5,14 +5,12 @@
 #include <fmt/format.h>
 
 #include "core/plain_text.hpp"
+#include "core/sim_time.hpp"
 #include "strategy/training_run.hpp"
 
 namespace distsim::io {
 
 namespace {
-
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kSecondsPerDay = 86'400.0;
 
 nlohmann::json failure_rates_json(const goodput::GoodputEstimate& e) {
   nlohmann::json rates = nlohmann::json::object();

@@ -7,13 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sim_time.hpp"
 #include "search/search_space.hpp"
 #include "search/strategy_search.hpp"
 
 namespace distsim::io {
 
-//! Time to train is shown in days; without a token count, cost is priced per million tokens.
-inline constexpr double kSecondsPerDay = 86400.0;
+//! Without a token count, cost is priced per million tokens (time to train is shown in days,
+//! kSecondsPerDay).
 inline constexpr double kMillion = 1e6;
 
 //! The job a search started from, as a job file `distsim search --job` takes: every setting of

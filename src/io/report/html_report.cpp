@@ -10,8 +10,8 @@
 
 #include "events/job_events.hpp"
 #include "io/output/summary_writer.hpp"
-#include "io/report/report_html.hpp"
 #include "io/report/report_goodput.hpp"
+#include "io/report/report_html.hpp"
 #include "io/report/report_memory.hpp"
 #include "io/report/report_search_charts.hpp"
 #include "io/report/report_timeline.hpp"

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string_view>
 
+#include "core/sim_time.hpp"
 #include "io/report/report_html.hpp"
 
 namespace distsim::io {
@@ -25,9 +26,7 @@ constexpr std::array<Share, 4> kShares{{
     {"restarts", "g-s", &goodput::TimeShares::restarts},
 }};
 
-constexpr double kBarWidth = 480;
-constexpr double kSecondsPerHour = 3600.0;
-constexpr double kSecondsPerDay = 86'400.0;
+constexpr double kShareBarWidth = 480;
 
 void append_cards(std::string& html, const goodput::GoodputEstimate& e) {
   auto out = std::back_inserter(html);
@@ -60,10 +59,10 @@ void append_share_bar(std::string& html, const goodput::GoodputEstimate& e) {
   }
   fmt::format_to(out,
                  "</div><svg width=\"{0:.0f}\" height=\"18\"><rect class=\"idle\" width=\"{0:.0f}\" height=\"18\"/>",
-                 kBarWidth);
+                 kShareBarWidth);
   double x = 0;
   for (const auto& share : kShares) {
-    const double width = kBarWidth * e.shares.*share.share;
+    const double width = kShareBarWidth * e.shares.*share.share;
     fmt::format_to(out,
                    "<rect class=\"{}\" x=\"{:.2f}\" width=\"{:.2f}\" height=\"18\"><title>{}: {:.2f} %</title></rect>",
                    share.css_class, x, width, share.name, e.shares.*share.share * 100);
