@@ -78,6 +78,7 @@ SOURCES = {
     "llama70b_fp8": ("distsim", ["simulate", *LLAMA70B_FP8_JOB, "--fp8", "--json"]),
     "memory_example": ("distsim", MEMORY_EXAMPLE),
     "goodput_llama3": ("distsim", GOODPUT_LLAMA3),
+    "jitter_default": ("distsim", ["simulate", "--kernel-jitter", "lognormal:0.1"]),
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name]) for name in ("1f1b", "zb-h1", "zb-h2")},
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"])
        for name in ("zbv", "dualpipe", "dualpipev")},
@@ -246,6 +247,13 @@ def whatif_block(text):
     return "\n".join(["```", *lines, "```"])
 
 
+def jitter_block(text):
+    """The kernel-jitter paragraph of the default job's summary, as docs/variability.md shows it."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("kernel jitter "))
+    return "\n".join(["```", *lines[start:start + 2], "```"])
+
+
 def goodput_block(text):
     """The goodput section down to its ETTR line, as docs/goodput.md shows it."""
     lines = text.splitlines()
@@ -366,6 +374,7 @@ FIGURES = {
     # The memory table (docs/memory_model.md).
     "memory.example": ("memory_example", memory_block),
     "goodput.llama3": ("goodput_llama3", goodput_block),
+    "jitter.default": ("jitter_default", jitter_block),
     "whatif.st.text": ("whatif_st_text", whatif_block),
     **{f"whatif.{trace}.slowdown": (f"whatif_{trace}", lambda w: f"{w['straggler_slowdown']:.4f}") for trace in ("st", "se")},
     "whatif.st.stage": ("whatif_st", lambda w: f"{attribution(w, 'by_stage', '3'):.4f}"),

@@ -242,6 +242,13 @@ class Result:
         return None if value is None else _Fields(value)
 
     @property
+    def jitter(self) -> Optional[_Fields]:
+        """The step-time distribution under the job's kernel jitter (`jitter` of the JSON: mean,
+        p50, p90, p99, slowdown, each sample) when it has one (docs/variability.md); else None."""
+        value = self.summary.get("jitter")
+        return None if value is None else _Fields(value)
+
+    @property
     def devices(self) -> List[Dict[str, Any]]:
         """One record per rank (rank, node, stage, tp, dp, busy and idle seconds): the `devices` of
         `distsim simulate --json --json-ranks`, made when asked for, as it grows with the GPU count."""

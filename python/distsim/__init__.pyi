@@ -77,6 +77,10 @@ class Job:
         moe_shared_expert_overlap: bool = ...,
         moe_router_fusion: bool = ...,
         nodes: int = ...,
+        slow_ranks: str = ...,
+        kernel_jitter: str = ...,
+        jitter_samples: int = ...,
+        jitter_seed: int = ...,
         tokens: float = ...,
         gpu_hour_price: float = ...,
         failure_rate_gpu: float = ...,
@@ -134,6 +138,8 @@ class Result:
     def memory(self) -> _Memory: ...
     @property
     def goodput(self) -> Optional[_Fields]: ...
+    @property
+    def jitter(self) -> Optional[_Fields]: ...
     @property
     def devices(self) -> List[Dict[str, Any]]: ...
     @property

@@ -16,6 +16,7 @@
 #include "events/job_events.hpp"
 #include "events/layer_memo.hpp"
 #include "model/parameter_count.hpp"
+#include "program/slow_gpus.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/placement_classes.hpp"
@@ -76,6 +77,8 @@ std::string size_text(std::int64_t tasks) {
 //! Every rank when asked, or when the layout is not uniform (groups of one stage placed
 //! differently), where one rank cannot stand for its stage.
 program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
+  // A slow rank or host, or jitter, makes every rank unlike the others (docs/variability.md).
+  if (job.variability.breaks_symmetry()) return program::SimulatedRanks::every_rank_alone;
   if (!options.all_ranks && strategy::RankLayout(job.strategy, job.cluster).is_uniform()) {
     return program::SimulatedRanks::one_per_stage;
   }
@@ -126,8 +129,10 @@ program::SimulatedRanks checked_ranks(const strategy::JobSpec& job, const Simula
 program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
                                 program::SimulatedRanks ranks, program::MicrobatchRange counted = {}) {
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  return program::build_job_program(job, schedule, *cost_chain(job, options), ranks, options.aggregate_passes,
-                                    options.build_progress, counted);
+  program::JobProgram program = program::build_job_program(job, schedule, *cost_chain(job, options), ranks,
+                                                           options.aggregate_passes, options.build_progress, counted);
+  program::slow_down_gpus(job, program);
+  return program;
 }
 
 program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
@@ -144,7 +149,8 @@ std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& j
   Simulation simulation{job,          build_valid(shorter, options, ranks, plan.counted()),
                         {},           {},
                         {},           plan.simulated_microbatches,
-                        std::nullopt, std::nullopt};
+                        std::nullopt, std::nullopt,
+                        std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
   return {std::move(simulation), std::move(outcome)};
@@ -271,8 +277,9 @@ namespace {
 Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOptions& options) {
   const program::SimulatedRanks ranks = checked_ranks(job, options);
   if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
-  Simulation simulation{job, build_valid(job, options, ranks), {},           {},
-                        {},  job.strategy.num_microbatches(),  std::nullopt, std::nullopt};
+  Simulation simulation{job,         build_valid(job, options, ranks), {},           {},
+                        {},          job.strategy.num_microbatches(),  std::nullopt, std::nullopt,
+                        std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
   simulation.memory = memory::estimate_memory(job);
@@ -284,6 +291,12 @@ Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOpti
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
   schedule::validate_job(job);
   Simulation simulation = simulate_iteration(job, options);
+  if (job.variability.jitter) {
+    // Every micro-batch draws its own noise: the samples run the whole iteration, task by task.
+    const program::JobProgram whole = build_valid(job, options, checked_ranks(job, options));
+    simulation.jitter =
+        sample_kernel_jitter(whole, job.variability, time_to_seconds(simulation.summary.iteration_time));
+  }
   if (job.run.given()) {
     simulation.goodput = goodput::estimate_goodput(job, time_to_seconds(simulation.summary.iteration_time),
                                                    simulation.summary.tokens_per_s);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "analysis/run_summary.hpp"
+#include "api/kernel_jitter.hpp"
 #include "api/timeline_repeats.hpp"
 #include "cost/cost_model.hpp"
 #include "engine/engine.hpp"
@@ -75,6 +76,8 @@ struct Simulation {
   //! The run's goodput (failures, checkpoints, time to train) when the job gives any of its
   //! settings (strategy::TrainingRun::given).
   std::optional<goodput::GoodputEstimate> goodput;
+  //! The step-time distribution under the job's kernel jitter, when it has one.
+  std::optional<StepTimeDistribution> jitter;
 };
 
 //! Validates the job, builds its events and program, prices the events, runs the engine and

@@ -43,6 +43,8 @@ class Program {
   std::uint32_t num_resources() const { return num_resources_; }
   std::size_t num_tasks() const { return durations_.size(); }
   SimTime duration(TaskId task) const { return durations_[task]; }
+  //! Changes a task's duration after the program is built (a slow GPU, a sampled jitter).
+  void set_duration(TaskId task, SimTime duration) { durations_[task] = duration; }
   std::span<const StreamId> streams(TaskId task) const {
     return {stream_list_.data() + stream_offsets_[task], stream_offsets_[task + 1] - stream_offsets_[task]};
   }

@@ -218,9 +218,9 @@ JobOption nodes_option() {
 
 std::vector<JobOption> build_table() {
   std::vector<JobOption> table = spec_options();
-  for (const auto& part :
-       {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(), feature_options(),
-        layout_options(), expert_options(), std::vector<JobOption>{nodes_option()}, goodput_options()}) {
+  for (const auto& part : {size_options(), std::vector<JobOption>{schedule_option()}, precision_options(),
+                           feature_options(), layout_options(), expert_options(),
+                           std::vector<JobOption>{nodes_option()}, variability_options(), goodput_options()}) {
     table.insert(table.end(), part.begin(), part.end());
   }
   return table;

@@ -72,5 +72,7 @@ std::vector<JobOption> expert_options();
 //! The run around the iterations: tokens, price, failures, checkpoints and restarts, written under
 //! `goodput:` in a job file (goodput_options.cpp).
 std::vector<JobOption> goodput_options();
+//! Slow GPUs and kernel jitter (variability_options.cpp).
+std::vector<JobOption> variability_options();
 
 }  // namespace distsim::options::table

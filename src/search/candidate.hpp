@@ -50,7 +50,7 @@ struct Candidate {
   const cluster::ClusterSpec& cluster() const { return setting->cluster; }
   //! The whole job: a copy of the shared model and cluster with the candidate's strategy (the
   //! run around it, which no candidate differs in, is the search's TrainingGoal).
-  strategy::JobSpec job() const { return {setting->model, setting->cluster, strategy, {}}; }
+  strategy::JobSpec job() const { return {setting->model, setting->cluster, strategy, {}, {}}; }
   double iterations_per_s() const { return iteration_time_s > 0 ? 1.0 / iteration_time_s : 0.0; }
   //! "2M8P1D mbs 1 1f1b" (with the expert parallel size for an MoE model: "2M8P1D ep 2 mbs 1
   //! 1f1b"), plus the virtual stages, recomputation, sequence parallelism and distributed

@@ -41,15 +41,20 @@ void list_setting(SearchSpace& space, options::JobSettings& settings, const opti
   settings.erase(option.key);
 }
 
-//! A search ranks candidates by their healthy iteration: of the goodput settings it takes the
-//! tokens and the price, for each candidate's time and money to train, and refuses the rest.
-void refuse_failure_settings(const options::JobSettings& settings) {
+//! A search ranks candidates by the iteration of healthy, identical GPUs: of the goodput settings
+//! it takes the tokens and the price, for each candidate's time and money to train, and refuses
+//! the rest, and slow GPUs and jitter, which distsim simulate estimates.
+void refuse_simulate_only_settings(const options::JobSettings& settings) {
   for (const auto& option : options::job_options()) {
-    if (option.section != "goodput" || option.key == "tokens" || option.key == "gpu_hour_price") continue;
+    const bool failures = option.section == "goodput" && option.key != "tokens" && option.key != "gpu_hour_price";
+    const bool variability = option.key == "slow_ranks" || option.key == "kernel_jitter";
+    if (!failures && !variability) continue;
     if (const auto* setting = settings.find(option.key)) {
-      throw InputError(setting->origin +
-                       ": a search ranks candidates by their healthy iteration and time to train; failures, "
-                       "checkpoints and restarts are estimated by distsim simulate (docs/goodput.md)");
+      throw InputError(setting->origin + ": a search ranks candidates by the iteration of healthy, identical GPUs" +
+                       (failures ? "; failures, checkpoints and restarts are estimated by distsim simulate "
+                                   "(docs/goodput.md)"
+                                 : "; slow GPUs and kernel jitter are simulated by distsim simulate "
+                                   "(docs/variability.md)"));
     }
   }
 }
@@ -63,7 +68,7 @@ SearchSpace make_search_space(options::JobSettings settings,
     throw InputError(setting->origin +
                      ": search varies the parallel sizes itself; pin them with the keys tp, pp, dp and cp");
   }
-  refuse_failure_settings(settings);
+  refuse_simulate_only_settings(settings);
   SearchSpace space;
   if (const auto nodes = lists.find("nodes"); nodes != lists.end()) {
     const std::vector<int> counts = node_counts(nodes->second);

@@ -9,6 +9,7 @@
 #include "model/model_spec.hpp"
 #include "strategy/strategy.hpp"
 #include "strategy/training_run.hpp"
+#include "strategy/variability.hpp"
 
 namespace distsim::strategy {
 
@@ -17,7 +18,8 @@ struct JobSpec {
   model::ModelSpec model;
   cluster::ClusterSpec cluster;
   Strategy strategy;
-  TrainingRun run;  //!< the run around the iterations, for the goodput estimate; no iteration reads it
+  TrainingRun run;          //!< the run around the iterations, for the goodput estimate; no iteration reads it
+  Variability variability;  //!< slow GPUs and kernel jitter (docs/variability.md)
 };
 
 //! How the user named each job setting, by its job-file key: "--fp8" or "job file 'a.yaml': key

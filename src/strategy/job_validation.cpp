@@ -328,6 +328,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_experts(job, names, problems);
   check_sharding(job, names, problems);
   check_attention_kernel(job, names, problems);
+  detail::check_variability(job, names, problems);
 }
 
 std::string problems_message(const Problems& problems) {

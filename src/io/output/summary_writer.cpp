@@ -17,6 +17,7 @@
 #include "core/plain_text.hpp"
 #include "events/job_events.hpp"
 #include "io/output/goodput_writer.hpp"
+#include "io/output/jitter_writer.hpp"
 #include "io/spec/spec_writer.hpp"
 #include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
@@ -449,6 +450,7 @@ nlohmann::json summary_json(const api::Simulation& simulation, RankRecords ranks
   if (!assumptions.empty()) {
     json["assumptions"] = assumptions;
   }
+  if (simulation.jitter) json["jitter"] = jitter_json(*simulation.jitter);
   if (simulation.goodput) json["goodput"] = goodput_json(*simulation.goodput);
   return json;
 }
@@ -501,6 +503,7 @@ std::string summary_text(const api::Simulation& simulation) {
   text += memory_text(simulation.memory, job.cluster.gpu.name);
   text += events_line(summary.events);
   text += '\n';
+  if (simulation.jitter) text += jitter_text(*simulation.jitter);
   if (simulation.goodput) text += goodput_text(*simulation.goodput);
   return text;
 }

@@ -24,7 +24,8 @@ namespace {
 std::string sample_value(const JobOption& option) {
   static const std::map<std::string, std::string> names{{"model", "bert-large"},  {"cluster", "dgx-a100"},
                                                         {"gpu", "h100-sxm"},      {"strategy", "2M2C2P4D"},
-                                                        {"moe_imbalance", "1.5"}, {"pipeline_layout", "Et*4|t*4L"}};
+                                                        {"moe_imbalance", "1.5"}, {"pipeline_layout", "Et*4|t*4L"},
+                                                        {"slow_ranks", "1:1.5"},  {"kernel_jitter", "lognormal:0.05"}};
   switch (option.type) {
     case ValueType::positive_integer: return "2";
     case ValueType::boolean: return "true";
@@ -82,6 +83,9 @@ JobSettings prerequisites(const JobOption& option) {
   JobSettings settings;
   if (option.key == "bf16_layers_at_start" || option.key == "bf16_layers_at_end") {
     settings.set_text("precision", "fp8", "--precision");
+  } else if (option.key == "jitter_samples" || option.key == "jitter_seed") {
+    // The samples and their seed mean something only under jitter.
+    settings.set_text("kernel_jitter", "uniform:0.1", "--kernel-jitter");
   } else if (option.key == "cp_comm_type") {
     // The exchange means something only with context parallelism.
     settings.set("cp", 2, "--cp");
