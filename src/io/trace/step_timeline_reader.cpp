@@ -122,12 +122,23 @@ json parse(const std::string& path) {
   return root;
 }
 
+//! The text under `key`, "" when the event has none; anything but text there is refused.
+std::string text_field(const json& event, std::string_view key, const std::string& where) {
+  const auto found = event.find(key);
+  if (found == event.end()) return {};
+  if (!found->is_string()) throw InputError(fmt::format("{}: '{}' {}; expected text", where, key, found->dump()));
+  return found->get<std::string>();
+}
+
 std::map<std::pair<int, int>, ThreadPlace> thread_places(const json& events, const std::string& path) {
   std::map<std::pair<int, int>, ThreadPlace> places;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& event = events[i];
-    if (event.value("ph", "") != "M" || event.value("name", "") != "thread_name") continue;
     const std::string where = place(path, i);
+    if (!event.is_object() || text_field(event, "ph", where) != "M" ||
+        text_field(event, "name", where) != "thread_name") {
+      continue;
+    }
     const int pid = whole_number(event.value("pid", json()), where, "pid");
     const int tid = whole_number(event.value("tid", json()), where, "tid");
     places[{pid, tid}] = thread_place(event, where);
@@ -177,7 +188,7 @@ whatif::MeasuredTrace read_step_timeline(const std::string& path) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& event = events[i];
     if (!event.is_object()) throw InputError(place(path, i) + ": expected an event object");
-    const std::string phase = event.value("ph", "");
+    const std::string phase = text_field(event, "ph", place(path, i));
     if (phase == "M") continue;
     if (phase != "X") {
       throw InputError(
