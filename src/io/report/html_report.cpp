@@ -12,6 +12,7 @@
 #include "io/output/summary_writer.hpp"
 #include "io/report/report_goodput.hpp"
 #include "io/report/report_html.hpp"
+#include "io/report/report_jitter.hpp"
 #include "io/report/report_memory.hpp"
 #include "io/report/report_search_charts.hpp"
 #include "io/report/report_timeline.hpp"
@@ -177,6 +178,7 @@ void write_simulation_report(std::ostream& out, const api::Simulation& simulatio
   append_summary(html, simulation);
   append_device_table(html, simulation, bands);
   append_memory_section(html, simulation.memory, simulation.job.cluster.gpu.name);
+  if (simulation.jitter) append_jitter_section(html, *simulation.jitter);
   if (simulation.goodput) append_goodput_section(html, *simulation.goodput);
   append_timeline(html, simulation, bands, merge_gap_ns);
   append_page_end(html);

@@ -80,6 +80,34 @@ TEST(SimulationReport, GoodputSectionStacksTheWallTimesShares) {
   EXPECT_NE(html.find("<li>assumed: a restart takes 10 min</li>"), std::string::npos);
 }
 
+// Four samples of 10.5, 11.5, 12.5 and 20 ms over ten 1-ms bins from the noiseless 10 ms to the
+// longest sample: bins 0, 1 and 2 hold one each and the last (19 to 20 ms) the longest; the tallest
+// bin is 120 pixels, each of these as tall, 48 pixels apart; the noiseless line at x = 0.
+TEST(SimulationReport, JitterHistogramBinsTheSamples) {
+  api::Simulation simulation = api::simulate(two_stage_job(), fixed_costs());
+  EXPECT_EQ(simulation_report(simulation).find("id=\"jitter\""), std::string::npos);
+  api::StepTimeDistribution d;
+  d.jitter = {strategy::JitterDistribution::uniform, 0.5};
+  d.samples = 4;
+  d.noiseless_s = 0.010;
+  d.times_s = {0.0105, 0.0115, 0.0125, 0.020};
+  d.mean_s = 0.013625;
+  d.max_s = 0.020;
+  simulation.jitter = d;
+  const std::string html = simulation_report(simulation);
+  EXPECT_NE(html.find("<section id=\"jitter\">"), std::string::npos);
+  EXPECT_EQ(count(html, "<rect class=\"bar\" x=\""), 10U);
+  EXPECT_NE(html.find("<rect class=\"bar\" x=\"1.00\" y=\"0.00\" width=\"46.00\" height=\"120.00\"><title>10.000 to "
+                      "11.000 ms: 1 of 4</title>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"bar\" x=\"433.00\" y=\"0.00\" width=\"46.00\" height=\"120.00\"><title>19.000 to "
+                      "20.000 ms: 1 of 4</title>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<rect class=\"bar\" x=\"145.00\" y=\"120.00\" width=\"46.00\" height=\"0.00\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<line class=\"limit\" x1=\"0.00\""), std::string::npos);
+}
+
 // The timeline of tiny_simulation.hpp (ns), on a 1040-pixel axis over 19000 ns, so activities
 // merge when less than 19000 / 1040 ≈ 18.3 ns apart; zero-length tasks are not drawn:
 //   stage 0 compute: F0 [0,3500) and F1 [3500,7000) touch → 1 forward block; B0 [12500,15500) and
