@@ -84,6 +84,7 @@ SearchOutcome run(const SearchArguments& arguments, const std::function<void(std
   options.memory_limit_bytes =
       search::memory_limit_bytes(outcome.space.base, arguments.memory_headroom, arguments.max_memory_gib);
   options.keep = outcome.top;
+  options.goal = search::training_goal(outcome.space.base.run);
   if (arguments.front_within) {
     options.objectives.front_within = search::parse_front_within(*arguments.front_within, "front_within");
   }

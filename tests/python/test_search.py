@@ -32,6 +32,20 @@ def test_search_json_is_the_cli_json():
     assert all(c["reason"] for c in result.candidates if c["status"] == "invalid")
 
 
+def test_tokens_and_price_give_the_time_and_cost_to_train_as_the_cli_does():
+    """The run's tokens and price are job settings: Job(tokens=...) is --tokens."""
+    job = distsim.Job(**BASE, schedule="1f1b", tokens=1e9, gpu_hour_price=2.5)
+    result = distsim.search(job, micro_batch_sizes=[1], recompute=["none"], threads=2, top=3)
+    _, stdout, _ = run_cli("search", "--json", "--model", TINY_GPT, "--nodes", "1", "--gpus-per-node", "4",
+                           "--global-batch-size", "16", "--schedule", "1f1b", "--micro-batch-sizes", "1",
+                           "--recompute", "none", "--threads", "2", "--top", "3", "--tokens", "1e9",
+                           "--gpu-hour-price", "2.5")
+    assert result.to_json() == stdout
+    data = json.loads(stdout)
+    assert data["tokens"] == 1e9 and data["gpu_hour_price"] == 2.5
+    assert all("time_to_train_s" in c for c in result.candidates if "iteration_time_s" in c)
+
+
 def test_progress_is_called_with_the_gil():
     calls = []
     result = distsim.search(distsim.Job(**BASE), micro_batch_sizes=[1], recompute=["none"], threads=2,
