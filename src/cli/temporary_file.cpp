@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,6 +76,25 @@ int register_for_cleanup(const std::string& path) {
   return -1;
 }
 
+//! Holds the cleanup signals back while it lives: a temporary file is created and its path
+//! registered for the handler in one step, so that a signal between the two cannot leave the file
+//! behind. A signal that came meanwhile is delivered when the mask is restored.
+class CleanupSignalsHeld {
+ public:
+  CleanupSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (const int signal_number : kCleanupSignals) sigaddset(&held, signal_number);
+    ::pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~CleanupSignalsHeld() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  CleanupSignalsHeld(const CleanupSignalsHeld&) = delete;
+  CleanupSignalsHeld& operator=(const CleanupSignalsHeld&) = delete;
+
+ private:
+  sigset_t previous_{};
+};
+
 void forget_cleanup(int slot) {
   if (slot >= 0) {
     cleanup_used[static_cast<size_t>(slot)] = 0;
@@ -105,6 +125,8 @@ TemporaryFile::TemporaryFile(const std::string& target, mode_t mode) : target_(t
   constexpr int kAttempts = 100;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     path_ = (target_path.parent_path() / temporary_name(target_path.filename().string(), random)).string();
+    install_cleanup_handler();
+    const CleanupSignalsHeld held;
     descriptor_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (descriptor_ >= 0) {
       cleanup_slot_ = register_for_cleanup(path_);

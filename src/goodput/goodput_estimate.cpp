@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -56,17 +57,19 @@ double storage_bytes_per_s(const strategy::JobSpec& job, std::vector<std::string
 
 double staging_bytes_per_s(const strategy::JobSpec& job, std::vector<std::string>& assumptions) {
   if (job.run.staging_bandwidth_gbps) return *job.run.staging_bandwidth_gbps * 1e9;
-  assumptions.emplace_back(
-      "an async save stages each GPU's share at 55.1 GB/s: an H200's device-to-host copy over PCIe Gen5 x16 "
-      "(nvbandwidth, Azure's ND H200 v5 results)");
+  assumptions.push_back(fmt::format(
+      "an async save stages each GPU's share at {:g} GB/s: an H200's device-to-host copy over PCIe Gen5 x16 "
+      "(nvbandwidth, Azure's ND H200 v5 results)",
+      kStagingBytesPerSecond / 1e9));
   return kStagingBytesPerSecond;
 }
 
 double reinit_s(const strategy::JobSpec& job, std::vector<std::string>& assumptions) {
   if (job.run.restart_s) return *job.run.restart_s;
-  assumptions.emplace_back(
-      "a restart takes 10 min besides reading the checkpoint back: the stall per failure of fully synchronous "
-      "training at O(100K) GPUs (Salpekar et al., arXiv 2602.00277)");
+  assumptions.push_back(fmt::format(
+      "a restart takes {:g} min besides reading the checkpoint back: the stall per failure of fully synchronous "
+      "training at O(100K) GPUs (Salpekar et al., arXiv 2602.00277)",
+      kReinitSeconds / 60));
   return kReinitSeconds;
 }
 
@@ -125,7 +128,7 @@ GoodputEstimate estimate_goodput(const strategy::JobSpec& job, double iteration_
   const Failures failures = job_failures(job, e.assumptions);
   e.failure_rates_per_hour = failures.rates;
   e.failures_per_hour = failures.per_hour;
-  e.mtbf_s = failures.per_hour > 0 ? kSecondsPerHour / failures.per_hour : INFINITY;
+  e.mtbf_s = failures.per_hour > 0 ? kSecondsPerHour / failures.per_hour : std::numeric_limits<double>::infinity();
 
   e.checkpoint_bytes = memory::checkpoint_bytes(job.model, job.strategy.dtype);
   e.assumptions.push_back(fmt::format(
