@@ -46,14 +46,15 @@ void append_histogram(std::string& html, const api::StepTimeDistribution& d) {
                    bin * bar + 1, kJitterHistogramHeight - height, bar - 2, height, (lowest + bin * width) * 1e3,
                    (lowest + (bin + 1) * width) * 1e3, counts[static_cast<std::size_t>(bin)], d.times_s.size());
   }
-  const double noiseless_x = highest > lowest ? kJitterHistogramWidth * (d.noiseless_s - lowest) / (highest - lowest) : 0;
+  const double noiseless_x =
+      highest > lowest ? kJitterHistogramWidth * (d.noiseless_s - lowest) / (highest - lowest) : 0;
   fmt::format_to(
       out,
       "<line class=\"limit\" x1=\"{0:.2f}\" x2=\"{0:.2f}\" y1=\"0\" y2=\"{1:.0f}\"><title>noiseless: {2:.3f} "
       "ms</title></line><text x=\"0\" y=\"{3:.0f}\" font-size=\"11\">{4:.3f} ms</text><text x=\"{5:.0f}\" "
       "y=\"{3:.0f}\" font-size=\"11\" text-anchor=\"end\">{6:.3f} ms</text></svg>",
-      std::min(noiseless_x, kJitterHistogramWidth - 1), kJitterHistogramHeight, d.noiseless_s * 1e3, kJitterHistogramHeight + 13,
-      lowest * 1e3, kJitterHistogramWidth, highest * 1e3);
+      std::min(noiseless_x, kJitterHistogramWidth - 1), kJitterHistogramHeight, d.noiseless_s * 1e3,
+      kJitterHistogramHeight + 13, lowest * 1e3, kJitterHistogramWidth, highest * 1e3);
 }
 
 }  // namespace
