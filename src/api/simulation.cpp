@@ -292,10 +292,15 @@ Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& optio
   schedule::validate_job(job);
   Simulation simulation = simulate_iteration(job, options);
   if (job.variability.jitter) {
-    // Every micro-batch draws its own noise: the samples run the whole iteration, task by task.
-    const program::JobProgram whole = build_valid(job, options, checked_ranks(job, options));
-    simulation.jitter =
-        sample_kernel_jitter(whole, job.variability, time_to_seconds(simulation.summary.iteration_time));
+    // Every micro-batch draws its own noise: the samples run the whole iteration, task by task,
+    // which a run shortened to its steady state has to build first.
+    const double noiseless_s = time_to_seconds(simulation.summary.iteration_time);
+    if (simulation.repeats) {
+      const program::JobProgram whole = build_valid(job, options, checked_ranks(job, options));
+      simulation.jitter = sample_kernel_jitter(whole, job.variability, noiseless_s);
+    } else {
+      simulation.jitter = sample_kernel_jitter(simulation.program, job.variability, noiseless_s);
+    }
   }
   if (job.run.given()) {
     simulation.goodput = goodput::estimate_goodput(job, time_to_seconds(simulation.summary.iteration_time),

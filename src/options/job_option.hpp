@@ -70,6 +70,9 @@ struct JobOption {
   //! A search varies this setting only over listed values (two or more, or `all`: every allowed
   //! one); otherwise it stays a setting of the job, the same for every candidate (precision, sharding).
   bool searched_when_listed = false;
+  //! Why a search refuses the setting, or empty when it takes it: a search ranks candidates by the
+  //! iteration of healthy, identical GPUs, and some settings describe something else.
+  std::string search_refusal;
   //! The job file's mapping the setting is written under ("goodput": `goodput: {tokens: 15e12}`),
   //! or empty for the top level. Flags and Python keywords are the key alone either way.
   std::string section;

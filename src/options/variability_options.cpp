@@ -61,10 +61,17 @@ JobOption jitter_seed() {
   return option;
 }
 
+//! A rank's number means another GPU in each candidate of a search, and noise would rank them by
+//! chance: both are simulate's.
+JobOption refused_by_search(JobOption option) {
+  option.search_refusal = "slow GPUs and kernel jitter are simulated by distsim simulate (docs/variability.md)";
+  return option;
+}
+
 }  // namespace
 
 std::vector<JobOption> variability_options() {
-  return {slow_ranks(), kernel_jitter(), jitter_samples(), jitter_seed()};
+  return {refused_by_search(slow_ranks()), refused_by_search(kernel_jitter()), jitter_samples(), jitter_seed()};
 }
 
 }  // namespace distsim::options::table

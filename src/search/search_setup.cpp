@@ -41,20 +41,13 @@ void list_setting(SearchSpace& space, options::JobSettings& settings, const opti
   settings.erase(option.key);
 }
 
-//! A search ranks candidates by the iteration of healthy, identical GPUs: of the goodput settings
-//! it takes the tokens and the price, for each candidate's time and money to train, and refuses
-//! the rest, and slow GPUs and jitter, which distsim simulate estimates.
+//! A setting the option table says a search refuses (JobOption::search_refusal).
 void refuse_simulate_only_settings(const options::JobSettings& settings) {
   for (const auto& option : options::job_options()) {
-    const bool failures = option.section == "goodput" && option.key != "tokens" && option.key != "gpu_hour_price";
-    const bool variability = option.key == "slow_ranks" || option.key == "kernel_jitter";
-    if (!failures && !variability) continue;
+    if (option.search_refusal.empty()) continue;
     if (const auto* setting = settings.find(option.key)) {
-      throw InputError(setting->origin + ": a search ranks candidates by the iteration of healthy, identical GPUs" +
-                       (failures ? "; failures, checkpoints and restarts are estimated by distsim simulate "
-                                   "(docs/goodput.md)"
-                                 : "; slow GPUs and kernel jitter are simulated by distsim simulate "
-                                   "(docs/variability.md)"));
+      throw InputError(setting->origin + ": a search ranks candidates by the iteration of healthy, identical GPUs; " +
+                       option.search_refusal);
     }
   }
 }

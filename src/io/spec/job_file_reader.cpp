@@ -69,27 +69,31 @@ void read_setting(MappingReader& reader, const options::JobOption& option, const
   settings.set(option.key, setting, "job file '" + path + "': key " + key_path(option));
 }
 
-//! The keys one mapping of the file holds: the options of `section` ("" for the top level), and
-//! at the top level the sections' own names.
+//! The options of `section`, by key.
 std::vector<std::string> keys_of(const std::string& section) {
   std::vector<std::string> keys;
   for (const auto& option : options::job_options()) {
     if (option.section == section) keys.push_back(option.key);
-    if (section.empty() && !option.section.empty() &&
-        std::find(keys.begin(), keys.end(), option.section) == keys.end()) {
-      keys.push_back(option.section);
-    }
   }
   return keys;
+}
+
+//! The sections of the option table (JobOption::section), each once, in table order.
+std::vector<std::string> section_names() {
+  std::vector<std::string> sections;
+  for (const auto& option : options::job_options()) {
+    if (!option.section.empty() && std::find(sections.begin(), sections.end(), option.section) == sections.end()) {
+      sections.push_back(option.section);
+    }
+  }
+  return sections;
 }
 
 //! Every option's key, so that a section's option at the top level is told where it goes, and
 //! the sections' names.
 std::vector<std::string> known_top_level_keys() {
   std::vector<std::string> keys = options::option_keys();
-  for (const auto& key : keys_of("")) {
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-  }
+  for (const auto& section : section_names()) keys.push_back(section);
   return keys;
 }
 
@@ -119,14 +123,16 @@ options::JobSettings read_job_file(const std::string& path) {
   reader.reject_unknown_keys(known_top_level_keys());
   options::JobSettings settings;
   for (const auto& option : options::job_options()) {
-    if (!option.section.empty() && reader.has(option.key)) {
+    if (!reader.has(option.key)) continue;
+    if (option.section.empty()) {
+      read_setting(reader, option, path, settings);
+    } else {
       reader.report(option.key, "a " + option.section + " setting: write it under " + option.section + ": (" +
                                     option.section + ": {" + option.key + ": ...})");
-    } else if (option.section.empty() && reader.has(option.key)) {
-      read_setting(reader, option, path, settings);
-    } else if (!option.section.empty() && option.key == keys_of(option.section).front() && reader.has(option.section)) {
-      read_section(reader, option.section, path, settings);
     }
+  }
+  for (const auto& section : section_names()) {
+    if (reader.has(section)) read_section(reader, section, path, settings);
   }
   if (reader.has("strategy") && (reader.has("tp") || reader.has("pp") || reader.has("dp"))) {
     reader.report("strategy", "give either strategy or tp/pp/dp, not both");

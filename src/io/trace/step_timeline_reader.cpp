@@ -14,7 +14,7 @@
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "core/plain_text.hpp"
-#include "io/document/text_file.hpp"
+#include "io/trace/trace_reader_formats.hpp"
 
 namespace distsim::io {
 
@@ -85,10 +85,10 @@ double microseconds(const json& event, std::string_view key, const std::string& 
     throw InputError(fmt::format("{}: no number '{}' (microseconds)", where, key));
   }
   const double value = found->get<double>();
-  constexpr double kLatestMicroseconds = 4e15;  // 127 years
-  if (!std::isfinite(value) || std::abs(value) > kLatestMicroseconds || (non_negative && value < 0)) {
-    throw InputError(fmt::format("{}: '{}' {} is out of range; expected microseconds{} within {:g}", where, key,
-                                 found->dump(), non_negative ? " of at least 0" : "", kLatestMicroseconds));
+  if (!trace_format::in_clock_range(value)) trace_format::out_of_clock_range(value, key, where);
+  if (non_negative && value < 0) {
+    throw InputError(
+        fmt::format("{}: '{}' {} is out of range; expected microseconds of at least 0", where, key, found->dump()));
   }
   return value;
 }
@@ -102,7 +102,7 @@ int arg(const json& event, std::string_view key, const std::string& where) {
 }
 
 whatif::OpRole role_of(const json& event, const std::string& where) {
-  const std::string name = event.contains("name") && event["name"].is_string() ? event["name"].get<std::string>() : "";
+  const std::string name = trace_format::optional_string(event, "name", where);
   if (const auto role = whatif::find_role(name)) return *role;
   std::vector<std::string> known;
   for (const auto& info : whatif::op_roles()) known.emplace_back(info.name);
@@ -110,11 +110,7 @@ whatif::OpRole role_of(const json& event, const std::string& where) {
 }
 
 json parse(const std::string& path) {
-  constexpr std::size_t kLargestTrace = std::size_t{16} << 30;
-  const std::string text =
-      read_possibly_gzipped_file(path, "trace", largest_parsed_file(kLargestTrace), kParsedFileLimit);
-  json root = json::parse(text, nullptr, false);
-  if (root.is_discarded()) throw InputError("trace '" + path + "' is not JSON");
+  json root = trace_format::load_trace_json(path, "trace");
   if (root.is_object() && root.contains("traceEvents")) root = root["traceEvents"];
   if (!root.is_array()) {
     throw InputError("trace '" + path + "': expected Chrome trace events, a JSON list or an object with 'traceEvents'");
@@ -122,21 +118,13 @@ json parse(const std::string& path) {
   return root;
 }
 
-//! The text under `key`, "" when the event has none; anything but text there is refused.
-std::string text_field(const json& event, std::string_view key, const std::string& where) {
-  const auto found = event.find(key);
-  if (found == event.end()) return {};
-  if (!found->is_string()) throw InputError(fmt::format("{}: '{}' {}; expected text", where, key, found->dump()));
-  return found->get<std::string>();
-}
-
 std::map<std::pair<int, int>, ThreadPlace> thread_places(const json& events, const std::string& path) {
   std::map<std::pair<int, int>, ThreadPlace> places;
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& event = events[i];
     const std::string where = place(path, i);
-    if (!event.is_object() || text_field(event, "ph", where) != "M" ||
-        text_field(event, "name", where) != "thread_name") {
+    if (!event.is_object() || trace_format::optional_string(event, "ph", where) != "M" ||
+        trace_format::optional_string(event, "name", where) != "thread_name") {
       continue;
     }
     const int pid = whole_number(event.value("pid", json()), where, "pid");
@@ -188,7 +176,7 @@ whatif::MeasuredTrace read_step_timeline(const std::string& path) {
   for (std::size_t i = 0; i < events.size(); ++i) {
     const json& event = events[i];
     if (!event.is_object()) throw InputError(place(path, i) + ": expected an event object");
-    const std::string phase = text_field(event, "ph", place(path, i));
+    const std::string phase = trace_format::optional_string(event, "ph", place(path, i));
     if (phase == "M") continue;
     if (phase != "X") {
       throw InputError(
@@ -201,9 +189,13 @@ whatif::MeasuredTrace read_step_timeline(const std::string& path) {
       std::min_element(read.begin(), read.end(), [](const ReadOp& a, const ReadOp& b) { return a.tp < b.tp; })->tp;
   whatif::MeasuredTrace trace;
   std::size_t below_zero = 0;
+  std::size_t other_tp = 0;
   double lowest = 0;
   for (auto op : read) {
-    if (op.tp != tp) continue;
+    if (op.tp != tp) {
+      ++other_tp;
+      continue;
+    }
     if (op.op.duration_s < 0) {
       ++below_zero;
       lowest = std::min(lowest, op.op.duration_s);
@@ -216,6 +208,11 @@ whatif::MeasuredTrace read_step_timeline(const std::string& path) {
         fmt::format("{} transfers measured below 0 (down to {:.1f} us: the clocks of the ranks' hosts "
                     "disagree) are read as 0",
                     below_zero, lowest * 1e6));
+  }
+  if (other_tp > 0) {
+    trace.notes.push_back(fmt::format("{} operations of tensor-parallel ranks other than {} are not read: the "
+                                      "lowest tensor-parallel rank stands for its stage",
+                                      other_tp, tp));
   }
   start_steps_at_zero(trace);
   return trace;

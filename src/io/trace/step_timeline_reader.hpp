@@ -14,8 +14,8 @@ namespace distsim::io {
 //! `ts` and `dur` in microseconds, `args.step` its step and `args.seq_id` its micro-batch; a
 //! synchronized operation's `dur` is its transfer alone (one a little below 0, where the clocks of
 //! two hosts disagree, is read as 0 and said in the trace's notes). Only the lowest tensor-parallel rank is
-//! read (the others run the same operations). Each step's times start at its first operation.
-//! Throws InputError naming the file, the event's index and the key for anything else.
+//! read (the others run the same operations), and the trace's notes say how many were not. Each step's times start at
+//! its first operation. Throws InputError naming the file, the event's index and the key for anything else.
 whatif::MeasuredTrace read_step_timeline(const std::string& path);
 
 }  // namespace distsim::io

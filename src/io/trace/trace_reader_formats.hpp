@@ -20,8 +20,11 @@ struct TraceFile {
   nlohmann::json root;
 };
 
-//! Reads and parses a trace; `what` names it in errors ("predicted trace"). Throws InputError when
-//! the file cannot be read, is not JSON, or has no traceEvents list.
+//! Reads and parses a trace, plain or gzip-compressed, held to a share of the machine's memory;
+//! `what` names it in errors ("predicted trace"). Throws InputError when the file cannot be read or
+//! is not JSON (with the line).
+nlohmann::json load_trace_json(const std::string& path, std::string_view what);
+//! load_trace_json, its top level checked to be an object with a traceEvents list.
 TraceFile load_trace_file(const std::string& path, std::string_view what);
 
 //! A complete ("X") event with its times checked and converted to nanoseconds.
@@ -43,6 +46,10 @@ std::string where(const TraceFile& file, const TimedEvent& event);
 
 //! Microseconds (as traces write them) to whole nanoseconds.
 SimTime microseconds_to_ns(double microseconds);
+//! Whether a time in microseconds is one the nanosecond clock holds as a difference and an end.
+bool in_clock_range(double microseconds);
+//! Throws InputError at `place` saying that `key`'s time is outside in_clock_range.
+[[noreturn]] void out_of_clock_range(double microseconds, std::string_view key, const std::string& place);
 
 //! The phase named in a trace (fwd, bwd, recompute, optim); throws InputError at `place`,
 //! suggesting the closest name.

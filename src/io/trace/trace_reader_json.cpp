@@ -92,11 +92,14 @@ compare::ActivityKind shared_category_kind(std::string_view category, int tid, c
 
 }  // namespace
 
-TraceFile load_trace_file(const std::string& path, std::string_view what) {
+nlohmann::json load_trace_json(const std::string& path, std::string_view what) {
   // A trace of every rank of a long run reaches gigabytes; the machine's memory bounds it.
   constexpr std::size_t kLargestTrace = std::size_t{16} << 30;
-  TraceFile file{path,
-                 parse_json(path, read_text_file(path, what, largest_parsed_file(kLargestTrace), kParsedFileLimit))};
+  return parse_json(path, read_possibly_gzipped_file(path, what, largest_parsed_file(kLargestTrace), kParsedFileLimit));
+}
+
+TraceFile load_trace_file(const std::string& path, std::string_view what) {
+  TraceFile file{path, load_trace_json(path, what)};
   if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
     throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
                             "trace events");
