@@ -69,6 +69,7 @@ class Job:
         last_stage_layers: int = ...,
         account_for_embedding_in_pipeline_split: bool = ...,
         account_for_loss_in_pipeline_split: bool = ...,
+        stage_gpus: str = ...,
         ep: int = ...,
         etp: int = ...,
         moe_dispatcher: str = ...,

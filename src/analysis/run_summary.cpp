@@ -211,7 +211,21 @@ double fastest_peak_flops(const cluster::GpuSpec& gpu) {
 //! A figure no iteration can have means a defect in distsim, never an output: time runs forward,
 //! a device is idle for a share of the iteration in [0, 1), and the analytical costs never beat
 //! the GPU's fastest peak.
-void check_physical_bounds(const RunSummary& summary, const cluster::GpuSpec& gpu) {
+//! The peak a GPU of the cluster has on average: on a cluster of several GPU types, each type's
+//! peak weighted by its GPUs.
+double mean_peak_flops(const cluster::ClusterSpec& cluster, Dtype dtype) {
+  if (!cluster.mixed()) return cluster.gpu.peak_flops(dtype);
+  double sum = 0;
+  std::int64_t hosts = 0;
+  for (const auto& group : cluster.host_groups) {
+    sum += static_cast<double>(group.hosts) * group.gpu.peak_flops(dtype);
+    hosts += group.hosts;
+  }
+  return hosts > 0 ? sum / static_cast<double>(hosts) : 0;
+}
+
+//! `fastest_peak` is the fastest peak of the fastest GPU the job runs on.
+void check_physical_bounds(const RunSummary& summary, double fastest_peak) {
   if (summary.iteration_time < 0) {
     throw std::logic_error("negative iteration time " + std::to_string(summary.iteration_time) + " ns");
   }
@@ -227,7 +241,7 @@ void check_physical_bounds(const RunSummary& summary, const cluster::GpuSpec& gp
   }
   // Measured costs are what they are: a profile faster than the GPU file's peak says the file
   // is wrong, not the timeline.
-  const double fastest_tflops = fastest_peak_flops(gpu) / 1e12;
+  const double fastest_tflops = fastest_peak / 1e12;
   const bool analytical = summary.events.profiled + summary.events.extrapolated == 0;
   if (analytical && fastest_tflops > 0 && summary.tflops_per_gpu > fastest_tflops) {
     throw std::logic_error(fmt::format(
@@ -269,7 +283,7 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     summary.throughput_samples_per_s = job.strategy.global_batch_size / seconds;
     summary.tokens_per_s = summary.throughput_samples_per_s * job.model.target_seq_length();
     summary.tflops_per_gpu = summary.total_flops / seconds / world / 1e12;
-    const double peak = job.cluster.gpu.peak_flops(job.strategy.dtype);
+    const double peak = mean_peak_flops(job.cluster, job.strategy.dtype);
     summary.mfu_peak_tflops = peak / 1e12;
     summary.mfu = peak > 0 ? summary.tflops_per_gpu * 1e12 / peak : 0;
     // Over ranks: a device counts once for each rank whose timeline it is. Exact integer sums, so
@@ -285,7 +299,10 @@ RunSummary summarize(const strategy::JobSpec& job, const program::JobProgram& jo
     summary.bubble_fraction =
         static_cast<double>(idle_over_ranks) / static_cast<double>(ranks) / static_cast<double>(iteration_time);
   }
-  check_physical_bounds(summary, job.cluster.gpu);
+  double fastest = 0;
+  for (const int type : job.cluster.gpu_types())
+    fastest = std::max(fastest, fastest_peak_flops(job.cluster.gpu_of_type(type)));
+  check_physical_bounds(summary, fastest);
   return summary;
 }
 

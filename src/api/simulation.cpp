@@ -7,17 +7,20 @@
 #include <set>
 #include <string>
 
+#include "api/pipeline_balance.hpp"
 #include "api/steady_state.hpp"
 #include "catalog/host_cpus.hpp"
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "cost/analytical_cost_model.hpp"
 #include "cost/fallback_cost_model.hpp"
+#include "events/gpu_type_work.hpp"
 #include "events/job_events.hpp"
 #include "events/layer_memo.hpp"
 #include "model/parameter_count.hpp"
 #include "program/slow_gpus.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/gpu_placement.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/placement_classes.hpp"
 #include "strategy/rank_layout.hpp"
@@ -79,6 +82,10 @@ std::string size_text(std::int64_t tasks) {
 program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
   // A slow rank or host, or jitter, makes every rank unlike the others (docs/variability.md).
   if (job.variability.breaks_symmetry()) return program::SimulatedRanks::every_rank_alone;
+  // Data-parallel replicas of one stage on different GPU types run alike only in their layout.
+  if (job.cluster.mixed() && !strategy::GpuPlacement(job).stages_uniform()) {
+    return program::SimulatedRanks::every_rank_alone;
+  }
   if (!options.all_ranks && strategy::RankLayout(job.strategy, job.cluster).is_uniform()) {
     return program::SimulatedRanks::one_per_stage;
   }
@@ -135,8 +142,17 @@ program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOp
   return program;
 }
 
-program::JobProgram build(const strategy::JobSpec& job, const SimulationOptions& options) {
+//! The job validated, with its balanced pipeline layout found when it asks for one.
+strategy::JobSpec resolved_job(const strategy::JobSpec& given, const SimulationOptions& options) {
+  schedule::validate_job(given);
+  if (!strategy::asks_balanced_layout(given.strategy)) return given;
+  strategy::JobSpec job = with_balanced_layout(given, *cost_chain(given, options));
   schedule::validate_job(job);
+  return job;
+}
+
+program::JobProgram build(const strategy::JobSpec& given, const SimulationOptions& options) {
+  const strategy::JobSpec job = resolved_job(given, options);
   const program::SimulatedRanks ranks = checked_ranks(job, options);
   return build_valid(job, options, ranks);
 }
@@ -288,8 +304,8 @@ Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOpti
 
 }  // namespace
 
-Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options) {
-  schedule::validate_job(job);
+Simulation simulate(const strategy::JobSpec& given, const SimulationOptions& options) {
+  const strategy::JobSpec job = resolved_job(given, options);
   Simulation simulation = simulate_iteration(job, options);
   if (job.variability.jitter) {
     // Every micro-batch draws its own noise: the samples run the whole iteration, task by task,
@@ -335,12 +351,14 @@ class StageBusyPricer {
                   const cost::FallbackCostModel& costs)
       : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster) {}
 
-  StageBusy price(int stage, const std::vector<events::ChunkPlacement>& placements,
-                  const std::vector<SimTime>& passes) {
+  //! The stage's busy times on GPU type `gpu_type`.
+  StageBusy price(int stage, const std::vector<events::ChunkPlacement>& placements, const std::vector<SimTime>& passes,
+                  int gpu_type) {
     events::EventTable table;
     events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
-    const events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers);
+    events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers);
+    events::run_on_gpu_type(work, table, gpu_type);
     // Each unique event priced once: a stage repeats its layers' events in every pass.
     durations_.clear();
     durations_.reserve(table.size());
@@ -402,6 +420,18 @@ class StageBusyPricer {
   std::vector<SimTime> durations_;  //!< by event id, of the stage being priced
 };
 
+//! Each busy time the smaller of two pricings of one stage.
+StageBusy fastest(const StageBusy& a, const StageBusy& b) {
+  StageBusy least = a;
+  for (size_t i = 0; i < least.busy.size(); ++i) least.busy[i] = std::min(a.busy[i], b.busy[i]);
+  for (size_t chunk = 0; chunk < least.forward.size(); ++chunk) {
+    least.forward[chunk] = std::min(a.forward[chunk], b.forward[chunk]);
+    least.backward[chunk] = std::min(a.backward[chunk], b.backward[chunk]);
+  }
+  least.handing_on = std::min(a.handing_on, b.handing_on);
+  return least;
+}
+
 //! Every micro-batch crosses the chunks in the order of their virtual stages (a schedule that runs
 //! each chunk every micro-batch; DualPipe's two directions do not). So a stage computes nothing
 //! before one micro-batch has crossed the chunks of other stages ahead of its first chunk, then
@@ -438,8 +468,8 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedu
 
 }  // namespace
 
-LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const SimulationOptions& options) {
-  schedule::validate_job(job);
+LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const SimulationOptions& options) {
+  const strategy::JobSpec job = resolved_job(given, options);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const auto costs = cost_chain(job, options);
   const strategy::Strategy& s = job.strategy;
@@ -451,11 +481,19 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const Simul
   std::map<std::vector<std::int64_t>, StageBusy> priced;
   std::vector<const StageBusy*> stages;
   LowerBound bound;
+  const strategy::GpuPlacement gpus(job);
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
     const auto& placements = stage_placements[static_cast<size_t>(stage)];
-    auto [at, fresh] = priced.try_emplace(stage_shape(job.model, placements, passes));
+    const std::vector<int> types = gpus.types_of_stage(stage);
+    std::vector<std::int64_t> shape = stage_shape(job.model, placements, passes);
+    shape.insert(shape.end(), types.begin(), types.end());
+    auto [at, fresh] = priced.try_emplace(std::move(shape));
     if (fresh) {
-      at->second = pricer.price(stage, placements, passes);
+      // A stage on several GPU types is bounded by what it would take on the fastest of them.
+      at->second = pricer.price(stage, placements, passes, types.front());
+      for (size_t other = 1; other < types.size(); ++other) {
+        at->second = fastest(at->second, pricer.price(stage, placements, passes, types[other]));
+      }
       bound.busiest_stream =
           std::max(bound.busiest_stream, *std::max_element(at->second.busy.begin(), at->second.busy.end()));
     }

@@ -83,8 +83,7 @@ double require_positive(double value, const cluster::ClusterSpec& cluster, std::
   return value;
 }
 
-void check_gpu(const cluster::ClusterSpec& cluster) {
-  const cluster::GpuSpec& gpu = cluster.gpu;
+void check_gpu(const cluster::ClusterSpec& cluster, const cluster::GpuSpec& gpu) {
   const std::vector<std::pair<const char*, double>> fields = {
       {"peak_fp16_tflops or peak_bf16_tflops", std::max(gpu.peak_fp16_tflops, gpu.peak_bf16_tflops)},
       {"memory_bandwidth_gbps", gpu.memory_bandwidth_gbps},
@@ -139,14 +138,19 @@ double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_
 AnalyticalCostModel::AnalyticalCostModel(cluster::ClusterSpec cluster, std::string_view attention_kernel,
                                          HostCostModel host)
     : cluster_(std::move(cluster)), host_(host) {
-  check_gpu(cluster_);
-  if (attention_kernel == catalog::kGenericAttentionKernel) return;
-  const catalog::AttentionKernelRate* rate = catalog::attention_kernel_rate(attention_kernel, cluster_.gpu);
-  if (rate == nullptr) {
-    throw InputError("attention kernel '" + std::string(attention_kernel) + "' has no rate measured on gpu '" +
-                     cluster_.gpu.name + "'");
+  // Indexed by GPU type, which is the index of a host group (cluster::ClusterSpec::gpu_type_of_group).
+  attention_fraction_of_peak_.assign(std::max<size_t>(1, cluster_.host_groups.size()), 0.0);
+  for (const int type : cluster_.gpu_types()) {
+    const cluster::GpuSpec& gpu = cluster_.gpu_of_type(type);
+    check_gpu(cluster_, gpu);
+    if (attention_kernel == catalog::kGenericAttentionKernel) continue;
+    const catalog::AttentionKernelRate* rate = catalog::attention_kernel_rate(attention_kernel, gpu);
+    if (rate == nullptr) {
+      throw InputError("attention kernel '" + std::string(attention_kernel) + "' has no rate measured on gpu '" +
+                       gpu.name + "'");
+    }
+    attention_fraction_of_peak_[static_cast<size_t>(type)] = rate->fraction_of_peak();
   }
-  attention_fraction_of_peak_ = rate->fraction_of_peak();
 }
 
 std::optional<Cost> AnalyticalCostModel::try_cost(const Event& event) const { return cost(event); }
@@ -172,10 +176,16 @@ CommunicationEstimate AnalyticalCostModel::communication_estimate(const Event& e
 }
 
 double AnalyticalCostModel::compute_seconds(const Event& event) const {
+  if (event.gpu_type < 0 ||
+      (event.gpu_type > 0 && static_cast<size_t>(event.gpu_type) >= cluster_.host_groups.size())) {
+    throw InputError("event '" + event.key() + "' runs on GPU type " + std::to_string(event.gpu_type) +
+                     ", which cluster '" + cluster_.name + "' does not have");
+  }
+  const cluster::GpuSpec& gpu = cluster_.gpu_of_type(event.gpu_type);
   switch (event.event_class) {
-    case EventClass::gemm: return gemm_seconds(event);
-    case EventClass::attention: return attention_seconds(event);
-    case EventClass::memory_bound: return memory_seconds(event.bytes_moved) + cluster_.gpu.kernel_launch_us * kMicro;
+    case EventClass::gemm: return gemm_seconds(event, gpu);
+    case EventClass::attention: return attention_seconds(event, gpu);
+    case EventClass::memory_bound: return memory_seconds(event.bytes_moved, gpu) + gpu.kernel_launch_us * kMicro;
     case EventClass::collective:
     case EventClass::point_to_point: break;
   }
@@ -187,7 +197,7 @@ double AnalyticalCostModel::compute_seconds(const Event& event) const {
 // the tile and wave quantization of a 128×128-tile, one-CTA-per-SM launch. A batched GEMM
 // (cuBLAS strided batched, one grid over every matrix's tiles) pads each matrix to whole tiles and
 // fills its waves with the tiles of all of them.
-double AnalyticalCostModel::gemm_seconds(const Event& event) const {
+double AnalyticalCostModel::gemm_seconds(const Event& event, const cluster::GpuSpec& gpu) const {
   // A grouped GEMM launches every local expert's tiles in one grid, as a batched one does.
   const std::int64_t batch = event.dim_or("batch", event.dim_or("groups", 1));
   const std::int64_t m = event.dim("m");
@@ -197,35 +207,33 @@ double AnalyticalCostModel::gemm_seconds(const Event& event) const {
   if (batch > 0 && m > 0 && n > 0 && k > 0) {
     const double flops =
         2.0 * static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-    const double shape = tile_efficiency(m, n) * wave_efficiency(m, n, cluster_.gpu.sm_count, batch);
-    compute = flops / (tensor_flops_per_second(event.dtype) * shape);
+    const double shape = tile_efficiency(m, n) * wave_efficiency(m, n, gpu.sm_count, batch);
+    compute = flops / (tensor_flops_per_second(event.dtype, gpu) * shape);
   }
-  return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
+  return std::max(compute, memory_seconds(event.bytes_moved, gpu)) + gpu.kernel_launch_us * kMicro;
 }
 
 // Fused attention never materializes the score matrix, so it is bound by its matmul FLOPs at
 // FlashAttention's fraction of the GEMM rate, or by streaming Q, K, V and O. A named kernel runs
 // at the fraction of the tensor peak measured for it on the GPU's architecture instead.
-double AnalyticalCostModel::attention_seconds(const Event& event) const {
-  const double rate = attention_fraction_of_peak_ > 0
-                          ? cluster_.gpu.peak_flops(event.dtype) * attention_fraction_of_peak_
-                          : tensor_flops_per_second(event.dtype) * kAttentionToGemmEfficiency;
+double AnalyticalCostModel::attention_seconds(const Event& event, const cluster::GpuSpec& gpu) const {
+  const double fraction = attention_fraction_of_peak_[static_cast<size_t>(event.gpu_type)];
+  const double rate = fraction > 0 ? gpu.peak_flops(event.dtype) * fraction
+                                   : tensor_flops_per_second(event.dtype, gpu) * kAttentionToGemmEfficiency;
   const double compute = event.flops / rate;
-  return std::max(compute, memory_seconds(event.bytes_moved)) + cluster_.gpu.kernel_launch_us * kMicro;
+  return std::max(compute, memory_seconds(event.bytes_moved, gpu)) + gpu.kernel_launch_us * kMicro;
 }
 
 // Achieved DRAM bandwidth is memory_efficiency of the spec figure (STREAM-like, docs/reference/hardware.md §6)
 // times the fraction of it that a training step's memory-bound kernels reach.
-double AnalyticalCostModel::memory_seconds(double bytes) const {
-  const cluster::GpuSpec& gpu = cluster_.gpu;
+double AnalyticalCostModel::memory_seconds(double bytes, const cluster::GpuSpec& gpu) const {
   return bytes / (kTrainingKernelBandwidthFraction * gpu.memory_efficiency * gpu.memory_bandwidth_gbps * kGiga);
 }
 
 // Large-GEMM ceiling η_max · peak (docs/reference/hardware.md §5.1-5.2), each format at its own peak and
 // efficiency. A format without tensor cores of its own (fp8 before Hopper) runs at the 16-bit rate;
 // validation refuses such jobs, so only a profile or a hand-made event reaches that fallback.
-double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype) const {
-  const cluster::GpuSpec& gpu = cluster_.gpu;
+double AnalyticalCostModel::tensor_flops_per_second(Dtype dtype, const cluster::GpuSpec& gpu) const {
   if (gpu.peak_flops(dtype) > 0 && gpu.gemm_efficiency_of(dtype) > 0) {
     return gpu.peak_flops(dtype) * gpu.gemm_efficiency_of(dtype);
   }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "catalog/attention_kernels.hpp"
 #include "cluster/cluster_spec.hpp"
@@ -32,7 +33,8 @@ double tile_efficiency(std::int64_t m, std::int64_t n);
 //! tiles = batch·⌈m/128⌉·⌈n/128⌉ (a batched GEMM launches every matrix's tiles in one grid).
 double wave_efficiency(std::int64_t m, std::int64_t n, int sm_count, std::int64_t batch = 1);
 
-//! Prices every event from the cluster's specifications alone: GEMMs by FLOPs over a
+//! Prices every event from the cluster's specifications alone (a compute event on the GPU of its
+//! Event::gpu_type): GEMMs by FLOPs over a
 //! shape-dependent achievable rate, fused attention and memory-bound kernels by roofline, and
 //! communication by NCCL's ring model with the fastest protocol per message. Every formula and
 //! constant is cited in analytical_cost_model.cpp and docs/cost_models.md.
@@ -54,10 +56,10 @@ class AnalyticalCostModel : public CostModel {
 
  private:
   double compute_seconds(const events::Event& event) const;
-  double gemm_seconds(const events::Event& event) const;
-  double attention_seconds(const events::Event& event) const;
-  double memory_seconds(double bytes) const;
-  double tensor_flops_per_second(Dtype dtype) const;
+  double gemm_seconds(const events::Event& event, const cluster::GpuSpec& gpu) const;
+  double attention_seconds(const events::Event& event, const cluster::GpuSpec& gpu) const;
+  double memory_seconds(double bytes, const cluster::GpuSpec& gpu) const;
+  double tensor_flops_per_second(Dtype dtype, const cluster::GpuSpec& gpu) const;
   CommunicationEstimate ring_collective(const events::Event& event) const;
   CommunicationEstimate point_to_point(const events::Event& event) const;
   CommunicationEstimate all_to_all(const events::Event& event) const;
@@ -67,8 +69,9 @@ class AnalyticalCostModel : public CostModel {
 
   cluster::ClusterSpec cluster_;
   HostCostModel host_;
-  //! The named attention kernel's measured fraction of the 16-bit tensor peak; 0 for the generic one.
-  double attention_fraction_of_peak_ = 0;
+  //! Per GPU type: the named attention kernel's measured fraction of the 16-bit tensor peak; 0 for
+  //! the generic one.
+  std::vector<double> attention_fraction_of_peak_;
 };
 
 }  // namespace distsim::cost

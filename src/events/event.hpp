@@ -29,6 +29,9 @@ struct Event {
   Dtype dtype = Dtype::bf16;
   double flops = 0;        //!< floating-point operations of one occurrence
   double bytes_moved = 0;  //!< bytes read and written from device memory (compute events)
+  //! The GPU type that runs a compute event on a cluster of several (cluster::ClusterSpec::
+  //! gpu_type_of_group); 0 otherwise. The key writes it as "gpu=N" when it is not 0.
+  int gpu_type = 0;
   // Communication events only.
   Collective collective = Collective::all_reduce;
   std::int64_t bytes = 0;  //!< message size: the whole buffer, as nccl-tests counts it

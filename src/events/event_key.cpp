@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <optional>
 
 #include "core/closest_name.hpp"
@@ -135,8 +136,8 @@ bool has_variable_length(const OperatorSpec& spec) {
 //! Reads a key's words after the operator's name, one field of the operator table at a time.
 class KeyReader {
  public:
-  KeyReader(const OperatorSpec& spec, const std::vector<std::string_view>& words)
-      : spec_(spec), words_(words), expected_(expected_fields(spec)) {}
+  KeyReader(const OperatorSpec& spec, std::vector<std::string_view>& words)
+      : spec_(spec), words_(words), expected_(expected_fields(spec)), gpu_type_(take_gpu_type(words)) {}
 
   Event read() {
     if (!has_variable_length(spec_) && words_.size() != spec_.fields.size() + 1) {
@@ -155,6 +156,7 @@ class KeyReader {
     if (next_ != words_.size()) {
       throw_fields_do_not_match();
     }
+    event.gpu_type = gpu_type_;
     return event;
   }
 
@@ -240,9 +242,25 @@ class KeyReader {
     throw InputError(unknown_name_message("dtype", word, names));
   }
 
+  //! The GPU type of a trailing "gpu=N" word, which it removes from `words`; 0 without one.
+  static int take_gpu_type(std::vector<std::string_view>& words) {
+    if (words.size() < 2 || !words.back().starts_with(kGpuTypeField) ||
+        words.back().substr(kGpuTypeField.size(), 1) != "=") {
+      return 0;
+    }
+    const auto value = parse_count(words.back().substr(kGpuTypeField.size() + 1));
+    if (!value || *value < 1 || *value > std::numeric_limits<int>::max()) {
+      throw InputError("'" + std::string(words.back()) + "': " + std::string(kGpuTypeField) +
+                       " must be a whole number of at least 1 (a GPU type of the cluster; 0 is written as none)");
+    }
+    words.pop_back();
+    return static_cast<int>(*value);
+  }
+
   const OperatorSpec& spec_;
   const std::vector<std::string_view>& words_;
   std::string expected_;
+  int gpu_type_ = 0;
   size_t next_ = 1;
 };
 
@@ -253,6 +271,12 @@ std::string format_event_key(const Event& event) {
   std::string text(spec.name);
   for_each_key_field(spec, event,
                      [&](size_t, const KeyField& field, const Dim* dim) { append_field(text, event, field, dim); });
+  if (event.gpu_type != 0) {
+    text += ' ';
+    text += kGpuTypeField;
+    text += '=';
+    text += std::to_string(event.gpu_type);
+  }
   return text;
 }
 
@@ -270,6 +294,11 @@ void write_event_identity(const Event& event, EventIdentity& identity) {
   for_each_key_field(spec, event, [&](size_t position, const KeyField& field, const Dim* dim) {
     append_identity(identity, event, field, dim, position);
   });
+  if (event.gpu_type != 0) {
+    // A word no field writes first, so that the type cannot read as another field's number.
+    identity.words.push_back(std::numeric_limits<std::int64_t>::min());
+    identity.words.push_back(event.gpu_type);
+  }
 }
 
 std::size_t EventIdentityHash::operator()(const EventIdentity& identity) const {
@@ -284,7 +313,7 @@ std::size_t EventIdentityHash::operator()(const EventIdentity& identity) const {
 }
 
 Event parse_event_key(std::string_view key) {
-  const auto words = split_words(key);
+  auto words = split_words(key);
   if (words[0].empty()) {
     throw InputError("the event key is empty or starts with a space");
   }

@@ -10,9 +10,14 @@
 
 namespace distsim::events {
 
+//! The field after an operator's own that names the GPU type of a compute event on a cluster of
+//! several types (Event::gpu_type), left out for type 0.
+inline constexpr std::string_view kGpuTypeField = "gpu";
+
 //! The canonical text of an event: its operator's name, then each field of its row of the
 //! operator table in order, separated by single spaces, e.g. "gemm m=4096 n=3072 k=1024 bf16" or
-//! "all_reduce bytes=8388608 group=16 inter per_node=8". Throws InternalError when the event's
+//! "all_reduce bytes=8388608 group=16 inter per_node=8", and "gpu=N" for GPU type N > 0
+//! ("gemm m=4096 n=3072 k=1024 bf16 gpu=1"). Throws InternalError when the event's
 //! dimensions are not the ones its operator's key takes.
 std::string format_event_key(const Event& event);
 

@@ -1,5 +1,6 @@
 #include "memory/memory_estimate.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/input_error.hpp"
@@ -7,6 +8,7 @@
 #include "memory/activation_memory.hpp"
 #include "memory/model_state_memory.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/gpu_placement.hpp"
 
 namespace distsim::memory {
 
@@ -103,10 +105,26 @@ const StageMemory& MemoryEstimate::peak() const {
   return *best;
 }
 
+const StageMemory& MemoryEstimate::tightest() const {
+  const StageMemory* tightest = &peak();
+  for (const auto& stage : stages) {
+    if (stage.total() - stage.capacity > tightest->total() - tightest->capacity ||
+        (stage.total() - stage.capacity == tightest->total() - tightest->capacity && stage.stage < tightest->stage)) {
+      tightest = &stage;
+    }
+  }
+  return *tightest;
+}
+
+bool MemoryEstimate::capacities_differ() const {
+  return std::any_of(stages.begin(), stages.end(),
+                     [this](const StageMemory& stage) { return stage.capacity != stages.front().capacity; });
+}
+
 int MemoryEstimate::stages_over_capacity() const {
   int count = 0;
   for (const auto& stage : stages) {
-    count += stage.total() > capacity ? 1 : 0;
+    count += stage.total() > stage.capacity ? 1 : 0;
   }
   return count;
 }
@@ -119,11 +137,21 @@ MemoryEstimate estimate_memory(const strategy::JobSpec& job, const schedule::Pip
   MemoryEstimate estimate;
   const std::vector<double> in_flight = schedule.all_stage_microbatches_in_flight(job.strategy);
   const auto placements = schedule.all_stage_chunk_placements(job.model, job.strategy);
+  const strategy::GpuPlacement gpus(job);
   for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
     const auto at = static_cast<size_t>(stage);
     estimate.stages.push_back(stage_memory(job, stage, placements[at], in_flight[at]));
+    StageMemory& memory = estimate.stages.back();
+    for (const int type : gpus.types_of_stage(stage)) {
+      const cluster::GpuSpec& gpu = job.cluster.gpu_of_type(type);
+      const std::int64_t capacity = std::llround(gpu.memory_gb * static_cast<double>(std::int64_t{1} << 30));
+      if (memory.gpu.empty() || capacity < memory.capacity) {
+        memory.capacity = capacity;
+        memory.gpu = gpu.name;
+      }
+    }
+    estimate.capacity = stage == 0 ? memory.capacity : std::min(estimate.capacity, memory.capacity);
   }
-  estimate.capacity = std::llround(job.cluster.gpu.memory_gb * static_cast<double>(std::int64_t{1} << 30));
   return estimate;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "schedule/schedule.hpp"
@@ -31,20 +32,30 @@ struct StageMemory {
   std::int64_t activations = 0;
   std::int64_t pipeline_buffers = 0;  //!< send/receive buffers of activations and their gradients
   std::int64_t overhead = 0;          //!< framework reserve plus fragmentation allowance
+  //! Bytes the stage's GPU holds (memory_gb read as GiB: HBM sizes are binary); on a cluster of
+  //! several GPU types, the smallest of the types its ranks run on, which `gpu` names.
+  std::int64_t capacity = 0;
+  std::string gpu;
 
   std::int64_t total() const {
     return weights + gradients + optimizer_states + activations + pipeline_buffers + overhead;
   }
 };
 
-//! The memory one iteration needs on each device against the GPU's capacity.
+//! The memory one iteration needs on each device against its GPU's capacity.
 struct MemoryEstimate {
   std::vector<StageMemory> stages;
-  std::int64_t capacity = 0;  //!< bytes: the GPU's memory_gb read as GiB (HBM sizes are binary)
+  std::int64_t capacity = 0;  //!< bytes: the smallest capacity of the stages' GPUs
+
+  //! The stage with the least memory to spare (the peak() when every stage has one capacity); the
+  //! earliest on ties. Throws InternalError when empty.
+  const StageMemory& tightest() const;
+  //! Whether the stages' GPUs differ in memory.
+  bool capacities_differ() const;
 
   //! The stage that needs the most; the earliest on ties. Throws InternalError when empty.
   const StageMemory& peak() const;
-  bool fits() const { return peak().total() <= capacity; }
+  bool fits() const { return stages_over_capacity() == 0; }
   //! How many stages need more than the capacity.
   int stages_over_capacity() const;
 };

@@ -73,6 +73,7 @@ void place_on_default_cluster(const JobSettings& settings, strategy::JobSpec& jo
 //! As many nodes as the parallel sizes fill; a world that does not fill whole nodes is refused
 //! here, since any node count would be one the user never gave.
 void default_nodes(strategy::JobSpec& job) {
+  if (job.cluster.mixed()) return;  // its host groups give its hosts
   const int per_node = job.cluster.gpus_per_host;
   const std::optional<int> checked_world = job.strategy.checked_world_size();
   if (per_node <= 0 || !checked_world) {  // validate_job reports both

@@ -39,9 +39,16 @@ std::vector<JobOption> spec_options() {
       basic("gpu", "--gpu", ValueType::text, "",
             "built-in GPU name, a YAML/JSON GPU file or an inline mapping (default: the cluster's GPU, or a40)");
   gpu.apply = [](const Value& value, JobSpec& job, const SpecResolvers& resolve) {
+    if (job.cluster.mixed()) {
+      throw InputError("gpu '" + as_text(value) + "' would put one GPU in every host, but cluster '" +
+                       job.cluster.name +
+                       "' has host groups of several GPUs; change a group's gpu in the cluster file instead");
+    }
     job.cluster.gpu = resolve.gpu(as_text(value));
   };
   gpu.read = [](const JobSpec& job) -> Value { return job.cluster.gpu.name; };
+  // A cluster of several GPU types names each group's GPU itself.
+  gpu.applies = [](const JobSpec& job) { return !job.cluster.mixed(); };
 
   JobOption gpus_per_node = basic("gpus_per_node", "--gpus-per-node", ValueType::positive_integer, "",
                                   "GPUs per node (default: the cluster's)");
@@ -206,13 +213,31 @@ std::vector<JobOption> layout_options() {
       "count the LM head and loss as one layer when splitting the layers over the "
       "virtual pipeline stages, so the last holds one decoder layer fewer (Megatron-Core)");
   loss.applies = [](const JobSpec& job) { return job.strategy.account_for_loss; };
-  return {text, first, last, embedding, loss};
+  JobOption stage_gpus =
+      basic("stage_gpus", "--stage-gpus", ValueType::text, "",
+            "on a cluster of several GPU types, the GPU of each pipeline stage, comma-separated, from the cluster's "
+            "host groups, e.g. 'h100,h100,a100,a100' (default: ranks fill the hosts in the cluster's order)");
+  stage_gpus.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    job.strategy.stage_gpus = as_text(value);
+  };
+  stage_gpus.read = [](const JobSpec& job) -> Value { return job.strategy.stage_gpus; };
+  stage_gpus.applies = [](const JobSpec& job) { return !job.strategy.stage_gpus.empty(); };
+  return {text, first, last, embedding, loss, stage_gpus};
 }
 JobOption nodes_option() {
   JobOption nodes = basic("nodes", "--nodes", ValueType::positive_integer, "",
                           "number of nodes (default: as many as the parallel sizes need)");
-  nodes.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) { job.cluster.num_hosts = as_int(value); };
+  nodes.apply = [](const Value& value, JobSpec& job, const SpecResolvers&) {
+    if (job.cluster.mixed() && as_int(value) != job.cluster.num_hosts) {
+      throw InputError("nodes " + std::to_string(as_int(value)) + ": cluster '" + job.cluster.name +
+                       "' has host groups of " + std::to_string(job.cluster.num_hosts) +
+                       " hosts in all, which a job uses whole; change the groups' hosts in the cluster file instead");
+    }
+    job.cluster.num_hosts = as_int(value);
+  };
   nodes.read = [](const JobSpec& job) -> Value { return job.cluster.num_hosts; };
+  // A cluster of several GPU types has its hosts in its groups.
+  nodes.applies = [](const JobSpec& job) { return !job.cluster.mixed(); };
   return nodes;
 }
 

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "events/gpu_type_work.hpp"
 #include "events/layer_memo.hpp"
+#include "strategy/gpu_placement.hpp"
 
 namespace distsim::program {
 
@@ -25,9 +27,12 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   stage_steps_ = schedule_.all_stage_steps(job_.strategy);
   chunk_hops_ = schedule_.all_chunk_hops(stages(), chunks());
   events::LayerMemo layers(result_.events);
+  const strategy::GpuPlacement gpus(job_);
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers));
+    events::run_on_gpu_type(work_.back(), result_.events,
+                            gpus.type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
     copy_reductions_.push_back(
         program::copy_reduction(job_, layout_, coord(device), placements, work_.back(), result_.events));
   }

@@ -118,6 +118,10 @@ void check_layout(const PipelineSchedule& schedule, const strategy::JobSpec& job
                        "' (neither does Megatron-Core support one)");
     return;
   }
+  if (strategy::asks_balanced_layout(s)) {
+    strategy::check_balanced_layout(s, schedule.chunks_per_stage(s.virtual_stages), problems);
+    return;
+  }
   strategy::custom_pipeline_layout(s, job.model.total_layers(), schedule.chunks_per_stage(s.virtual_stages), problems);
   if (!s.pipeline_layout.empty()) {
     const strategy::ParsedPipelineLayout parsed = strategy::parse_pipeline_layout(s.pipeline_layout);

@@ -45,14 +45,22 @@ class ReasonTexts {
 };
 
 //! The reason `job` does not fit, when it does not; empty otherwise. Sets the candidate's peak memory.
+//! Each stage is held to the limit, or without one to its GPU's capacity.
 std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes) {
   const memory::MemoryEstimate estimate = memory::estimate_memory(job);
-  const memory::StageMemory& peak = estimate.peak();
-  candidate.peak_memory_bytes = static_cast<double>(peak.total());
-  const double limit = memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(estimate.capacity);
-  if (candidate.peak_memory_bytes <= limit) return {};
-  return fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", peak.stage, candidate.peak_memory_bytes / kGiB,
-                     job.cluster.gpu.name, memory_limit_bytes > 0 ? "is limited to" : "has", limit / kGiB);
+  candidate.peak_memory_bytes = static_cast<double>(estimate.peak().total());
+  const auto limit_of = [&](const memory::StageMemory& stage) {
+    return memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(stage.capacity);
+  };
+  const memory::StageMemory* worst = nullptr;
+  for (const auto& stage : estimate.stages) {
+    const double over = static_cast<double>(stage.total()) - limit_of(stage);
+    if (over > 0 && (worst == nullptr || over > static_cast<double>(worst->total()) - limit_of(*worst))) worst = &stage;
+  }
+  if (worst == nullptr) return {};
+  return fmt::format("stage {} needs {:.1f} GiB, the {} {} {:.1f} GiB", worst->stage,
+                     static_cast<double>(worst->total()) / kGiB, worst->gpu,
+                     memory_limit_bytes > 0 ? "is limited to" : "has", limit_of(*worst) / kGiB);
 }
 
 //! Checks `candidate`, whose job is `job`, against the job rules and then against memory; its

@@ -29,7 +29,8 @@ std::optional<double> memory_limit_bytes(const strategy::JobSpec& base,
     throw InputError("--memory-headroom: expected a percentage from 0 to below 100, e.g. 10 or 10%, got '" +
                      *memory_headroom + "'");
   }
-  const auto capacity = static_cast<double>(std::llround(base.cluster.gpu.memory_gb * kGiB));
+  // On a cluster of several GPU types, the headroom is kept on the smallest.
+  const auto capacity = static_cast<double>(std::llround(base.cluster.least_gpu_memory_gb() * kGiB));
   return capacity * (1.0 - *percent / 100.0);
 }
 

@@ -400,7 +400,7 @@ void advise_on_memory(SearchResult& result) {
 
 double memory_limit(const SearchSpace& space, const SearchOptions& options) {
   if (options.memory_limit_bytes) return *options.memory_limit_bytes;
-  return static_cast<double>(std::llround(space.base.cluster.gpu.memory_gb * kGiB));
+  return static_cast<double>(std::llround(space.base.cluster.least_gpu_memory_gb() * kGiB));
 }
 
 }  // namespace

@@ -35,14 +35,16 @@ void check_attention_kernel(const JobSpec& job, const SettingNames& names, Probl
                        "'; use dtype bf16 or fp16, or attention_kernel 'generic'");
   }
   const catalog::AttentionKernel& kernel = catalog::find_attention_kernel(s.attention_kernel);
-  const cluster::GpuSpec& gpu = job.cluster.gpu;
-  if (kernel.rate_on(gpu.architecture) == nullptr) {
-    const std::string architecture = gpu.architecture.empty() ? "an architecture the GPU file does not name"
-                                                              : "architecture " + quoted(gpu.architecture);
-    problems.push_back(setting + " has no rate measured on gpu " + quoted(gpu.name) + " (" + architecture +
-                       "); it is measured on " + catalog::measured_architectures(kernel) +
-                       "; built-in GPUs it runs on: " + builtin_gpus_measured(kernel) +
-                       "; use attention_kernel 'generic' for the GPU's own GEMM-derived rate");
+  for (const int type : job.cluster.gpu_types()) {
+    const cluster::GpuSpec& gpu = job.cluster.gpu_of_type(type);
+    if (kernel.rate_on(gpu.architecture) == nullptr) {
+      const std::string architecture = gpu.architecture.empty() ? "an architecture the GPU file does not name"
+                                                                : "architecture " + quoted(gpu.architecture);
+      problems.push_back(setting + " has no rate measured on gpu " + quoted(gpu.name) + " (" + architecture +
+                         "); it is measured on " + catalog::measured_architectures(kernel) +
+                         "; built-in GPUs it runs on: " + builtin_gpus_measured(kernel) +
+                         "; use attention_kernel 'generic' for the GPU's own GEMM-derived rate");
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "model/moe_rules.hpp"
+#include "strategy/gpu_placement.hpp"
 #include "strategy/job_checks.hpp"
 #include "strategy/job_spec.hpp"
 
@@ -273,11 +274,13 @@ void check_gemm_format(const JobSpec& job, const SettingNames& names, Problems& 
                        " GEMMs run inside bf16 training (TransformerEngine), got dtype '" +
                        std::string(dtype_name(s.dtype)) + "'");
   }
-  const auto& gpu = job.cluster.gpu;
-  if (gpu.peak_flops(format) <= 0) {
-    problems.push_back(setting + ": gpu " + quoted(gpu.name) + " has no " + format_name + " tensor cores (" +
-                       peak_field(format) + " 0); built-in GPUs with " + format_name + ": " +
-                       builtin_gpus_running(format));
+  for (const int type : job.cluster.gpu_types()) {
+    const auto& gpu = job.cluster.gpu_of_type(type);
+    if (gpu.peak_flops(format) <= 0) {
+      problems.push_back(setting + ": gpu " + quoted(gpu.name) + " has no " + format_name + " tensor cores (" +
+                         peak_field(format) + " 0); built-in GPUs with " + format_name + ": " +
+                         builtin_gpus_running(format));
+    }
   }
   const int high = s.bf16_layers_at_start + s.bf16_layers_at_end;
   if (high > job.model.total_layers() && job.model.total_layers() > 0) {
@@ -329,6 +332,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_sharding(job, names, problems);
   check_attention_kernel(job, names, problems);
   detail::check_variability(job, names, problems);
+  check_gpu_placement(job, problems);
 }
 
 std::string problems_message(const Problems& problems) {

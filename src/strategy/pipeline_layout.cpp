@@ -328,7 +328,20 @@ ParsedPipelineLayout parse_pipeline_layout(std::string_view text) {
   }
 }
 
-std::string pipeline_layout_problem(const std::string& text) { return parse_pipeline_layout(text).problem; }
+bool asks_balanced_layout(const Strategy& strategy) { return strategy.pipeline_layout == kBalancedLayout; }
+
+std::string pipeline_layout_problem(const std::string& text) {
+  return text == kBalancedLayout ? std::string() : parse_pipeline_layout(text).problem;
+}
+
+void check_balanced_layout(const Strategy& strategy, int chunks_per_stage, std::vector<std::string>& problems) {
+  if (!one_description(strategy, problems)) return;
+  if (chunks_per_stage != 1) {
+    problems.push_back("pipeline_layout 'balanced' splits the layers over one model chunk per stage; schedule '" +
+                       strategy.schedule + "' with " + number(chunks_per_stage) +
+                       " chunks a stage needs a layout string");
+  }
+}
 
 std::vector<VirtualStage> custom_pipeline_layout(const Strategy& strategy, int total_layers, int chunks_per_stage,
                                                  std::vector<std::string>& problems) {
@@ -338,6 +351,10 @@ std::vector<VirtualStage> custom_pipeline_layout(const Strategy& strategy, int t
   }
   const int virtual_stages = strategy.pipeline_parallel * chunks_per_stage;
   std::vector<VirtualStage> stages;
+  if (asks_balanced_layout(strategy)) {
+    problems.emplace_back("pipeline_layout 'balanced' is used before the simulation found its layout string");
+    return {};
+  }
   if (!strategy.pipeline_layout.empty()) {
     stages = from_text(strategy, total_layers, virtual_stages, problems);
   } else if (strategy.first_stage_layers > 0 || strategy.last_stage_layers > 0) {

@@ -164,9 +164,14 @@ struct Strategy {
   //! --num-layers-at-end-in-bf16 M).
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  //! On a cluster of several GPU types: the GPU of each pipeline stage, comma-separated names of
+  //! the cluster's host groups' GPUs (strategy/gpu_placement.hpp); empty: ranks fill the hosts in
+  //! the cluster's order.
+  std::string stage_gpus;
   //! Which decoder layers each virtual pipeline stage holds, when not split evenly
   //! (docs/features.md "Uneven pipeline layouts"; strategy/pipeline_layout.hpp). Megatron-Core's
-  //! --pipeline-model-parallel-layout string, empty for none.
+  //! --pipeline-model-parallel-layout string, or "balanced" (strategy::kBalancedLayout), which
+  //! api::with_balanced_layout turns into a layout string before the job is simulated; empty for none.
   std::string pipeline_layout;
   //! Megatron-Core --decoder-first-pipeline-num-layers and --decoder-last-pipeline-num-layers:
   //! the decoder layers of the first and the last pipeline stage, the rest split evenly over the

@@ -47,6 +47,9 @@ CASES = {
     "pipeline_layout": {**TINY, "pp": 2, "pipeline_layout": "Et*3|tL"},
     "first_stage_layers": {**TINY, "pp": 3, "first_stage_layers": 2},
     "last_stage_layers": {**TINY, "pp": 3, "last_stage_layers": 2},
+    # A cluster of two GPU types, the A100 host first; the stages placed the other way round.
+    "stage_gpus": {**TINY, "pp": 2, "stage_gpus": "a40,a100-80gb",
+                   "cluster": "{base: pcie-a40, host_groups: [{gpu: a100-80gb, hosts: 1}, {gpu: a40, hosts: 1}]}"},
     # 24 layers and the embedding (or the head) counted as one: 25 split over 5 stages
     "account_for_embedding_in_pipeline_split": {"model": "gpt2-345m", "gpus_per_node": 1, "pp": 5,
                                                 "global_batch_size": 8, "micro_batch_size": 1,

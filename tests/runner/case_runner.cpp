@@ -58,6 +58,15 @@ void apply_model_line(const CaseLine& line, model::ModelSpec& model) {
 }
 
 //! One job setting by its option-table key, parsed and applied as a job file's key would be.
+//! `text` with each DISTSIM_FIXTURES replaced by the folder of the test fixtures.
+std::string with_fixtures(std::string text) {
+  const std::string fixtures_marker = "DISTSIM_FIXTURES";
+  for (auto at = text.find(fixtures_marker); at != std::string::npos; at = text.find(fixtures_marker)) {
+    text.replace(at, fixtures_marker.size(), std::string(DISTSIM_SOURCE_DIR) + "/tests/fixtures");
+  }
+  return text;
+}
+
 void apply_setting(const std::string& directive, const std::string& key, const std::string& text,
                    strategy::JobSpec& job) {
   const options::JobOption* option = options::find_option(key);
@@ -73,7 +82,7 @@ void apply_setting(const std::string& directive, const std::string& key, const s
 }
 
 void apply_cluster_line(const CaseLine& line, strategy::JobSpec& job) {
-  apply_setting(line.directive, "cluster", line.words.at(0), job);
+  apply_setting(line.directive, "cluster", with_fixtures(line.words.at(0)), job);
   for (const auto& [key, value] : line.pairs) {
     apply_setting(line.directive, key, value, job);
   }
@@ -86,13 +95,37 @@ void apply_strategy_line(const CaseLine& line, strategy::JobSpec& job) {
   }
 }
 
-std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line) {
+//! The events of one GPU type of a cluster of several (`costs gpu=N ...`) priced by their own
+//! model, the others by the rest.
+class GpuTypeCosts : public cost::CostModel {
+ public:
+  GpuTypeCosts(std::shared_ptr<const cost::CostModel> rest, int gpu_type, std::shared_ptr<const cost::CostModel> own)
+      : rest_(std::move(rest)), gpu_type_(gpu_type), own_(std::move(own)) {}
+
+  std::optional<cost::Cost> try_cost(const events::Event& event) const override {
+    if (!event.is_communication() && event.gpu_type == gpu_type_) return own_->try_cost(event);
+    return rest_ ? rest_->try_cost(event) : std::nullopt;
+  }
+
+ private:
+  std::shared_ptr<const cost::CostModel> rest_;
+  int gpu_type_;
+  std::shared_ptr<const cost::CostModel> own_;
+};
+
+//! `costs ...`: fixed durations for every event; `costs gpu=N ...`: for GPU type N's compute, the
+//! rest priced as before.
+std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line,
+                                                   std::shared_ptr<const cost::CostModel> before) {
   std::map<std::string, SimTime> by_op;
   SimTime compute = 0;
   SimTime communication = 0;
   SimTime host = 0;
+  std::optional<int> gpu_type;
   for (const auto& [key, value] : line.pairs) {
-    if (key == "compute")
+    if (key == "gpu")
+      gpu_type = std::stoi(value);
+    else if (key == "compute")
       compute = parse_duration(value);
     else if (key == "comm")
       communication = parse_duration(value);
@@ -101,7 +134,9 @@ std::shared_ptr<const cost::CostModel> fixed_costs(const CaseLine& line) {
     else
       by_op[key] = parse_duration(value);
   }
-  return std::make_shared<cost::FixedCostModel>(by_op, compute, communication, host);
+  auto fixed = std::make_shared<cost::FixedCostModel>(by_op, compute, communication, host);
+  if (!gpu_type) return fixed;
+  return std::make_shared<GpuTypeCosts>(std::move(before), *gpu_type, std::move(fixed));
 }
 
 //! One event, named by its key, priced apart from the rest (`event_cost DURATION "KEY"`): what
@@ -175,11 +210,8 @@ std::string read_all(const std::string& path) {
   return text.str();
 }
 
-CommandResult run_cli(std::string arguments, const std::string& scratch) {
-  const std::string fixtures_marker = "DISTSIM_FIXTURES";
-  for (auto at = arguments.find(fixtures_marker); at != std::string::npos; at = arguments.find(fixtures_marker)) {
-    arguments.replace(at, fixtures_marker.size(), std::string(DISTSIM_SOURCE_DIR) + "/tests/fixtures");
-  }
+CommandResult run_cli(const std::string& given, const std::string& scratch) {
+  const std::string arguments = with_fixtures(given);
   const std::string out = scratch + ".out";
   const std::string err = scratch + ".err";
   const std::string command = "cd '" + std::filesystem::path(scratch).parent_path().string() + "' && '" +
@@ -210,7 +242,7 @@ class CaseTest : public ::testing::Test {
     else if (line.directive == "strategy")
       apply_strategy_line(line, job_);
     else if (line.directive == "costs")
-      options_.preferred_costs = fixed_costs(line);
+      options_.preferred_costs = fixed_costs(line, options_.preferred_costs);
     else if (line.directive == "event_cost")
       options_.preferred_costs =
           std::make_shared<EventKeyCosts>(options_.preferred_costs, line.quoted, parse_duration(line.words.at(0)));

@@ -157,6 +157,29 @@ std::optional<MappingReader> MappingReader::child(std::string_view key) {
   return MappingReader(entry->second, path_of(key), *diagnostics_, entry->first.Mark().line + 1);
 }
 
+std::vector<MappingReader> MappingReader::children(std::string_view key) {
+  const auto entry = find(key);
+  if (!entry) {
+    return {};
+  }
+  const YAML::Node& list = entry->second;
+  if (!list.IsSequence() || list.size() == 0) {
+    report(key, "expected a non-empty list of mappings, got " + describe(list));
+    return {};
+  }
+  std::vector<MappingReader> items;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string item_path = path_of(key) + "[" + std::to_string(i) + "]";
+    if (!list[i].IsMap()) {
+      diagnostics_->add(list[i].Mark().line + 1, item_path,
+                        "expected a mapping of keys to values, got " + describe(list[i]));
+      continue;
+    }
+    items.emplace_back(list[i], item_path, *diagnostics_, list[i].Mark().line + 1);
+  }
+  return items;
+}
+
 bool MappingReader::read(std::string_view key, int& out) {
   const std::string_view expected = kExpectedPositiveInteger;
   const std::optional<std::string> text = scalar(key, expected);

@@ -61,6 +61,10 @@ class MappingReader {
   //! The mapping under `key`; records a problem and returns nothing when it is not a mapping.
   std::optional<MappingReader> child(std::string_view key);
 
+  //! The mappings of the list under `key` ("key[0]", "key[1]", ...); records a problem for a
+  //! value that is not a non-empty list and for each item that is not a mapping.
+  std::vector<MappingReader> children(std::string_view key);
+
   //! A positive integer.
   bool read(std::string_view key, int& out);
   //! A non-negative integer: a count that may be zero.

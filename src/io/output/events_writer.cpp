@@ -6,6 +6,7 @@
 
 #include "core/plain_text.hpp"
 #include "io/output/summary_writer.hpp"
+#include "io/spec/spec_writer.hpp"
 
 namespace distsim::io {
 
@@ -149,7 +150,15 @@ nlohmann::json events_json(const strategy::JobSpec& job, const program::JobProgr
 std::string events_text(const strategy::JobSpec& job, const program::JobProgram& program, bool skip_profiled) {
   std::string text;
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "unique events of {} ({}, {}):\n", job.model.name, job.strategy.notation(), job.cluster.gpu.name);
+  fmt::format_to(out, "unique events of {} ({}, {}):\n", job.model.name, job.strategy.notation(),
+                 job.cluster.mixed() ? hosts_text(job.cluster) : job.cluster.gpu.name);
+  if (job.cluster.mixed()) {
+    std::string types;
+    for (const int type : job.cluster.gpu_types()) {
+      types += fmt::format("{}{} {}", types.empty() ? "" : ", ", type, job.cluster.gpu_of_type(type).name);
+    }
+    fmt::format_to(out, "GPU types (gpu= in a key, 0 when left out): {}\n", types);
+  }
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
   // Written out rather than padded by fmt, which counts the bytes of "µ" as columns.
   text += "    id  source           duration µs     instances  key\n";

@@ -22,6 +22,7 @@
 #include "options/job_assembly.hpp"
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/gpu_placement.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::io {
@@ -185,18 +186,23 @@ void append_stage_table(std::string& text, const api::Simulation& simulation) {
 
 double gibibytes(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(std::int64_t{1} << 30); }
 
-nlohmann::json stage_memory_json(const memory::StageMemory& stage, std::int64_t capacity) {
-  return {{"stage", stage.stage},
-          {"parameters", stage.parameters},
-          {"microbatches_in_flight", stage.microbatches_in_flight},
-          {"weights_bytes", stage.weights},
-          {"gradients_bytes", stage.gradients},
-          {"optimizer_states_bytes", stage.optimizer_states},
-          {"activations_bytes", stage.activations},
-          {"pipeline_buffers_bytes", stage.pipeline_buffers},
-          {"overhead_bytes", stage.overhead},
-          {"total_bytes", stage.total()},
-          {"fits", stage.total() <= capacity}};
+nlohmann::json stage_memory_json(const memory::StageMemory& stage, bool capacities_differ) {
+  nlohmann::json json = {{"stage", stage.stage},
+                         {"parameters", stage.parameters},
+                         {"microbatches_in_flight", stage.microbatches_in_flight},
+                         {"weights_bytes", stage.weights},
+                         {"gradients_bytes", stage.gradients},
+                         {"optimizer_states_bytes", stage.optimizer_states},
+                         {"activations_bytes", stage.activations},
+                         {"pipeline_buffers_bytes", stage.pipeline_buffers},
+                         {"overhead_bytes", stage.overhead},
+                         {"total_bytes", stage.total()},
+                         {"fits", stage.total() <= stage.capacity}};
+  if (capacities_differ) {
+    json["gpu"] = stage.gpu;
+    json["capacity_bytes"] = stage.capacity;
+  }
+  return json;
 }
 
 }  // namespace
@@ -212,7 +218,7 @@ std::string simulated_name(const program::JobProgram& program) {
 nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& stage : estimate.stages) {
-    stages.push_back(stage_memory_json(stage, estimate.capacity));
+    stages.push_back(stage_memory_json(stage, estimate.capacities_differ()));
   }
   return {{"stages", stages},
           {"peak_bytes", estimate.peak().total()},
@@ -221,7 +227,7 @@ nlohmann::json memory_json(const memory::MemoryEstimate& estimate) {
           {"fits", estimate.fits()}};
 }
 
-std::string memory_text(const memory::MemoryEstimate& estimate, const std::string& gpu_name) {
+std::string memory_text(const memory::MemoryEstimate& estimate) {
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "memory per GPU (GiB):\n{:>5}  {:>9}  {:>8}  {:>8}  {:>9}  {:>11}  {:>8}  {:>8}  {:>8}\n",
@@ -233,14 +239,14 @@ std::string memory_text(const memory::MemoryEstimate& estimate, const std::strin
                    gibibytes(s.overhead), gibibytes(s.total()));
   }
   const auto& peak = estimate.peak();
-  const double capacity = gibibytes(estimate.capacity);
   if (estimate.fits()) {
     fmt::format_to(out, "peak memory: {:.1f} GiB on stage {}, the {} has {:g} GiB: fits\n", gibibytes(peak.total()),
-                   peak.stage, gpu_name, capacity);
+                   peak.stage, peak.gpu, gibibytes(peak.capacity));
     return text;
   }
-  fmt::format_to(out, "OUT OF MEMORY: stage {} needs {:.1f} GiB, the {} has {:g} GiB", peak.stage,
-                 gibibytes(peak.total()), gpu_name, capacity);
+  const auto& tightest = estimate.tightest();
+  fmt::format_to(out, "OUT OF MEMORY: stage {} needs {:.1f} GiB, the {} has {:g} GiB", tightest.stage,
+                 gibibytes(tightest.total()), tightest.gpu, gibibytes(tightest.capacity));
   const int over = estimate.stages_over_capacity();
   if (estimate.stages.size() > 1) {
     fmt::format_to(out, " ({} of {} stages do not fit)", over, estimate.stages.size());
@@ -333,7 +339,7 @@ std::string job_settings_text(const strategy::JobSpec& job, const std::vector<st
 nlohmann::json job_json(const strategy::JobSpec& job, const program::JobProgram& program) {
   const auto& s = job.strategy;
   nlohmann::json json = {{"model", job.model.name},
-                         {"gpu", job.cluster.gpu.name},
+                         {"gpu", job.cluster.mixed() ? hosts_text(job.cluster) : job.cluster.gpu.name},
                          {"cluster", job.cluster.name},
                          {"nodes", job.cluster.num_hosts},
                          {"gpus_per_node", job.cluster.gpus_per_host},
@@ -354,6 +360,19 @@ nlohmann::json job_json(const strategy::JobSpec& job, const program::JobProgram&
   }
   if (s.gemm_format == strategy::GemmFormat::mxfp8 || s.gemm_format == strategy::GemmFormat::nvfp4) {
     json["gemm_precision"] = std::string(dtype_name(strategy::gemm_dtype(s.gemm_format, s.dtype)));
+  }
+  if (job.cluster.mixed()) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& group : job.cluster.host_groups)
+      groups.push_back({{"gpu", group.gpu.name}, {"hosts", group.hosts}});
+    json["host_groups"] = groups;
+    const strategy::GpuPlacement gpus(job);
+    nlohmann::json stage_gpus = nlohmann::json::array();
+    for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
+      const int type = gpus.type_of_stage(stage);
+      stage_gpus.push_back(type < 0 ? nlohmann::json(nullptr) : nlohmann::json(job.cluster.gpu_of_type(type).name));
+    }
+    json["stage_gpus"] = stage_gpus;  // null for a stage whose replicas run on several
   }
   return json;
 }
@@ -410,9 +429,33 @@ std::vector<std::string> attention_assumptions(const model::ModelSpec& model) {
 }
 
 //! Every assumption of the job's prediction, printed as "assumed:" lines and in the JSON.
+//! What a cluster of several GPU types takes for granted: one host design, the GPU apart, and
+//! where each stage runs.
+std::vector<std::string> mixed_cluster_assumptions(const strategy::JobSpec& job) {
+  if (!job.cluster.mixed()) return {};
+  std::vector<std::string> assumptions = {
+      "every host group has the cluster's host design but its GPU: " + std::to_string(job.cluster.gpus_per_host) +
+      " GPUs a host, its NVLink (" + fmt::format("{:g}", job.cluster.intra_node.collective_busbw_gbps) +
+      " GB/s bus bandwidth) and NICs; a GPU computes at its own rates, communication at the cluster's"};
+  const strategy::GpuPlacement gpus(job);
+  std::string stages;
+  for (int stage = 0; stage < job.strategy.pipeline_parallel; ++stage) {
+    const int type = gpus.type_of_stage(stage);
+    stages += fmt::format("{}{} {}", stages.empty() ? "" : ", ", stage,
+                          type < 0 ? "several GPUs" : job.cluster.gpu_of_type(type).name);
+  }
+  assumptions.push_back(std::string(job.strategy.stage_gpus.empty() ? "ranks fill the hosts in the cluster's order"
+                                                                    : "each stage on the hosts of its stage_gpus") +
+                        "; stages on: " + stages);
+  return assumptions;
+}
+
 std::vector<std::string> job_assumptions(const strategy::JobSpec& job) {
   std::vector<std::string> assumptions = attention_assumptions(job.model);
   for (auto& assumption : moe_assumptions(job)) {
+    assumptions.push_back(std::move(assumption));
+  }
+  for (auto& assumption : mixed_cluster_assumptions(job)) {
     assumptions.push_back(std::move(assumption));
   }
   return assumptions;
@@ -482,10 +525,9 @@ std::string summary_text(const api::Simulation& simulation) {
   const auto& summary = simulation.summary;
   std::string text;
   auto out = std::back_inserter(text);
-  fmt::format_to(out,
-                 "job: {} on {} x {} {} ({}), {}, micro-batch {}, global batch {} ({} micro-batches), {}, {}; {}\n",
-                 job.model.name, job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name,
-                 job.cluster.name, s.notation(), s.micro_batch_size, s.global_batch_size, s.num_microbatches(),
+  fmt::format_to(out, "job: {} on {} ({}), {}, micro-batch {}, global batch {} ({} micro-batches), {}, {}; {}\n",
+                 job.model.name, hosts_text(job.cluster), job.cluster.name, s.notation(), s.micro_batch_size,
+                 s.global_batch_size, s.num_microbatches(),
                  s.schedule + (s.overlap_moe_expert_parallel_comm ? " (combined 1F1B)" : ""), s.precision_name(),
                  simulated_name(simulation.program));
   fmt::format_to(out, "settings: {}\n", job_settings_text(job));
@@ -496,11 +538,12 @@ std::string summary_text(const api::Simulation& simulation) {
   fmt::format_to(out, "throughput: {:.2f} samples/s\n", summary.throughput_samples_per_s);
   fmt::format_to(out, "tokens/s: {:.0f}\n", summary.tokens_per_s);
   fmt::format_to(out, "TFLOP/s per GPU: {:.2f}\n", summary.tflops_per_gpu);
-  fmt::format_to(out, "MFU: {:.2f} % (of the {:g} TFLOP/s {} peak)\n", summary.mfu * 100, summary.mfu_peak_tflops,
-                 dtype_name(s.dtype));
+  fmt::format_to(out, "MFU: {:.2f} % (of the {}{:g} TFLOP/s {} peak{})\n", summary.mfu * 100,
+                 job.cluster.mixed() ? "mean " : "", summary.mfu_peak_tflops, dtype_name(s.dtype),
+                 job.cluster.mixed() ? " of its GPUs" : "");
   fmt::format_to(out, "bubble: {:.2f} %\n", summary.bubble_fraction * 100);
   append_stage_table(text, simulation);
-  text += memory_text(simulation.memory, job.cluster.gpu.name);
+  text += memory_text(simulation.memory);
   text += events_line(summary.events);
   text += '\n';
   if (simulation.jitter) text += jitter_text(*simulation.jitter);

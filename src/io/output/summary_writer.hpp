@@ -41,7 +41,7 @@ nlohmann::json memory_json(const memory::MemoryEstimate& estimate);
 
 //! A per-stage memory table in GiB, then "peak memory: ..." or, when the job does not fit,
 //! "OUT OF MEMORY: stage 0 needs 93.1 GiB, the a100-40gb has 40 GiB".
-std::string memory_text(const memory::MemoryEstimate& estimate, const std::string& gpu_name);
+std::string memory_text(const memory::MemoryEstimate& estimate);
 
 //! Whether the JSON lists every rank. Per-stage figures and the rank layout describe every rank
 //! in a size that does not grow with the GPU count; the list of ranks does.

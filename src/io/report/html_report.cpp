@@ -17,6 +17,7 @@
 #include "io/report/report_search_charts.hpp"
 #include "io/report/report_timeline.hpp"
 #include "io/report/report_timeline_svg.hpp"
+#include "io/spec/spec_writer.hpp"
 
 namespace distsim::io {
 
@@ -25,8 +26,8 @@ using strategy::ParallelDim;
 namespace {
 
 std::string job_title(const strategy::JobSpec& job) {
-  return fmt::format("{} · {} · {} on {} × {} {}", job.model.name, job.strategy.notation(), job.strategy.schedule,
-                     job.cluster.num_hosts, job.cluster.gpus_per_host, job.cluster.gpu.name);
+  return fmt::format("{} · {} · {} on {}", job.model.name, job.strategy.notation(), job.strategy.schedule,
+                     hosts_text(job.cluster, " × "));
 }
 
 //! Strategy options that differ from plain Megatron defaults, so the header names only what was set.
@@ -90,7 +91,8 @@ void append_summary(std::string& html, const api::Simulation& simulation) {
     const auto gib = static_cast<double>(std::int64_t{1} << 30);
     append_card(html, memory.fits() ? "peak memory / GPU" : "peak memory (OOM)",
                 fmt::format("{:.1f}", static_cast<double>(memory.peak().total()) / gib),
-                fmt::format("of {:.0f} GiB", static_cast<double>(memory.capacity) / gib), memory.fits() ? "" : "oom");
+                fmt::format("of {:.0f} GiB", static_cast<double>(memory.peak().capacity) / gib),
+                memory.fits() ? "" : "oom");
   }
   html += "</div><p class=\"note\">";
   append_escaped(html, events_line(summary.events));
@@ -177,7 +179,7 @@ void write_simulation_report(std::ostream& out, const api::Simulation& simulatio
   append_header(html, simulation);
   append_summary(html, simulation);
   append_device_table(html, simulation, bands);
-  append_memory_section(html, simulation.memory, simulation.job.cluster.gpu.name);
+  append_memory_section(html, simulation.memory);
   if (simulation.jitter) append_jitter_section(html, *simulation.jitter);
   if (simulation.goodput) append_goodput_section(html, *simulation.goodput);
   append_timeline(html, simulation, bands, merge_gap_ns);

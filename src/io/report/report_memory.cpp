@@ -48,31 +48,32 @@ void append_stack(std::string& html, const memory::StageMemory& stage, double sc
                  std::min(limit, kBarWidth - 1));
 }
 
-void append_verdict(std::string& html, const memory::MemoryEstimate& estimate, const std::string& gpu_name) {
-  const auto& peak = estimate.peak();
+void append_verdict(std::string& html, const memory::MemoryEstimate& estimate) {
   const auto gib = [](std::int64_t bytes) { return format_gib(static_cast<double>(bytes)); };
   if (estimate.fits()) {
+    const auto& peak = estimate.peak();
     append_escaped(html, fmt::format("Fits: the peak is {} on stage {}; the {} has {}.", gib(peak.total()), peak.stage,
-                                     gpu_name, gib(estimate.capacity)));
+                                     peak.gpu, gib(peak.capacity)));
     return;
   }
+  const auto& tightest = estimate.tightest();
   html += "<strong class=\"oom-text\">Out of memory:</strong> ";
   append_escaped(html, fmt::format("stage {} needs {}, the {} has {} ({} of {} stages do not fit). The timeline "
                                    "was simulated anyway.",
-                                   peak.stage, gib(peak.total()), gpu_name, gib(estimate.capacity),
+                                   tightest.stage, gib(tightest.total()), tightest.gpu, gib(tightest.capacity),
                                    estimate.stages_over_capacity(), estimate.stages.size()));
 }
 
 }  // namespace
 
-void append_memory_section(std::string& html, const memory::MemoryEstimate& estimate, const std::string& gpu_name) {
+void append_memory_section(std::string& html, const memory::MemoryEstimate& estimate) {
   if (estimate.stages.empty()) {
     return;
   }
   auto out = std::back_inserter(html);
   fmt::format_to(out, "<section id=\"memory\" class=\"{}\"><h2>Memory per GPU at the peak</h2><p class=\"verdict\">",
                  estimate.fits() ? "fits" : "oom");
-  append_verdict(html, estimate, gpu_name);
+  append_verdict(html, estimate);
   html += "</p><div class=\"legend\">";
   for (const auto& component : kComponents) {
     fmt::format_to(out, "<span><span class=\"swatch {}\"></span>{}</span>", component.css_class, component.name);
@@ -83,13 +84,13 @@ void append_memory_section(std::string& html, const memory::MemoryEstimate& esti
     fmt::format_to(out, "<th>{}</th>", component.name);
   }
   html += "<th>total</th><th class=\"text\">of capacity</th></tr></thead><tbody>\n";
-  auto scale = static_cast<double>(estimate.capacity);
+  double scale = 0;
   for (const auto& stage : estimate.stages) {
-    scale = std::max(scale, static_cast<double>(stage.total()));
+    scale = std::max({scale, static_cast<double>(stage.total()), static_cast<double>(stage.capacity)});
   }
   scale = std::max(scale, 1.0);
   for (const auto& stage : estimate.stages) {
-    const bool over = stage.total() > estimate.capacity;
+    const bool over = stage.total() > stage.capacity;
     fmt::format_to(out, "<tr class=\"{}\"><td class=\"text\">{}</td><td>{:.2f}</td>", over ? "oom" : "fits",
                    stage.stage, stage.microbatches_in_flight);
     for (const auto& component : kComponents) {
@@ -97,7 +98,7 @@ void append_memory_section(std::string& html, const memory::MemoryEstimate& esti
     }
     fmt::format_to(out, "<td class=\"peak\">{}</td><td class=\"text\">",
                    format_gib(static_cast<double>(stage.total())));
-    append_stack(html, stage, scale, estimate.capacity);
+    append_stack(html, stage, scale, stage.capacity);
     html += "</td></tr>\n";
   }
   html += "</tbody></table></div></section>\n";

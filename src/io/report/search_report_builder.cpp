@@ -71,7 +71,7 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
                                      search::to_string(result.objectives.rank));
   }
   report.settings = search_settings_text(space);
-  report.memory_capacity_bytes = job.cluster.gpu.memory_gb * kGiB;
+  report.memory_capacity_bytes = job.cluster.least_gpu_memory_gb() * kGiB;
   report.table_rows = table_rows;
   std::vector<SearchReportRow> ranked;
   for (const std::size_t index : result.ranking) {

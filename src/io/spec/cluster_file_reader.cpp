@@ -148,18 +148,51 @@ void read_gpu(MappingReader& reader, ClusterSpec& cluster, bool has_base_cluster
   }
 }
 
+//! `host_groups`: a list of {gpu, hosts}, each GPU a name, a file or a mapping as `gpu` takes it.
+//! The cluster's hosts are the groups' in order; one GPU in every group makes a one-type cluster.
+void read_host_groups(MappingReader& reader, ClusterSpec& cluster, bool has_base_cluster, const std::string& file,
+                      const GpuResolver& resolve_gpu) {
+  for (const char* key : {"gpu", "num_hosts", "num_nodes"}) {
+    if (reader.has(key)) {
+      reader.report(
+          key, std::string("host_groups give each group's GPU and hosts; give ") + key + " inside each group instead");
+    }
+  }
+  std::vector<cluster::HostGroup> groups;
+  for (MappingReader& item : reader.children("host_groups")) {
+    item.reject_unknown_keys({"gpu", "hosts"});
+    item.require({"gpu", "hosts"});
+    ClusterSpec holder = cluster;
+    if (item.has("gpu")) read_gpu(item, holder, has_base_cluster, file, resolve_gpu);
+    cluster::HostGroup group{holder.gpu, 0};
+    if (!item.read("hosts", group.hosts)) continue;
+    groups.push_back(group);
+  }
+  if (groups.empty()) return;
+  cluster.gpu = groups.front().gpu;
+  cluster.num_hosts = 0;
+  bool one_type = true;
+  for (const auto& group : groups) {
+    cluster.num_hosts += group.hosts;
+    one_type = one_type && group.gpu == groups.front().gpu;
+  }
+  if (!one_type) cluster.host_groups = std::move(groups);
+}
+
 }  // namespace
 
 ClusterSpec read_cluster_mapping(MappingReader& reader, const ClusterSpec* base, const std::string& file,
                                  const GpuResolver& resolve_gpu) {
-  reader.reject_unknown_keys({"name", "description", "source", "base", "gpu", "num_hosts", "gpus_per_host",
-                              "gpus_per_domain", "intra_node", "inter_node", "num_nodes", "gpus_per_node", "host_cpu"});
+  reader.reject_unknown_keys({"name", "description", "source", "base", "gpu", "host_groups", "num_hosts",
+                              "gpus_per_host", "gpus_per_domain", "intra_node", "inter_node", "num_nodes",
+                              "gpus_per_node", "host_cpu"});
   const bool from_scratch = base == nullptr && !reader.has("base");
   if (from_scratch && !reader.has("gpus_per_node")) {
     reader.require({"gpus_per_host"});
   }
   if (from_scratch) {
-    reader.require({"gpu", "intra_node", "inter_node"});
+    reader.require({"intra_node", "inter_node"});
+    if (!reader.has("host_groups")) reader.require({"gpu"});
   }
   ClusterSpec cluster = base != nullptr ? *base : ClusterSpec{};
   cluster.name = file_stem(file);
@@ -168,8 +201,17 @@ ClusterSpec read_cluster_mapping(MappingReader& reader, const ClusterSpec* base,
   reader.read("name", cluster.name);
   reader.read("description", cluster.description);
   reader.read("source", cluster.source);
-  if (reader.has("gpu")) {
+  if (reader.has("host_groups")) {
+    read_host_groups(reader, cluster, base != nullptr, file, resolve_gpu);
+  } else if (reader.has("gpu")) {
     read_gpu(reader, cluster, base != nullptr, file, resolve_gpu);
+    cluster.host_groups.clear();
+  }
+  if (cluster.mixed() && !reader.has("host_groups")) {
+    for (const char* key : {"num_hosts", "num_nodes"}) {
+      if (reader.has(key))
+        reader.report(key, "the base cluster's host_groups give its hosts; give host_groups instead");
+    }
   }
   read_topology(reader, cluster);
   read_intra_node(reader, cluster.intra_node, from_scratch);

@@ -38,6 +38,11 @@ YAML::Node yaml_node(const Mapping& value) {
     for (const auto& [key, item] : value.items()) node[key] = yaml_node(item);
     return node;
   }
+  if (value.is_array()) {
+    YAML::Node node(YAML::NodeType::Sequence);
+    for (const auto& item : value) node.push_back(yaml_node(item));
+    return node;
+  }
   if (value.is_boolean()) return YAML::Node(value.get<bool>());
   if (value.is_number_integer()) return YAML::Node(value.get<std::int64_t>());
   if (value.is_number()) return YAML::Node(fmt::format("{}", value.get<double>()));
@@ -170,13 +175,32 @@ Mapping attention_kernel_json(const catalog::AttentionKernel& kernel) {
   return {{"name", kernel.name}, {"description", kernel.description}, {"rates", rates}};
 }
 
+std::string hosts_text(const cluster::ClusterSpec& cluster, std::string_view times) {
+  const auto group_text = [&](int hosts, const cluster::GpuSpec& gpu) {
+    return std::to_string(hosts) + std::string(times) + std::to_string(cluster.gpus_per_host) + " " + gpu.name;
+  };
+  if (!cluster.mixed()) return group_text(cluster.num_hosts, cluster.gpu);
+  std::string text;
+  for (const auto& group : cluster.host_groups) {
+    text += (text.empty() ? "" : " + ") + group_text(group.hosts, group.gpu);
+  }
+  return text;
+}
+
 Mapping cluster_json(const cluster::ClusterSpec& cluster) {
   Mapping node = Mapping::object();
   add_text(node, "name", cluster.name);
   add_text(node, "description", cluster.description);
   add_text(node, "source", cluster.source);
-  node["gpu"] = gpu_json(cluster.gpu);
-  node["num_hosts"] = cluster.num_hosts;
+  if (cluster.mixed()) {
+    Mapping groups = Mapping::array();
+    for (const auto& group : cluster.host_groups)
+      groups.push_back({{"gpu", gpu_json(group.gpu)}, {"hosts", group.hosts}});
+    node["host_groups"] = groups;
+  } else {
+    node["gpu"] = gpu_json(cluster.gpu);
+    node["num_hosts"] = cluster.num_hosts;
+  }
   node["gpus_per_host"] = cluster.gpus_per_host;
   node["gpus_per_domain"] = cluster.gpus_per_domain();
   Mapping intra = Mapping::object();
@@ -205,6 +229,7 @@ std::string cluster_yaml(const cluster::ClusterSpec& cluster) { return emitted(c
 std::string flow_yaml(const Mapping& mapping) {
   YAML::Emitter out;
   out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
   out << yaml_node(mapping);
   return out.c_str();
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,10 @@ nlohmann::ordered_json cluster_json(const cluster::ClusterSpec& cluster);
 //! An attention kernel with the rate, the fraction of the 16-bit peak and the source of every
 //! architecture it is measured on (none for "generic").
 nlohmann::ordered_json attention_kernel_json(const catalog::AttentionKernel& kernel);
+
+//! The cluster's hosts for a job line: "4 x 8 h100-sxm", or on a cluster of several GPU types each
+//! host group's, "2 x 8 h100-sxm + 2 x 8 a100-sxm4-80gb" (`times` between the counts).
+std::string hosts_text(const cluster::ClusterSpec& cluster, std::string_view times = " x ");
 
 std::string model_yaml(const model::ModelSpec& model);
 std::string gpu_yaml(const cluster::GpuSpec& gpu);

@@ -60,7 +60,8 @@ Event compute(EventClass event_class, double flops, double bytes_moved) {
   return event;
 }
 
-Event collective(Collective kind, std::int64_t bytes, int group_size, bool within_domain = true, int ranks_per_host = 1) {
+Event collective(Collective kind, std::int64_t bytes, int group_size, bool within_domain = true,
+                 int ranks_per_host = 1) {
   Event event;
   event.event_class = EventClass::collective;
   event.op = events::operator_of(kind);
@@ -289,9 +290,8 @@ TEST(AnalyticalCostModel, NamesTheMissingLinkFigure) {
     model.cost(collective(Collective::all_reduce, 1000, 16, false, 8));
     FAIL() << "expected an InputError";
   } catch (const InputError& error) {
-    EXPECT_STREQ(error.what(),
-                 "cluster 'round': inter_node.nics_per_host must be positive to price event "
-                 "'all_reduce bytes=1000 group=16 inter per_node=8'");
+    EXPECT_STREQ(error.what(), "cluster 'round': inter_node.nics_per_host must be positive to price event "
+                               "'all_reduce bytes=1000 group=16 inter per_node=8'");
   }
 }
 
@@ -431,51 +431,77 @@ TEST(AnalyticalCostModelMeasured, MatchesA100AllReduces) {
   // time (62 µs), which includes rank skew; docs/cost_models.md lists both.
   const Collective all_reduce = Collective::all_reduce;
   expect_collectives_within(dgx_a100(), {
-    {"nccl-tests#123", all_reduce, 2, 1, 128, 10.0},
-    {"nccl-tests#123", all_reduce, 4, 1, 128, 16.9},
-    {"nccl-tests#123", all_reduce, 8, 1, 128, 33.7},
-    {"Azure", all_reduce, 8, 1, 1024, 44.8},
-    {"ml-engineering", all_reduce, 8, 1, 32768, 43.8},
-    {"Azure", all_reduce, 8, 1, 1048576, 50.7},
-    {"ml-engineering", all_reduce, 8, 1, 8388608, 133.5},
-    {"Azure", all_reduce, 8, 1, 16777216, 268.8},
-    {"ml-engineering", all_reduce, 8, 1, 67108864, 684.6},
-    {"Vidur", all_reduce, 8, 1, 67108864, 675.0},
-    {"Azure", all_reduce, 8, 1, 268435456, 2196.5},
-    {"ml-engineering", all_reduce, 8, 1, 536870912, 4218.4},
-    {"Azure", all_reduce, 8, 1, 1073741824, 8237.8},
-    {"Azure", all_reduce, 8, 1, 8589934592, 64912.3},
-    {"ml-engineering", all_reduce, 8, 1, 17179869184, 127997.0},
-  });
+                                            {"nccl-tests#123", all_reduce, 2, 1, 128, 10.0},
+                                            {"nccl-tests#123", all_reduce, 4, 1, 128, 16.9},
+                                            {"nccl-tests#123", all_reduce, 8, 1, 128, 33.7},
+                                            {"Azure", all_reduce, 8, 1, 1024, 44.8},
+                                            {"ml-engineering", all_reduce, 8, 1, 32768, 43.8},
+                                            {"Azure", all_reduce, 8, 1, 1048576, 50.7},
+                                            {"ml-engineering", all_reduce, 8, 1, 8388608, 133.5},
+                                            {"Azure", all_reduce, 8, 1, 16777216, 268.8},
+                                            {"ml-engineering", all_reduce, 8, 1, 67108864, 684.6},
+                                            {"Vidur", all_reduce, 8, 1, 67108864, 675.0},
+                                            {"Azure", all_reduce, 8, 1, 268435456, 2196.5},
+                                            {"ml-engineering", all_reduce, 8, 1, 536870912, 4218.4},
+                                            {"Azure", all_reduce, 8, 1, 1073741824, 8237.8},
+                                            {"Azure", all_reduce, 8, 1, 8589934592, 64912.3},
+                                            {"ml-engineering", all_reduce, 8, 1, 17179869184, 127997.0},
+                                        });
 }
 
 TEST(AnalyticalCostModelMeasured, MatchesA100AllReducesAcrossNodes) {
   // 2 nodes × 8 A100 with 4 HDR NICs per node: busbw min(234.9, 8 · 4·24/8) = 96 GB/s
   // (nccl-tests#152 and #100).
   expect_collectives_within(dgx_a100(4), {
-    {"nccl-tests#152", Collective::all_reduce, 16, 2, 134217728, 2698.7},
-    {"nccl-tests#100", Collective::all_reduce, 16, 2, 2147483648, 44914.0},
-  });
+                                             {"nccl-tests#152", Collective::all_reduce, 16, 2, 134217728, 2698.7},
+                                             {"nccl-tests#100", Collective::all_reduce, 16, 2, 2147483648, 44914.0},
+                                         });
 }
 
 TEST(AnalyticalCostModelMeasured, MatchesHopperRingCollectives) {
   // Ring measurements (NVLS off or not applicable), ml-engineering and nccl-tests#212.
   const Collective all_reduce = Collective::all_reduce;
-  expect_collectives_within(hopper_node(367.2, 8), {
-    {"ml-engineering", all_reduce, 8, 1, 17179869184, 81875.7},
-    {"ml-engineering", Collective::all_gather, 8, 1, 17179869184, 41594.9},
-    {"ml-engineering", Collective::reduce_scatter, 8, 1, 17179869184, 41422.9},
-    {"ml-engineering", all_reduce, 4, 1, 8589934592, 35466.3},
-    {"ml-engineering", all_reduce, 6, 1, 8589934592, 39212.7},
-    {"ml-engineering", all_reduce, 8, 1, 8589934592, 41117.0},
-  });
-  expect_collectives_within(hopper_node(370.0, 8), {
-    {"nccl-tests#212", Collective::all_gather, 8, 1, 17179869184, 41756.6},
-  });
+  expect_collectives_within(hopper_node(367.2, 8),
+                            {
+                                {"ml-engineering", all_reduce, 8, 1, 17179869184, 81875.7},
+                                {"ml-engineering", Collective::all_gather, 8, 1, 17179869184, 41594.9},
+                                {"ml-engineering", Collective::reduce_scatter, 8, 1, 17179869184, 41422.9},
+                                {"ml-engineering", all_reduce, 4, 1, 8589934592, 35466.3},
+                                {"ml-engineering", all_reduce, 6, 1, 8589934592, 39212.7},
+                                {"ml-engineering", all_reduce, 8, 1, 8589934592, 41117.0},
+                            });
+  expect_collectives_within(hopper_node(370.0, 8),
+                            {
+                                {"nccl-tests#212", Collective::all_gather, 8, 1, 17179869184, 41756.6},
+                            });
   // 4 AWS p5en nodes (16 EFA NICs each): busbw min(367.2, 8 · 16·24/8) = 367.2 GB/s.
   expect_collectives_within(hopper_node(367.2, 16), {
-    {"ml-engineering", all_reduce, 32, 4, 4294967296, 22806.8},
-  });
+                                                        {"ml-engineering", all_reduce, 32, 4, 4294967296, 22806.8},
+                                                    });
+}
+
+}  // namespace distsim::cost
+
+namespace distsim::cost {
+
+// On a cluster of two GPU types a compute event is priced on the GPU of its type. The second
+// type here is the round GPU at half the peak (50 TFLOPS at 0.5 = 25 TFLOPS achieved): the
+// 4096³ GEMM of PricesALargeGemmByItsFlops takes 2·4096³ / 25e12 = 5497.558 µs (memory, 201.3 µs,
+// is smaller) plus the 10 µs launch = 5507.558 µs on it, and 2758.779 µs on the first type.
+TEST(AnalyticalCostModel, PricesComputeOnTheGpuOfItsType) {
+  cluster::ClusterSpec cluster = round_cluster();
+  cluster::GpuSpec slow = cluster.gpu;
+  slow.name = "half-round-gpu";
+  slow.peak_fp16_tflops = 50;
+  slow.peak_bf16_tflops = 50;
+  cluster.host_groups = {{cluster.gpu, 1}, {slow, 1}};
+  const AnalyticalCostModel model(cluster);
+  Event event = gemm(4096, 4096, 4096);
+  EXPECT_EQ(model.cost(event).duration, 2'758'779);
+  event.gpu_type = 1;
+  EXPECT_EQ(model.cost(event).duration, 5'507'558);
+  event.gpu_type = 2;
+  EXPECT_THROW(model.cost(event), InputError);
 }
 
 }  // namespace distsim::cost

@@ -185,3 +185,25 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
 }
 
 }  // namespace distsim::events
+
+namespace distsim::events {
+
+// A compute event on a cluster's second GPU type is another event than the same shape on the
+// first: its key ends with gpu=N, its identity differs, and the key reads back into it.
+TEST(EventKeyGpuType, WritesReadsAndTellsApartTheGpuType) {
+  Event event = parse_event_key("gemm m=4096 n=3072 k=1024 bf16");
+  const EventIdentity first_type = event_identity(event);
+  event.gpu_type = 2;
+  EXPECT_EQ(event.key(), "gemm m=4096 n=3072 k=1024 bf16 gpu=2");
+  EXPECT_FALSE(event_identity(event) == first_type);
+  const Event read = parse_event_key("gemm m=4096 n=3072 k=1024 bf16 gpu=2");
+  EXPECT_EQ(read.gpu_type, 2);
+  EXPECT_TRUE(event_identity(read) == event_identity(event));
+}
+
+TEST(EventKeyGpuType, RefusesTypeZeroWrittenOut) {
+  EXPECT_NE(error_of("gemm m=1 n=1 k=1 bf16 gpu=0").find("gpu must be a whole number of at least 1"),
+            std::string::npos);
+}
+
+}  // namespace distsim::events

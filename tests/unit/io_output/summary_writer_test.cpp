@@ -57,8 +57,8 @@ TEST(SummaryJson, HasEveryRequiredKey) {
   // A named object: a range-for over a member of a temporary would read it after its end.
   const auto with_ranks = summary_json(api::simulate(two_stage_job(), fixed_costs()), RankRecords::every_rank);
   for (const auto& device : with_ranks["devices"]) {
-    expect_keys(device, {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s",
-                         "host_busy_s"});
+    expect_keys(device,
+                {"rank", "node", "stage", "tp", "dp", "busy_compute_s", "busy_comm_s", "idle_s", "host_busy_s"});
   }
   for (const auto& stage : json["stages"]) {
     expect_keys(stage, {"stage", "layers", "busy_compute_s", "busy_comm_s", "idle_s", "host_busy_s"});
@@ -227,9 +227,11 @@ TEST(MemoryText, NamesTheStageTheNeedAndTheGpu) {
   memory::MemoryEstimate estimate;
   memory::StageMemory stage;
   stage.weights = std::llround(93.1 * (1LL << 30));
+  stage.capacity = 40LL << 30;
+  stage.gpu = "a100-40gb";
   estimate.stages.push_back(stage);
-  estimate.capacity = 40LL << 30;
-  const std::string text = memory_text(estimate, "a100-40gb");
+  estimate.capacity = stage.capacity;
+  const std::string text = memory_text(estimate);
   EXPECT_NE(text.find("\nOUT OF MEMORY: stage 0 needs 93.1 GiB, the a100-40gb has 40 GiB\n"), std::string::npos)
       << text;
 }

@@ -189,3 +189,32 @@ TEST(EstimateMemory, Gpt3FiveTimesLessActivationMemory) {
 }
 
 }  // namespace distsim::memory
+
+namespace distsim::memory {
+
+// On a cluster of two GPU types each stage is held to its own GPU's memory: stages 0 and 1 on
+// 40 GB GPUs fit, stages 2 and 3 on 1 GB GPUs do not (GPT-2 345M's quarter of the weights alone,
+// 6 layers x 12.6M parameters x 2 bytes, is 0.14 GiB, and its Adam states 12 bytes a parameter).
+TEST(EstimateMemory, EachStageAgainstItsGpusMemory) {
+  strategy::JobSpec job = gpt2_job();
+  cluster::GpuSpec small = job.cluster.gpu;
+  small.name = "small-gpu";
+  small.memory_gb = 1;
+  job.cluster.host_groups = {{job.cluster.gpu, 2}, {small, 2}};
+  job.cluster.num_hosts = 4;
+  const auto estimate = estimate_memory(job);
+  EXPECT_EQ(estimate.stages[1].capacity, 40 * gib);
+  EXPECT_EQ(estimate.stages[1].gpu, "test-gpu");
+  EXPECT_EQ(estimate.stages[2].capacity, 1 * gib);
+  EXPECT_EQ(estimate.stages[2].gpu, "small-gpu");
+  EXPECT_EQ(estimate.capacity, 1 * gib);
+  EXPECT_TRUE(estimate.capacities_differ());
+  EXPECT_FALSE(estimate.fits());
+  EXPECT_EQ(estimate.stages_over_capacity(), 2);
+  // The stage with least to spare is one on the small GPUs, the larger of the two, although
+  // stage 0 (four micro-batches in flight and the embedding) needs the most.
+  EXPECT_EQ(estimate.tightest().stage, estimate.stages[3].total() > estimate.stages[2].total() ? 3 : 2);
+  EXPECT_EQ(estimate.peak().stage, 0);
+}
+
+}  // namespace distsim::memory

@@ -22,10 +22,15 @@ namespace {
 //! notation with a C part for the strategy, 2 for sizes, true for yes/no and the last allowed
 //! value of a choice. A new text option without a sample here fails the test.
 std::string sample_value(const JobOption& option) {
-  static const std::map<std::string, std::string> names{{"model", "bert-large"},  {"cluster", "dgx-a100"},
-                                                        {"gpu", "h100-sxm"},      {"strategy", "2M2C2P4D"},
-                                                        {"moe_imbalance", "1.5"}, {"pipeline_layout", "Et*4|t*4L"},
-                                                        {"slow_ranks", "1:1.5"},  {"kernel_jitter", "lognormal:0.05"}};
+  static const std::map<std::string, std::string> names{{"model", "bert-large"},
+                                                        {"cluster", "dgx-a100"},
+                                                        {"gpu", "h100-sxm"},
+                                                        {"strategy", "2M2C2P4D"},
+                                                        {"moe_imbalance", "1.5"},
+                                                        {"pipeline_layout", "Et*4|t*4L"},
+                                                        {"slow_ranks", "1:1.5"},
+                                                        {"kernel_jitter", "lognormal:0.05"},
+                                                        {"stage_gpus", "h100-sxm,a100-80gb"}};
   switch (option.type) {
     case ValueType::positive_integer: return "2";
     case ValueType::boolean: return "true";

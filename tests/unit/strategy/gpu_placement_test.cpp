@@ -1,0 +1,83 @@
+#include "strategy/gpu_placement.hpp"
+
+#include <gtest/gtest.h>
+
+#include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_gpus.hpp"
+#include "validation_test_jobs.hpp"
+
+namespace distsim::strategy {
+
+namespace {
+
+//! Four 4-GPU hosts: two of A40s, then two of A100s, and a 16-rank job of 4-rank stages.
+JobSpec four_hosts(int pipeline) {
+  JobSpec job;
+  job.model = gpt2_345m_shape();
+  job.cluster = catalog::find_cluster("pcie-a40");
+  job.cluster.host_groups = {{catalog::find_gpu("a40"), 2}, {catalog::find_gpu("a100-80gb"), 2}};
+  job.cluster.gpu = job.cluster.host_groups.front().gpu;
+  job.cluster.num_hosts = 4;
+  job.strategy.tensor_parallel = 4;
+  job.strategy.pipeline_parallel = pipeline;
+  job.strategy.data_parallel = 16 / 4 / pipeline;
+  job.strategy.global_batch_size = 16;
+  return job;
+}
+
+}  // namespace
+
+TEST(GpuPlacement, TypesAreTheFirstGroupOfEachGpu) {
+  cluster::ClusterSpec cluster = catalog::find_cluster("pcie-a40");
+  cluster.host_groups = {
+      {catalog::find_gpu("a40"), 1}, {catalog::find_gpu("a100-80gb"), 1}, {catalog::find_gpu("a40"), 1}};
+  EXPECT_EQ(cluster.gpu_type_of_group(0), 0);
+  EXPECT_EQ(cluster.gpu_type_of_group(1), 1);
+  EXPECT_EQ(cluster.gpu_type_of_group(2), 0);
+  EXPECT_EQ(cluster.gpu_types(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(cluster.gpu_of_type(1).name, "a100-80gb");
+}
+
+// Ranks fill hosts in order: with 4 stages of 4 ranks (one host each) stages 0 and 1 land on the
+// A40 hosts, 2 and 3 on the A100 hosts.
+TEST(GpuPlacement, RanksFillTheHostsInTheClustersOrder) {
+  const GpuPlacement placement(four_hosts(4));
+  EXPECT_EQ(placement.type_of_rank(0), 0);
+  EXPECT_EQ(placement.type_of_rank(7), 0);
+  EXPECT_EQ(placement.type_of_rank(8), 1);
+  EXPECT_EQ(placement.type_of_rank(15), 1);
+  EXPECT_EQ(placement.type_of_stage(1), 0);
+  EXPECT_EQ(placement.type_of_stage(2), 1);
+  EXPECT_TRUE(placement.stages_uniform());
+}
+
+// stage_gpus puts each stage on hosts of its GPU, in the stages' order.
+TEST(GpuPlacement, StageGpusPlaceEachStageOnItsGpu) {
+  JobSpec job = four_hosts(4);
+  job.strategy.stage_gpus = "a100-80gb, a40, a100, a40";
+  EXPECT_EQ(error_of(job), "");
+  const GpuPlacement placement(job);
+  EXPECT_EQ(placement.type_of_stage(0), 1);
+  EXPECT_EQ(placement.type_of_stage(1), 0);
+  EXPECT_EQ(placement.type_of_stage(2), 1);
+  EXPECT_EQ(placement.type_of_stage(3), 0);
+  EXPECT_EQ(placement.type_of_rank(5), 0);
+}
+
+// One stage of 16 ranks spans both types: its replicas differ, and no rank stands for the stage.
+TEST(GpuPlacement, AStageOverBothTypesIsNotUniform) {
+  const GpuPlacement placement(four_hosts(1));
+  EXPECT_EQ(placement.type_of_stage(0), -1);
+  EXPECT_EQ(placement.types_of_stage(0), (std::vector<int>{0, 1}));
+  EXPECT_FALSE(placement.stages_uniform());
+}
+
+TEST(GpuPlacement, AOneTypeClusterIsTypeZeroEverywhere) {
+  JobSpec job = four_hosts(2);
+  job.cluster.host_groups.clear();
+  const GpuPlacement placement(job);
+  EXPECT_EQ(placement.type_of_rank(15), 0);
+  EXPECT_EQ(placement.types_of_stage(1), (std::vector<int>{0}));
+}
+
+}  // namespace distsim::strategy
