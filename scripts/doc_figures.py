@@ -61,6 +61,12 @@ CP_EVENTS = ["events", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--strate
 ZB_JOB = ["simulate", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--strategy", "4M8P1D",
           "--sequence-parallel", "--micro-batch-size", "1", "--global-batch-size", "16", "--json"]
 
+# A cluster of two GPU types, two hosts of H100 and two of A100 (docs/mixed_gpus.md).
+MIXED_JOB = ["simulate", "--cluster",
+             str(pathlib.Path(__file__).resolve().parent.parent / "tests/fixtures/clusters/h100_and_a100.yaml"),
+             "--model", "llama-3.1-8b", "--tp", "8", "--pp", "4", "--dp", "1", "--global-batch-size", "64",
+             "--micro-batch-size", "1", "--json"]
+
 # The OSDI'25 straggler traces beside the checkout (../shared/reference/stragglers, docs/whatif.md).
 STRAGGLERS = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "stragglers"
 
@@ -79,6 +85,8 @@ SOURCES = {
     "memory_example": ("distsim", MEMORY_EXAMPLE),
     "goodput_llama3": ("distsim", GOODPUT_LLAMA3),
     "jitter_default": ("distsim", ["simulate", "--kernel-jitter", "lognormal:0.1"]),
+    "mixed_even": ("distsim", MIXED_JOB),
+    "mixed_balanced": ("distsim", [*MIXED_JOB, "--pipeline-layout", "balanced"]),
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name]) for name in ("1f1b", "zb-h1", "zb-h2")},
     **{f"zb_{name}": ("distsim", [*ZB_JOB, "--schedule", name, "--virtual-stages", "2"])
        for name in ("zbv", "dualpipe", "dualpipev")},
@@ -375,6 +383,11 @@ FIGURES = {
     "memory.example": ("memory_example", memory_block),
     "goodput.llama3": ("goodput_llama3", goodput_block),
     "jitter.default": ("jitter_default", jitter_block),
+    "mixed.even_s": ("mixed_even", lambda j: f"{j['iteration_time_s']:.2f}"),
+    "mixed.mfu": ("mixed_even", lambda j: f"{j['mfu'] * 100:.2f}"),
+    "mixed.mfu_peak": ("mixed_even", lambda j: f"{j['mfu_peak_tflops']:.1f}"),
+    "mixed.balanced_s": ("mixed_balanced", lambda j: f"{j['iteration_time_s']:.2f}"),
+    "mixed.balanced_layout": ("mixed_balanced", lambda j: j["job"]["pipeline_layout"]),
     "whatif.st.text": ("whatif_st_text", whatif_block),
     **{f"whatif.{trace}.slowdown": (f"whatif_{trace}", lambda w: f"{w['straggler_slowdown']:.4f}") for trace in ("st", "se")},
     "whatif.st.stage": ("whatif_st", lambda w: f"{attribution(w, 'by_stage', '3'):.4f}"),

@@ -142,17 +142,8 @@ program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOp
   return program;
 }
 
-//! The job validated, with its balanced pipeline layout found when it asks for one.
-strategy::JobSpec resolved_job(const strategy::JobSpec& given, const SimulationOptions& options) {
-  schedule::validate_job(given);
-  if (!strategy::asks_balanced_layout(given.strategy)) return given;
-  strategy::JobSpec job = with_balanced_layout(given, *cost_chain(given, options));
-  schedule::validate_job(job);
-  return job;
-}
-
 program::JobProgram build(const strategy::JobSpec& given, const SimulationOptions& options) {
-  const strategy::JobSpec job = resolved_job(given, options);
+  const strategy::JobSpec job = job_as_simulated(given, options);
   const program::SimulatedRanks ranks = checked_ranks(job, options);
   return build_valid(job, options, ranks);
 }
@@ -304,8 +295,16 @@ Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOpti
 
 }  // namespace
 
+strategy::JobSpec job_as_simulated(const strategy::JobSpec& given, const SimulationOptions& options) {
+  schedule::validate_job(given);
+  if (!strategy::asks_balanced_layout(given.strategy)) return given;
+  strategy::JobSpec job = with_balanced_layout(given, *cost_chain(given, options));
+  schedule::validate_job(job);
+  return job;
+}
+
 Simulation simulate(const strategy::JobSpec& given, const SimulationOptions& options) {
-  const strategy::JobSpec job = resolved_job(given, options);
+  const strategy::JobSpec job = job_as_simulated(given, options);
   Simulation simulation = simulate_iteration(job, options);
   if (job.variability.jitter) {
     // Every micro-batch draws its own noise: the samples run the whole iteration, task by task,
@@ -469,7 +468,7 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedu
 }  // namespace
 
 LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const SimulationOptions& options) {
-  const strategy::JobSpec job = resolved_job(given, options);
+  const strategy::JobSpec job = job_as_simulated(given, options);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const auto costs = cost_chain(job, options);
   const strategy::Strategy& s = job.strategy;

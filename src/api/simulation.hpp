@@ -80,6 +80,11 @@ struct Simulation {
   std::optional<StepTimeDistribution> jitter;
 };
 
+//! The job validated, as it is simulated: with a balanced pipeline layout (strategy::kBalancedLayout)
+//! replaced by the layout string it stands for (api/pipeline_balance.hpp), priced by the options'
+//! costs. Throws InputError for an invalid job.
+strategy::JobSpec job_as_simulated(const strategy::JobSpec& job, const SimulationOptions& options = {});
+
 //! Validates the job, builds its events and program, prices the events, runs the engine and
 //! summarizes, then estimates the run's goodput when the job asks. Throws InputError for an
 //! invalid job.

@@ -140,9 +140,11 @@ strategy::JobSpec assemble_valid_job(const JobSettings& settings, const SpecReso
 std::vector<std::pair<std::string, Value>> describe_job(const strategy::JobSpec& job) {
   std::vector<std::pair<std::string, Value>> settings;
   for (const auto& option : job_options()) {
-    if (option.key != "strategy" && (!option.applies || option.applies(job))) {
-      settings.emplace_back(option.key, option.read(job));
-    }
+    if (option.key == "strategy" || (option.applies && !option.applies(job))) continue;
+    Value value = option.read(job);
+    // An empty text is a setting left unset (a layout or a stage placement not given).
+    if (const auto* text = std::get_if<std::string>(&value); text != nullptr && text->empty()) continue;
+    settings.emplace_back(option.key, std::move(value));
   }
   return settings;
 }

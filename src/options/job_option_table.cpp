@@ -3,6 +3,7 @@
 #include "core/input_error.hpp"
 #include "options/option_builders.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "strategy/gpu_placement.hpp"
 #include "strategy/pipeline_layout.hpp"
 
 namespace distsim::options {
@@ -221,7 +222,15 @@ std::vector<JobOption> layout_options() {
     job.strategy.stage_gpus = as_text(value);
   };
   stage_gpus.read = [](const JobSpec& job) -> Value { return job.strategy.stage_gpus; };
-  stage_gpus.applies = [](const JobSpec& job) { return !job.strategy.stage_gpus.empty(); };
+  stage_gpus.applies = [](const JobSpec& job) { return job.cluster.mixed() || !job.strategy.stage_gpus.empty(); };
+  // Each assignment of the cluster's GPUs to the stages that gives every stage one GPU type, or the
+  // cluster's order where none does.
+  stage_gpus.search_values = [](const JobSpec& job) {
+    std::vector<Value> values;
+    for (auto& assignment : strategy::stage_gpu_assignments(job)) values.emplace_back(std::move(assignment));
+    if (values.empty()) values.emplace_back(std::string());
+    return values;
+  };
   return {text, first, last, embedding, loss, stage_gpus};
 }
 JobOption nodes_option() {

@@ -48,6 +48,7 @@ std::string Candidate::label() const {
     text += " hsdp " + std::to_string(s.shard_group_size());
   }
   if (s.overlap_moe_expert_parallel_comm) text += " a2a-overlap";
+  if (!s.stage_gpus.empty()) text += " on " + s.stage_gpus;
   return text;
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "api/simulation.hpp"
 #include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
@@ -17,6 +18,7 @@
 #include "options/job_option.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "search/search_space.hpp"
+#include "strategy/pipeline_layout.hpp"
 
 namespace distsim::search {
 
@@ -46,8 +48,12 @@ class ReasonTexts {
 
 //! The reason `job` does not fit, when it does not; empty otherwise. Sets the candidate's peak memory.
 //! Each stage is held to the limit, or without one to its GPU's capacity.
-std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, double memory_limit_bytes) {
-  const memory::MemoryEstimate estimate = memory::estimate_memory(job);
+std::string memory_problem(Candidate& candidate, const strategy::JobSpec& job, const CandidateChecks& checks) {
+  const double memory_limit_bytes = checks.memory_limit_bytes;
+  // A balanced layout's stages hold the layers the simulation will give them.
+  const memory::MemoryEstimate estimate = !strategy::asks_balanced_layout(job.strategy) ? memory::estimate_memory(job)
+                                          : checks.as_simulated ? memory::estimate_memory(checks.as_simulated(job))
+                                                                : memory::estimate_memory(api::job_as_simulated(job));
   candidate.peak_memory_bytes = static_cast<double>(estimate.peak().total());
   const auto limit_of = [&](const memory::StageMemory& stage) {
     return memory_limit_bytes > 0 ? memory_limit_bytes : static_cast<double>(stage.capacity);
@@ -78,7 +84,7 @@ void check_candidate(Candidate& candidate, const strategy::JobSpec& job, const C
     candidate.reason_text = reasons.of(std::move(problem));
     return;
   }
-  std::string too_large = memory_problem(candidate, job, checks.memory_limit_bytes);
+  std::string too_large = memory_problem(candidate, job, checks);
   if (!too_large.empty()) {
     candidate.status = CandidateStatus::out_of_memory;
     candidate.reason_text = reasons.of(std::move(too_large));

@@ -436,6 +436,7 @@ SearchResult run_search(const SearchSpace& space, const SearchOptions& options) 
   checks.memory_limit_bytes = options.memory_limit_bytes.value_or(0);
   checks.threads = options.threads;
   checks.progress = options.check_progress;
+  checks.as_simulated = [&](const strategy::JobSpec& job) { return api::job_as_simulated(job, simulation); };
   // A candidate too large to simulate is set aside with the reason, not the whole search.
   checks.size_problem = [&](const Candidate& candidate, const strategy::JobSpec& job) {
     const bool would_simulate = candidate.status == CandidateStatus::ok ||

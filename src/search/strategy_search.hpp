@@ -88,6 +88,9 @@ struct CandidateChecks {
   std::function<std::string(const Candidate&, const strategy::JobSpec&)> size_problem;
   //! Called with (candidates checked, candidates); from worker threads, serialized.
   std::function<void(std::size_t, std::size_t)> progress;
+  //! The job as it is simulated (api::job_as_simulated with the search's costs), for the memory
+  //! of a candidate with a balanced pipeline layout; without it the analytical costs balance it.
+  std::function<strategy::JobSpec(const strategy::JobSpec&)> as_simulated;
 };
 
 //! enumerate_candidates with every check of `checks`.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/find_by_name.hpp"
@@ -137,6 +138,41 @@ std::vector<int> stage_gpu_types(const JobSpec& job, std::vector<std::string>& p
     types.push_back(type);
   }
   return types;
+}
+
+std::vector<std::string> stage_gpu_assignments(const JobSpec& job) {
+  const cluster::ClusterSpec& cluster = job.cluster;
+  const std::optional<int> world = job.strategy.checked_world_size();
+  if (!cluster.mixed() || !world || job.strategy.pipeline_parallel <= 0) return {};
+  const std::int64_t stage_gpus = *world / job.strategy.pipeline_parallel;
+  if (stage_gpus <= 0 || stage_gpus % cluster.gpus_per_domain() != 0) return {};
+  std::vector<int> stages;  // the type of each stage, sorted
+  std::vector<int> types;
+  for (const auto& [type, gpus] : gpus_by_type(cluster)) {
+    if (gpus % stage_gpus != 0) return {};
+    stages.insert(stages.end(), static_cast<size_t>(gpus / stage_gpus), type);
+    types.push_back(type);
+  }
+  if (static_cast<int>(stages.size()) != job.strategy.pipeline_parallel) return {};
+  const auto text_of = [&](const std::vector<int>& assignment) {
+    std::string text;
+    for (const int type : assignment) text += (text.empty() ? "" : ",") + cluster.gpu_of_type(type).name;
+    return text;
+  };
+  std::vector<std::string> assignments;
+  do {
+    assignments.push_back(text_of(stages));
+  } while (assignments.size() <= kMaxStageGpuAssignments && std::next_permutation(stages.begin(), stages.end()));
+  if (assignments.size() <= kMaxStageGpuAssignments) return assignments;
+  // Too many: each type's stages together, the types in every order.
+  const std::map<int, std::int64_t> counts = gpus_by_type(cluster);
+  assignments.clear();
+  do {
+    std::vector<int> blocks;
+    for (const int type : types) blocks.insert(blocks.end(), static_cast<size_t>(counts.at(type) / stage_gpus), type);
+    assignments.push_back(text_of(blocks));
+  } while (std::next_permutation(types.begin(), types.end()));
+  return assignments;
 }
 
 void check_gpu_placement(const JobSpec& job, std::vector<std::string>& problems) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,16 @@ std::vector<std::string> stage_gpu_names(const std::string& text);
 //! The GPU types of Strategy::stage_gpus, one per stage, or the problems with it appended to
 //! `problems` (an unknown name, with the closest of the cluster's).
 std::vector<int> stage_gpu_types(const JobSpec& job, std::vector<std::string>& problems);
+
+//! The most assignments stage_gpu_assignments lists one by one.
+inline constexpr std::size_t kMaxStageGpuAssignments = 64;
+
+//! What a search tries for Strategy::stage_gpus on a cluster of several GPU types: every way to put
+//! each pipeline stage on one GPU type that uses each type's GPUs whole, as stage_gpus texts; when
+//! there are more than kMaxStageGpuAssignments, only those that keep each type's stages together
+//! (one per order of the types). None on a one-type cluster, or where stages do not fill whole
+//! scale-up domains or the types' GPUs are no whole number of stages.
+std::vector<std::string> stage_gpu_assignments(const JobSpec& job);
 
 //! The rules of a job on a cluster of several GPU types: a tensor- and context-parallel group runs
 //! on one GPU type; stage_gpus names one of the cluster's GPUs per stage, takes whole scale-up

@@ -1,5 +1,7 @@
 #include "io/output/search_writer.hpp"
 
+#include "io/spec/spec_writer.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -16,9 +18,12 @@ namespace distsim::io {
 
 std::string search_space_description(const search::SearchSpace& space) {
   const auto& job = space.base;
-  return fmt::format("{} on {} nodes x {} {}, global batch {}, {}", job.model.name,
-                     fmt::join(space.cluster_node_counts(), ","), job.cluster.gpus_per_host, job.cluster.gpu.name,
-                     job.strategy.global_batch_size, job.strategy.precision_name());
+  const std::string hosts = job.cluster.mixed()
+                                ? hosts_text(job.cluster)
+                                : fmt::format("{} nodes x {} {}", fmt::join(space.cluster_node_counts(), ","),
+                                              job.cluster.gpus_per_host, job.cluster.gpu.name);
+  return fmt::format("{} on {}, global batch {}, {}", job.model.name, hosts, job.strategy.global_batch_size,
+                     job.strategy.precision_name());
 }
 
 namespace {

@@ -435,7 +435,7 @@ std::vector<std::string> mixed_cluster_assumptions(const strategy::JobSpec& job)
   if (!job.cluster.mixed()) return {};
   std::vector<std::string> assumptions = {
       "every host group has the cluster's host design but its GPU: " + std::to_string(job.cluster.gpus_per_host) +
-      " GPUs a host, its NVLink (" + fmt::format("{:g}", job.cluster.intra_node.collective_busbw_gbps) +
+      " GPUs a host, its scale-up fabric (" + fmt::format("{:g}", job.cluster.intra_node.collective_busbw_gbps) +
       " GB/s bus bandwidth) and NICs; a GPU computes at its own rates, communication at the cluster's"};
   const strategy::GpuPlacement gpus(job);
   std::string stages;

@@ -1,5 +1,7 @@
 #include "io/report/search_report_builder.hpp"
 
+#include "io/spec/spec_writer.hpp"
+
 #include <fmt/format.h>
 
 #include "core/byte_units.hpp"
@@ -54,8 +56,10 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
   const auto& job = space.base;
   SearchReport report;
   report.title =
-      fmt::format("Strategy search: {} on {} × {} {}", job.model.name, fmt::join(space.cluster_node_counts(), ","),
-                  job.cluster.gpus_per_host, job.cluster.gpu.name);
+      job.cluster.mixed()
+          ? fmt::format("Strategy search: {} on {}", job.model.name, hosts_text(job.cluster, " × "))
+          : fmt::format("Strategy search: {} on {} × {} {}", job.model.name,
+                        fmt::join(space.cluster_node_counts(), ","), job.cluster.gpus_per_host, job.cluster.gpu.name);
   report.description = fmt::format("global batch {} · {} · {} candidates: {} valid, {} invalid, {} out of memory",
                                    job.strategy.global_batch_size, job.strategy.precision_name(),
                                    result.candidates.size(), result.valid, result.invalid, result.out_of_memory);

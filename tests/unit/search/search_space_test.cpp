@@ -60,6 +60,7 @@ TEST(SearchedOptions, AreTheTableOptionsASearchMayLeaveFree) {
                                           "distributed_optimizer",
                                           "sharding",
                                           "shard_group_size",
+                                          "stage_gpus",
                                           "ep",
                                           "etp",
                                           "overlap_moe_expert_parallel_comm",

@@ -81,3 +81,43 @@ TEST(GpuPlacement, AOneTypeClusterIsTypeZeroEverywhere) {
 }
 
 }  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+// Four one-host stages, two of each GPU: 4! / (2! 2!) = 6 ways, in lexicographic order of the
+// types (A40 type 0 before A100 type 1).
+TEST(StageGpuAssignments, ListsEveryWayToPutEachStageOnOneType) {
+  const std::vector<std::string> assignments = stage_gpu_assignments(four_hosts(4));
+  ASSERT_EQ(assignments.size(), 6U);
+  EXPECT_EQ(assignments.front(), "a40,a40,a100-80gb,a100-80gb");
+  EXPECT_EQ(assignments[1], "a40,a100-80gb,a40,a100-80gb");
+  EXPECT_EQ(assignments.back(), "a100-80gb,a100-80gb,a40,a40");
+}
+
+// Sixteen one-GPU stages, eight of each: C(16, 8) = 12,870 ways, more than listed one by one, so
+// each type's stages stay together: two orders.
+TEST(StageGpuAssignments, KeepsEachTypeTogetherWhenThereAreTooMany) {
+  JobSpec job = four_hosts(4);
+  job.cluster.gpus_per_host = 1;
+  job.cluster.host_groups = {{catalog::find_gpu("a40"), 8}, {catalog::find_gpu("a100-80gb"), 8}};
+  job.cluster.num_hosts = 16;
+  job.strategy.tensor_parallel = 1;
+  job.strategy.pipeline_parallel = 16;
+  job.strategy.data_parallel = 1;
+  const std::vector<std::string> assignments = stage_gpu_assignments(job);
+  ASSERT_EQ(assignments.size(), 2U);
+  EXPECT_EQ(assignments[0], "a40,a40,a40,a40,a40,a40,a40,a40,a100-80gb,a100-80gb,a100-80gb,a100-80gb,a100-80gb,"
+                            "a100-80gb,a100-80gb,a100-80gb");
+  EXPECT_EQ(assignments[1].substr(0, 10), "a100-80gb,");
+}
+
+// One stage of both types, or stages of 2 GPUs on 4-GPU hosts: no stage can run on one type.
+TEST(StageGpuAssignments, NoneWhereAStageCannotRunOnOneType) {
+  EXPECT_TRUE(stage_gpu_assignments(four_hosts(1)).empty());
+  JobSpec half_hosts = four_hosts(4);
+  half_hosts.strategy.tensor_parallel = 2;
+  half_hosts.strategy.pipeline_parallel = 8;
+  EXPECT_TRUE(stage_gpu_assignments(half_hosts).empty());
+}
+
+}  // namespace distsim::strategy
