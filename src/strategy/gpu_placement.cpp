@@ -186,8 +186,9 @@ void check_gpu_placement(const JobSpec& job, std::vector<std::string>& problems)
     }
     return;
   }
+  const std::size_t before = problems.size();
   check_domains(cluster, problems);
-  if (!problems.empty()) return;
+  if (problems.size() != before) return;
   if (job.strategy.stage_gpus.empty()) {
     check_model_groups(job, hosts_in_group_order(cluster), problems);
     return;
