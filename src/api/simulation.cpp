@@ -82,9 +82,11 @@ std::string size_text(std::int64_t tasks) {
 program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
   // A slow rank or host, or jitter, makes every rank unlike the others (docs/variability.md).
   if (job.variability.breaks_symmetry()) return program::SimulatedRanks::every_rank_alone;
-  // Data-parallel replicas of one stage on different GPU types run alike only in their layout.
+  // Data-parallel replicas of one stage on different GPU types: one rank cannot stand for the
+  // stage, one replica per placement class and GPU types can (strategy::PlacementClasses).
   if (job.cluster.mixed() && !strategy::GpuPlacement(job).stages_uniform()) {
-    return program::SimulatedRanks::every_rank_alone;
+    return options.merge_placement_classes ? program::SimulatedRanks::every_rank_by_class
+                                           : program::SimulatedRanks::every_rank_alone;
   }
   if (!options.all_ranks && strategy::RankLayout(job.strategy, job.cluster).is_uniform()) {
     return program::SimulatedRanks::one_per_stage;
@@ -257,11 +259,13 @@ std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptio
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;
-  const std::int64_t ranks =
-      all_ranks ? std::int64_t{s.world_size()} / s.data_parallel *
-                      strategy::PlacementClasses(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel())
-                          .simulated_indices()
-                : s.pipeline_parallel;
+  std::int64_t ranks = s.pipeline_parallel;
+  if (all_ranks) {
+    const strategy::GpuPlacement gpus(job);
+    const strategy::PlacementClasses classes(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel(), true,
+                                             &gpus);
+    ranks = std::int64_t{s.world_size()} / s.data_parallel * classes.simulated_indices();
+  }
   const std::int64_t layers_per_rank = busiest_rank_layers(job);
   const auto& schedule = schedule::find_schedule(s.schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the

@@ -28,7 +28,8 @@ int replica_device(const strategy::RankLayout& layout, const strategy::Placement
          tp * (coord[ParallelDim::cp] + cp * (position + classes.simulated_indices() * coord[ParallelDim::pp]));
 }
 
-DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard)
+DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard,
+                           const strategy::GpuPlacement* gpus)
     : layout_(layout), dp_per_shard_(dp_per_shard) {
   if (ranks == SimulatedRanks::one_per_stage) {
     const int stage_ranks = layout_.world_size() / layout_.size(ParallelDim::pp);
@@ -37,7 +38,7 @@ DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ra
     }
     return;
   }
-  classes_.emplace(layout_, dp_per_shard, ranks == SimulatedRanks::every_rank_by_class);
+  classes_.emplace(layout_, dp_per_shard, ranks == SimulatedRanks::every_rank_by_class, gpus);
   // In rank order, which replica_device counts.
   for (int pp = 0; pp < layout_.size(ParallelDim::pp); ++pp) {
     for (int position = 0; position < classes_->simulated_indices(); ++position) {

@@ -21,7 +21,9 @@ class DeviceGroups {
  public:
   //! `dp_per_shard`: with sharding zero3, the data-parallel indices of one shard group (its
   //! all-gathers and reduce-scatters join the passes of every rank in it); 0 without.
-  DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard = 0);
+  //! With `gpus`, replicas merge into a placement class only when they run on the same GPU types.
+  DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard = 0,
+               const strategy::GpuPlacement* gpus = nullptr);
 
   //! In all-ranks mode, the simulated data-parallel indices and which stands for which.
   const std::optional<strategy::PlacementClasses>& placement_classes() const { return classes_; }

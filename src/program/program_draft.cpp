@@ -6,7 +6,6 @@
 #include "core/input_error.hpp"
 #include "events/gpu_type_work.hpp"
 #include "events/layer_memo.hpp"
-#include "strategy/gpu_placement.hpp"
 
 namespace distsim::program {
 
@@ -18,7 +17,8 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
     : job_(job),
       schedule_(schedule),
       layout_(job.strategy, job.cluster),
-      groups_(layout_, ranks, job.strategy.unit_shard_data_parallel()) {
+      gpus_(job),
+      groups_(layout_, ranks, job.strategy.unit_shard_data_parallel(), &gpus_) {
   result_.all_ranks = ranks != SimulatedRanks::one_per_stage;
   result_.placement_classes = groups_.placement_classes();
   result_.num_microbatches = job.strategy.num_microbatches();
@@ -27,12 +27,11 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   stage_steps_ = schedule_.all_stage_steps(job_.strategy);
   chunk_hops_ = schedule_.all_chunk_hops(stages(), chunks());
   events::LayerMemo layers(result_.events);
-  const strategy::GpuPlacement gpus(job_);
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers));
     events::run_on_gpu_type(work_.back(), result_.events,
-                            gpus.type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
+                            gpus_.type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
     copy_reductions_.push_back(
         program::copy_reduction(job_, layout_, coord(device), placements, work_.back(), result_.events));
   }

@@ -26,6 +26,8 @@ class GpuPlacement {
   std::vector<int> types_of_stage(int stage) const;
   //! Whether every stage runs on one type, so that one rank can stand for its stage.
   bool stages_uniform() const;
+  //! Whether the ranks run on more than one type's hosts (a cluster with host groups).
+  bool mixed() const { return !host_types_.empty(); }
 
  private:
   std::vector<int> host_types_;  //!< per host in rank order; empty for a one-type cluster

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "strategy/gpu_placement.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::strategy {
@@ -21,8 +22,11 @@ namespace distsim::strategy {
 class PlacementClasses {
  public:
   //! `dp_per_shard`: the data-parallel indices of one FSDP shard group, or 0 without FSDP. Without
-  //! `merge_alike` every block is a class of its own (to check the merged classes against).
-  PlacementClasses(const RankLayout& layout, int dp_per_shard, bool merge_alike = true);
+  //! `merge_alike` every block is a class of its own (to check the merged classes against). With
+  //! `gpus` on a cluster of several GPU types, blocks are alike only when their ranks also run on
+  //! the same types, and every block is looked at (types follow the hosts, not a cycle).
+  PlacementClasses(const RankLayout& layout, int dp_per_shard, bool merge_alike = true,
+                   const GpuPlacement* gpus = nullptr);
 
   //! Data-parallel indices per block.
   int block_size() const { return block_size_; }

@@ -9,6 +9,7 @@
 #include "analysis/run_summary.hpp"
 #include "api/simulation.hpp"
 #include "catalog/builtin_clusters.hpp"
+#include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
 #include "cost/fixed_cost_model.hpp"
 #include "engine/engine.hpp"
@@ -453,6 +454,29 @@ TEST(EstimatedTasks, CountsTheMicrobatchesEachChunkRuns) {
     options.aggregate_passes = true;
     EXPECT_LE(static_cast<std::int64_t>(api::job_events(job, options).program.num_tasks()), tasks) << schedule;
   }
+}
+
+}  // namespace distsim::program
+
+namespace distsim::program {
+
+// Data-parallel replicas on two GPU types (two 4-GPU hosts of A40s, then two of A100s; one stage of
+// 16 ranks): one replica per placement class and GPU type stands for the others exactly, as
+// simulating every rank on its own shows, at the analytical costs of each GPU.
+TEST(JobProgram, ReplicasOnTwoGpuTypesMergeByClassAndType) {
+  strategy::JobSpec job = uniform_job(4, 1, 4, 2, "1f1b");
+  job.cluster.host_groups = {{catalog::find_gpu("a40"), 2}, {catalog::find_gpu("a100-80gb"), 2}};
+  job.cluster.gpu = job.cluster.host_groups.front().gpu;
+  api::SimulationOptions merged;
+  const api::Simulation by_class = api::simulate(job, merged);
+  api::SimulationOptions alone;
+  alone.merge_placement_classes = false;
+  const api::Simulation every_rank = api::simulate(job, alone);
+  ASSERT_TRUE(by_class.program.placement_classes.has_value());
+  EXPECT_EQ(by_class.program.placement_classes->num_classes(), 2);
+  EXPECT_EQ(every_rank.program.placement_classes->num_classes(), 4);
+  EXPECT_EQ(by_class.summary.iteration_time, every_rank.summary.iteration_time);
+  EXPECT_EQ(by_class.summary.bubble_fraction, every_rank.summary.bubble_fraction);
 }
 
 }  // namespace distsim::program
