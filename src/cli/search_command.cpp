@@ -173,8 +173,9 @@ void add_search_command(CLI::App& app) {
                                                  "a candidate fits when its peak memory is at most this many GiB");
   command
       ->add_option("--objectives", options->objectives,
-                   "what to minimize: time (iteration time), cost (GPU-hours) or memory (peak per GPU); the first "
-                   "ranks, the Pareto front trades it against the second")
+                   "what to minimize: time (iteration time), cost (GPU-hours), memory (peak per GPU) or "
+                   "time-to-train (expected, with failures and checkpoints; needs --tokens); the first ranks, the "
+                   "Pareto front trades it against the second")
       ->capture_default_str();
   command
       ->add_option("--front-within", options->front_within,

@@ -76,13 +76,6 @@ JobOption checkpoint_save() {
   return option;
 }
 
-//! A search takes the tokens and the price, for each candidate's time and money to train; the
-//! failures, checkpoints and restarts are simulate's.
-JobOption failure_setting(JobOption option) {
-  option.search_refusal = "failures, checkpoints and restarts are estimated by distsim simulate (docs/goodput.md)";
-  return option;
-}
-
 }  // namespace
 
 std::vector<JobOption> goodput_options() {
@@ -92,22 +85,22 @@ std::vector<JobOption> goodput_options() {
       run_number("gpu_hour_price", "--gpu-hour-price", ValueType::positive_number, &TrainingRun::gpu_hour_price,
                  "price of one GPU-hour, in any currency: the cost to train")};
   for (const auto& component : strategy::failure_components()) {
-    options.push_back(failure_setting(failure_rate(component)));
+    options.push_back(failure_rate(component));
   }
-  options.push_back(failure_setting(checkpoint_interval()));
-  options.push_back(failure_setting(checkpoint_save()));
-  options.push_back(failure_setting(run_number(
+  options.push_back(checkpoint_interval());
+  options.push_back(checkpoint_save());
+  options.push_back(run_number(
       "storage_bandwidth", "--storage-bandwidth", ValueType::positive_number, &TrainingRun::storage_bandwidth_gbps,
       "GB/s the whole job writes a checkpoint to storage and reads it back at (default: the Llama 3 cluster's "
-      "sustained 2 TB/s as the share of the job's GPUs, 0.122 GB/s each)")));
-  options.push_back(failure_setting(run_number(
-      "staging_bandwidth", "--staging-bandwidth", ValueType::positive_number, &TrainingRun::staging_bandwidth_gbps,
-      "GB/s each GPU copies its share of an async checkpoint to host memory at (default: "
-      "55.1, an H200's device-to-host copy over PCIe Gen5 x16)")));
-  options.push_back(failure_setting(
-      run_number("restart_time", "--restart-time", ValueType::non_negative_number, &TrainingRun::restart_s,
-                 "seconds from a failure to the job training again, reading the checkpoint back "
-                 "aside (default: 600, Meta's stall per failure at O(100K) GPUs)")));
+      "sustained 2 TB/s as the share of the job's GPUs, 0.122 GB/s each)"));
+  options.push_back(run_number("staging_bandwidth", "--staging-bandwidth", ValueType::positive_number,
+                               &TrainingRun::staging_bandwidth_gbps,
+                               "GB/s each GPU copies its share of an async checkpoint to host memory at (default: "
+                               "55.1, an H200's device-to-host copy over PCIe Gen5 x16)"));
+  options.push_back(run_number("restart_time", "--restart-time", ValueType::non_negative_number,
+                               &TrainingRun::restart_s,
+                               "seconds from a failure to the job training again, reading the checkpoint back "
+                               "aside (default: 600, Meta's stall per failure at O(100K) GPUs)"));
   return options;
 }
 

@@ -42,7 +42,12 @@ struct Candidate {
   double bubble_fraction = 0;
   double peak_memory_bytes = 0;
   double lower_bound_s = 0;  //!< api::iteration_lower_bound, for valid candidates that fit
-  bool pareto = false;       //!< on the front of iteration time versus peak memory
+  //! With the goal's tokens: the expected time to train them, failures and checkpoints included
+  //! (Objective::time_to_train), once simulated; and the time at the lower bound without any, which
+  //! no simulation comes in under.
+  double time_to_train_s = 0;
+  double time_to_train_bound_s = 0;
+  bool pareto = false;  //!< on the front of iteration time versus peak memory
 
   //! reason_text, or an empty text when there is none.
   const std::string& reason() const;

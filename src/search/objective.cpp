@@ -22,11 +22,21 @@ std::string fmt_names() {
 }  // namespace
 
 const std::vector<std::string>& objective_names() {
-  static const std::vector<std::string> names{"time", "cost", "memory"};
+  static const std::vector<std::string> names{"time", "cost", "memory", "time-to-train"};
   return names;
 }
 
 std::string_view to_string(Objective objective) { return objective_names().at(static_cast<std::size_t>(objective)); }
+
+std::string_view objective_title(Objective objective) {
+  switch (objective) {
+    case Objective::time: return "iteration time";
+    case Objective::cost: return "GPU-hours per iteration";
+    case Objective::memory: return "peak memory";
+    case Objective::time_to_train: return "expected time to train";
+  }
+  return "";
+}
 
 std::optional<Objective> parse_objective(std::string_view name) {
   const auto& names = objective_names();
@@ -80,6 +90,7 @@ double objective_value(const Candidate& candidate, Objective objective) {
     case Objective::time: return candidate.iteration_time_s;
     case Objective::cost: return gpu_hours_per_iteration(candidate);
     case Objective::memory: return candidate.peak_memory_bytes;
+    case Objective::time_to_train: return candidate.time_to_train_s;
   }
   return candidate.iteration_time_s;
 }
@@ -90,11 +101,12 @@ double objective_bound(const Candidate& candidate, Objective objective) {
     case Objective::time: return candidate.lower_bound_s;
     case Objective::cost: return candidate.lower_bound_s * gpus / kSecondsPerHour;
     case Objective::memory: return candidate.peak_memory_bytes;
+    case Objective::time_to_train: return candidate.time_to_train_bound_s;
   }
   return candidate.lower_bound_s;
 }
 
-TrainingGoal training_goal(const strategy::TrainingRun& run) { return {run.tokens, run.gpu_hour_price}; }
+TrainingGoal training_goal(const strategy::TrainingRun& run) { return {run.tokens, run.gpu_hour_price, run}; }
 
 double tokens_per_s(const Candidate& candidate) { return candidate.samples_per_s * candidate.model().seq_length; }
 

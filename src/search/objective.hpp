@@ -16,11 +16,16 @@ enum class Objective {
   time,    //!< iteration time (for a fixed global batch, also the time to train on any number of tokens)
   cost,    //!< GPU-hours per iteration (times a GPU-hour price, the money per iteration)
   memory,  //!< peak memory per GPU
+  //! the expected wall time to train the goal's tokens, failures, checkpoints and restarts included
+  //! (goodput::estimate_goodput with the job's run): more GPUs train faster but fail more often
+  time_to_train,
 };
 
-//! "time", "cost", "memory": the names `--objectives` takes.
+//! "time", "cost", "memory", "time-to-train": the names `--objectives` takes.
 const std::vector<std::string>& objective_names();
 std::string_view to_string(Objective objective);
+//! What an objective is called in headings: "iteration time", "expected time to train".
+std::string_view objective_title(Objective objective);
 //! The objective of that name; nullopt for an unknown name.
 std::optional<Objective> parse_objective(std::string_view name);
 
@@ -60,9 +65,11 @@ double objective_bound(const Candidate& candidate, Objective objective);
 struct TrainingGoal {
   std::optional<double> tokens;          //!< tokens to train on (`--tokens`)
   std::optional<double> gpu_hour_price;  //!< money per GPU-hour (`--gpu-hour-price`), any currency
+  //! The whole run: its failure rates, checkpoints and restarts, for the expected time to train.
+  strategy::TrainingRun run;
 };
 
-//! The tokens and the price of a job's run (the options tokens and gpu_hour_price).
+//! The tokens, the price and the rest of a job's run (the goodput options).
 TrainingGoal training_goal(const strategy::TrainingRun& run);
 
 //! Tokens per second of a simulated candidate: its samples per second times the sequence length.

@@ -13,6 +13,8 @@
 #include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
+#include "core/sim_time.hpp"
+#include "goodput/goodput_estimate.hpp"
 #include "search/pareto_front.hpp"
 #include "search/work_shares.hpp"
 #include "strategy/rank_layout.hpp"
@@ -150,8 +152,32 @@ std::string pruned_reason(const Candidate& candidate, const SearchOptions& optio
                          beyond);
     case Objective::memory:
       return fmt::format("its {:.2f} GiB lose to the top {}{}", bound / kGiB, options.keep, beyond);
+    case Objective::time_to_train:
+      return fmt::format("its {:.2f} days to train at its lower bound, without failures, lose to the top {}{}",
+                         bound / kSecondsPerDay, options.keep, beyond);
   }
   return "";
+}
+
+//! The candidate's time to train the goal's tokens at its iteration time's lower bound, never
+//! failing: no simulation and no failure makes it shorter.
+void set_time_to_train_bound(Candidate& candidate, const TrainingGoal& goal) {
+  if (!goal.tokens) return;
+  const double tokens_per_iteration =
+      static_cast<double>(candidate.strategy.global_batch_size) * candidate.model().seq_length;
+  candidate.time_to_train_bound_s = *goal.tokens / tokens_per_iteration * candidate.lower_bound_s;
+}
+
+//! A simulated candidate's expected time to train the goal's tokens with the goal's run: its
+//! failures, checkpoints and restarts (goodput::estimate_goodput).
+void set_time_to_train(Candidate& candidate, const TrainingGoal& goal) {
+  if (!goal.tokens || !candidate.simulated) return;
+  strategy::JobSpec job = candidate.job();
+  job.run = goal.run;
+  job.run.tokens = goal.tokens;
+  const goodput::GoodputEstimate estimate =
+      goodput::estimate_goodput(job, candidate.iteration_time_s, tokens_per_s(candidate));
+  candidate.time_to_train_s = estimate.time_to_train ? estimate.time_to_train->expected_s : 0.0;
 }
 
 //! What simulating a candidate records, as the numbers a process group exchanges: a flag that
@@ -328,6 +354,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
     compute_bounds(result, to_simulate, simulation, options);
     std::erase_if(to_simulate, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
   }
+  for (const std::size_t index : to_simulate) set_time_to_train_bound(result.candidates[index], options.goal);
   const Objective ranked = options.objectives.rank;
   std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
     return objective_bound(result.candidates[a], ranked) < objective_bound(result.candidates[b], ranked);
@@ -369,6 +396,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
       options.progress(done, to_simulate.size());
     }
     for (const std::size_t index : batch) {
+      set_time_to_train(result.candidates[index], options.goal);
       if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
     }
   }
@@ -427,6 +455,12 @@ double SearchResult::best_worst_ratio() const {
 }
 
 SearchResult run_search(const SearchSpace& space, const SearchOptions& options) {
+  for (const Objective objective : {options.objectives.rank, options.objectives.trade_off}) {
+    if (objective == Objective::time_to_train && !options.goal.tokens) {
+      throw InputError("objective 'time-to-train' needs the tokens to train on: give --tokens (or tokens under "
+                       "goodput: in a job file)");
+    }
+  }
   SearchResult result;
   result.objectives = options.objectives;
   result.goal = options.goal;

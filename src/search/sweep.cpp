@@ -43,7 +43,8 @@ SearchOptions point_options(const Sweep& sweep, const SweepRun& run, const Searc
   options.memory_limit_bytes = memory_limit_bytes(space.base, sweep.memory_headroom, sweep.max_memory_gib);
   options.keep = sweep.top;
   options.objectives = sweep.objectives;
-  options.goal = sweep.goal;
+  // The point's own run: the sweep's tokens and price, and its failures and checkpoints.
+  options.goal = training_goal(space.base.run);
   options.simulate_out_of_memory = sweep.simulate_out_of_memory;
   if (run.costs) options.simulation.preferred_costs = run.costs(space.base);
   return options;

@@ -28,20 +28,10 @@ std::string search_space_description(const search::SearchSpace& space) {
 
 namespace {
 
-//! What a ranked objective is called in headings.
-std::string_view objective_title(search::Objective objective) {
-  switch (objective) {
-    case search::Objective::time: return "iteration time";
-    case search::Objective::cost: return "GPU-hours per iteration";
-    case search::Objective::memory: return "peak memory";
-  }
-  return "";
-}
-
 //! ", within 2x the best iteration time" for a front of limited reach; "" for one of every candidate.
 std::string front_reach_text(const search::Objectives& objectives) {
   if (!objectives.front_is_limited()) return "";
-  return fmt::format(", within {:g}x the best {}", objectives.front_within, objective_title(objectives.rank));
+  return fmt::format(", within {:g}x the best {}", objectives.front_within, search::objective_title(objectives.rank));
 }
 
 bool uses_cost(const search::SearchResult& result) {
@@ -56,12 +46,15 @@ struct TableExtras {
   bool gpu_hours = false;
   std::optional<double> tokens;
   std::optional<double> price;
+  bool expected_days = false;  //!< the expected time to train, when it is an objective
 
   TableExtras(const search::SearchSpace& space, const search::SearchResult& result)
       : gpus(!space.node_counts.empty()),
         gpu_hours(uses_cost(result)),
         tokens(result.goal.tokens),
-        price(result.goal.gpu_hour_price) {}
+        price(result.goal.gpu_hour_price),
+        expected_days(result.objectives.rank == search::Objective::time_to_train ||
+                      result.objectives.trade_off == search::Objective::time_to_train) {}
 
   std::string header() const {
     std::string text;
@@ -69,6 +62,7 @@ struct TableExtras {
     if (gpus) fmt::format_to(out, " {:>6}", "GPUs");
     if (gpu_hours) fmt::format_to(out, " {:>10}", "GPU-h/it");
     if (tokens) fmt::format_to(out, " {:>9} {:>11}", "days", "GPU-hours");
+    if (expected_days) fmt::format_to(out, " {:>9}", "exp. days");
     if (price) fmt::format_to(out, " {:>12}", tokens ? "cost" : "cost/Mtok");
     return text;
   }
@@ -82,6 +76,7 @@ struct TableExtras {
       fmt::format_to(out, " {:>9.2f} {:>11.1f}", search::time_to_train_s(c, *tokens) / kSecondsPerDay,
                      search::gpu_hours_to_train(c, *tokens));
     }
+    if (expected_days) fmt::format_to(out, " {:>9.2f}", c.time_to_train_s / kSecondsPerDay);
     if (price) fmt::format_to(out, " {:>12.2f}", *price * hours_priced(c));
     return text;
   }
@@ -188,6 +183,8 @@ void add_training_json(nlohmann::json& entry, const search::Candidate& c, const 
   entry["gpu_hours_per_iteration"] = search::gpu_hours_per_iteration(c);
   if (goal.tokens) {
     entry["time_to_train_s"] = search::time_to_train_s(c, *goal.tokens);
+    // With the run's failures, checkpoints and restarts (Objective::time_to_train).
+    entry["expected_time_to_train_s"] = c.time_to_train_s;
     entry["gpu_hours_to_train"] = search::gpu_hours_to_train(c, *goal.tokens);
     if (goal.gpu_hour_price)
       entry["cost_to_train"] = *goal.gpu_hour_price * search::gpu_hours_to_train(c, *goal.tokens);
@@ -355,7 +352,7 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   const std::size_t width = label_width(result);
   const TableExtras extras(space, result);
   if (result.objectives.rank != search::Objective::time) {
-    fmt::format_to(out, "ranked by {}\n", objective_title(result.objectives.rank));
+    fmt::format_to(out, "ranked by {}\n", search::objective_title(result.objectives.rank));
   }
   text += table_header(width, extras);
   const std::size_t shown = std::min(top, result.ranking.size());
@@ -371,13 +368,14 @@ std::string search_text(const search::SearchSpace& space, const search::SearchRe
   fmt::format_to(out, "\n{} {} at {:.3f} it/s; {} {} at {:.3f} it/s; best/worst {:.2f}x\n",
                  by_time ? "best" : "fastest", best.label(), best.iterations_per_s(), by_time ? "worst" : "slowest",
                  worst.label(), worst.iterations_per_s(), result.best_worst_ratio());
-  fmt::format_to(out, "Pareto front ({} vs {}{}, marked *):\n", objective_title(result.objectives.rank),
-                 objective_title(result.objectives.trade_off), front_reach_text(result.objectives));
+  fmt::format_to(out, "Pareto front ({} vs {}{}, marked *):\n", search::objective_title(result.objectives.rank),
+                 search::objective_title(result.objectives.trade_off), front_reach_text(result.objectives));
   for (const std::size_t index : result.pareto_front) {
     const auto& c = result.candidates[index];
     fmt::format_to(out, "  {:<{}} {:>10.4f} s {:>9.2f} GiB", c.label(), width, c.iteration_time_s,
                    c.peak_memory_bytes / kGiB);
     if (extras.gpu_hours) fmt::format_to(out, " {:>10.4g} GPU-h/it", search::gpu_hours_per_iteration(c));
+    if (extras.expected_days) fmt::format_to(out, " {:>9.2f} days to train", c.time_to_train_s / kSecondsPerDay);
     text += "\n";
   }
   return text;

@@ -21,15 +21,6 @@ std::string axes_text(const search::Sweep& sweep) {
   return text;
 }
 
-std::string_view ranked_by(search::Objective objective) {
-  switch (objective) {
-    case search::Objective::time: return "iteration time";
-    case search::Objective::cost: return "GPU-hours per iteration";
-    case search::Objective::memory: return "peak memory";
-  }
-  return "";
-}
-
 //! The columns the sweep's training goal adds: days to train on the tokens, and the money to train
 //! on them (or per million tokens).
 struct GoalColumns {
@@ -80,7 +71,8 @@ std::string sweep_text(const search::Sweep& sweep, const std::vector<search::Swe
   std::string text;
   auto out = std::back_inserter(text);
   fmt::format_to(out, "sweep: {} point{} ({}); the best {} of each by {}\n", points.size(),
-                 points.size() == 1 ? "" : "s", axes_text(sweep), sweep.top, ranked_by(sweep.objectives.rank));
+                 points.size() == 1 ? "" : "s", axes_text(sweep), sweep.top,
+                 search::objective_title(sweep.objectives.rank));
   const std::size_t names = name_width(points);
   const std::size_t labels = label_width(points);
   const GoalColumns goal{sweep.goal};

@@ -237,7 +237,7 @@ void read_search(MappingReader& top, const SweepFile& file, search::Sweep& sweep
     const options::Setting* setting = sweep.settings.find(key);
     return setting ? std::optional(std::get<double>(setting->value)) : std::nullopt;
   };
-  sweep.goal = {number("tokens"), number("gpu_hour_price")};
+  sweep.goal = {number("tokens"), number("gpu_hour_price"), {}};
 }
 
 }  // namespace

@@ -68,12 +68,12 @@ std::string parse_error(const std::vector<std::string>& names) {
 
 TEST(Objective, RefusesUnknownRepeatedAndTooMany) {
   EXPECT_EQ(parse_error({"tme"}),
-            "--objectives: unknown objective 'tme'; did you mean 'time'? (known: time, cost, memory)");
+            "--objectives: unknown objective 'tme'; did you mean 'time'? (known: time, cost, memory, time-to-train)");
   EXPECT_EQ(parse_error({"cost", "cost"}),
             "--objectives: 'cost' given twice; the Pareto front needs two different objectives");
-  EXPECT_EQ(parse_error({"time", "cost", "memory"}),
-            "--objectives: expected one or two of time, cost, memory (the first ranks, the Pareto front trades it "
-            "against the second), got 3");
+  EXPECT_EQ(parse_error({"time", "cost", "memory"}), "--objectives: expected one or two of time, cost, memory, "
+                                                     "time-to-train (the first ranks, the Pareto front trades it "
+                                                     "against the second), got 3");
 }
 
 }  // namespace

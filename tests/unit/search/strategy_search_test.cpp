@@ -169,3 +169,68 @@ TEST(StrategySearch, NoValidCandidateIsAnInputErrorListingTheReasons) {
 }  // namespace
 
 }  // namespace distsim::search
+
+namespace distsim::search {
+
+namespace {
+
+//! four_gpu_space's job trains 4 sequences of 1,024 tokens an iteration: 4,096 tokens.
+constexpr double kTokensPerIteration = 4 * 1024;
+
+SearchOptions time_to_train(const strategy::TrainingRun& run) {
+  SearchOptions options = fixed_costs(1);
+  options.objectives.rank = Objective::time_to_train;
+  options.goal = training_goal(run);
+  return options;
+}
+
+}  // namespace
+
+// Without failures a run stops only to save: with a checkpoint every 100 iterations, 1,000
+// iterations' worth of tokens save 1,000 / 100 = 10 times, each the same checkpoint written by the
+// same four GPUs. So every candidate takes its 1,000 iterations (12 s for 1M1P4D's 12 ms, the
+// hand-computed times of RanksByTheHandComputedPipelineTimes) plus the same ten saves, and the
+// ranking is the time's.
+TEST(StrategySearch, TimeToTrainWithoutFailuresIsTheIterationsAndTheSaves) {
+  strategy::TrainingRun run;
+  run.tokens = 1000 * kTokensPerIteration;
+  run.failure_rates.fill(0.0);
+  run.checkpoint_interval = 100;
+  const SearchResult result = run_search(four_gpu_space(), time_to_train(run));
+  ASSERT_EQ(result.ranking.size(), 6u);
+  const std::vector<std::pair<std::string, double>> expected{{"1M1P4D", 12.0}, {"1M2P2D", 18.0}, {"1M4P1D", 21.0},
+                                                             {"2M1P2D", 24.0}, {"2M2P1D", 30.0}, {"4M1P1D", 48.0}};
+  const double saves_s = result.candidates[result.ranking[0]].time_to_train_s - expected[0].second;
+  EXPECT_GT(saves_s, 0.0);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const Candidate& c = result.candidates[result.ranking[i]];
+    EXPECT_EQ(c.strategy.notation(), expected[i].first);
+    EXPECT_NEAR(c.time_to_train_s - expected[i].second, saves_s, 1e-9);
+    EXPECT_LE(c.time_to_train_bound_s, c.time_to_train_s);
+  }
+}
+
+// With failures the expected time is longer than the healthy one, and never below its bound (which
+// the search computes to prune when it keeps only the top candidates).
+TEST(StrategySearch, TimeToTrainCountsFailures) {
+  strategy::TrainingRun run;
+  run.tokens = 1000 * kTokensPerIteration;
+  SearchOptions options = time_to_train(run);
+  options.keep = 6;
+  const SearchResult result = run_search(four_gpu_space(), options);
+  ASSERT_FALSE(result.ranking.empty());
+  for (const std::size_t index : result.ranking) {
+    const Candidate& c = result.candidates[index];
+    EXPECT_GT(c.time_to_train_s, 1000 * c.iteration_time_s);
+    EXPECT_GT(c.time_to_train_bound_s, 0.0);
+    EXPECT_LE(c.time_to_train_bound_s, c.time_to_train_s);
+  }
+}
+
+TEST(StrategySearch, TimeToTrainNeedsTokens) {
+  SearchOptions options = fixed_costs(1);
+  options.objectives.rank = Objective::time_to_train;
+  EXPECT_THROW(run_search(four_gpu_space(), options), InputError);
+}
+
+}  // namespace distsim::search
