@@ -1,6 +1,9 @@
 """distsim.search: the CLI's search, results independent of the thread count."""
 
+import csv
 import json
+
+import pytest
 
 import distsim
 from conftest import TINY_GPT, run_cli
@@ -92,3 +95,19 @@ def test_listed_shard_groups_are_candidates_of_their_own():
     result = distsim.search(job, micro_batch_sizes=[1], recompute=["none"], shard_group_size="all", threads=2)
     groups = {c["label"]: c["shard_group_size"] for c in result.candidates}
     assert groups == {"1M1P4D mbs 1 1f1b zero3 hsdp 2": 2, "1M1P4D mbs 1 1f1b zero3": 4}
+
+
+def test_csv_columns_are_the_json_values(tmp_path):
+    """The CSV's time-to-train columns carry each simulated candidate's JSON values, by label."""
+    csv_path = tmp_path / "search.csv"
+    _, stdout, _ = run_cli("search", "--json", "--csv", str(csv_path), "--model", TINY_GPT, "--nodes", "1",
+                           "--gpus-per-node", "4", "--global-batch-size", "16", "--schedule", "1f1b",
+                           "--micro-batch-sizes", "1", "--recompute", "none", "--threads", "2", "--tokens", "1e9")
+    by_label = {c["label"]: c for c in json.loads(stdout)["candidates"]}
+    rows = list(csv.DictReader(csv_path.open()))
+    simulated = [row for row in rows if row["iteration_time_s"]]
+    assert simulated
+    for row in simulated:
+        candidate = by_label[row["label"]]
+        for column in ("time_to_train_s", "expected_time_to_train_s"):
+            assert float(row[column]) == pytest.approx(candidate[column], rel=1e-6)

@@ -253,12 +253,12 @@ std::string csv_quoted(const std::string& text) {
 //! GPU-hours per iteration and the goal's columns, each followed by a comma; empty fields for a
 //! candidate not simulated.
 std::string training_csv(const search::Candidate& c, const search::TrainingGoal& goal) {
-  const std::size_t fields = 1 + (goal.tokens ? 2 : 0) + (goal.gpu_hour_price ? 1 : 0);
+  const std::size_t fields = 1 + (goal.tokens ? 3 : 0) + (goal.gpu_hour_price ? 1 : 0);
   if (!c.simulated) return std::string(fields, ',');
   std::string text = fmt::format("{:.9g},", search::gpu_hours_per_iteration(c));
   if (goal.tokens) {
-    text += fmt::format("{:.6f},{:.6f},", search::time_to_train_s(c, *goal.tokens),
-                        search::gpu_hours_to_train(c, *goal.tokens));
+    text += fmt::format("{:.6f},{:.6f},{:.6f},", search::time_to_train_s(c, *goal.tokens),
+                        search::gpu_hours_to_train(c, *goal.tokens), c.time_to_train_s);
   }
   if (goal.gpu_hour_price) {
     const double hours = search::gpu_hours_to_train(c, goal.tokens ? *goal.tokens : kMillion);
@@ -385,7 +385,7 @@ std::string search_csv_header(const search::TrainingGoal& goal) {
   std::string text = "label,tp,pp,dp,cp,micro_batch_size,schedule,virtual_stages,recompute,sequence_parallel,"
                      "sharding,status,iteration_time_s,iterations_per_s,"
                      "samples_per_s,mfu,bubble_fraction,peak_memory_bytes,pareto,gpus,gpu_hours_per_iteration";
-  if (goal.tokens) text += ",time_to_train_s,gpu_hours_to_train";
+  if (goal.tokens) text += ",time_to_train_s,gpu_hours_to_train,expected_time_to_train_s";
   if (goal.gpu_hour_price) text += goal.tokens ? ",cost_to_train" : ",cost_per_million_tokens";
   return text + ",reason";
 }
