@@ -30,11 +30,12 @@ void run_whatif(const WhatIfOptions& options) {
 
 void add_whatif_command(CLI::App& app) {
   auto options = std::make_shared<WhatIfOptions>();
-  auto* command = app.add_subcommand(
-      "whatif",
-      "replay a measured per-rank step timeline: the straggler slowdown and its attribution by stage, data-parallel "
-      "rank and operation type (docs/whatif.md)");
-  command->add_option("trace", options->trace, "the measured timeline (Chrome trace events; .json or .json.gz)")
+  auto* command = app.add_subcommand("whatif", "replay a measured (or simulated) per-rank step timeline: the straggler "
+                                               "slowdown and its attribution by stage, data-parallel "
+                                               "rank and operation type (docs/whatif.md)");
+  command
+      ->add_option("trace", options->trace,
+                   "the measured timeline (Chrome trace events; .json or .json.gz) or distsim's own --trace")
       ->required();
   command->add_flag("--json", options->json, "print one JSON object with every number, each step's too");
   command->callback([options] { run_whatif(*options); });

@@ -15,9 +15,8 @@ namespace {
 
 void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::vector<int>& members,
                  const events::RankWork& work) {
-  const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
-                                     ? "dp gradient reduce_scatter"
-                                     : "dp gradient all_reduce";
+  const std::string_view label =
+      draft.strategy().zero_stage() != strategy::Sharding::none ? kGradientReduceScatterLabel : kGradientAllReduceLabel;
   for (int chunk = draft.chunks() - 1; chunk >= 0; --chunk) {
     for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
       if (!bucket.reduction) continue;
@@ -66,14 +65,14 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
   }
   for (const auto& members : draft.groups().tensor_groups()) {
     if (const auto reduction = draft.work(members.front()).sequence_parallel_reduction) {
-      add_reduction(draft, members, *reduction, StreamKind::tp_comm, "tp sequence-parallel grads all_reduce");
+      add_reduction(draft, members, *reduction, StreamKind::tp_comm, kSequenceParallelReductionLabel);
     }
   }
   for (const auto& members : expert_data_groups(draft)) {
     if (const auto reduction = draft.work(members.front()).expert_gradient_reduction) {
       const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
-                                         ? "expert gradient reduce_scatter"
-                                         : "expert gradient all_reduce";
+                                         ? kExpertGradientReduceScatterLabel
+                                         : kExpertGradientAllReduceLabel;
       add_reduction(draft, members, *reduction, StreamKind::dp_comm, label);
     }
   }
@@ -81,14 +80,14 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
     if (draft.coord(device)[ParallelDim::pp] == 0 && draft.work(device).embedding_reduction) {
       const int last = draft.groups().on_stage(device, draft.stages() - 1);
       add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, StreamKind::dp_comm,
-                    "embedding all_reduce");
+                    kEmbeddingReductionLabel);
     }
   }
   for (int device = 0; device < draft.num_devices(); ++device) {
     const auto& copies = draft.copy_reduction(device);
     if (copies && draft.coord(device)[ParallelDim::pp] < copies->stage) {
       add_reduction(draft, {device, draft.groups().on_stage(device, copies->stage)}, copies->event, StreamKind::dp_comm,
-                    "copy gradient all_reduce");
+                    kCopyGradientReductionLabel);
     }
   }
 }
@@ -99,7 +98,7 @@ std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
     const events::EventId event = draft.work(device).optimizer_step;
     const engine::StreamId compute = draft.stream(device, StreamKind::compute);
     const TaskId task = draft.add_task(event, std::span<const engine::StreamId>(&compute, 1),
-                                       {event, Phase::optimizer, -1, -1, "optimizer step"});
+                                       {event, Phase::optimizer, -1, -1, kOptimizerStepLabel});
     draft.depend(task, draft.last_task[device]);
     draft.depend(task, draft.last_reduction[device]);
     optimizer_task[device] = task;
@@ -113,7 +112,7 @@ void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optim
   for (const auto& members : expert_data_groups(draft)) {
     if (const auto gather = draft.work(members.front()).expert_parameter_gather) {
       const TaskId task = draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
-                                         {*gather, Phase::optimizer, -1, -1, "expert parameter all_gather"});
+                                         {*gather, Phase::optimizer, -1, -1, kExpertParameterGatherLabel});
       for (int member : members) {
         draft.depend(task, optimizer_task[member]);
       }
@@ -128,7 +127,7 @@ void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optim
         }
         const events::EventId event = *bucket.parameter_gather;
         const TaskId task = draft.add_task(event, draft.streams_of(members, StreamKind::dp_comm),
-                                           {event, Phase::optimizer, -1, -1, "dp parameter all_gather", chunk});
+                                           {event, Phase::optimizer, -1, -1, kParameterGatherLabel, chunk});
         for (int member : members) {
           draft.depend(task, optimizer_task[member]);
         }

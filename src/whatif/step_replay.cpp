@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -81,19 +82,29 @@ void link_transfers(Prerequisites& prerequisites, const RankOps& rank, OpRole tr
   }
 }
 
-//! The work after the computation that ends last, in Megatron-LM's order.
-void link_step_end(Prerequisites& prerequisites, const RankOps& rank, const std::vector<int>& computes) {
-  using enum OpRole;
-  std::vector<int> tail;
-  for (const OpRole role :
-       {gc, layernorm_grads_all_reduce, embedding_grads_all_reduce, grads_reduce_scatter, grad_clip, optimizer}) {
-    for (const int op : rank.of({role}, false)) tail.push_back(op);
+//! The computation that ended last at or before `at` (measured), or -1.
+int last_ended_by(const RankOps& rank, const std::vector<int>& computes, double at) {
+  int last = -1;
+  for (const int op : computes) {
+    if (rank.at(op).end_s() <= at && (last < 0 || rank.at(op).end_s() > rank.at(last).end_s())) last = op;
   }
-  if (tail.empty() || computes.empty()) return;
-  const int last = *std::max_element(computes.begin(), computes.end(),
-                                     [&](int a, int b) { return rank.at(a).end_s() < rank.at(b).end_s(); });
-  wait_for(prerequisites, tail.front(), last);
+  return last;
+}
+
+//! The step's end in its measured order (Megatron-LM's: gc, the layer norms' and the embedding's
+//! gradients, the reduce-scatters, clipping, the optimizer; then any parameter all-gather measured
+//! after the last computation, as without --overlap-param-gather). Each waits for the one before
+//! and for the last computation that had ended when it started: the last of all, unless it was
+//! measured overlapping the backward passes (--overlap-grad-reduce).
+void link_step_end(Prerequisites& prerequisites, const RankOps& rank, const std::vector<int>& computes,
+                   const std::vector<int>& late_gathers) {
+  using enum OpRole;
+  std::vector<int> tail = rank.of(
+      {gc, layernorm_grads_all_reduce, embedding_grads_all_reduce, grads_reduce_scatter, grad_clip, optimizer}, true);
+  tail.insert(tail.end(), late_gathers.begin(), late_gathers.end());
+  std::stable_sort(tail.begin(), tail.end(), [&](int a, int b) { return rank.at(a).start_s < rank.at(b).start_s; });
   chain(prerequisites, tail);
+  for (const int op : tail) wait_for(prerequisites, op, last_ended_by(rank, computes, rank.at(op).start_s));
 }
 
 void link_rank(Prerequisites& prerequisites, const RankOps& rank) {
@@ -110,11 +121,20 @@ void link_rank(Prerequisites& prerequisites, const RankOps& rank) {
     wait_for(prerequisites, rank.find(backward_recv, 0), *(first_backward - 2));
     wait_for(prerequisites, rank.find(backward_send, 0), *(first_backward - 2));
   }
-  chain(prerequisites, rank.of({params_all_gather, grads_reduce_scatter}, true));
+  // All-gathers measured after the last computation feed the next step; the others this one's forwards.
+  const int last = last_ended_by(rank, computes, std::numeric_limits<double>::infinity());
+  std::vector<int> early_gathers;
+  std::vector<int> late_gathers;
+  for (const int op : rank.of({params_all_gather}, true)) {
+    (last >= 0 && rank.at(op).start_s >= rank.at(last).end_s() ? late_gathers : early_gathers).push_back(op);
+  }
+  chain(prerequisites, early_gathers);
   const auto first_forward =
       std::find_if(computes.begin(), computes.end(), [&](int op) { return rank.at(op).role == forward_compute; });
-  if (first_forward != computes.end()) wait_for(prerequisites, *first_forward, rank.find(params_all_gather, 0));
-  link_step_end(prerequisites, rank, computes);
+  if (first_forward != computes.end() && !early_gathers.empty()) {
+    wait_for(prerequisites, *first_forward, early_gathers.front());
+  }
+  link_step_end(prerequisites, rank, computes, late_gathers);
 }
 
 //! The members of each synchronized operation's group share a key: (role group, step, and the

@@ -109,9 +109,8 @@ whatif::OpRole role_of(const json& event, const std::string& where) {
   throw InputError(where + ": " + unknown_name_message("operation type", name, known));
 }
 
-json parse(const std::string& path) {
-  json root = trace_format::load_trace_json(path, "trace");
-  if (root.is_object() && root.contains("traceEvents")) root = root["traceEvents"];
+json events_of(const std::string& path, json root) {
+  if (root.is_object() && root.contains("traceEvents")) root = std::move(root["traceEvents"]);
   if (!root.is_array()) {
     throw InputError("trace '" + path + "': expected Chrome trace events, a JSON list or an object with 'traceEvents'");
   }
@@ -170,7 +169,11 @@ void start_steps_at_zero(whatif::MeasuredTrace& trace) {
 }  // namespace
 
 whatif::MeasuredTrace read_step_timeline(const std::string& path) {
-  const json events = parse(path);
+  trace_format::TraceFile file{path, trace_format::load_trace_json(path, "trace")};
+  if (trace_format::is_distsim_trace(file)) {
+    return trace_format::read_distsim_steps(trace_format::trace_file(path, std::move(file.root)));
+  }
+  const json events = events_of(path, std::move(file.root));
   const auto places = thread_places(events, path);
   std::vector<ReadOp> read;
   for (std::size_t i = 0; i < events.size(); ++i) {

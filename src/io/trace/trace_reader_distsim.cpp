@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
 #include "io/trace/trace_reader_formats.hpp"
+#include "whatif/simulated_operations.hpp"
 
 namespace distsim::io::trace_format {
 
@@ -51,6 +53,27 @@ std::map<int, compare::RankTimeline> ranks_named(const TraceFile& file, int worl
   return ranks;
 }
 
+//! Each activity on a device (not the host thread's launches, which a measured trace has none of to
+//! match), in file order, with its rank.
+void visit_device_activities(const TraceFile& file,
+                             const std::function<void(int, const TimedEvent&, compare::Activity)>& visit) {
+  for (const auto& event : timed_events(file)) {
+    const std::string place = where(file, event);
+    const int tid = required_int(*event.event, "tid", place);
+    const auto kind = parse_category(event.category, tid, place);
+    if (!compare::on_device(kind)) continue;
+    visit(required_int(*event.event, "pid", place), event, labelled_activity(event, kind, place));
+  }
+}
+
+//! The job's virtual pipeline stages, which otherData.job says (1 when it does not).
+int virtual_stages_of(const TraceFile& file) {
+  const json& other = file.root["otherData"];
+  const auto job = other.find("job");
+  if (job == other.end() || !job->is_object() || !job->contains("virtual_stages")) return 1;
+  return required_int(*job, "virtual_stages", file.path + ": otherData.job");
+}
+
 }  // namespace
 
 bool is_distsim_trace(const TraceFile& file) {
@@ -76,14 +99,9 @@ FileTrace read_distsim_trace(const TraceFile& file) {
   }
   trace.end = iteration->get<SimTime>();
   auto ranks = ranks_named(file, *trace.world_size);
-  for (const auto& event : timed_events(file)) {
-    const std::string place = where(file, event);
-    const int tid = required_int(*event.event, "tid", place);
-    const auto kind = parse_category(event.category, tid, place);
-    // The host thread's launches are not device activities; a measured trace has none to match.
-    if (!compare::on_device(kind)) continue;
-    ranks[required_int(*event.event, "pid", place)].activities.push_back(labelled_activity(event, kind, place));
-  }
+  visit_device_activities(file, [&](int rank, const TimedEvent&, compare::Activity activity) {
+    ranks[rank].activities.push_back(activity);
+  });
   const strategy::RankLayout layout(strategy::parallel_dims(*trace.job), {});
   for (auto& [rank, timeline] : ranks) {
     timeline.coord = layout.coord_of(rank);
@@ -91,6 +109,24 @@ FileTrace read_distsim_trace(const TraceFile& file) {
     trace.ranks.push_back(std::move(timeline));
   }
   return trace;
+}
+
+whatif::MeasuredTrace read_distsim_steps(const TraceFile& file) {
+  if (!is_distsim_trace(file)) throw InputError(file.path + ": otherData.iteration_time_ns is missing");
+  const json& other = file.root["otherData"];
+  if (!other.is_object()) throw InputError(file.path + ": otherData is not an object");
+  const strategy::Strategy job = job_of(file, other);
+  ranks_named(file, job.world_size());
+  const strategy::RankLayout layout(strategy::parallel_dims(job), {});
+  std::vector<whatif::SimulatedActivity> activities;
+  visit_device_activities(file, [&](int rank, const TimedEvent& event, compare::Activity activity) {
+    const strategy::RankCoord coord = layout.coord_of(rank);
+    activities.push_back({coord[strategy::ParallelDim::dp], coord[strategy::ParallelDim::pp],
+                          coord[strategy::ParallelDim::tp], activity.kind, activity.phase, activity.microbatch,
+                          event.name, activity.start, activity.end});
+  });
+  const whatif::SimulatedJob simulated{job.data_parallel, job.context_parallel, virtual_stages_of(file)};
+  return whatif::simulated_operations(simulated, activities, file.path);
 }
 
 }  // namespace distsim::io::trace_format

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/timeline.hpp"
+#include "whatif/measured_trace.hpp"
 
 //! The parts of trace_reader shared by its per-format readers; not for use outside them.
 namespace distsim::io::trace_format {
@@ -26,6 +27,8 @@ struct TraceFile {
 nlohmann::json load_trace_json(const std::string& path, std::string_view what);
 //! load_trace_json, its top level checked to be an object with a traceEvents list.
 TraceFile load_trace_file(const std::string& path, std::string_view what);
+//! A parsed trace, its top level checked as load_trace_file checks it.
+TraceFile trace_file(const std::string& path, nlohmann::json root);
 
 //! A complete ("X") event with its times checked and converted to nanoseconds.
 struct TimedEvent {
@@ -93,6 +96,9 @@ bool is_runner_trace(const TraceFile& file);
 bool is_distsim_trace(const TraceFile& file);
 
 FileTrace read_distsim_trace(const TraceFile& file);
+//! The operations of a Megatron step that distsim's own trace makes, for `whatif`
+//! (whatif::simulated_operations, docs/whatif.md).
+whatif::MeasuredTrace read_distsim_steps(const TraceFile& file);
 FileTrace read_runner_trace(const TraceFile& file);
 //! `file_index` is the rank when the trace has no distributedInfo.
 FileTrace read_kineto_trace(const TraceFile& file, int file_index);

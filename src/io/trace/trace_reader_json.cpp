@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -99,7 +100,11 @@ nlohmann::json load_trace_json(const std::string& path, std::string_view what) {
 }
 
 TraceFile load_trace_file(const std::string& path, std::string_view what) {
-  TraceFile file{path, load_trace_json(path, what)};
+  return trace_file(path, load_trace_json(path, what));
+}
+
+TraceFile trace_file(const std::string& path, nlohmann::json root) {
+  TraceFile file{path, std::move(root)};
   if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
     throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
                             "trace events");

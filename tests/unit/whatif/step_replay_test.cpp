@@ -142,4 +142,22 @@ TEST(StepReplay, DependenciesInACycleAreRefused) {
   EXPECT_THROW(StepReplay{trace}, InputError);
 }
 
+// The step's end in its measured order, by hand, on one rank: F0 0-2, B0 2-6. Bucket 0's
+// reduce-scatter was measured at 5 s, while B0 ran (--overlap-grad-reduce): it waits only for F0,
+// the computation that had ended by then, and runs 2-3. Bucket 1 (measured at 6 s) waits for B0 and
+// runs 6-7, the optimizer 7-8, and the parameter all-gather, measured after the last computation,
+// follows it 8-9 (without --overlap-param-gather) instead of feeding F0. The step takes 9 s; with
+// every reduction after the backward it would take 10 s.
+TEST(StepReplay, StepEndRunsInItsMeasuredOrder) {
+  MeasuredTrace trace;
+  trace.ops = {op(0, 0, forward_compute, 0, 0, 2),
+               op(0, 0, backward_compute, 0, 2, 4),
+               op(0, 0, grads_reduce_scatter, 0, 5, 1),
+               op(0, 0, grads_reduce_scatter, 1, 6, 1),
+               op(0, 0, optimizer, 0, 7, 1),
+               op(0, 0, params_all_gather, 0, 8, 1)};
+  const StepReplay replay(trace);
+  EXPECT_EQ(replay.step_times(durations_of(trace)), std::vector<double>{9.0});
+}
+
 }  // namespace distsim::whatif
