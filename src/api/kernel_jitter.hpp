@@ -26,11 +26,12 @@ struct StepTimeDistribution {
 
 //! Runs `program` (every task of the iteration) `variability.jitter_samples` times, each device
 //! task's duration (computation and communication; not the host's launches) multiplied by a draw
-//! from the jitter's distribution: a 64-bit Mersenne Twister seeded with `jitter_seed`, one draw per
-//! task in task order, sample after sample, so that a seed gives the same times on any machine.
+//! from the jitter's distribution. Sample k draws from its own 64-bit Mersenne Twister, seeded
+//! through std::seed_seq with `jitter_seed` and k, one draw per task in task order, so that a seed
+//! gives the same times on any machine and with any number of `threads` running the samples.
 //! Percentiles interpolate linearly between the nearest sampled times.
 StepTimeDistribution sample_kernel_jitter(const program::JobProgram& program, const strategy::Variability& variability,
-                                          double noiseless_s);
+                                          double noiseless_s, int threads = 1);
 
 //! The `p`-th percentile (0 to 100) of `sorted` (ascending, not empty), linear between ranks.
 double percentile(const std::vector<double>& sorted, double p);

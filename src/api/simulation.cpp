@@ -316,9 +316,9 @@ Simulation simulate(const strategy::JobSpec& given, const SimulationOptions& opt
     const double noiseless_s = time_to_seconds(simulation.summary.iteration_time);
     if (simulation.repeats) {
       const program::JobProgram whole = build_valid(job, options, checked_ranks(job, options));
-      simulation.jitter = sample_kernel_jitter(whole, job.variability, noiseless_s);
+      simulation.jitter = sample_kernel_jitter(whole, job.variability, noiseless_s, options.threads);
     } else {
-      simulation.jitter = sample_kernel_jitter(simulation.program, job.variability, noiseless_s);
+      simulation.jitter = sample_kernel_jitter(simulation.program, job.variability, noiseless_s, options.threads);
     }
   }
   if (job.run.given()) {

@@ -41,6 +41,9 @@ struct SimulationOptions {
   //! and its timeline given by the repeats (steady_state.hpp): exactly what simulating every task
   //! gives, which false does (to check it, or to measure the engine).
   bool steady_state = true;
+  //! Threads for the kernel-jitter samples (docs/variability.md), which run independently; the
+  //! samples' times do not depend on it.
+  int threads = 1;
   //! Told how many of the program's tasks have run (engine::run's progress); for a progress
   //! display only, it does not change the result.
   std::function<void(std::size_t, std::size_t)> progress;

@@ -10,6 +10,7 @@
 #include "cli/profile_options.hpp"
 #include "cli/progress.hpp"
 #include "cli/task_limit_flag.hpp"
+#include "cli/threads_flag.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
 #include "io/output/summary_writer.hpp"
@@ -33,6 +34,7 @@ struct SimulateOptions {
   bool all_ranks = false;
   ProfileOptions profile;
   TaskLimitFlag task_limit;
+  ThreadsFlag threads;
   ProgressFlag progress;
 };
 
@@ -59,6 +61,7 @@ void run_simulate(const SimulateOptions& options) {
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
   simulation_options.task_limit = options.task_limit.limit();
+  simulation_options.threads = options.threads.count();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
   simulation_options.preferred_costs = options.profile.cost_model(job.cluster.gpu.name);
   simulation_options.build_progress = options.progress.reporter("build", "groups");
@@ -104,6 +107,7 @@ void add_simulate_command(CLI::App& app) {
                     "per placement class)");
   options->profile.add_to(*command);
   options->task_limit.add_to(*command);
+  options->threads.add_to(*command, "threads for the --kernel-jitter samples (their times do not depend on it)");
   options->progress.add_to(*command);
   command->callback([options, command] {
     refuse_outputs_onto_inputs(*command, {"--trace", "--report"});

@@ -60,6 +60,15 @@ TEST(KernelJitter, TheSeedFixesTheSamples) {
   EXPECT_NE(simulate(jittered_job(jitter, 8)).jitter->times_s, first);
 }
 
+// Each sample draws from its own generator: three threads, sharing 16 samples 5, 5 and 6, give the
+// samples one thread gives, in the same order.
+TEST(KernelJitter, ThreadsDoNotChangeTheSamples) {
+  const strategy::JobSpec job = jittered_job({strategy::JitterDistribution::lognormal, 0.1}, 3);
+  SimulationOptions threaded;
+  threaded.threads = 3;
+  EXPECT_EQ(simulate(job, threaded).jitter->times_s, simulate(job).jitter->times_s);
+}
+
 // Jitter stretches a synchronous step: each collective and pipeline transfer waits for the latest
 // of its members, so the mean iteration of mean-1 noise is longer than the noiseless one.
 TEST(KernelJitter, NoiseOfMeanOneLengthensTheStep) {
