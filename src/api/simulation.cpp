@@ -23,6 +23,7 @@
 #include "strategy/gpu_placement.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/placement_classes.hpp"
+#include "strategy/rank_compute.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::api {
@@ -80,11 +81,12 @@ std::string size_text(std::int64_t tasks) {
 //! Every rank when asked, or when the layout is not uniform (groups of one stage placed
 //! differently), where one rank cannot stand for its stage.
 program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
-  // A slow rank or host, or jitter, makes every rank unlike the others (docs/variability.md).
-  if (job.variability.breaks_symmetry()) return program::SimulatedRanks::every_rank_alone;
-  // Data-parallel replicas of one stage on different GPU types: one rank cannot stand for the
-  // stage, one replica per placement class and GPU types can (strategy::PlacementClasses).
-  if (job.cluster.mixed() && !strategy::GpuPlacement(job).stages_uniform()) {
+  // Jitter makes every rank unlike every other in every sample (docs/variability.md).
+  if (job.variability.jitter) return program::SimulatedRanks::every_rank_alone;
+  // A slow rank or host, or replicas of one stage on different GPU types: one rank cannot stand
+  // for the stage, one replica per placement class and way of computing can
+  // (strategy::PlacementClasses, strategy::RankCompute).
+  if (job.variability.breaks_symmetry() || (job.cluster.mixed() && !strategy::GpuPlacement(job).stages_uniform())) {
     return options.merge_placement_classes ? program::SimulatedRanks::every_rank_by_class
                                            : program::SimulatedRanks::every_rank_alone;
   }
@@ -261,9 +263,9 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
   const strategy::Strategy& s = job.strategy;
   std::int64_t ranks = s.pipeline_parallel;
   if (all_ranks) {
-    const strategy::GpuPlacement gpus(job);
+    const strategy::RankCompute compute(job);
     const strategy::PlacementClasses classes(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel(), true,
-                                             &gpus);
+                                             &compute);
     ranks = std::int64_t{s.world_size()} / s.data_parallel * classes.simulated_indices();
   }
   const std::int64_t layers_per_rank = busiest_rank_layers(job);

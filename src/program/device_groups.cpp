@@ -29,7 +29,7 @@ int replica_device(const strategy::RankLayout& layout, const strategy::Placement
 }
 
 DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard,
-                           const strategy::GpuPlacement* gpus)
+                           const strategy::RankCompute* compute)
     : layout_(layout), dp_per_shard_(dp_per_shard) {
   if (ranks == SimulatedRanks::one_per_stage) {
     const int stage_ranks = layout_.world_size() / layout_.size(ParallelDim::pp);
@@ -38,7 +38,7 @@ DeviceGroups::DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ra
     }
     return;
   }
-  classes_.emplace(layout_, dp_per_shard, ranks == SimulatedRanks::every_rank_by_class, gpus);
+  classes_.emplace(layout_, dp_per_shard, ranks == SimulatedRanks::every_rank_by_class, compute);
   // In rank order, which replica_device counts.
   for (int pp = 0; pp < layout_.size(ParallelDim::pp); ++pp) {
     for (int position = 0; position < classes_->simulated_indices(); ++position) {

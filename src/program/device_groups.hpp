@@ -23,7 +23,7 @@ class DeviceGroups {
   //! all-gathers and reduce-scatters join the passes of every rank in it); 0 without.
   //! With `gpus`, replicas merge into a placement class only when they run on the same GPU types.
   DeviceGroups(const strategy::RankLayout& layout, SimulatedRanks ranks, int dp_per_shard = 0,
-               const strategy::GpuPlacement* gpus = nullptr);
+               const strategy::RankCompute* compute = nullptr);
 
   //! In all-ranks mode, the simulated data-parallel indices and which stands for which.
   const std::optional<strategy::PlacementClasses>& placement_classes() const { return classes_; }

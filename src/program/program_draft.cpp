@@ -17,8 +17,8 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
     : job_(job),
       schedule_(schedule),
       layout_(job.strategy, job.cluster),
-      gpus_(job),
-      groups_(layout_, ranks, job.strategy.unit_shard_data_parallel(), &gpus_) {
+      compute_(job),
+      groups_(layout_, ranks, job.strategy.unit_shard_data_parallel(), &compute_) {
   result_.all_ranks = ranks != SimulatedRanks::one_per_stage;
   result_.placement_classes = groups_.placement_classes();
   result_.num_microbatches = job.strategy.num_microbatches();
@@ -31,7 +31,7 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
     work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers));
     events::run_on_gpu_type(work_.back(), result_.events,
-                            gpus_.type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
+                            compute_.gpus().type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
     copy_reductions_.push_back(
         program::copy_reduction(job_, layout_, coord(device), placements, work_.back(), result_.events));
   }

@@ -12,8 +12,8 @@
 #include "program/job_program.hpp"
 #include "program/parameter_copies.hpp"
 #include "schedule/pipeline_schedule.hpp"
-#include "strategy/gpu_placement.hpp"
 #include "strategy/job_spec.hpp"
+#include "strategy/rank_compute.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::program {
@@ -100,7 +100,7 @@ class ProgramDraft {
   const strategy::JobSpec& job_;
   const schedule::PipelineSchedule& schedule_;
   strategy::RankLayout layout_;
-  strategy::GpuPlacement gpus_;
+  strategy::RankCompute compute_;
   DeviceGroups groups_;
   JobProgram result_;
   std::vector<std::vector<schedule::Step>> stage_steps_;  //!< per stage

@@ -29,9 +29,9 @@ class FirstSeen {
 };
 
 //! Which of a block's ranks share a host and which share a domain: each rank's host and domain,
-//! numbered in the order they first appear, rank by rank in a fixed order; with `gpus`, each
-//! rank's GPU type besides.
-std::vector<int> block_pattern(const RankLayout& layout, int first_dp, int block_size, const GpuPlacement* gpus) {
+//! numbered in the order they first appear, rank by rank in a fixed order; with `compute`, how
+//! each rank computes besides.
+std::vector<int> block_pattern(const RankLayout& layout, int first_dp, int block_size, const RankCompute* compute) {
   std::vector<int> pattern;
   FirstSeen hosts;
   FirstSeen domains;
@@ -43,7 +43,7 @@ std::vector<int> block_pattern(const RankLayout& layout, int first_dp, int block
               {{ParallelDim::tp, tp}, {ParallelDim::cp, cp}, {ParallelDim::dp, dp}, {ParallelDim::pp, pp}});
           pattern.push_back(hosts.number(layout.host_of(rank)));
           pattern.push_back(domains.number(layout.domain_of(rank)));
-          if (gpus != nullptr) pattern.push_back(gpus->type_of_rank(rank));
+          if (compute != nullptr) pattern.push_back(compute->kind_of_rank(rank));
         }
       }
     }
@@ -54,7 +54,7 @@ std::vector<int> block_pattern(const RankLayout& layout, int first_dp, int block
 }  // namespace
 
 PlacementClasses::PlacementClasses(const RankLayout& layout, int dp_per_shard, bool merge_alike,
-                                   const GpuPlacement* gpus)
+                                   const RankCompute* compute)
     : block_size_(block_size_of(layout, dp_per_shard)), num_blocks_(layout.size(ParallelDim::dp) / block_size_) {
   if (!merge_alike) {
     class_of_cycle_.resize(static_cast<size_t>(num_blocks_));
@@ -66,12 +66,12 @@ PlacementClasses::PlacementClasses(const RankLayout& layout, int dp_per_shard, b
   // domain's GPUs, so blocks `cycle` apart are alike.
   const int domain = layout.packing().gpus_per_domain;
   const int shift = (layout.rank_of({{ParallelDim::dp, block_size_}}) - layout.rank_of({})) % domain;
-  if (gpus != nullptr && !gpus->mixed()) gpus = nullptr;
-  const int cycle = gpus != nullptr ? num_blocks_ : std::min(num_blocks_, domain / std::gcd(shift, domain));
+  if (compute != nullptr && !compute->varies()) compute = nullptr;
+  const int cycle = compute != nullptr ? num_blocks_ : std::min(num_blocks_, domain / std::gcd(shift, domain));
   std::map<std::vector<int>, int> classes;
   for (int block = 0; block < cycle; ++block) {
     const auto found =
-        classes.emplace(block_pattern(layout, block * block_size_, block_size_, gpus), num_classes()).first;
+        classes.emplace(block_pattern(layout, block * block_size_, block_size_, compute), num_classes()).first;
     if (found->second == num_classes()) representatives_.push_back(block);
     class_of_cycle_.push_back(found->second);
   }

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "strategy/gpu_placement.hpp"
+#include "strategy/rank_compute.hpp"
 #include "strategy/rank_layout.hpp"
 
 namespace distsim::strategy {
@@ -23,10 +23,11 @@ class PlacementClasses {
  public:
   //! `dp_per_shard`: the data-parallel indices of one FSDP shard group, or 0 without FSDP. Without
   //! `merge_alike` every block is a class of its own (to check the merged classes against). With
-  //! `gpus` on a cluster of several GPU types, blocks are alike only when their ranks also run on
-  //! the same types, and every block is looked at (types follow the hosts, not a cycle).
+  //! `compute` where ranks compute differently (GPU types, slow ranks or hosts), blocks are alike
+  //! only when their ranks also compute alike, and every block is looked at (how a rank computes
+  //! follows its host or its number, not a cycle).
   PlacementClasses(const RankLayout& layout, int dp_per_shard, bool merge_alike = true,
-                   const GpuPlacement* gpus = nullptr);
+                   const RankCompute* compute = nullptr);
 
   //! Data-parallel indices per block.
   int block_size() const { return block_size_; }

@@ -40,7 +40,8 @@ struct Variability {
   bool operator==(const Variability&) const = default;
 
   //! Whether ranks of one stage differ (a slow rank or host, or jitter), so that one rank can no
-  //! longer stand for its stage nor one data-parallel replica for another.
+  //! longer stand for its stage: a replica can stand for those that compute alike
+  //! (strategy::RankCompute), except under jitter, where every rank draws its own noise.
   bool breaks_symmetry() const;
   //! The factor of a GPU's kernels: the product of the items that name its rank, stage or host.
   double factor(int rank, int stage, int host) const;

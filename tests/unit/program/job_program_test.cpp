@@ -480,3 +480,29 @@ TEST(JobProgram, ReplicasOnTwoGpuTypesMergeByClassAndType) {
 }
 
 }  // namespace distsim::program
+
+namespace distsim::program {
+
+// A slow rank and a slow host (tensor 2 x pipeline 2 x data 4 on four 4-GPU hosts): the replicas
+// that hold them compute unlike the others and get classes of their own, while the replicas that
+// hold neither merge; the result is the same as simulating every rank on its own.
+TEST(JobProgram, ReplicasWithSlowRanksMergeOnlyWithThoseThatComputeAlike) {
+  strategy::JobSpec job = uniform_job(2, 2, 4, 4, "1f1b");
+  job.variability.slow = {{strategy::SlowScope::rank, 3, 1.5}, {strategy::SlowScope::host, 3, 1.2}};
+  const api::Simulation by_class = api::simulate(job);
+  api::SimulationOptions alone;
+  alone.merge_placement_classes = false;
+  const api::Simulation every_rank = api::simulate(job, alone);
+  ASSERT_TRUE(by_class.program.placement_classes.has_value());
+  // Rank 3 (tp 1 of data-parallel index 1, stage 0) sits in replica 1; host 3 holds ranks 12 to 15,
+  // stage 1 of replicas 2 and 3; replica 0 is healthy: three classes, the last of two replicas.
+  EXPECT_EQ(by_class.program.placement_classes->num_classes(), 3);
+  EXPECT_EQ(every_rank.program.placement_classes->num_classes(), 4);
+  EXPECT_EQ(by_class.summary.iteration_time, every_rank.summary.iteration_time);
+  EXPECT_EQ(by_class.summary.bubble_fraction, every_rank.summary.bubble_fraction);
+  strategy::JobSpec healthy = job;
+  healthy.variability.slow.clear();
+  EXPECT_GT(by_class.summary.iteration_time, api::simulate(healthy).summary.iteration_time);
+}
+
+}  // namespace distsim::program

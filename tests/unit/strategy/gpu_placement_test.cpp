@@ -1,4 +1,5 @@
 #include "strategy/gpu_placement.hpp"
+#include "strategy/rank_compute.hpp"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +119,34 @@ TEST(StageGpuAssignments, NoneWhereAStageCannotRunOnOneType) {
   half_hosts.strategy.tensor_parallel = 2;
   half_hosts.strategy.pipeline_parallel = 8;
   EXPECT_TRUE(stage_gpu_assignments(half_hosts).empty());
+}
+
+}  // namespace distsim::strategy
+
+namespace distsim::strategy {
+
+// Four 4-GPU hosts of A40s, tensor 4 x data 4: rank 5 slowed 1.5 times, host 3 (ranks 12 to 15)
+// 1.2 times, and stage 0 (every rank) 2 times. Ranks compute alike unless their rank or host
+// factors differ: the stage's factor sets no rank apart.
+TEST(RankCompute, RanksOfOneSlowdownAndTypeComputeAlike) {
+  JobSpec job;
+  job.model = gpt2_345m_shape();
+  job.cluster = catalog::find_cluster("pcie-a40");
+  job.cluster.num_hosts = 4;
+  job.strategy.tensor_parallel = 4;
+  job.strategy.data_parallel = 4;
+  job.strategy.global_batch_size = 16;
+  job.variability.slow = {{SlowScope::stage, 0, 2.0}};
+  EXPECT_FALSE(RankCompute(job).varies());
+  job.variability.slow.push_back({SlowScope::rank, 5, 1.5});
+  job.variability.slow.push_back({SlowScope::host, 3, 1.2});
+  const RankCompute compute(job);
+  EXPECT_TRUE(compute.varies());
+  EXPECT_EQ(compute.kind_of_rank(0), compute.kind_of_rank(4));
+  EXPECT_NE(compute.kind_of_rank(5), compute.kind_of_rank(4));
+  EXPECT_EQ(compute.kind_of_rank(12), compute.kind_of_rank(15));
+  EXPECT_NE(compute.kind_of_rank(12), compute.kind_of_rank(5));
+  EXPECT_NE(compute.kind_of_rank(12), compute.kind_of_rank(0));
 }
 
 }  // namespace distsim::strategy
