@@ -70,6 +70,7 @@ std::string target_name(const YAML::Node& value) {
 //! and tokens are read, or how processes find each other.
 const std::map<std::string_view, std::vector<std::string_view>>& partly_read_sections() {
   static const std::map<std::string_view, std::vector<std::string_view>> sections{
+      {"checkpoint", {"save", "save_interval", "async_save"}},  // the run's checkpoints (docs/goodput.md)
       {"dataset", {"sequence_length", "seq_length"}},
       {"tokenizer", {"vocab_size", "tokenizer_model"}},
       {"dist", {"use_megatron_fsdp", "use_torch_fsdp2", "use_sharp", "use_tp_pp_dp_mapping"}},

@@ -14,14 +14,14 @@ namespace distsim::io::bridge {
 //! The sections read field by field, in the order Bridge applies them (runtime_config_update): a
 //! field a later section gives too is the later one's (mixed_precision and comm_overlap are applied
 //! onto the model and ddp; the model's sequence length is the dataset's).
-inline constexpr std::string_view kReadSections[] = {
-    "optimizer", "tokenizer", "dist", "train", "ddp", "model", "dataset", "mixed_precision", "comm_overlap"};
+inline constexpr std::string_view kReadSections[] = {"checkpoint",      "optimizer",   "tokenizer", "dist",
+                                                     "train",           "ddp",         "model",     "dataset",
+                                                     "mixed_precision", "comm_overlap"};
 
 //! Sections that change no step's time.
 inline constexpr std::string_view kIgnoredSections[] = {
-    "checkpoint",          "logger",    "rng", "scheduler",      "profiling",
-    "rerun_state_machine", "straggler", "ft",  "nvrx_straggler", "inprocess_restart",
-    "tensor_inspect"};
+    "logger",    "rng", "scheduler",      "profiling",         "rerun_state_machine",
+    "straggler", "ft",  "nvrx_straggler", "inprocess_restart", "tensor_inspect"};
 
 //! A field whose argument has another name. With `when` "true" or "false" the field is a yes/no
 //! that gives the argument (a switch) at that value and nothing at the other; with `when` empty the

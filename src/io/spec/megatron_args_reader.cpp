@@ -54,6 +54,7 @@ class MegatronReader {
     read_attention_and_implementation();
     read_precision();
     read_recomputation();
+    read_checkpoints();
     if (whole_job_) {
       read_model();
       read_world();
@@ -210,6 +211,27 @@ class MegatronReader {
     }
     // Which tokens an expert over its capacity drops (probs or position) does not change how many.
     if (const LaunchFlag* policy = given("--moe-token-drop-policy")) job_.ignored.push_back(policy->shown());
+  }
+
+  // Megatron-LM saves a checkpoint every --save-interval iterations when --save names where
+  // (training.py: args.save and args.save_interval and iteration % args.save_interval == 0), in the
+  // background with --async-save: the run's checkpoint interval and save (docs/goodput.md). --save
+  // alone saves at the end of training only, which no step's time sees.
+  void read_checkpoints() {
+    const LaunchFlag* save = given("--save");
+    const LaunchFlag* interval = given("--save-interval");
+    const LaunchFlag* async = given("--async-save");
+    if (save == nullptr || interval == nullptr) {
+      for (const LaunchFlag* flag : {save, interval, async}) {
+        if (flag != nullptr) job_.ignored.push_back(flag->shown());
+      }
+      if (save == nullptr && interval != nullptr) {
+        job_.assumptions.push_back(interval->shown() + " without --save: Megatron-LM saves no checkpoint");
+      }
+      return;
+    }
+    if (const auto text = word(*interval)) set(*interval, "checkpoint_interval", *text);
+    if (async != nullptr && switch_value(*async) == "true") set(*async, "checkpoint_save", "async");
   }
 
   // --fp8-format e4m3|hybrid asks for fp8 GEMMs; --fp8-recipe (read as the precision option)

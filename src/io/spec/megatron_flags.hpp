@@ -60,6 +60,8 @@ inline constexpr std::string_view kReadTogether[] = {
     "--recompute-activations", "--fp8-format", "--fp4-format", "--fp4-recipe",
     "--num-layers-per-virtual-pipeline-stage", "--tokenizer-model", "--moe-token-drop-policy", "--attention-backend",
     "--transformer-impl", "--no-position-embedding",
+    // the checkpoints, read_checkpoints
+    "--save", "--save-interval", "--async-save",
     // its layers are --num-layers-at-start/end-in-bf16
     "--first-last-layers-bf16"};
 
@@ -226,7 +228,6 @@ inline constexpr std::string_view kIgnoredPrefixes[] = {"--log-",
                                                         "--manual-gc",
                                                         "--use-checkpoint-",
                                                         "--dist-ckpt-",
-                                                        "--async-save",
                                                         "--attention-softmax-in-fp32",
                                                         "--accumulate-allreduce-grads-in-fp32",
                                                         "--master-addr",

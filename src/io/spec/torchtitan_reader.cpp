@@ -22,9 +22,9 @@ namespace {
 
 // torchtitan's JobConfig (torchtitan/config/job_config.py): the sections and keys read, and the
 // sections that do not change a step's time.
-constexpr std::string_view kIgnoredSections[] = {"job",          "profiling",    "metrics",        "optimizer",
-                                                 "lr_scheduler", "checkpoint",   "comm",           "memory_estimation",
-                                                 "validation",   "experimental", "fault_tolerance"};
+constexpr std::string_view kIgnoredSections[] = {
+    "job",  "profiling",  "metrics",      "optimizer",       "lr_scheduler",
+    "comm", "validation", "experimental", "fault_tolerance", "memory_estimation"};
 
 struct SectionKeys {
   std::string_view section;
@@ -54,6 +54,14 @@ const std::vector<SectionKeys>& read_sections() {
         "moe_fqns_prototype"}},
       {"mx", {"recipe_name"}, {"mxfp8_dim1_cast_kernel_choice", "filter_fqns"}},
       {"compile", {"enable"}, {"components", "backend"}},
+      // enable was enable_checkpoint before torchtitan 2025-08; what is loaded and kept, and the
+      // last save's format, change no step's time.
+      {"checkpoint",
+       {"enable", "enable_checkpoint", "interval", "async_mode"},
+       {"folder", "initial_load_path", "initial_load_model_only", "initial_load_model_weights_only",
+        "initial_load_in_hf", "initial_load_in_hf_quantized", "last_save_model_only", "last_save_model_weights_only",
+        "model_weights_only", "last_save_in_hf", "export_dtype", "create_seed_checkpoint", "keep_latest_k", "load_step",
+        "load_only", "exclude_from_loading", "enable_first_step_checkpoint"}},
   };
   return sections;
 }
@@ -79,6 +87,7 @@ class TorchtitanReader {
     read_precision();
     read_recomputation();
     read_features();
+    read_checkpoints();
     diagnostics_.throw_if_any();
     return std::move(job_);
   }
@@ -304,6 +313,30 @@ class TorchtitanReader {
       job_.assumptions.push_back(key_of("parallelism", "pipeline_parallel_schedule") + " " + name +
                                  ": two model chunks per stage (torchtitan's default for a multi-stage schedule "
                                  "without pipeline_parallel_layers_per_stage)");
+    }
+  }
+
+  // An enabled checkpoint saves every `interval` steps (500 unless given), asynchronously unless
+  // async_mode is disabled: the run's checkpoint interval and save (docs/goodput.md). A disabled
+  // one's interval and mode save nothing.
+  void read_checkpoints() {
+    std::optional<bool> enabled = value<bool>("checkpoint", "enable");
+    if (!enabled) enabled = value<bool>("checkpoint", "enable_checkpoint");
+    if (!enabled.value_or(false)) {
+      for (const auto key : {"interval", "async_mode"}) {
+        if (table_["checkpoint"][key]) job_.ignored.push_back(key_of("checkpoint", key));
+      }
+      return;
+    }
+    set("checkpoint", "interval", "checkpoint_interval",
+        std::to_string(integer("checkpoint", "interval").value_or(500)));
+    const std::string mode = value<std::string>("checkpoint", "async_mode").value_or("disabled");
+    if (mode == "disabled") {
+      set("checkpoint", "async_mode", "checkpoint_save", "sync");
+    } else if (mode == "async" || mode == "async_with_pinned_mem") {
+      set("checkpoint", "async_mode", "checkpoint_save", "async");
+    } else {
+      problem("checkpoint", "async_mode", "expected disabled, async or async_with_pinned_mem, got '" + mode + "'");
     }
   }
 
