@@ -401,11 +401,11 @@ class ParetoChart {
   Scale y_;
 };
 
-void append_table_row(std::string& html, std::size_t index, const SearchReportRow& row, bool show_gpus) {
+void append_table_row(std::string& html, std::size_t index, const SearchReportRow& row, const SearchReport& report) {
   auto out = std::back_inserter(html);
   fmt::format_to(out, "<tr class=\"{}\"><td>{}</td><td class=\"text\">", status_class(row), index + 1);
   append_escaped(html, row.label);
-  if (show_gpus) fmt::format_to(out, "</td><td>{}", row.gpus);
+  if (report.show_gpus) fmt::format_to(out, "</td><td>{}", row.gpus);
   fmt::format_to(out, "</td><td class=\"text\"><span class=\"badge {}\">", status_class(row));
   append_escaped(html, row.status);
   html += "</span></td>";
@@ -414,6 +414,9 @@ void append_table_row(std::string& html, std::size_t index, const SearchReportRo
                    row.samples_per_s, format_percent(row.mfu), format_percent(row.bubble_fraction));
   } else {
     html += "<td>–</td><td>–</td><td>–</td><td>–</td>";
+  }
+  if (report.show_expected_days) {
+    html += simulated(row) ? fmt::format("<td>{:.2f}</td>", row.expected_days) : std::string("<td>–</td>");
   }
   fmt::format_to(out, "<td class=\"peak\">{}</td><td class=\"text\">{}</td><td class=\"text reason\">",
                  format_memory(row.peak_memory_bytes), row.pareto ? "✓" : "");
@@ -491,10 +494,11 @@ void append_search_table(std::string& html, const SearchReport& report) {
                                      : std::string("All candidates");
   html += "</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th class=\"text\">strategy</th>";
   if (report.show_gpus) html += "<th>GPUs</th>";
-  html += "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>"
-          "<th>peak memory</th><th class=\"text\">Pareto</th><th class=\"text\">note</th></tr></thead><tbody>\n";
+  html += "<th class=\"text\">status</th><th>iteration time</th><th>samples/s</th><th>MFU</th><th>bubble</th>";
+  if (report.show_expected_days) html += "<th>expected days</th>";
+  html += "<th>peak memory</th><th class=\"text\">Pareto</th><th class=\"text\">note</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < shown; ++i) {
-    append_table_row(html, i, report.rows[i], report.show_gpus);
+    append_table_row(html, i, report.rows[i], report);
   }
   html += "</tbody></table></div></section>\n";
 }

@@ -26,6 +26,9 @@ struct SearchReportRow {
   //! Candidates with exactly the same results, collapsed into this row (their labels).
   std::vector<std::string> same_as{};
   int gpus = 0;  //!< the GPUs it uses; shown when the candidates use different numbers
+  //! Days to train the search's tokens, failures and checkpoints included (docs/goodput.md); 0
+  //! when not simulated.
+  double expected_days = 0;
 };
 
 //! Everything a search report shows, filled by the caller from the search result. Rows are drawn
@@ -38,7 +41,8 @@ struct SearchReport {
   std::size_t table_rows = 10;       //!< how many of the first rows the table lists
   //! How many of the first rows the bar chart draws; a histogram shows the throughput of all.
   std::size_t chart_rows = 40;
-  bool show_gpus = false;  //!< a GPU column, for a search over several cluster sizes
+  bool show_gpus = false;           //!< a GPU column, for a search over several cluster sizes
+  bool show_expected_days = false;  //!< an expected-days column, for a search given tokens to train
   //! How far the front reaches, e.g. "at most 2× the best iteration time"; empty for every candidate.
   std::string front_reach;
   std::vector<SearchReportRow> rows;

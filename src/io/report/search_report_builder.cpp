@@ -24,6 +24,7 @@ SearchReportRow row_of(const search::Candidate& c) {
   row.peak_memory_bytes = c.peak_memory_bytes;
   row.pareto = c.pareto;
   row.gpus = c.cluster().total_gpus();
+  row.expected_days = c.time_to_train_s / kSecondsPerDay;
   return row;
 }
 
@@ -70,6 +71,7 @@ SearchReport make_search_report(const search::SearchSpace& space, const search::
     report.description += fmt::format(" · ranked by {}", search::to_string(result.objectives.rank));
   }
   report.show_gpus = !space.node_counts.empty();
+  report.show_expected_days = result.goal.tokens.has_value();
   if (result.objectives.front_is_limited()) {
     report.front_reach = fmt::format("at most {:g}× the best {}", result.objectives.front_within,
                                      search::to_string(result.objectives.rank));

@@ -275,6 +275,18 @@ TEST(SearchReport, SaysHowFarTheFrontReaches) {
             std::string::npos);
 }
 
+// With tokens to train, the table gives each simulated row its expected days: 1.25 days printed
+// with two decimals, and a dash for the rows that were not simulated.
+TEST(SearchReport, ListsTheExpectedDaysWhenTokensAreGiven) {
+  auto report = sample_search();
+  EXPECT_EQ(count(search_report(report), "expected days"), 0U);
+  report.show_expected_days = true;
+  report.rows[0].expected_days = 1.25;
+  const std::string html = search_report(report);
+  EXPECT_EQ(count(html, "<th>expected days</th>"), 1U);
+  EXPECT_NE(html.find("<td>1.25</td>"), std::string::npos);
+}
+
 TEST(SearchReport, EscapesNames) {
   const std::string html = search_report(sample_search());
   EXPECT_EQ(html.find("<test>"), std::string::npos);
