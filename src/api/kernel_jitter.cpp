@@ -96,12 +96,13 @@ StepTimeDistribution sample_kernel_jitter(const program::JobProgram& program, co
   distribution.times_s.assign(samples, 0.0);
   parallel_for(shares, static_cast<int>(shares), [&](std::size_t share) {
     engine::Program jittered = program.program;
+    const engine::RepeatedRuns runs(jittered);
     for (std::size_t sample = share * samples / shares; sample < (share + 1) * samples / shares; ++sample) {
       JitterDraws draws(distribution.jitter, distribution.seed, static_cast<int>(sample));
       for (std::size_t i = 0; i < device_tasks.size(); ++i) {
         jittered.set_duration(device_tasks[i], static_cast<SimTime>(std::llround(base[i] * draws.next())));
       }
-      distribution.times_s[sample] = time_to_seconds(engine::run(jittered).makespan);
+      distribution.times_s[sample] = time_to_seconds(runs.run().makespan);
     }
   });
   std::vector<double> sorted = distribution.times_s;

@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <queue>
 #include <string>
 
@@ -9,31 +10,15 @@
 
 namespace distsim::engine {
 
-namespace {
-
-//! A start or a predicted end of a task that shares resources, waiting in the engine's queue.
-//! Predicted ends have versions from 1 on, and one whose version is no longer its task's is
-//! stale; a start has version 0 and comes after the ends at its instant, so that tasks ending
-//! then have handed their resources back.
-struct QueueEntry {
-  SimTime time;
-  TaskId task;
-  std::uint32_t version;
-  bool is_start() const { return version == 0; }
-  bool operator>(const QueueEntry& other) const {
-    return time != other.time ? time > other.time : is_start() && !other.is_start();
-  }
-};
-
 //! What each task waits for before it starts: its dependents, one list after another, and how
 //! many conditions it has (its dependencies plus reaching the head of each of its streams). Found
 //! once per program, for each of its runs.
-struct Conditions {
+struct TaskConditions {
   std::vector<std::uint32_t> offsets;
   std::vector<TaskId> dependents;
   std::vector<std::uint32_t> count;
 
-  explicit Conditions(const Program& program) : offsets(program.num_tasks() + 1, 0), count(program.num_tasks(), 0) {
+  explicit TaskConditions(const Program& program) : offsets(program.num_tasks() + 1, 0), count(program.num_tasks(), 0) {
     const std::size_t tasks = program.num_tasks();
     for (const auto& [task, prerequisite] : program.dependencies()) {
       ++offsets[prerequisite + 1];
@@ -51,6 +36,22 @@ struct Conditions {
   }
 };
 
+namespace {
+
+//! A start or a predicted end of a task that shares resources, waiting in the engine's queue.
+//! Predicted ends have versions from 1 on, and one whose version is no longer its task's is
+//! stale; a start has version 0 and comes after the ends at its instant, so that tasks ending
+//! then have handed their resources back.
+struct QueueEntry {
+  SimTime time;
+  TaskId task;
+  std::uint32_t version;
+  bool is_start() const { return version == 0; }
+  bool operator>(const QueueEntry& other) const {
+    return time != other.time ? time > other.time : is_start() && !other.is_start();
+  }
+};
+
 //! The simulation state: how many conditions each task still waits for (its dependencies plus
 //! reaching the head of each of its streams) and the latest time one of them was met. A task
 //! without resources ends its duration after its last condition, so it ends as soon as that is
@@ -61,7 +62,7 @@ struct Conditions {
 template <bool kSharing>
 class Simulation {
  public:
-  Simulation(const Program& program, const Conditions& conditions,
+  Simulation(const Program& program, const TaskConditions& conditions,
              const std::function<void(std::size_t, std::size_t)>& progress, ResourceSharing sharing)
       : program_(program),
         progress_(progress),
@@ -214,7 +215,7 @@ class Simulation {
 
   const Program& program_;
   const std::function<void(std::size_t, std::size_t)>& progress_;
-  const Conditions& conditions_;
+  const TaskConditions& conditions_;
   ResourceSharing sharing_;
   std::vector<std::uint32_t> waiting_;
   TaskTimes times_;
@@ -291,10 +292,8 @@ bool worth_running_alone_first(const Program& program) {
   return users * kTasksPerUser >= program.num_tasks();
 }
 
-}  // namespace
-
-TaskTimes run(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress) {
-  const Conditions conditions(program);
+TaskTimes run_with(const Program& program, const TaskConditions& conditions,
+                   const std::function<void(std::size_t, std::size_t)>& progress) {
   if (program.resource_uses().empty()) {
     return Simulation<false>(program, conditions, progress, ResourceSharing::unused(program)).run();
   }
@@ -311,8 +310,21 @@ TaskTimes run(const Program& program, const std::function<void(std::size_t, std:
   return Simulation<true>(program, conditions, progress, std::move(sharing)).resume(std::move(alone), contended_from);
 }
 
+}  // namespace
+
+TaskTimes run(const Program& program, const std::function<void(std::size_t, std::size_t)>& progress) {
+  return run_with(program, TaskConditions(program), progress);
+}
+
+RepeatedRuns::RepeatedRuns(const Program& program)
+    : program_(program), conditions_(std::make_unique<const TaskConditions>(program)) {}
+
+RepeatedRuns::~RepeatedRuns() = default;
+
+TaskTimes RepeatedRuns::run() const { return run_with(program_, *conditions_, {}); }
+
 TaskTimes run_sharing_throughout(const Program& program) {
-  const Conditions conditions(program);
+  const TaskConditions conditions(program);
   if (program.resource_uses().empty()) {
     return Simulation<false>(program, conditions, {}, ResourceSharing::unused(program)).run();
   }

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/sim_time.hpp"
@@ -36,6 +37,25 @@ TaskTimes run(const Program& program, const std::function<void(std::size_t, std:
 //! The same times as run(), with every task that uses resources going through the queue from the
 //! start: the plain form of the simulation, which tests compare run() with.
 TaskTimes run_sharing_throughout(const Program& program);
+struct TaskConditions;
+
+//! Runs one program again and again after its durations change (Program::set_duration), without
+//! finding again what each task waits for: the sampled iterations of kernel jitter. The program
+//! must outlive it and keep its tasks, streams and dependencies.
+class RepeatedRuns {
+ public:
+  explicit RepeatedRuns(const Program& program);
+  ~RepeatedRuns();
+  RepeatedRuns(const RepeatedRuns&) = delete;
+  RepeatedRuns& operator=(const RepeatedRuns&) = delete;
+  //! run() of the program as its durations are now.
+  TaskTimes run() const;
+
+ private:
+  const Program& program_;
+  std::unique_ptr<const TaskConditions> conditions_;
+};
+
 //! How many finished tasks apart run() reports progress.
 inline constexpr std::size_t kProgressInterval = std::size_t{1} << 16;
 
