@@ -29,6 +29,23 @@ TEST(Program, LinksEachStreamsTasksInTheOrderTheyWereAdded) {
   EXPECT_EQ(program.next_on_streams(d).front(), kNoTask);
 }
 
+// a (5 ns) then b (7 ns) on one stream, c (4 ns) on another after a: 12 ns; a lengthened to 10 ns
+// gives 17 ns on the same conditions, as a fresh run finds.
+TEST(Engine, RepeatedRunsFollowTheChangedDurations) {
+  Program program;
+  const StreamId first = program.add_stream();
+  const StreamId second = program.add_stream();
+  const TaskId a = program.add_task(5, {{first}});
+  program.add_task(7, {{first}});
+  const TaskId c = program.add_task(4, {{second}});
+  program.add_dependency(c, a);
+  const RepeatedRuns runs(program);
+  EXPECT_EQ(runs.run().makespan, 12);
+  program.set_duration(a, 10);
+  EXPECT_EQ(runs.run().makespan, 17);
+  EXPECT_EQ(runs.run().end, run(program).end);
+}
+
 TEST(Engine, RunsAStreamsTasksOneAfterAnother) {
   Program program;
   const StreamId stream = program.add_stream();
