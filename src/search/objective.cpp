@@ -108,7 +108,11 @@ double objective_bound(const Candidate& candidate, Objective objective) {
 
 TrainingGoal training_goal(const strategy::TrainingRun& run) { return {run.tokens, run.gpu_hour_price, run}; }
 
-double tokens_per_s(const Candidate& candidate) { return candidate.samples_per_s * candidate.model().seq_length; }
+// A sample's tokens as simulate counts them (analysis::summarize): the decoder's sequence of an
+// encoder-decoder model, the sequence otherwise.
+double tokens_per_s(const Candidate& candidate) {
+  return candidate.samples_per_s * candidate.model().target_seq_length();
+}
 
 double gpu_hours_per_iteration(const Candidate& candidate) {
   return candidate.iteration_time_s * candidate.cluster().total_gpus() / kSecondsPerHour;

@@ -67,8 +67,7 @@ void visit_device_activities(const TraceFile& file,
 }
 
 //! The job's virtual pipeline stages, which otherData.job says (1 when it does not).
-int virtual_stages_of(const TraceFile& file) {
-  const json& other = file.root["otherData"];
+int virtual_stages_of(const TraceFile& file, const json& other) {
   const auto job = other.find("job");
   if (job == other.end() || !job->is_object() || !job->contains("virtual_stages")) return 1;
   return required_int(*job, "virtual_stages", file.path + ": otherData.job");
@@ -113,8 +112,8 @@ FileTrace read_distsim_trace(const TraceFile& file) {
 
 whatif::MeasuredTrace read_distsim_steps(const TraceFile& file) {
   if (!is_distsim_trace(file)) throw InputError(file.path + ": otherData.iteration_time_ns is missing");
-  const json& other = file.root["otherData"];
-  if (!other.is_object()) throw InputError(file.path + ": otherData is not an object");
+  // find, not operator[]: on a const document a missing key is undefined behaviour there.
+  const json& other = *file.root.find("otherData");
   const strategy::Strategy job = job_of(file, other);
   ranks_named(file, job.world_size());
   const strategy::RankLayout layout(strategy::parallel_dims(job), {});
@@ -125,7 +124,7 @@ whatif::MeasuredTrace read_distsim_steps(const TraceFile& file) {
                           coord[strategy::ParallelDim::tp], activity.kind, activity.phase, activity.microbatch,
                           event.name, activity.start, activity.end});
   });
-  const whatif::SimulatedJob simulated{job.data_parallel, job.context_parallel, virtual_stages_of(file)};
+  const whatif::SimulatedJob simulated{job.data_parallel, job.context_parallel, virtual_stages_of(file, other)};
   return whatif::simulated_operations(simulated, activities, file.path);
 }
 

@@ -35,6 +35,17 @@ TEST(Objective, TrainingFiguresByHand) {
   EXPECT_DOUBLE_EQ(gpu_hours_to_train(candidate, 1e9), 7629.39453125 * 16.0 / 3600.0);
 }
 
+// An encoder-decoder model's sample counts its decoder's tokens, as simulate's summary does: 32
+// samples/s x 512 decoder tokens, whatever the encoder's 4096.
+TEST(Objective, AnEncoderDecoderSampleIsItsDecodersTokens) {
+  strategy::JobSpec job = simulated_candidate().job();
+  job.model.architecture = model::Architecture::encoder_decoder;
+  job.model.decoder_seq_length = 512;
+  Candidate encoder_decoder = candidate_for(job);
+  encoder_decoder.samples_per_s = 32.0;
+  EXPECT_DOUBLE_EQ(tokens_per_s(encoder_decoder), 32.0 * 512);
+}
+
 TEST(Objective, ValuesAndBoundsPerObjective) {
   const Candidate candidate = simulated_candidate();
   EXPECT_DOUBLE_EQ(objective_value(candidate, Objective::time), 2.0);
