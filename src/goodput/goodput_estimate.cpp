@@ -73,10 +73,16 @@ double reinit_s(const strategy::JobSpec& job, std::vector<std::string>& assumpti
   return kReinitSeconds;
 }
 
-//! The interval, in whole iterations: the job's, or Daly's optimum rounded to the nearest.
+//! The interval, in whole iterations: the job's, or Daly's optimum rounded to the nearest; 0 (no
+//! checkpoint) where no failure is expected, which makes the optimum unbounded.
 int interval_iterations(const strategy::JobSpec& job, const GoodputEstimate& estimate,
                         std::vector<std::string>& assumptions) {
   if (job.run.checkpoint_interval) return *job.run.checkpoint_interval;
+  if (!std::isfinite(estimate.daly_s)) {
+    assumptions.emplace_back("no checkpoint: without failures none pays for itself (Young's and Daly's optimum "
+                             "intervals are unbounded)");
+    return 0;
+  }
   const int iterations = static_cast<int>(std::clamp(std::round(estimate.daly_s / estimate.iteration_s), 1.0, 1e9));
   assumptions.push_back(
       fmt::format("a checkpoint every {} iterations: Daly's optimum interval, {:.0f} s, in whole iterations",
@@ -160,8 +166,9 @@ GoodputEstimate estimate_goodput(const strategy::JobSpec& job, double iteration_
   const double cost_per_failure_s = e.restart_s + e.lost_work_per_failure_s;
   check_progress(e, cost_per_failure_s);
   const double failure_share = std::isfinite(e.mtbf_s) ? cost_per_failure_s / e.mtbf_s : 0.0;
-  e.shares.training = (1.0 - failure_share) * e.interval_s / period_s;
-  e.shares.checkpoints = e.shares.training * e.blocking_s / e.interval_s;
+  // Without checkpoints (no failure expected) the whole wall time trains.
+  e.shares.training = e.interval_iterations > 0 ? (1.0 - failure_share) * e.interval_s / period_s : 1.0;
+  e.shares.checkpoints = e.interval_iterations > 0 ? e.shares.training * e.blocking_s / e.interval_s : 0.0;
   e.shares.redone = std::isfinite(e.mtbf_s) ? e.lost_work_per_failure_s / e.mtbf_s : 0.0;
   e.shares.restarts = std::isfinite(e.mtbf_s) ? e.restart_s / e.mtbf_s : 0.0;
   e.goodput_tokens_per_s = tokens_per_s * e.shares.training;

@@ -1,5 +1,6 @@
 #include "io/output/goodput_writer.hpp"
 
+#include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -33,6 +34,7 @@ std::string percent(double share) { return fmt::format("{:.2f} %", share * 100);
 
 //! "2.84 s", "10.0 min", "3.09 h", "52.3 days": a duration in the unit that reads best.
 std::string duration(double seconds) {
+  if (!std::isfinite(seconds)) return "unbounded";
   if (seconds < 120) return fmt::format("{:.3g} s", seconds);
   if (seconds < 2 * kSecondsPerHour) return fmt::format("{:.3g} min", seconds / 60);
   if (seconds < 2 * kSecondsPerDay) return fmt::format("{:.3g} h", seconds / kSecondsPerHour);
@@ -41,8 +43,13 @@ std::string duration(double seconds) {
 
 void append_failures(std::string& text, const goodput::GoodputEstimate& e) {
   auto out = std::back_inserter(text);
-  fmt::format_to(out, "  failures: {:.3g} an hour over {} GPUs in {} hosts, one every {}", e.failures_per_hour,
-                 digits_grouped(e.gpus), digits_grouped(e.hosts), duration(e.mtbf_s));
+  if (std::isfinite(e.mtbf_s)) {
+    fmt::format_to(out, "  failures: {:.3g} an hour over {} GPUs in {} hosts, one every {}", e.failures_per_hour,
+                   digits_grouped(e.gpus), digits_grouped(e.hosts), duration(e.mtbf_s));
+  } else {
+    fmt::format_to(out, "  failures: none expected over {} GPUs in {} hosts", digits_grouped(e.gpus),
+                   digits_grouped(e.hosts));
+  }
   std::string rates;
   for (const auto& component : strategy::failure_components()) {
     rates += fmt::format("{}{} {:.3g}", rates.empty() ? "" : ", ", component.name,
@@ -56,9 +63,14 @@ void append_checkpoint(std::string& text, const goodput::GoodputEstimate& e) {
   fmt::format_to(out, "  checkpoint: {:.4g} GB written in {} at {:.4g} GB/s; {} save stops training {}\n",
                  static_cast<double>(e.checkpoint_bytes) / 1e9, duration(e.write_s), e.storage_bytes_per_s / 1e9,
                  to_string(e.save), duration(e.blocking_s));
-  fmt::format_to(out, "  interval: every {} iterations ({}{}); Young's optimum {}, Daly's {}\n",
-                 digits_grouped(e.interval_iterations), duration(e.interval_s), e.interval_given ? ", given" : "",
-                 duration(e.young_s), duration(e.daly_s));
+  if (e.interval_iterations > 0) {
+    fmt::format_to(out, "  interval: every {} iterations ({}{}); Young's optimum {}, Daly's {}\n",
+                   digits_grouped(e.interval_iterations), duration(e.interval_s), e.interval_given ? ", given" : "",
+                   duration(e.young_s), duration(e.daly_s));
+  } else {
+    text += "  interval: none (no failure expected: Young's and Daly's optima are unbounded)\n";
+  }
+  if (!std::isfinite(e.mtbf_s)) return;
   fmt::format_to(out, "  per failure: {} of work redone and a restart of {} ({} re-initialising, {} reloading)\n",
                  duration(e.lost_work_per_failure_s), duration(e.restart_s), duration(e.reinit_s),
                  duration(e.reload_s));

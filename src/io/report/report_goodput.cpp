@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <iterator>
 #include <string_view>
 
@@ -40,8 +41,16 @@ void append_cards(std::string& html, const goodput::GoodputEstimate& e) {
   card("ETTR", fmt::format("{:.1f}", e.shares.training * 100), "%");
   card("goodput", format_grouped(e.goodput_tokens_per_s), "tokens/s");
   const double mtbf_h = e.mtbf_s / kSecondsPerHour;
-  card("mean time between failures", mtbf_h < 100 ? fmt::format("{:.3g}", mtbf_h) : format_grouped(mtbf_h), "h");
-  card("checkpoint every", format_grouped(e.interval_iterations), "iterations");
+  if (std::isfinite(mtbf_h)) {
+    card("mean time between failures", mtbf_h < 100 ? fmt::format("{:.3g}", mtbf_h) : format_grouped(mtbf_h), "h");
+  } else {
+    card("failures", "none expected", "");
+  }
+  if (e.interval_iterations > 0) {
+    card("checkpoint every", format_grouped(e.interval_iterations), "iterations");
+  } else {
+    card("checkpoint", "none", "");
+  }
   if (e.time_to_train) {
     card("time to train", fmt::format("{:.3g}", e.time_to_train->expected_s / kSecondsPerDay), "days");
     card("GPU-hours to train", format_grouped(e.time_to_train->gpu_hours), "");

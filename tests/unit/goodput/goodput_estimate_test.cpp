@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <string>
 
 #include "catalog/builtin_clusters.hpp"
@@ -145,6 +147,20 @@ TEST(GoodputEstimate, NoFailuresLeaveOnlyTheCheckpoints) {
   EXPECT_NEAR(e.shares.training, 1'440.0 / 1'512.0, 1e-12);
   EXPECT_DOUBLE_EQ(e.shares.redone, 0.0);
   EXPECT_DOUBLE_EQ(e.shares.restarts, 0.0);
+}
+
+// Without failures and without an interval no checkpoint pays for itself: Daly's optimum is
+// unbounded, nothing is saved, and the whole wall time trains.
+TEST(GoodputEstimate, NoFailuresAndNoIntervalSaveNothing) {
+  strategy::JobSpec job = eight_gpus_failing_every_four_hours();
+  for (const auto& component : strategy::failure_components()) set_rate(job, component.component, 0.0);
+  const GoodputEstimate e = estimate_goodput(job, 10.0, 1e5);
+  EXPECT_FALSE(std::isfinite(e.daly_s));
+  EXPECT_EQ(e.interval_iterations, 0);
+  EXPECT_DOUBLE_EQ(e.shares.training, 1.0);
+  EXPECT_DOUBLE_EQ(e.shares.checkpoints, 0.0);
+  EXPECT_DOUBLE_EQ(e.goodput_tokens_per_s, 1e5);
+  EXPECT_NE(e.assumptions.back().find("no checkpoint: without failures none pays for itself"), std::string::npos);
 }
 
 // The defaults are Llama 3's table: on its 16,384 GPUs in 2,048 hosts over the 54 days (1,296 h)

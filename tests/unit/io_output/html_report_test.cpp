@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -78,6 +79,20 @@ TEST(SimulationReport, GoodputSectionStacksTheWallTimesShares) {
   EXPECT_NE(html.find("<div class=\"value\">80.0<span class=\"unit\">%</span>"), std::string::npos);
   EXPECT_NE(html.find("<div class=\"value\">2<span class=\"unit\">h</span>"), std::string::npos);
   EXPECT_NE(html.find("<li>assumed: a restart takes 10 min</li>"), std::string::npos);
+}
+
+// Without failures the cards say none are expected and that nothing is saved, instead of an
+// unbounded time between failures and a checkpoint every 0 iterations.
+TEST(SimulationReport, GoodputCardsWithoutFailures) {
+  api::Simulation simulation = api::simulate(two_stage_job(), fixed_costs());
+  goodput::GoodputEstimate estimate;
+  estimate.shares = {1.0, 0.0, 0.0, 0.0};
+  estimate.mtbf_s = std::numeric_limits<double>::infinity();
+  simulation.goodput = estimate;
+  const std::string html = simulation_report(simulation);
+  EXPECT_NE(html.find("<div class=\"name\">failures</div><div class=\"value\">none expected"), std::string::npos);
+  EXPECT_NE(html.find("<div class=\"name\">checkpoint</div><div class=\"value\">none"), std::string::npos);
+  EXPECT_EQ(html.find(">inf<"), std::string::npos);
 }
 
 // Four samples of 10.5, 11.5, 12.5 and 20 ms over ten 1-ms bins from the noiseless 10 ms to the
