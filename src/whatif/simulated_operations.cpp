@@ -160,6 +160,9 @@ MeasuredTrace simulated_operations(const SimulatedJob& job, const std::vector<Si
   SimTime origin = spans.begin()->second.start;
   for (const auto& [key, span] : spans) origin = std::min(origin, span.start);
   MeasuredTrace trace;
+  trace.notes.emplace_back(
+      "the trace is distsim's simulation: 'measured' is its simulated timeline, and the launch slowdown what the "
+      "replay's rules do not explain of it (the host's launches, Megatron's batched pipeline transfers)");
   for (const auto& [key, span] : spans) {
     const auto& [dp, stage, role, seq] = key;
     trace.ops.push_back({0, dp, stage, role, seq, static_cast<double>(span.start - origin) * 1e-9,

@@ -57,7 +57,9 @@ TEST(SimulatedOperations, APassIsOneComputationOverItsStreams) {
   const MeasuredOp& backward = find_op(trace, 0, 0, OpRole::backward_compute, 0);
   EXPECT_DOUBLE_EQ(backward.start_s, 4e-6);
   EXPECT_DOUBLE_EQ(backward.duration_s, 4e-6);
-  EXPECT_TRUE(trace.notes.empty());
+  // Only the note that says the timeline is simulated.
+  ASSERT_EQ(trace.notes.size(), 1u);
+  EXPECT_NE(trace.notes[0].find("the trace is distsim's simulation"), std::string::npos);
 }
 
 // Each pipeline stream and phase is one of the four transfers, of its micro-batch.
@@ -78,8 +80,9 @@ TEST(SimulatedOperations, PipelineStreamsAreTheFourTransfers) {
 
 // The iteration end's tasks by their labels: the buckets numbered in their measured order (the one
 // that starts at 100 ns is bucket 0 though listed second), the optimizer, the parameter all-gathers;
-// a note says all-reduces stand in for reduce-scatters, another that a second replica is missing
-// and a third that tensor-parallel rank 1's activity was not read.
+// after the note that the timeline is simulated, one says a second replica is missing, one that
+// all-reduces stand in for reduce-scatters and one that tensor-parallel rank 1's activity was not
+// read.
 TEST(SimulatedOperations, IterationEndTasksByTheirLabels) {
   const std::string all_reduce(program::kGradientAllReduceLabel);
   const std::vector<SimulatedActivity> activities = {
@@ -102,10 +105,10 @@ TEST(SimulatedOperations, IterationEndTasksByTheirLabels) {
   EXPECT_DOUBLE_EQ(find_op(trace, 0, 0, OpRole::embedding_grads_all_reduce, 0).duration_s, 5e-8);
   EXPECT_DOUBLE_EQ(find_op(trace, 0, 0, OpRole::optimizer, 0).duration_s, 2e-7);
   EXPECT_DOUBLE_EQ(find_op(trace, 0, 0, OpRole::params_all_gather, 0).start_s, 6e-7);
-  ASSERT_EQ(trace.notes.size(), 3u);
-  EXPECT_NE(trace.notes[0].find("holds 1 of the job's 2 data-parallel replicas"), std::string::npos);
-  EXPECT_NE(trace.notes[1].find("replayed as grads-reduce-scatter"), std::string::npos);
-  EXPECT_NE(trace.notes[2].find("1 activities of tensor-parallel ranks other than 0 are not read"), std::string::npos);
+  ASSERT_EQ(trace.notes.size(), 4u);
+  EXPECT_NE(trace.notes[1].find("holds 1 of the job's 2 data-parallel replicas"), std::string::npos);
+  EXPECT_NE(trace.notes[2].find("replayed as grads-reduce-scatter"), std::string::npos);
+  EXPECT_NE(trace.notes[3].find("1 activities of tensor-parallel ranks other than 0 are not read"), std::string::npos);
 }
 
 TEST(SimulatedOperations, RefusesWhatTheReplayDoesNotModel) {
