@@ -29,11 +29,13 @@ __all__ = [
     "Result",
     "SearchResult",
     "Validation",
+    "WhatIf",
     "catalog",
     "options",
     "search",
     "simulate",
     "validate",
+    "whatif",
 ]
 
 _SPEC_KEYS = ("model", "gpu", "cluster")
@@ -442,3 +444,34 @@ def validate(csv: Optional[str] = None, *, threads: Optional[int] = None,
     """
     specs = [_setting_value("gpu", gpu) for gpu in (gpus or [])]
     return Validation(_distsim.validate(_path_or_none(csv), threads, specs))
+
+
+class WhatIf:
+    """A what-if replay of a per-rank step timeline, as `distsim whatif --json` (docs/whatif.md):
+    ``launch_slowdown``, ``straggler_slowdown``, the attributions ``by_stage``, ``by_dp_rank`` and
+    ``by_op_type`` (each a list of {group, slowdown}, largest first), ``steps`` and ``notes``."""
+
+    def __init__(self, outcome: Any) -> None:
+        self._outcome = outcome
+        self._json: str = outcome.to_json()
+        self.summary: Dict[str, Any] = json.loads(self._json)
+        self.launch_slowdown: float = self.summary["launch_slowdown"]
+        self.straggler_slowdown: float = self.summary["straggler_slowdown"]
+        self.by_stage: List[Dict[str, Any]] = self.summary["by_stage"]
+        self.by_dp_rank: List[Dict[str, Any]] = self.summary["by_dp_rank"]
+        self.by_op_type: List[Dict[str, Any]] = self.summary["by_op_type"]
+        self.steps: List[Dict[str, Any]] = self.summary["steps"]
+        self.notes: List[str] = self.summary["notes"]
+
+    def to_json(self) -> str:
+        """Byte for byte what `distsim whatif --json` prints."""
+        return self._json
+
+    def to_text(self) -> str:
+        """Byte for byte what `distsim whatif` prints."""
+        return self._outcome.to_text()
+
+
+def whatif(trace: Any) -> WhatIf:
+    """Replays a measured per-rank step timeline, or distsim's own trace, as `distsim whatif`."""
+    return WhatIf(_distsim.whatif(str(trace)))

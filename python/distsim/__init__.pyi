@@ -200,3 +200,17 @@ def validate(
     threads: Optional[int] = None,
     gpus: Optional[List[Union[str, Dict[str, Any], PathLike[str]]]] = None,
 ) -> Validation: ...
+
+class WhatIf:
+    summary: Dict[str, Any]
+    launch_slowdown: float
+    straggler_slowdown: float
+    by_stage: List[Dict[str, Any]]
+    by_dp_rank: List[Dict[str, Any]]
+    by_op_type: List[Dict[str, Any]]
+    steps: List[Dict[str, Any]]
+    notes: List[str]
+    def to_json(self) -> str: ...
+    def to_text(self) -> str: ...
+
+def whatif(trace: _Path) -> WhatIf: ...

@@ -16,6 +16,8 @@ void bind_simulation(pybind11::module_& module);
 void bind_search(pybind11::module_& module);
 //! validate() and its outputs.
 void bind_validation(pybind11::module_& module);
+//! whatif() and its outputs.
+void bind_whatif(pybind11::module_& module);
 //! The built-in catalogs.
 void bind_catalog(pybind11::module_& module);
 

@@ -11,5 +11,6 @@ PYBIND11_MODULE(_distsim, module) {
   distsim::python::bind_simulation(module);
   distsim::python::bind_search(module);
   distsim::python::bind_validation(module);
+  distsim::python::bind_whatif(module);
   distsim::python::bind_catalog(module);
 }
