@@ -1,10 +1,8 @@
 #include "cli/threads_flag.hpp"
 
-#include <algorithm>
-#include <thread>
-
 #include "core/input_error.hpp"
 #include "core/number_text.hpp"
+#include "core/parallel_for.hpp"
 
 namespace distsim::cli {
 
@@ -14,7 +12,7 @@ void ThreadsFlag::add_to(CLI::App& command, const std::string& help) {
 
 int ThreadsFlag::count() const {
   if (flag_->count() == 0) {
-    return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+    return hardware_threads();
   }
   if (threads_ <= 0) {
     throw InputError("--threads: " + std::string(kExpectedPositiveInteger) + ", got '" + std::to_string(threads_) +

@@ -10,6 +10,9 @@
 
 namespace distsim {
 
+//! The machine's hardware threads, at least 1: the default thread count of whatever runs in parallel.
+inline int hardware_threads() { return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1); }
+
 //! Runs `work(i)` for every i in [0, count) on up to `threads` threads. When work fails, no item
 //! after it starts, and once all threads stop the exception of the first item that failed is
 //! rethrown: the one a loop on one thread would throw (items start in index order, so every item

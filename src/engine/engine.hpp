@@ -37,6 +37,7 @@ TaskTimes run(const Program& program, const std::function<void(std::size_t, std:
 //! The same times as run(), with every task that uses resources going through the queue from the
 //! start: the plain form of the simulation, which tests compare run() with.
 TaskTimes run_sharing_throughout(const Program& program);
+
 struct TaskConditions;
 
 //! Runs one program again and again after its durations change (Program::set_duration), without

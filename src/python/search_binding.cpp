@@ -4,11 +4,11 @@
 #include <map>
 #include <optional>
 #include <sstream>
-#include <thread>
 
 #include "cli/file_output.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 #include "io/output/search_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/report/search_report_builder.hpp"
@@ -71,7 +71,7 @@ class ProgressCallback {
 
 SearchOutcome run(const SearchArguments& arguments, const std::function<void(std::size_t, std::size_t)>& progress) {
   search::SearchOptions options;
-  options.threads = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+  options.threads = hardware_threads();
   if (arguments.threads) {
     check_positive("--threads", *arguments.threads);
     options.threads = static_cast<int>(*arguments.threads);

@@ -1,13 +1,12 @@
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <optional>
-#include <thread>
 
 #include "api/simulation.hpp"
 #include "cli/file_output.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/spec/spec_resolver.hpp"
@@ -31,7 +30,7 @@ api::Simulation simulate(const SettingList& values, bool all_ranks, std::optiona
                          const std::optional<std::string>& profile_db) {
   api::SimulationOptions options;
   options.all_ranks = all_ranks;
-  options.threads = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);  // jitter samples
+  options.threads = hardware_threads();  // jitter samples
   if (max_tasks) {
     check_positive("--max-tasks", *max_tasks);
     options.task_limit = *max_tasks;

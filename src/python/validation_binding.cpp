@@ -1,9 +1,9 @@
 #include <pybind11/stl.h>
 
 #include <optional>
-#include <thread>
 
 #include "core/input_error.hpp"
+#include "core/parallel_for.hpp"
 #include "io/calibration/calibration_reader.hpp"
 #include "io/document/text_file.hpp"
 #include "io/output/validation_writer.hpp"
@@ -30,7 +30,7 @@ struct ValidationOutcome {
 //! What `distsim validate [--csv PATH] [--threads N] [--gpu SPEC ...]` computes; called without the GIL.
 ValidationOutcome validate(const std::optional<std::string>& csv, std::optional<long long> threads,
                            const std::vector<std::string>& gpu_specs) {
-  int count = std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
+  int count = hardware_threads();
   if (threads) {
     check_positive("--threads", *threads);
     count = static_cast<int>(*threads);
