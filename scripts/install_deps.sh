@@ -10,7 +10,8 @@
 # clang; scripts/fuzz.sh).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-          libyaml-cpp-dev libtomlplusplus-dev libcli11-dev libfmt-dev libsqlite3-dev zlib1g-dev python3)
+          libyaml-cpp-dev libtomlplusplus-dev libcli11-dev libfmt-dev libsqlite3-dev zlib1g-dev libprotobuf-dev
+          protobuf-compiler python3)
 for flag in "$@"; do
   case "$flag" in
     --with-test-tools) packages+=(python3-torch chromium libopenmpi-dev openmpi-bin python3-pybind11 python3-dev

@@ -219,9 +219,11 @@ class Result:
     ... read its keys; ``r.memory`` and ``r.events`` its sub-objects.
     """
 
-    def __init__(self, simulation: Any, inputs: Sequence[Tuple[str, str]] = ()) -> None:
+    def __init__(self, simulation: Any, inputs: Sequence[Tuple[str, str]] = (),
+                 whole_iteration: Optional[Callable[[], Any]] = None) -> None:
         self._simulation = simulation
         self._inputs = list(inputs)
+        self._whole_iteration = whole_iteration
         self._json: str = simulation.to_json()
         self.summary: Dict[str, Any] = json.loads(self._json)
 
@@ -279,6 +281,16 @@ class Result:
         _refuse_overwriting_an_input("write_trace", path, self._inputs)
         self._simulation.write_trace(str(path), ranks)
 
+    def write_chakra(self, prefix: str, ranks: str = "replica") -> None:
+        """The iteration as Chakra execution traces for ASTRA-sim, as `--chakra PREFIX` writes them:
+        PREFIX.<rank>.et for each rank (ranks: "replica" or "all") and PREFIX.comm_groups.json
+        (docs/chakra.md). A result whose steady state stood for part of the iteration is simulated
+        whole first, as `--chakra` does."""
+        simulation = self._simulation
+        if not simulation.whole_iteration and self._whole_iteration is not None:
+            simulation = self._whole_iteration()
+        simulation.write_chakra(str(prefix), ranks)
+
     def write_report(self, path: str) -> None:
         """The self-contained HTML report, as `--report` writes it."""
         _refuse_overwriting_an_input("write_report", path, self._inputs)
@@ -326,8 +338,9 @@ def simulate(
     """
     if not isinstance(job, Job):
         raise TypeError(f"simulate: expected a distsim.Job, got a {type(job).__name__}")
-    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, _path_or_none(profile_db)),
-                  _job_inputs(job, profile_db))
+    profile = _path_or_none(profile_db)
+    return Result(_distsim.simulate(job._values, all_ranks, max_tasks, profile), _job_inputs(job, profile_db),
+                  lambda: _distsim.simulate(job._values, all_ranks, max_tasks, profile, True))
 
 
 class SearchResult:

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <system_error>
 
@@ -68,12 +69,14 @@ void write_directly(const std::string& flag, const std::string& path, const std:
   ::close(descriptor);
 }
 
-void write_replacing(const std::string& flag, const std::string& path, const std::string& target,
-                     const std::optional<mode_t>& kept_mode, const std::function<void(std::ostream&)>& write) {
+//! A temporary file beside `target` holding what `write` wrote, not yet renamed over it.
+std::unique_ptr<TemporaryFile> written_temporary(const std::string& flag, const std::string& path,
+                                                 const std::string& target, const std::optional<mode_t>& kept_mode,
+                                                 const std::function<void(std::ostream&)>& write) {
   constexpr mode_t kNewFileMode = 0666;  // as std::ofstream creates files: the umask decides
-  std::optional<TemporaryFile> temporary;
+  std::unique_ptr<TemporaryFile> temporary;
   try {
-    temporary.emplace(target, kNewFileMode);
+    temporary = std::make_unique<TemporaryFile>(target, kNewFileMode);
     if (kept_mode) {
       temporary->set_mode(*kept_mode);
     }
@@ -85,38 +88,73 @@ void write_replacing(const std::string& flag, const std::string& path, const std
     throw InputError(flag + ": cannot write '" + path + "': " + e.code().message());
   }
   write_through(temporary->descriptor(), flag, path, write);
+  return temporary;
+}
+
+void commit(const std::string& flag, const std::string& path, TemporaryFile& temporary) {
   try {
-    temporary->commit();
+    temporary.commit();
   } catch (const std::system_error& e) {
     throw InputError(flag + ": failed while writing '" + path + "': " + e.code().message());
   }
+}
+
+//! Where a regular file may be written at `path`: the target (links followed), and the mode a
+//! replaced file keeps. `special` is set for a FIFO or device, which is written in place.
+struct Destination {
+  std::string target;
+  std::optional<mode_t> kept_mode;
+  bool special = false;
+};
+
+Destination destination(const std::string& flag, const std::string& path) {
+  Destination result{followed_links(flag, path), std::nullopt, false};
+  struct stat status {};
+  if (::stat(result.target.c_str(), &status) != 0) {
+    if (errno != ENOENT) {
+      throw InputError(flag + ": cannot write '" + path + "': " + std::strerror(errno));
+    }
+    return result;
+  }
+  if (S_ISDIR(status.st_mode)) {
+    throw InputError(flag + ": '" + path + "' is a directory; expected the path of a file to write");
+  }
+  if (!S_ISREG(status.st_mode)) {
+    result.special = true;
+    return result;
+  }
+  // A file that no one may write was protected on purpose: not even root replaces it silently.
+  if (::access(result.target.c_str(), W_OK) != 0 || (status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
+    throw InputError(flag + ": '" + path + "' is read-only; make it writable or choose another path");
+  }
+  result.kept_mode = status.st_mode & 07777;
+  return result;
 }
 
 }  // namespace
 
 void write_output_file(const std::string& flag, const std::string& path,
                        const std::function<void(std::ostream&)>& write) {
-  const std::string target = followed_links(flag, path);
-  struct stat status {};
-  if (::stat(target.c_str(), &status) != 0) {
-    if (errno != ENOENT) {
-      throw InputError(flag + ": cannot write '" + path + "': " + std::strerror(errno));
+  const Destination to = destination(flag, path);
+  if (to.special) {
+    write_directly(flag, path, to.target, write);
+    return;
+  }
+  commit(flag, path, *written_temporary(flag, path, to.target, to.kept_mode, write));
+}
+
+void write_output_files(const std::string& flag, const std::vector<OutputFile>& files) {
+  std::vector<std::unique_ptr<TemporaryFile>> written;
+  written.reserve(files.size());
+  for (const OutputFile& file : files) {
+    const Destination to = destination(flag, file.path);
+    if (to.special) {
+      throw InputError(flag + ": '" + file.path + "' is not a regular file; the files of " + flag +
+                       " are written whole or not at all, so each must be a regular file or new");
     }
-    write_replacing(flag, path, target, std::nullopt, write);
-    return;
+    written.push_back(written_temporary(flag, file.path, to.target, to.kept_mode, file.write));
   }
-  if (S_ISDIR(status.st_mode)) {
-    throw InputError(flag + ": '" + path + "' is a directory; expected the path of a file to write");
-  }
-  if (!S_ISREG(status.st_mode)) {
-    write_directly(flag, path, target, write);
-    return;
-  }
-  // A file that no one may write was protected on purpose: not even root replaces it silently.
-  if (::access(target.c_str(), W_OK) != 0 || (status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0) {
-    throw InputError(flag + ": '" + path + "' is read-only; make it writable or choose another path");
-  }
-  write_replacing(flag, path, target, status.st_mode & 07777, write);
+  for (size_t f = 0; f < files.size(); ++f) commit(flag, files[f].path, *written[f]);
 }
 
 }  // namespace distsim::cli

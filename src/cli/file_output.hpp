@@ -3,6 +3,9 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "core/output_file.hpp"
 
 namespace distsim::cli {
 
@@ -17,5 +20,11 @@ namespace distsim::cli {
 //! on SIGINT, SIGTERM and SIGHUP.
 void write_output_file(const std::string& flag, const std::string& path,
                        const std::function<void(std::ostream&)>& write);
+
+//! Writes several files of one flag (for example the rank files of "--chakra") as
+//! write_output_file writes one, all or none: each into a temporary file beside it, in order, and
+//! only when every one is complete are they renamed into place. A FIFO or device among the paths
+//! is refused, since it cannot be replaced whole.
+void write_output_files(const std::string& flag, const std::vector<OutputFile>& files);
 
 }  // namespace distsim::cli

@@ -11,8 +11,7 @@
 #include "cli/progress.hpp"
 #include "cli/task_limit_flag.hpp"
 #include "cli/threads_flag.hpp"
-#include "core/closest_name.hpp"
-#include "core/input_error.hpp"
+#include "io/chakra/chakra_writer.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/spec/spec_resolver.hpp"
@@ -30,6 +29,7 @@ struct SimulateOptions {
   bool json_ranks = false;
   std::string trace;
   std::string report;
+  std::string chakra;
   std::string trace_ranks = "replica";
   bool all_ranks = false;
   ProfileOptions profile;
@@ -37,12 +37,6 @@ struct SimulateOptions {
   ThreadsFlag threads;
   ProgressFlag progress;
 };
-
-io::TraceRanks parse_trace_ranks(const std::string& text) {
-  if (text == "replica") return io::TraceRanks::replica;
-  if (text == "all") return io::TraceRanks::all;
-  throw InputError("--trace-ranks: " + unknown_name_message("value", text, {"replica", "all"}));
-}
 
 //! Says on stderr how large the trace will be when that matters, before the time goes into it.
 void announce_trace(const SimulateOptions& options, const api::Simulation& simulation, io::TraceRanks ranks) {
@@ -57,9 +51,11 @@ void announce_trace(const SimulateOptions& options, const api::Simulation& simul
 }
 
 void run_simulate(const SimulateOptions& options) {
-  const io::TraceRanks trace_ranks = parse_trace_ranks(options.trace_ranks);
+  const io::TraceRanks trace_ranks = io::parse_trace_ranks(options.trace_ranks);
   api::SimulationOptions simulation_options;
   simulation_options.all_ranks = options.all_ranks;
+  // A Chakra export is the whole iteration's task graph, which a steady state would shorten.
+  simulation_options.steady_state = options.chakra.empty();
   simulation_options.task_limit = options.task_limit.limit();
   simulation_options.threads = options.threads.count();
   const strategy::JobSpec job = distsim::options::assemble_valid_job(options.job.settings(), io::spec_resolvers());
@@ -72,6 +68,9 @@ void run_simulate(const SimulateOptions& options) {
     const auto progress = options.progress.reporter("trace '" + options.trace + "'", "activities");
     write_output_file("--trace", options.trace,
                       [&](std::ostream& out) { io::write_chrome_trace(out, simulation, trace_ranks, progress); });
+  }
+  if (!options.chakra.empty()) {
+    write_output_files("--chakra", io::chakra_files(simulation, trace_ranks, options.chakra));
   }
   if (!options.report.empty()) {
     write_output_file("--report", options.report,
@@ -98,9 +97,12 @@ void add_simulate_command(CLI::App& app) {
       "'devices'; without it the JSON has one entry per stage and the rank layout, whatever the GPU count");
   command->add_option("--trace", options->trace, "write a Chrome/Perfetto trace JSON to this file");
   command->add_option("--report", options->report, "write a self-contained HTML report to this file");
+  command->add_option("--chakra", options->chakra,
+                      "write the iteration as Chakra execution traces for ASTRA-sim: PREFIX.<rank>.et per rank "
+                      "and PREFIX.comm_groups.json (docs/chakra.md)");
   command
       ->add_option("--trace-ranks", options->trace_ranks,
-                   "ranks in the trace: replica (data-parallel replica 0) or all")
+                   "ranks in the trace and the Chakra export: replica (data-parallel replica 0) or all")
       ->capture_default_str();
   command->add_flag("--all-ranks", options->all_ranks,
                     "give every rank its own timeline instead of one per stage (one data-parallel replica simulated "

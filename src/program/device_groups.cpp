@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "program/comm_group.hpp"
+
 namespace distsim::program {
 
 using events::StreamKind;
@@ -157,13 +159,12 @@ std::vector<std::vector<int>> DeviceGroups::expert_data_groups() const {
 RankCoord DeviceGroups::step_group_leader(int device, StreamKind stream) const {
   const RankCoord& coord = coords_[static_cast<size_t>(device)];
   const int dp = coord[ParallelDim::dp];
-  switch (stream) {
-    case StreamKind::cp_comm: return coord.with(ParallelDim::cp, 0);
-    case StreamKind::dp_comm:
-    case StreamKind::dp_reduce: return coord.with(ParallelDim::cp, 0).with(ParallelDim::dp, dp - dp % dp_per_shard_);
-    case StreamKind::dp_replica: return coord.with(ParallelDim::dp, dp % dp_per_shard_);
-    case StreamKind::ep_comm: return ep_leaders_[static_cast<size_t>(device)];
-    case StreamKind::etp_comm: return etp_leaders_[static_cast<size_t>(device)];
+  switch (in_pass_group(stream)) {
+    case CommGroup::context: return coord.with(ParallelDim::cp, 0);
+    case CommGroup::shard: return coord.with(ParallelDim::cp, 0).with(ParallelDim::dp, dp - dp % dp_per_shard_);
+    case CommGroup::replica: return coord.with(ParallelDim::dp, dp % dp_per_shard_);
+    case CommGroup::expert: return ep_leaders_[static_cast<size_t>(device)];
+    case CommGroup::expert_tensor: return etp_leaders_[static_cast<size_t>(device)];
     default: return coord.with(ParallelDim::tp, 0);
   }
 }

@@ -22,7 +22,7 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
       if (!bucket.reduction) continue;
       const events::EventId reduction = *bucket.reduction;
       const TaskId task = draft.add_task(reduction, draft.streams_of(members, StreamKind::dp_comm),
-                                         {reduction, Phase::backward, -1, -1, label, chunk});
+                                         {reduction, Phase::backward, -1, -1, label, chunk, CommGroup::gradient});
       for (int device : members) {
         draft.depend(task, draft.strategy().overlap_grad_reduce ? passes.bucket_ready(device, chunk, bucket)
                                                                 : draft.last_task[device]);
@@ -34,8 +34,9 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
 
 //! A reduction across `members` after their backward passes and earlier reductions.
 void add_reduction(ProgramDraft& draft, const std::vector<int>& members, events::EventId event, StreamKind stream,
-                   std::string_view label) {
-  const TaskId task = draft.add_task(event, draft.streams_of(members, stream), {event, Phase::backward, -1, -1, label});
+                   std::string_view label, CommGroup group) {
+  const TaskId task =
+      draft.add_task(event, draft.streams_of(members, stream), {event, Phase::backward, -1, -1, label, 0, group});
   for (int device : members) {
     draft.depend(task, draft.last_task[device]);
     draft.depend(task, draft.last_reduction[device]);
@@ -65,7 +66,8 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
   }
   for (const auto& members : draft.groups().tensor_groups()) {
     if (const auto reduction = draft.work(members.front()).sequence_parallel_reduction) {
-      add_reduction(draft, members, *reduction, StreamKind::tp_comm, kSequenceParallelReductionLabel);
+      add_reduction(draft, members, *reduction, StreamKind::tp_comm, kSequenceParallelReductionLabel,
+                    CommGroup::tensor);
     }
   }
   for (const auto& members : expert_data_groups(draft)) {
@@ -73,21 +75,21 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
       const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
                                          ? kExpertGradientReduceScatterLabel
                                          : kExpertGradientAllReduceLabel;
-      add_reduction(draft, members, *reduction, StreamKind::dp_comm, label);
+      add_reduction(draft, members, *reduction, StreamKind::dp_comm, label, CommGroup::expert_data);
     }
   }
   for (int device = 0; device < draft.num_devices(); ++device) {
     if (draft.coord(device)[ParallelDim::pp] == 0 && draft.work(device).embedding_reduction) {
       const int last = draft.groups().on_stage(device, draft.stages() - 1);
       add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, StreamKind::dp_comm,
-                    kEmbeddingReductionLabel);
+                    kEmbeddingReductionLabel, CommGroup::stages);
     }
   }
   for (int device = 0; device < draft.num_devices(); ++device) {
     const auto& copies = draft.copy_reduction(device);
     if (copies && draft.coord(device)[ParallelDim::pp] < copies->stage) {
       add_reduction(draft, {device, draft.groups().on_stage(device, copies->stage)}, copies->event, StreamKind::dp_comm,
-                    kCopyGradientReductionLabel);
+                    kCopyGradientReductionLabel, CommGroup::stages);
     }
   }
 }
@@ -111,8 +113,9 @@ std::vector<TaskId> add_optimizer_steps(ProgramDraft& draft) {
 void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optimizer_task) {
   for (const auto& members : expert_data_groups(draft)) {
     if (const auto gather = draft.work(members.front()).expert_parameter_gather) {
-      const TaskId task = draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
-                                         {*gather, Phase::optimizer, -1, -1, kExpertParameterGatherLabel});
+      const TaskId task =
+          draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
+                         {*gather, Phase::optimizer, -1, -1, kExpertParameterGatherLabel, 0, CommGroup::expert_data});
       for (int member : members) {
         draft.depend(task, optimizer_task[member]);
       }
@@ -126,8 +129,9 @@ void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optim
           continue;
         }
         const events::EventId event = *bucket.parameter_gather;
-        const TaskId task = draft.add_task(event, draft.streams_of(members, StreamKind::dp_comm),
-                                           {event, Phase::optimizer, -1, -1, kParameterGatherLabel, chunk});
+        const TaskId task =
+            draft.add_task(event, draft.streams_of(members, StreamKind::dp_comm),
+                           {event, Phase::optimizer, -1, -1, kParameterGatherLabel, chunk, CommGroup::gradient});
         for (int member : members) {
           draft.depend(task, optimizer_task[member]);
         }

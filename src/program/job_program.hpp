@@ -12,6 +12,7 @@
 #include "events/event_table.hpp"
 #include "events/job_events.hpp"
 #include "events/phase.hpp"
+#include "program/comm_group.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/job_spec.hpp"
 #include "strategy/placement_classes.hpp"
@@ -47,6 +48,8 @@ struct TaskInfo {
   int layer = -1;
   std::string_view label;
   int chunk = 0;  //!< model chunk on the stage (interleaved schedule); 0 otherwise
+  //! A collective's group, for each rank that joins it (comm_group_members).
+  CommGroup group = CommGroup::none;
 };
 
 //! A simulated device: one rank (standing for `ranks` ranks), with its streams at first_stream + StreamKind, and the

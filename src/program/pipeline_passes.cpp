@@ -320,10 +320,12 @@ void PipelinePasses::add_templates(OpenPass& pass, const std::vector<int>& membe
       }
       continue;
     }
+    TaskInfo joined_info = info;
+    joined_info.group = in_pass_group(step.stream);
     for (const auto& [group, streams] : joined_steps(members, step.stream)) {
       launches_.clear();
       for (const size_t m : group) launches_.push_back(launch(members[m], hosts_[m], step, info));
-      const TaskId task = draft_.add_task(step.event, streams, info);
+      const TaskId task = draft_.add_task(step.event, streams, joined_info);
       for (const TaskId launched : launches_) draft_.depend(task, launched);
       for (size_t m : group) {
         hosts_[m].issued(task, step.host_waits);

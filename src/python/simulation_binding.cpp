@@ -4,9 +4,8 @@
 
 #include "api/simulation.hpp"
 #include "cli/file_output.hpp"
-#include "core/closest_name.hpp"
-#include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
+#include "io/chakra/chakra_writer.hpp"
 #include "io/output/summary_writer.hpp"
 #include "io/report/html_report.hpp"
 #include "io/spec/spec_resolver.hpp"
@@ -27,9 +26,10 @@ constexpr double kNanosecondsPerSecond = 1e9;
 //! What `distsim simulate` runs for these settings, with its --all-ranks, --max-tasks and
 //! --profile-db; called without the GIL.
 api::Simulation simulate(const SettingList& values, bool all_ranks, std::optional<long long> max_tasks,
-                         const std::optional<std::string>& profile_db) {
+                         const std::optional<std::string>& profile_db, bool whole_iteration) {
   api::SimulationOptions options;
   options.all_ranks = all_ranks;
+  options.steady_state = !whole_iteration;
   options.threads = hardware_threads();  // jitter samples
   if (max_tasks) {
     check_positive("--max-tasks", *max_tasks);
@@ -60,15 +60,13 @@ py::list timeline(const api::Simulation& simulation, int rank) {
   return rows;
 }
 
-io::TraceRanks trace_ranks(const std::string& text) {
-  if (text == "replica") return io::TraceRanks::replica;
-  if (text == "all") return io::TraceRanks::all;
-  throw InputError("--trace-ranks: " + unknown_name_message("value", text, {"replica", "all"}));
+void write_trace(const api::Simulation& simulation, const std::string& path, const std::string& ranks) {
+  const io::TraceRanks shown = io::parse_trace_ranks(ranks);
+  cli::write_output_file("--trace", path, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, shown); });
 }
 
-void write_trace(const api::Simulation& simulation, const std::string& path, const std::string& ranks) {
-  const io::TraceRanks shown = trace_ranks(ranks);
-  cli::write_output_file("--trace", path, [&](std::ostream& out) { io::write_chrome_trace(out, simulation, shown); });
+void write_chakra(const api::Simulation& simulation, const std::string& prefix, const std::string& ranks) {
+  cli::write_output_files("--chakra", io::chakra_files(simulation, io::parse_trace_ranks(ranks), prefix));
 }
 
 void write_report(const api::Simulation& simulation, const std::string& path) {
@@ -91,9 +89,11 @@ void bind_simulation(py::module_& module) {
       .def("timeline", &timeline, py::arg("rank"))
       .def("write_trace", &write_trace, py::arg("path"), py::arg("ranks"), py::call_guard<py::gil_scoped_release>())
       .def("write_report", &write_report, py::arg("path"), py::call_guard<py::gil_scoped_release>())
+      .def("write_chakra", &write_chakra, py::arg("prefix"), py::arg("ranks"), py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("whole_iteration", [](const api::Simulation& s) { return !s.repeats.has_value(); })
       .def_property_readonly("world_size", [](const api::Simulation& s) { return s.job.strategy.world_size(); });
   module.def("simulate", &simulate, py::arg("settings"), py::arg("all_ranks"), py::arg("max_tasks"),
-             py::arg("profile_db"), py::call_guard<py::gil_scoped_release>());
+             py::arg("profile_db"), py::arg("whole_iteration") = false, py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace distsim::python

@@ -89,6 +89,23 @@ def test_text_trace_and_report_are_the_cli_files(tmp_path):
     assert (tmp_path / "all.json").read_bytes() == (tmp_path / "cli_all.json").read_bytes()
 
 
+@pytest.mark.parametrize("ranks", ["replica", "all"])
+def test_a_chakra_export_is_the_clis(tmp_path, ranks):
+    """The long pipeline's result holds a steady state's shorter run; write_chakra simulates it whole
+    first, as --chakra does, and writes the same files byte for byte."""
+    settings = {"model": "gpt2-345m", "tp": 1, "pp": 4, "dp": 2, "micro_batch_size": 1, "global_batch_size": 128}
+    result = distsim.simulate(distsim.Job(**settings))
+    (tmp_path / "py").mkdir()
+    (tmp_path / "cli").mkdir()
+    result.write_chakra(tmp_path / "py" / "job", ranks=ranks)
+    run_cli("simulate", *flags_of(settings), "--chakra", tmp_path / "cli" / "job", "--trace-ranks", ranks)
+    written = sorted(path.name for path in (tmp_path / "cli").iterdir())
+    assert written == sorted(path.name for path in (tmp_path / "py").iterdir())
+    assert len(written) == (5 if ranks == "replica" else 9)  # 4 or 8 ranks and the group file
+    for name in written:
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
+
+
 def test_an_output_onto_an_input_is_refused(tmp_path):
     """As the CLI's --trace onto --model: the input is left as it was."""
     model = tmp_path / "model.yaml"

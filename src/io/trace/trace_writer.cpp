@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/closest_name.hpp"
+#include "core/input_error.hpp"
 #include "events/phase.hpp"
 #include "events/stream_kind.hpp"
 #include "io/output/summary_writer.hpp"
@@ -288,6 +290,12 @@ class ChromeTraceWriter {
 };
 
 }  // namespace
+
+TraceRanks parse_trace_ranks(const std::string& text) {
+  if (text == "replica") return TraceRanks::replica;
+  if (text == "all") return TraceRanks::all;
+  throw InputError("--trace-ranks: " + unknown_name_message("value", text, {"replica", "all"}));
+}
 
 void write_chrome_trace(std::ostream& out, const api::Simulation& simulation, TraceRanks ranks,
                         const std::function<void(std::size_t, std::size_t)>& progress) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <string>
 
 #include "api/simulation.hpp"
 
@@ -12,6 +13,9 @@ namespace distsim::io {
 //! Which ranks a trace shows: the ranks of data-parallel replica 0 (every tensor rank of every
 //! stage), which is what a viewer can open for a large job, or every rank.
 enum class TraceRanks { replica, all };
+
+//! The value of --trace-ranks: "replica" or "all"; InputError naming the closest otherwise.
+TraceRanks parse_trace_ranks(const std::string& text);
 
 //! Writes the timeline as Chrome Trace Event JSON (object form, docs/reference/formats.md §1), streamed event by
 //! event: one process per rank (pid = rank), one thread per stream that has activities (tid =
