@@ -121,6 +121,25 @@ long=$(printf 'a%.0s' {1..245}).json
 "$distsim" "${job[@]}" --trace "$long" >/dev/null 2>err || fail "a 250-character file name: $(cat err)"
 cmp -s "$long" plain.json || fail "the trace under a 250-character name is not the trace"
 
+# --chakra writes several files, all or none: a FIFO or a read-only file among them stops the
+# export before any file lands, and says which.
+mkfifo chakra.1.et
+"$distsim" "${job[@]}" --chakra chakra >/dev/null 2>err
+status=$?
+[[ $status -eq 2 && $(cat err) == "distsim: error: --chakra: 'chakra.1.et' is not a regular file; the files of --chakra \
+are written whole or not at all, so each must be a regular file or new" ]] || fail "--chakra onto a FIFO: exit $status, $(cat err)"
+[[ -z $(compgen -G 'chakra.0.et') && -z $(compgen -G 'chakra.comm_groups.json') ]] || fail "--chakra wrote part of an export"
+rm chakra.1.et
+echo old >chakra.1.et
+chmod 0444 chakra.1.et
+"$distsim" "${job[@]}" --chakra chakra >/dev/null 2>err
+status=$?
+[[ $status -eq 2 && $(cat err) == "distsim: error: --chakra: 'chakra.1.et' is read-only; make it writable or choose \
+another path" && -z $(compgen -G 'chakra.0.et') ]] || fail "--chakra onto a read-only file: exit $status, $(cat err)"
+rm -f chakra.1.et
+"$distsim" "${job[@]}" --chakra chakra >/dev/null || fail "--chakra"
+[[ -s chakra.0.et && -s chakra.1.et && -s chakra.comm_groups.json ]] || fail "--chakra did not write its files"
+
 stray=$(compgen -G '.*.tmp')
 [[ -z $stray ]] || fail "temporary files left behind: $stray"
 
