@@ -77,6 +77,7 @@ class Job:
         overlap_moe_expert_parallel_comm: bool = ...,
         moe_shared_expert_overlap: bool = ...,
         moe_router_fusion: bool = ...,
+        moe_pad_expert_input_to_capacity: bool = ...,
         nodes: int = ...,
         slow_ranks: str = ...,
         kernel_jitter: str = ...,

@@ -255,11 +255,43 @@ ModelSpec deepseek_v3() {
   };
 }
 
-//! Nemotron-4 (15B: arXiv 2402.16819 §2 and Table 1; 340B: arXiv 2406.11704 §2.1 and Table 1):
-//! GQA with 8 KV heads, squared-ReLU MLP of 4h, LayerNorm, RoPE, no biases, untied embeddings,
-//! vocab 256000, sequence 4096. RoPE covers half of each head (partial_rotary_factor 0.5 in the HF
-//! config); the rotary kernel still reads and writes whole heads, so it is priced as full RoPE.
-ModelSpec nemotron4(const char* name, const char* description, const char* source, int layers, int hidden, int heads) {
+//! Kimi K2 (Kimi K2 technical report, arXiv 2507.20534, §2.1 and Table 2): DeepSeek-V3's
+//! architecture with 384 routed experts (top-8, one shared), 64 attention heads instead of 128, one
+//! dense layer instead of three, a single expert group, no MTP module, and its own vocabulary.
+ModelSpec kimi_k2() {
+  ModelSpec model = deepseek_v3();
+  model.name = "kimi-k2";
+  model.description =
+      "Kimi K2: 61 layers (1 dense, 60 MoE with 384 routed experts, top-8, 1 shared), 7168 hidden, 64-head "
+      "multi-head latent attention (1.03T total, 32.9B active)";
+  model.source =
+      "Kimi K2 technical report (arXiv 2507.20534) §2.1 and Table 2: DeepSeek-V3's architecture with 384 experts, "
+      "64 heads, 1 dense layer and no expert grouping (1.04T total, 32.6B active), so the latent-attention ranks "
+      "are DeepSeek-V3's; Megatron-Bridge KimiK2Provider: num_layers 61, hidden_size 7168, ffn_hidden_size 18432, "
+      "num_moe_experts 384, moe_ffn_hidden_size 2048, moe_shared_expert_intermediate_size 2048, "
+      "num_attention_heads 64, moe_router_topk 8, moe_router_num_groups 1, untied, no MTP, seq_length 4096 (the "
+      "pre-training length); HF moonshotai/Kimi-K2-Instruct config.json (model_type kimi_k2 with DeepSeek-V3's "
+      "keys): vocab_size 163840, first_k_dense_replace 1, n_shared_experts 1, num_experts_per_tok 8";
+  model.num_attention_heads = 64;
+  model.num_kv_heads = 64;
+  model.vocab_size = 163840;
+  model.moe.num_experts = 384;
+  model.moe.first_dense_layers = 1;
+  model.moe.router_groups = 1;
+  model.moe.router_group_top_k = 1;
+  model.mtp_layers = 0;
+  return model;
+}
+
+//! NVIDIA's GPT-style Nemotron models, Nemotron-3 (NeMo's Nemotron3Config8B and 22B,
+//! nemo/collections/llm/gpt/model/nemotron.py) and Nemotron-4 (15B: arXiv 2402.16819 §2 and
+//! Table 1; 340B: arXiv 2406.11704 §2.1 and Table 1): squared-ReLU MLP of 4h, LayerNorm, RoPE, no
+//! biases, untied embeddings, vocab 256000, sequence 4096; Nemotron-3 with multi-head attention,
+//! Nemotron-4 with GQA over 8 KV heads. RoPE covers half of each head (rotary_percent 0.5,
+//! partial_rotary_factor in the HF config); the rotary kernel still reads and writes whole heads,
+//! so it is priced as full RoPE.
+ModelSpec nemotron(const char* name, const char* description, const char* source, int layers, int hidden, int heads,
+                   int kv_heads) {
   return {
       .name = name,
       .description = description,
@@ -268,7 +300,7 @@ ModelSpec nemotron4(const char* name, const char* description, const char* sourc
       .num_layers = layers,
       .hidden_size = hidden,
       .num_attention_heads = heads,
-      .num_kv_heads = 8,
+      .num_kv_heads = kv_heads,
       .ffn_hidden_size = 4 * hidden,
       .ffn_type = FfnType::squared_relu,
       .norm = NormType::layernorm,
@@ -346,14 +378,26 @@ std::vector<ModelSpec> make_models() {
                 "num_experts 128, num_experts_per_tok 8, decoder_sparse_step 1, vocab 151936, untied",
                 94, 4096, 64, 12288, 1536),
       deepseek_v3(),
-      nemotron4("nemotron-4-15b", "Nemotron-4 15B: 32 layers, 6144 hidden, 48 query / 8 KV heads, squared ReLU",
-                "Parmar et al. 2024, Nemotron-4 15B Technical Report (arXiv 2402.16819) Table 1; HF NemotronConfig "
-                "defaults (intermediate_size 24576, hidden_act relu2, tie_word_embeddings false)",
-                32, 6144, 48),
-      nemotron4("nemotron-4-340b", "Nemotron-4 340B: 96 layers, 18432 hidden, 96 query / 8 KV heads, squared ReLU",
-                "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
-                "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
-                96, 18432, 96),
+      kimi_k2(),
+      nemotron("nemotron-3-8b", "Nemotron-3 8B: 32 layers, 4096 hidden, 32 heads, squared ReLU",
+               "NeMo nemo/collections/llm/gpt/model/nemotron.py, Nemotron3Config8B (num_layers 32, hidden_size 4096, "
+               "ffn_hidden_size 16384, num_attention_heads 32, no query groups, seq_length 4096) over NemotronConfig "
+               "(LayerNorm, squared_relu, rope with rotary_percent 0.5, no linear biases, untied); HF "
+               "nvidia/nemotron-3-8b-base-4k: 256K SentencePiece vocabulary (256000)",
+               32, 4096, 32, 32),
+      nemotron("nemotron-3-22b", "Nemotron-3 22B: 40 layers, 6144 hidden, 48 heads, squared ReLU",
+               "NeMo nemo/collections/llm/gpt/model/nemotron.py, Nemotron3Config22B (num_layers 40, hidden_size "
+               "6144, ffn_hidden_size 24576, num_attention_heads 48, no query groups, seq_length 4096) over "
+               "NemotronConfig, with Nemotron-3 8B's vocabulary of 256000",
+               40, 6144, 48, 48),
+      nemotron("nemotron-4-15b", "Nemotron-4 15B: 32 layers, 6144 hidden, 48 query / 8 KV heads, squared ReLU",
+               "Parmar et al. 2024, Nemotron-4 15B Technical Report (arXiv 2402.16819) Table 1; HF NemotronConfig "
+               "defaults (intermediate_size 24576, hidden_act relu2, tie_word_embeddings false)",
+               32, 6144, 48, 8),
+      nemotron("nemotron-4-340b", "Nemotron-4 340B: 96 layers, 18432 hidden, 96 query / 8 KV heads, squared ReLU",
+               "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
+               "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
+               96, 18432, 96, 8),
       gpt_oss("gpt-oss-120b",
               "GPT-OSS 120B: 36 layers, 2880 hidden, 128 experts top-4, sliding window 128 on alternate layers, "
               "attention sinks (116.8B total, 5.1B active)",
@@ -396,6 +440,8 @@ std::vector<CatalogAlias> make_model_aliases() {
       {"qwen3-30b-a3b", {"Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B-Base"}},
       {"qwen3-235b-a22b", {"Qwen/Qwen3-235B-A22B"}},
       {"deepseek-v3", {"deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-Base"}},
+      {"kimi-k2", {"moonshotai/Kimi-K2-Base", "moonshotai/Kimi-K2-Instruct"}},
+      {"nemotron-3-8b", {"nvidia/nemotron-3-8b-base-4k"}},
       {"nemotron-4-15b", {"nvidia/nemotron-4-15b"}},
       {"nemotron-4-340b", {"nvidia/Nemotron-4-340B-Base"}},
       {"gpt-oss-120b", {"openai/gpt-oss-120b"}},

@@ -5,9 +5,19 @@
 
 namespace distsim::events {
 
+std::int64_t moe_expert_capacity(const model::ModelSpec& model, std::int64_t router_tokens) {
+  const auto& moe = model.moe;
+  return static_cast<std::int64_t>(
+      std::ceil(static_cast<double>(router_tokens) * moe.top_k / moe.num_experts * moe.capacity_factor));
+}
+
 std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens) {
   const auto& moe = model.moe;
+  if (strategy.moe_pad_to_capacity) {
+    return moe_expert_capacity(model, router_tokens) * std::max(strategy.expert_parallel, 1) *
+           std::max(strategy.expert_tensor_parallel, 1);
+  }
   const double mean = static_cast<double>(router_tokens) * moe.top_k;
   const double busiest =
       moe.dropless() ? strategy.moe_imbalance : std::min(strategy.moe_imbalance, moe.capacity_factor);
@@ -19,8 +29,11 @@ std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy
 
 std::int64_t moe_dispatched_copies(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens) {
-  return static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(router_tokens) * model.moe.top_k * strategy.moe_imbalance));
+  const auto& moe = model.moe;
+  if (strategy.moe_pad_to_capacity) return moe_expert_capacity(model, router_tokens) * moe.num_experts;
+  const double busiest =
+      moe.dropless() ? strategy.moe_imbalance : std::min(strategy.moe_imbalance, moe.capacity_factor);
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(router_tokens) * moe.top_k * busiest));
 }
 
 }  // namespace distsim::events

@@ -7,6 +7,11 @@
 
 namespace distsim::events {
 
+//! Megatron-Core's capacity of each expert for one rank's `router_tokens` (moe_utils.get_capacity
+//! over the rank's routed copies): ceil(router_tokens·top_k / num_experts · capacity_factor). The
+//! router drops what an expert receives beyond it, before the dispatch.
+std::int64_t moe_expert_capacity(const model::ModelSpec& model, std::int64_t router_tokens);
+
 //! How many routed token copies the busiest expert rank computes per local expert in one MoE
 //! layer of a micro-batch, given the `router_tokens` each rank routes. Every rank sends
 //! router_tokens·top_k copies (alltoall), or keeps as many of the expert-parallel group's gathered
@@ -14,12 +19,16 @@ namespace distsim::events {
 //! Strategy::moe_imbalance times the mean, capped by the model's capacity factor when it has one
 //! (the surplus is dropped), spread over its num_experts / ep experts. Under expert tensor
 //! parallelism each rank computes the rows of its whole expert tensor group (gathered after the
-//! dispatch) on a 1/etp slice of each expert: etp times as many. Rounded up.
+//! dispatch) on a 1/etp slice of each expert: etp times as many. Rounded up. Padded to capacity
+//! (Strategy::moe_pad_to_capacity), every expert takes its capacity from each of the ep ranks
+//! that send to it, whatever was routed: capacity·ep, times etp.
 std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens);
 
 //! The routed copies the busiest expert rank receives over the dispatch: router_tokens·top_k
-//! times the imbalance, rounded up (the surplus over a capacity is dropped after dispatch).
+//! times the imbalance, capped by the capacity factor (the router drops the surplus before the
+//! dispatch), rounded up; padded to capacity, the capacity of each of the num_experts experts,
+//! which every rank sends and receives alike.
 std::int64_t moe_dispatched_copies(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens);
 

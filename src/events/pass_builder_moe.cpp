@@ -133,8 +133,9 @@ void PassBuilder::moe_forward(Sink sink, int layer) {
   add(sink, factory_.moe_router(false, t, experts, model_.moe.top_k), layer, "router top-k");
   const int permuted = add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
   // The dispatcher sizes its exchange and the grouped GEMMs' splits from the per-expert token
-  // counts, which the host reads back before it issues the all-to-all (docs/host_time.md).
-  (*sink.list)[static_cast<size_t>(permuted)].host_waits = true;
+  // counts, which the host reads back before it issues the all-to-all (docs/host_time.md); padded
+  // to capacity, the sizes are known and nothing is read back.
+  (*sink.list)[static_cast<size_t>(permuted)].host_waits = !strategy_.moe_pad_to_capacity;
   const int dispatched = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep dispatch", true));
   if (overlap_shared) shared_fc1_forward(sink, layer);
   experts_forward(sink, layer, dispatched);

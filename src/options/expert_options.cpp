@@ -107,8 +107,13 @@ std::vector<JobOption> expert_options() {
       "moe_router_fusion", "--moe-router-fusion", &Strategy::moe_router_fusion,
       "Megatron-Core's fused router (TransformerEngine's kernels): the router's 72 kernels become 31, which the "
       "host issues in less time (docs/host_time.md)");
+  JobOption pad = strategy_boolean(
+      "moe_pad_expert_input_to_capacity", "--moe-pad-expert-input-to-capacity", &Strategy::moe_pad_to_capacity,
+      "Megatron-Core's drop and pad: with the model's capacity factor, every expert takes exactly its capacity of "
+      "tokens, padded where fewer were routed, so the exchanges and expert GEMMs have fixed sizes and the host reads "
+      "no token counts back");
   ep.search_values = free_expert_parallel_sizes;
-  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap, router_fusion};
+  std::vector<JobOption> options{ep, etp, dispatcher, imbalance, overlap, shared_overlap, router_fusion, pad};
   for (auto& option : options) {
     option.applies = has_experts;
   }

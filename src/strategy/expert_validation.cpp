@@ -141,6 +141,12 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        "'s experts needs sequence parallelism (--sequence-parallel, or sequence_parallel: true in "
                        "a job file), as Megatron-Core requires");
   }
+  if (s.moe_pad_to_capacity && moe.dropless()) {
+    problems.push_back(name_of(names, "moe_pad_expert_input_to_capacity") + " with model " + quoted(job.model.name) +
+                       ", which routes without dropping: padding is to each expert's capacity, so the model needs a "
+                       "capacity factor (moe.capacity_factor in a model file, --moe-expert-capacity-factor in "
+                       "Megatron-LM's arguments), as Megatron-Core requires");
+  }
   if (s.overlap_moe_expert_parallel_comm) check_combined_1f1b(job, names, problems);
   if (s.moe_shared_expert_overlap) check_shared_expert_overlap(job, names, problems);
   if (!(s.moe_imbalance >= 1.0)) {

@@ -219,6 +219,11 @@ struct Strategy {
   //! Megatron-Core --moe-router-fusion: TransformerEngine's fused router kernels, 31 kernels for the
   //! router's 72 (cost/host_cost_model.cpp), which the host issues in less time.
   bool moe_router_fusion = false;
+  //! Megatron-Core --moe-pad-expert-input-to-capacity ("drop and pad"): with the model's capacity
+  //! factor, every expert takes exactly its capacity of tokens from each rank, padded where fewer
+  //! were routed, so the exchanges and grouped GEMMs have fixed sizes and the dispatcher reads no
+  //! token counts back to the host (events/moe_routing.hpp).
+  bool moe_pad_to_capacity = false;
 
   //! The ranks of one pipeline stage: tp x cp x dp, the same ranks the experts fold over.
   int stage_ranks() const { return tensor_parallel * context_parallel * data_parallel; }

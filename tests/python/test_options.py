@@ -66,6 +66,9 @@ CASES = {
                                   "{shared_experts: 1, shared_expert_ffn_hidden_size: 1024}}",
                                   "ep": 4, "moe_shared_expert_overlap": True},
     "moe_router_fusion": {**MOE, "ep": 4, "moe_router_fusion": True},
+    "moe_pad_expert_input_to_capacity": {**MOE, "model": "{base: mixtral-8x7b, name: drop-moe, num_layers: 2, moe: "
+                                         "{capacity_factor: 1.0}}", "ep": 4,
+                                         "moe_pad_expert_input_to_capacity": True},
     "nodes": {**TINY, "gpus_per_node": 4, "nodes": 2, "dp": 8},
     "slow_ranks": {**TINY, "dp": 2, "slow_ranks": "1:1.5"},
     "kernel_jitter": {**TINY, "kernel_jitter": "uniform:0.1", "jitter_samples": 2},

@@ -153,11 +153,14 @@ bool is_moe_row(const RowReader& row) {
   return moe.missing && experts && *experts > 1;
 }
 
-model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions) {
+//! The row's model; a remark on an MoE model's name may add job settings to `settings`.
+model::ModelSpec read_model(const RowReader& row, std::vector<std::string>& assumptions,
+                            std::vector<std::pair<std::string, std::string>>& settings) {
   if (is_moe_row(row)) {
     MoeRowModel read = read_moe_row_model([&row](std::string_view column) { return row.text(column); });
     if (!read.model) throw Unsupported{read.refused_because};
     assumptions.insert(assumptions.end(), read.assumptions.begin(), read.assumptions.end());
+    settings.insert(settings.end(), read.settings.begin(), read.settings.end());
     return *read.model;
   }
   model::ModelSpec model;
@@ -479,8 +482,10 @@ validation::CalibrationRun read_run(const CsvTable& table, std::size_t index,
     run.measured_iteration_s = row.number("iter_time_s");
     if (run.measured_iteration_s <= 0) throw Unsupported{"iter_time_s must be positive"};
     strategy::JobSpec job;
-    job.model = read_model(row, run.assumptions);
-    const ColumnSettings columns = read_vocabulary_columns(row);
+    std::vector<std::pair<std::string, std::string>> model_settings;
+    job.model = read_model(row, run.assumptions, model_settings);
+    ColumnSettings columns = read_vocabulary_columns(row);
+    columns.settings.insert(columns.settings.end(), model_settings.begin(), model_settings.end());
     job.cluster = read_cluster(row, columns.cluster, gpus, run.assumptions);
     read_strategy(row, columns, job, run.assumptions);
     run.assumptions.insert(run.assumptions.end(), columns.assumptions.begin(), columns.assumptions.end());

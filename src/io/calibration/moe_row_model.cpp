@@ -18,14 +18,19 @@ namespace distsim::io {
 namespace {
 
 //! What a remark after a row's model name changes: "DeepSeekV3 (w/o MTP)" is the built-in model
-//! without its multi-token prediction modules. Any other remark is refused: it may describe
-//! another model.
+//! without its multi-token prediction modules; "(tokendrop)" is the model run with token dropping,
+//! as Megatron-Bridge's performance recipes turn it on (apply_moe_token_drop in
+//! src/megatron/bridge/training/utils/moe_token_drop.py: capacity factor 1.0, each expert's input
+//! padded to its capacity). A remark may list several, separated by commas. Any other remark is
+//! refused: it may describe another model.
 struct ModelRemark {
   std::string_view remark;
-  int mtp_layers;  //!< -1: the built-in model's
+  int mtp_layers = -1;           //!< -1: the built-in model's
+  double capacity_factor = 0.0;  //!< 0: the built-in model's routing
+  bool pad_to_capacity = false;
 };
 
-constexpr ModelRemark kModelRemarks[] = {{"w/ mtp", -1}, {"w/o mtp", 0}};
+constexpr ModelRemark kModelRemarks[] = {{"w/ mtp", -1}, {"w/o mtp", 0}, {"tokendrop", -1, 1.0, true}};
 
 //! GPT-OSS's activation as published tables describe it: SwiGLU clamped at swiglu_limit with a
 //! quick-GELU gate and 1.0 added to the linear half (HF GptOssExperts), priced as SwiGLU.
@@ -181,9 +186,31 @@ class ModelCheck {
   const model::ModelSpec& model_;
 };
 
+//! Applies one part of a model name's remark to the row's model and settings.
+void apply_remark(const std::string& text, std::string_view part, model::ModelSpec& model, MoeRowModel& read) {
+  for (const auto& known : kModelRemarks) {
+    if (!same_name(part, known.remark)) continue;
+    if (known.mtp_layers >= 0) model.mtp_layers = known.mtp_layers;
+    if (same_name(known.remark, "w/ mtp") && model.mtp_layers == 0) {
+      throw Disagreement{"model '" + text + "' states MTP; built-in model '" + model.name + "' has none"};
+    }
+    if (known.capacity_factor > 0) {
+      model.moe.capacity_factor = known.capacity_factor;
+      read.settings.emplace_back("moe_pad_expert_input_to_capacity", known.pad_to_capacity ? "true" : "false");
+      read.assumptions.push_back("model remark '" + std::string(part) +
+                                 "': token dropping as Megatron-Bridge's recipes apply it (apply_moe_token_drop): "
+                                 "capacity factor 1.0, each expert's input padded to its capacity");
+    }
+    return;
+  }
+  throw Disagreement{"model '" + text + "': the remark '" + std::string(part) +
+                     "' is not one the calibration reader knows (w/ MTP, w/o MTP, tokendrop); it may describe "
+                     "another model"};
+}
+
 //! The built-in model a row's model name names, changed as its remark says; Disagreement when
 //! there is none.
-model::ModelSpec named_model(const std::string& text) {
+model::ModelSpec named_model(const std::string& text, MoeRowModel& read) {
   const RemarkedName name = split_remark(text);
   model::ModelSpec model;
   try {
@@ -195,18 +222,16 @@ model::ModelSpec named_model(const std::string& text) {
   if (!model.moe.enabled()) {
     throw Disagreement{"model '" + text + "' names built-in model '" + model.name + "', which has no experts"};
   }
-  if (name.remark.empty()) return model;
-  for (const auto& known : kModelRemarks) {
-    if (same_name(name.remark, known.remark)) {
-      if (known.mtp_layers >= 0) model.mtp_layers = known.mtp_layers;
-      if (known.mtp_layers < 0 && model.mtp_layers == 0) {
-        throw Disagreement{"model '" + text + "' states MTP; built-in model '" + model.name + "' has none"};
-      }
-      return model;
-    }
+  std::string_view remark = name.remark;
+  while (!remark.empty()) {
+    const auto comma = remark.find(',');
+    std::string_view part = remark.substr(0, comma);
+    remark = comma == std::string_view::npos ? std::string_view{} : remark.substr(comma + 1);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    apply_remark(text, part, model, read);
   }
-  throw Disagreement{"model '" + text + "': the remark '" + name.remark +
-                     "' is not one the calibration reader knows (w/ MTP, w/o MTP); it may describe another model"};
+  return model;
 }
 
 }  // namespace
@@ -221,7 +246,7 @@ std::string model_family(std::string_view name) {
 MoeRowModel read_moe_row_model(const std::function<std::string(std::string_view)>& column) {
   MoeRowModel read;
   try {
-    model::ModelSpec model = named_model(column("model"));
+    model::ModelSpec model = named_model(column("model"), read);
     const ModelCheck check(column, model);
     if (!read_published_field(column("arch")).missing) check.check_architecture();
     check.check_shape();

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/model_spec.hpp"
@@ -15,6 +16,9 @@ struct MoeRowModel {
   std::optional<model::ModelSpec> model;
   std::string refused_because;
   std::vector<std::string> assumptions;
+  //! Job settings, by the option table's keys, that a remark on the model's name states (token
+  //! dropping pads to capacity).
+  std::vector<std::pair<std::string, std::string>> settings;
 };
 
 //! The family a model's name names: the letters its name key starts with ("Llama 3.1" and

@@ -31,15 +31,23 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
-    {"gpt2", HfFamily::gpt2},           {"gpt_oss", HfFamily::gpt_oss},
-    {"llama", HfFamily::llama},         {"mistral", HfFamily::llama},
-    {"mixtral", HfFamily::mixtral},     {"nemotron", HfFamily::nemotron},
-    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
-    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},
+    {"deepseek_v3", HfFamily::deepseek_v3},
+    {"gpt2", HfFamily::gpt2},
+    {"gpt_oss", HfFamily::gpt_oss},
+    {"kimi_k2", HfFamily::deepseek_v3},
+    {"llama", HfFamily::llama},
+    {"mistral", HfFamily::llama},
+    {"mixtral", HfFamily::mixtral},
+    {"nemotron", HfFamily::nemotron},
+    {"qwen2", HfFamily::qwen2},
+    {"qwen3", HfFamily::qwen3},
+    {"qwen3_moe", HfFamily::qwen3_moe},
+    {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
-    "supported: bert, deepseek_v3, gpt2, gpt_oss, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5";
+    "supported: bert, deepseek_v3, gpt2, gpt_oss, kimi_k2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, "
+    "t5";
 
 //! How a family told apart by its key names is named in messages.
 constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";

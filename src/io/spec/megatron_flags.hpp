@@ -171,7 +171,6 @@ inline constexpr NotModelledFlag kNotModelledFlags[] = {
     {"--hidden-dropout", "dropout is priced as distsim prices it, whatever its probability", false},
     {"--cpu-offloading", "activation and weight offloading to host memory is not modelled", true},
     {"--fp8-param-gather", "fp8 parameter all-gathers are not modelled", true},
-    {"--moe-pad-expert-input-to-capacity", "padding every expert's input to its capacity is not modelled", true},
     {"--use-legacy-models", "Megatron-LM's legacy (pre-Core) model is not modelled", true},
     {"--moe-use-upcycling", "upcycling a dense checkpoint is not modelled", true},
 };

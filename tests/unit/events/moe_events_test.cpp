@@ -199,7 +199,8 @@ TEST(MoeEvents, AllGatherDispatcherGathersTheGroupsTokens) {
 }
 
 // Imbalance 1.5: the busiest rank gets ⌈256·1.5⌉ = 384 copies, 192 per expert; a capacity factor
-// of 1.25 caps it at ⌈256·1.25⌉ = 320, 160 per expert.
+// of 1.25 caps it at ⌈256·1.25⌉ = 320, 160 per expert. Megatron-Core's router drops the surplus
+// before the dispatch (apply_router_token_dropping), so the dispatch carries the 320 too.
 TEST(MoeEvents, ImbalanceAndCapacityFactorSetTokensPerExpert) {
   auto job = moe_job();
   job.strategy.moe_imbalance = 1.5;
@@ -207,6 +208,32 @@ TEST(MoeEvents, ImbalanceAndCapacityFactorSetTokensPerExpert) {
   EXPECT_EQ(moe_dispatched_copies(job.model, job.strategy, 128), 384);
   job.model.moe.capacity_factor = 1.25;
   EXPECT_EQ(moe_tokens_per_expert(job.model, job.strategy, 128), 160);
+  EXPECT_EQ(moe_dispatched_copies(job.model, job.strategy, 128), 320);
+}
+
+// Drop and pad (--moe-pad-expert-input-to-capacity) with capacity factor 1.25 and a balanced
+// router: each rank's capacity per expert is ⌈128·2 / 8 · 1.25⌉ = 40 tokens (get_capacity over the
+// rank's 256 copies), whatever was routed. A rank sends 40 to each of the 8 experts, 320 rows:
+// 320·256·2 = 163,840 bytes, against the dropless 256 rows (131,072). Each of its 2 local experts
+// takes 40 from each of the 4 expert-parallel ranks: m = 160 instead of 128. The sizes are fixed,
+// so the host reads nothing back.
+TEST(MoeEvents, PaddingToCapacitySizesTheDispatchAndTheExpertsByTheCapacity) {
+  auto job = moe_job();
+  job.model.moe.capacity_factor = 1.25;
+  job.strategy.moe_pad_to_capacity = true;
+  EXPECT_EQ(moe_expert_capacity(job.model, 128), 40);
+  EXPECT_EQ(moe_dispatched_copies(job.model, job.strategy, 128), 320);
+  EXPECT_EQ(moe_tokens_per_expert(job.model, job.strategy, 128), 160);
+  job.strategy.moe_imbalance = 1.5;  // padding hides the imbalance: the sizes stay
+  EXPECT_EQ(moe_tokens_per_expert(job.model, job.strategy, 128), 160);
+  job.strategy.moe_imbalance = 1.0;
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "ep dispatch"))].event).key(),
+            "all_to_all bytes=163840 group=4 intra");
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(index_of(forward, 0, "expert fc1"))].event).key(),
+            "grouped_gemm groups=2 m=160 n=1024 k=256 bf16");
+  for (const auto& step : forward) EXPECT_FALSE(step.host_waits) << step.label;
 }
 
 // Expert parameters per rank: each of the 2 layers has 8 experts of 3·256·512 = 393216 (SwiGLU

@@ -74,15 +74,17 @@ TEST(HfConfig, RejectsAnUnsupportedModelType) {
   const std::string file = fixture("models/hf/qwen2_moe.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
-                   "gpt2, gpt_oss, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
+                   "gpt2, gpt_oss, kimi_k2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
 }
 
-// The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3) read
-// as their catalog entries, whose counts are worked by hand in tests/unit/catalog.
+// The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3,
+// moonshotai/Kimi-K2-Instruct, whose model_type kimi_k2 has DeepSeek-V3's keys) read as their
+// catalog entries, whose counts are worked by hand in tests/unit/catalog.
 TEST(HfConfig, ReadsMoeConfigsLikeTheCatalogEntries) {
   for (const auto& [file, name] : {std::pair<const char*, const char*>{"Mixtral-8x7B-v0.1", "mixtral-8x7b"},
                                    {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
-                                   {"DeepSeek-V3", "deepseek-v3"}}) {
+                                   {"DeepSeek-V3", "deepseek-v3"},
+                                   {"Kimi-K2-Instruct", "kimi-k2"}}) {
     SCOPED_TRACE(file);
     const auto model = resolve_model(fixture("models/hf/" + std::string(file) + "/config.json"));
     const auto& builtin = catalog::find_model(name);

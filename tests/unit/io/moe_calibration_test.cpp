@@ -178,9 +178,9 @@ TEST(MoeCalibration, AModelItDoesNotKnowIsRefusedWithTheClosestName) {
             "model 'Qwen3_31B_A3B' is not a built-in model (distsim list models); did you mean 'qwen3-30b-a3b'?");
   EXPECT_EQ(refusal({{"model", "Llama-3.1-8B"}}),
             "model 'Llama-3.1-8B' names built-in model 'llama-3.1-8b', which has no experts");
-  EXPECT_EQ(refusal({{"model", "Qwen3 30B A3B (tokendrop)"}}),
-            "model 'Qwen3 30B A3B (tokendrop)': the remark 'tokendrop' is not one the calibration reader knows (w/ "
-            "MTP, w/o MTP); it may describe another model");
+  EXPECT_EQ(refusal({{"model", "Qwen3 30B A3B (base)"}}),
+            "model 'Qwen3 30B A3B (base)': the remark 'base' is not one the calibration reader knows (w/ MTP, w/o "
+            "MTP, tokendrop); it may describe another model");
   EXPECT_EQ(refusal({{"moe", "sometimes"}}), "moe 'sometimes' is neither MoE, yes nor no");
 }
 
@@ -252,6 +252,32 @@ TEST(MoeCalibration, DeepSeekRowsWithAndWithoutMtp) {
   changes["moe_layer_freq"] = "1";
   EXPECT_EQ(refusal(changes), "moe_layer_freq '1' disagrees with built-in model 'deepseek-v3' (3 dense layers, then "
                               "every 1 of 58 MoE)");
+}
+
+// "tokendrop" (in any spelling the name rule allows, alone or beside another remark) is token
+// dropping as Megatron-Bridge's recipes turn it on: capacity factor 1.0 and each expert's input
+// padded to it (apply_moe_token_drop's defaults); a remark the reader does not know is refused.
+TEST(MoeCalibration, ATokenDropRemarkIsCapacityOneWithPaddingAsAnAssumption) {
+  auto changes = kDeepSeek;
+  changes["model"] = "DeepSeekV3 (Token-Drop)";
+  CalibrationRun run = moe_run(changes);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.moe.capacity_factor, 1.0);
+  EXPECT_TRUE(run.job->strategy.moe_pad_to_capacity);
+  EXPECT_EQ(run.job->model.mtp_layers, 1);  // the built-in model's, as the remark says nothing of MTP
+  EXPECT_NE(
+      std::find_if(run.assumptions.begin(), run.assumptions.end(),
+                   [](const std::string& text) { return text.find("apply_moe_token_drop") != std::string::npos; }),
+      run.assumptions.end());
+  changes["model"] = "\"DeepSeekV3 (w/o MTP, tokendrop)\"";  // quoted: the remark holds a comma
+  run = moe_run(changes);
+  ASSERT_TRUE(run.job.has_value()) << run.excluded_because;
+  EXPECT_EQ(run.job->model.mtp_layers, 0);
+  EXPECT_TRUE(run.job->strategy.moe_pad_to_capacity);
+  EXPECT_FALSE(moe_run(kDeepSeek).job->strategy.moe_pad_to_capacity);
+  changes["model"] = "DeepSeekV3 (token sorting)";
+  EXPECT_EQ(refusal(changes), "model 'DeepSeekV3 (token sorting)': the remark 'token sorting' is not one the "
+                              "calibration reader knows (w/ MTP, w/o MTP, tokendrop); it may describe another model");
 }
 
 // The option table names Megatron-Core's flex dispatcher as not modelled (src/options/expert_options.cpp).
