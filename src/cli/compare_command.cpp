@@ -39,7 +39,8 @@ void add_compare_command(CLI::App& app) {
   command->add_option("--predicted", options->predicted, "the trace of distsim simulate --trace")->required();
   command
       ->add_option("--measured", options->measured,
-                   "measured traces, one per rank: CPU runner (tools/profiler/distsim_run.py) or PyTorch profiler")
+                   "measured traces, one per rank: CPU runner (tools/profiler/distsim_run.py), PyTorch profiler "
+                   "(Kineto) JSON, or an Nsight Systems SQLite export (nsys export --type sqlite; one rank per GPU)")
       ->required()
       ->expected(1, -1);
   command->add_flag("--json", options->json, "print one JSON object with every number");

@@ -8,8 +8,11 @@ namespace distsim::profile_db {
 
 void SqliteConnection::Closer::operator()(sqlite3* handle) const { sqlite3_close(handle); }
 
-SqliteConnection::SqliteConnection(std::string path, Access access, int busy_timeout_ms) : path_(std::move(path)) {
-  const int flags = access == Access::existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+SqliteConnection::SqliteConnection(std::string path, Access access, int busy_timeout_ms, std::string what)
+    : path_(std::move(path)), what_(std::move(what)) {
+  const int flags = access == Access::existing    ? SQLITE_OPEN_READWRITE
+                    : access == Access::read_only ? SQLITE_OPEN_READONLY
+                                                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   sqlite3* raw = nullptr;
   const int code = sqlite3_open_v2(path_.c_str(), &raw, flags, nullptr);
   handle_.reset(raw);
@@ -29,7 +32,7 @@ void SqliteConnection::execute(std::string_view sql) {
 
 void SqliteConnection::fail(int code, std::string_view doing) const {
   const std::string says = handle() ? sqlite3_errmsg(handle()) : sqlite3_errstr(code);
-  const std::string place = "profile database '" + path_ + "'";
+  const std::string place = what_ + " '" + path_ + "'";
   if (code == SQLITE_READONLY_ROLLBACK) {
     throw InputError(place + " holds an import that was stopped before it finished ('" + path_ +
                      "-journal' is its undo log); undoing it needs write access to the file and its directory, which "

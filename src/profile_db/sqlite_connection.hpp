@@ -12,13 +12,15 @@ namespace distsim::profile_db {
 //! so plainly when the file is not a database at all or is corrupt or truncated.
 class SqliteConnection {
  public:
-  //! Both ask for write access, so that a journal left by a writer that was killed mid-transaction
-  //! can be rolled back by whoever opens the file next; SQLite falls back to reading only when the
-  //! file is write-protected. `existing` never creates the file.
-  enum class Access { existing, create_if_missing };
+  //! The first two ask for write access, so that a journal left by a writer that was killed
+  //! mid-transaction can be rolled back by whoever opens the file next; SQLite falls back to
+  //! reading only when the file is write-protected. `existing` never creates the file.
+  //! `read_only` opens a database another tool wrote (an Nsight Systems export) and changes nothing.
+  enum class Access { existing, create_if_missing, read_only };
 
   //! `busy_timeout_ms` is how long a statement waits for another process's lock before failing.
-  SqliteConnection(std::string path, Access access, int busy_timeout_ms);
+  //! `what` names the file in messages ("profile database", "Nsight Systems export").
+  SqliteConnection(std::string path, Access access, int busy_timeout_ms, std::string what = "profile database");
 
   //! Runs statements that return no rows.
   void execute(std::string_view sql);
@@ -33,6 +35,7 @@ class SqliteConnection {
     void operator()(sqlite3* handle) const;
   };
   std::string path_;
+  std::string what_;
   std::unique_ptr<sqlite3, Closer> handle_;
 };
 

@@ -36,13 +36,15 @@ void sort_activities(compare::RankTimeline& rank) {
                    });
 }
 
-FileTrace read_measured_file(const std::string& path, int file_index) {
+//! `first_rank`: the ranks the files before this one hold.
+FileTrace read_measured_file(const std::string& path, int first_rank) {
+  if (is_nsys_export(path)) return read_nsys_trace(path, first_rank);
   return reading(path, [&] {
     const TraceFile file = load_trace_file(path, "measured trace");
     if (is_runner_trace(file)) {
       return read_runner_trace(file);
     }
-    return is_distsim_trace(file) ? read_distsim_trace(file) : read_kineto_trace(file, file_index);
+    return is_distsim_trace(file) ? read_distsim_trace(file) : read_kineto_trace(file, first_rank);
   });
 }
 
@@ -146,9 +148,9 @@ compare::Timeline read_measured_traces(const std::vector<std::string>& paths, co
   measured.job = predicted.job;
   measured.begin = std::numeric_limits<SimTime>::max();
   measured.end = std::numeric_limits<SimTime>::min();
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    FileTrace trace = read_measured_file(paths[i], static_cast<int>(i));
-    check_same_job(paths[i], trace, predicted);
+  for (const std::string& path : paths) {
+    FileTrace trace = read_measured_file(path, static_cast<int>(measured.ranks.size()));
+    check_same_job(path, trace, predicted);
     add_file(measured, std::move(trace), predicted);
   }
   std::stable_sort(measured.ranks.begin(), measured.ranks.end(),

@@ -14,9 +14,11 @@ namespace distsim::io {
 //! ts, dur or its phase.
 compare::Timeline read_predicted_trace(const std::string& path);
 
-//! Reads the measured traces of the job `predicted` describes, one file per rank, each a CPU
-//! runner trace (tools/profiler/distsim_run.py), a PyTorch profiler (Kineto) trace or a distsim
-//! trace (docs/compare.md). The set must hold every rank of the predicted job exactly once and
+//! Reads the measured traces of the job `predicted` describes, one file per rank (an Nsight
+//! Systems export may hold several, one per GPU), each a CPU runner trace
+//! (tools/profiler/distsim_run.py), a PyTorch profiler (Kineto) trace, a distsim trace or an Nsight
+//! Systems SQLite export (docs/compare.md). Files without their own rank numbers take the next
+//! ranks in file order. The set must hold every rank of the predicted job exactly once and
 //! come from a job of the same size; otherwise InputError names the files and the rank.
 compare::Timeline read_measured_traces(const std::vector<std::string>& paths, const compare::Timeline& predicted);
 

@@ -90,6 +90,19 @@ struct FileTrace {
   std::vector<compare::RankTimeline> ranks;  //!< ordered by rank
 };
 
+//! Ranges a program names distsim:<phase>[:mb=<n>] mark its passes (docs/compare.md).
+inline constexpr std::string_view kPassLabelPrefix = "distsim:";
+//! The pass a range names.
+struct PassLabel {
+  events::Phase phase = events::Phase::forward;
+  int microbatch = -1;
+};
+//! Reads a range name that starts with kPassLabelPrefix; throws InputError at `place` when the
+//! phase or the micro-batch is not one.
+PassLabel parse_pass_label(std::string_view name, const std::string& place);
+//! Whether a GPU kernel is one of NCCL's (its name starts ncclKernel or ncclDevKernel).
+bool is_collective_kernel(std::string_view name);
+
 //! Whether the file is a CPU runner trace (it has "distsim_runner") or distsim's own (it has
 //! otherData.iteration_time_ns); anything else is read as a PyTorch profiler trace.
 bool is_runner_trace(const TraceFile& file);
@@ -100,7 +113,16 @@ FileTrace read_distsim_trace(const TraceFile& file);
 //! (whatif::simulated_operations, docs/whatif.md).
 whatif::MeasuredTrace read_distsim_steps(const TraceFile& file);
 FileTrace read_runner_trace(const TraceFile& file);
-//! `file_index` is the rank when the trace has no distributedInfo.
-FileTrace read_kineto_trace(const TraceFile& file, int file_index);
+//! `first_rank` is the rank when the trace has no distributedInfo: the count of ranks the files
+//! before it hold, so that file order gives the rank.
+FileTrace read_kineto_trace(const TraceFile& file, int first_rank);
+//! Whether the file is an SQLite database (it starts with SQLite's header string), which measured
+//! traces are only as Nsight Systems exports.
+bool is_nsys_export(const std::string& path);
+//! An Nsight Systems SQLite export (nsys export --type sqlite): one rank per GPU it traced, in the
+//! order of their device ids from `first_rank`; kernels are activities, NCCL kernels collectives;
+//! NVTX ranges named distsim:<phase>[:mb=<n>] are passes, placed on the GPU through the kernels
+//! they launched (docs/compare.md). Times are aligned by the session's start.
+FileTrace read_nsys_trace(const std::string& path, int first_rank);
 
 }  // namespace distsim::io::trace_format

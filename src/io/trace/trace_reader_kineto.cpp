@@ -15,20 +15,6 @@ using compare::Activity;
 using compare::ActivityKind;
 using nlohmann::json;
 
-constexpr std::string_view kAnnotationPrefix = "distsim:";
-
-//! A record_function range named distsim:<phase>[:mb=<n>] (docs/compare.md).
-struct Annotation {
-  events::Phase phase = events::Phase::forward;
-  int microbatch = -1;
-  SimTime start = 0;
-  SimTime end = 0;
-};
-
-bool is_collective_kernel(std::string_view name) {
-  return name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel");
-}
-
 int parse_microbatch(std::string_view text, const std::string& place) {
   int value = -1;
   if (text.starts_with("mb=")) {
@@ -44,17 +30,15 @@ int parse_microbatch(std::string_view text, const std::string& place) {
   return value;
 }
 
+//! A record_function range named distsim:<phase>[:mb=<n>] (docs/compare.md).
+struct Annotation {
+  PassLabel label;
+  SimTime start = 0;
+  SimTime end = 0;
+};
+
 Annotation parse_annotation(const TimedEvent& event, const std::string& place) {
-  const std::string_view rest = std::string_view(event.name).substr(kAnnotationPrefix.size());
-  const auto colon = rest.find(':');
-  Annotation annotation;
-  annotation.phase = parse_phase(rest.substr(0, colon), place);
-  if (colon != std::string_view::npos) {
-    annotation.microbatch = parse_microbatch(rest.substr(colon + 1), place);
-  }
-  annotation.start = event.start;
-  annotation.end = event.end;
-  return annotation;
+  return {parse_pass_label(event.name, place), event.start, event.end};
 }
 
 struct KinetoEvents {
@@ -66,7 +50,7 @@ struct KinetoEvents {
 KinetoEvents sort_events(const TraceFile& file) {
   KinetoEvents sorted;
   for (auto& event : timed_events(file)) {
-    const bool annotation = std::string_view(event.name).starts_with(kAnnotationPrefix);
+    const bool annotation = std::string_view(event.name).starts_with(kPassLabelPrefix);
     if (event.category == "kernel") {
       sorted.kernels.push_back(std::move(event));
     } else if (annotation && event.category == "gpu_user_annotation") {
@@ -96,7 +80,7 @@ std::vector<Activity> activities_of(const KinetoEvents& events, const std::vecto
   activities.reserve(annotations.size() + events.kernels.size());
   for (const auto& annotation : annotations) {
     activities.push_back(
-        {ActivityKind::compute, annotation.phase, annotation.microbatch, annotation.start, annotation.end});
+        {ActivityKind::compute, annotation.label.phase, annotation.label.microbatch, annotation.start, annotation.end});
   }
   for (const auto& kernel : events.kernels) {
     const bool collective = is_collective_kernel(kernel.name);
@@ -106,8 +90,8 @@ std::vector<Activity> activities_of(const KinetoEvents& events, const std::vecto
     Activity activity{collective ? ActivityKind::collective : ActivityKind::compute, std::nullopt, -1, kernel.start,
                       kernel.end};
     if (const Annotation* pass = enclosing(annotations, kernel.start)) {
-      activity.phase = pass->phase;
-      activity.microbatch = pass->microbatch;
+      activity.phase = pass->label.phase;
+      activity.microbatch = pass->label.microbatch;
     }
     activities.push_back(activity);
   }
@@ -141,11 +125,26 @@ void set_bounds(FileTrace& trace, const KinetoEvents& events, const std::vector<
 
 }  // namespace
 
-FileTrace read_kineto_trace(const TraceFile& file, int file_index) {
+bool is_collective_kernel(std::string_view name) {
+  return name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel");
+}
+
+PassLabel parse_pass_label(std::string_view name, const std::string& place) {
+  const std::string_view rest = name.substr(kPassLabelPrefix.size());
+  const auto colon = rest.find(':');
+  PassLabel label;
+  label.phase = parse_phase(rest.substr(0, colon), place);
+  if (colon != std::string_view::npos) {
+    label.microbatch = parse_microbatch(rest.substr(colon + 1), place);
+  }
+  return label;
+}
+
+FileTrace read_kineto_trace(const TraceFile& file, int first_rank) {
   FileTrace trace;
   trace.format = "PyTorch profiler (Kineto)";
   compare::RankTimeline rank;
-  rank.rank = file_index;
+  rank.rank = first_rank;
   rank.file = file.path;
   read_distributed_info(file, trace, rank);
   const KinetoEvents events = sort_events(file);
