@@ -260,8 +260,10 @@ class ChakraExport {
     add_peers(event, sends ? layout_.rank_of(coord) : peer, sends ? peer : layout_.rank_of(coord), entry.task);
   }
 
-  //! A ring exchange sends a block to the next context rank and receives one from the previous:
-  //! the send is the task's node, the receive a second node after it.
+  //! A ring exchange sends a block to the next context rank and receives one from the previous.
+  //! The receive keeps the task's id, so what waits for the exchange waits for the block it
+  //! brings; the send comes first, under the task's id plus the program's task count, and the
+  //! receive follows it.
   void write_ring_exchange(std::ostream& out, const DeviceTask& entry, const events::Event& event,
                            const strategy::RankCoord& coord) {
     const std::vector<int> ring =
@@ -270,12 +272,17 @@ class ChakraExport {
     const auto at = static_cast<size_t>(std::find(ring.begin(), ring.end(), own) - ring.begin());
     const int next = ring[(at + 1) % ring.size()];
     const int previous = ring[(at + ring.size() - 1) % ring.size()];
+    const std::uint64_t send_id = tasks_.num_tasks() + entry.task;
+    const std::string name = node_.name();
+    node_.set_id(send_id);
+    node_.set_name(name + " (send)");
     node_.set_type(ChakraProtoMsg::COMM_SEND_NODE);
     add_peers(event, own, next, entry.task);
     write_message(out, node_);
-    node_.set_id(tasks_.num_tasks() + entry.task);
-    node_.set_name(node_.name() + " (receive)");
+    node_.set_id(entry.task);
+    node_.set_name(name + " (receive)");
     node_.clear_attr();
+    node_.add_ctrl_deps(send_id);
     node_.set_type(ChakraProtoMsg::COMM_RECV_NODE);
     add_peers(event, previous, own, entry.task);
     write_message(out, node_);
