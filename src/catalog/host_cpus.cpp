@@ -31,8 +31,21 @@ const cluster::HostCpu& find_host_cpu(std::string_view name) {
   return detail::find_by_name(builtin_host_cpus(), name, "host cpu");
 }
 
+namespace {
+
+constexpr std::string_view kDefaultHostCpu = "xeon-platinum-8480c";
+
+}  // namespace
+
 const cluster::HostCpu& host_cpu_of(const cluster::ClusterSpec& cluster) {
-  return cluster.host_cpu.name.empty() ? find_host_cpu("xeon-platinum-8480c") : cluster.host_cpu;
+  return cluster.host_cpu.name.empty() ? find_host_cpu(kDefaultHostCpu) : cluster.host_cpu;
+}
+
+std::string host_cpu_assumption(const cluster::ClusterSpec& cluster) {
+  if (!cluster.host_cpu.name.empty()) return "";
+  return "host CPU " + std::string(kDefaultHostCpu) + " (cluster '" + cluster.name +
+         "' names none; its kernel launches are priced on a DGX H100's CPU; set host_cpu in a cluster file, "
+         "docs/host_time.md)";
 }
 
 }  // namespace distsim::catalog

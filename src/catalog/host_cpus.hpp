@@ -20,4 +20,8 @@ const cluster::HostCpu& find_host_cpu(std::string_view name);
 //! The CPU that issues `cluster`'s kernels: its own, or a DGX H100's when it names none.
 const cluster::HostCpu& host_cpu_of(const cluster::ClusterSpec& cluster);
 
+//! What host_cpu_of takes for granted when the cluster names no host CPU, said as an assumption;
+//! "" when the cluster names one.
+std::string host_cpu_assumption(const cluster::ClusterSpec& cluster);
+
 }  // namespace distsim::catalog

@@ -13,6 +13,7 @@
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_gpus.hpp"
 #include "catalog/builtin_models.hpp"
+#include "catalog/host_cpus.hpp"
 #include "core/checked_arithmetic.hpp"
 #include "core/plain_text.hpp"
 #include "events/job_events.hpp"
@@ -399,9 +400,13 @@ std::vector<std::string> moe_assumptions(const strategy::JobSpec& job) {
       "MoE load imbalance {} (busiest expert rank's tokens over the mean; 1.0 means perfectly balanced routing, as "
       "in force-balanced benchmark runs; set with --moe-imbalance)",
       options::value_text(options::option("moe_imbalance").read(job))));
-  assumptions.push_back(moe.dropless()
-                            ? std::string("dropless routing (no capacity factor)")
-                            : fmt::format("capacity factor {:g}: tokens beyond it are dropped", moe.capacity_factor));
+  if (moe.dropless()) {
+    assumptions.emplace_back("dropless routing (no capacity factor)");
+  } else {
+    assumptions.push_back(
+        fmt::format("capacity factor {:g}: tokens beyond it are dropped{}", moe.capacity_factor,
+                    job.strategy.moe_pad_to_capacity ? ", and every expert's input is padded to it" : ""));
+  }
   return assumptions;
 }
 
@@ -457,6 +462,10 @@ std::vector<std::string> job_assumptions(const strategy::JobSpec& job) {
   }
   for (auto& assumption : mixed_cluster_assumptions(job)) {
     assumptions.push_back(std::move(assumption));
+  }
+  if (job.strategy.host_time == strategy::HostTime::modelled) {
+    if (std::string cpu = catalog::host_cpu_assumption(job.cluster); !cpu.empty())
+      assumptions.push_back(std::move(cpu));
   }
   return assumptions;
 }
