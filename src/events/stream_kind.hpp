@@ -83,6 +83,15 @@ constexpr const StreamKindInfo& stream_kind_info(StreamKind kind) {
   return kStreamKindTable[static_cast<std::size_t>(kind)];
 }
 
+//! Whether a stream carries pipeline transfers between stages, and whether it sends them.
+constexpr bool is_pipeline_transfer(StreamKind kind) {
+  return kind == StreamKind::pp_send_next || kind == StreamKind::pp_recv_prev || kind == StreamKind::pp_send_prev ||
+         kind == StreamKind::pp_recv_next;
+}
+constexpr bool is_pipeline_send(StreamKind kind) {
+  return kind == StreamKind::pp_send_next || kind == StreamKind::pp_send_prev;
+}
+
 //! The label of a stream kind, e.g. "PP send (next stage)".
 constexpr std::string_view stream_name(StreamKind kind) { return stream_kind_info(kind).label; }
 

@@ -45,8 +45,7 @@ Placement pipeline_transfer(const SimulatedActivity& activity, const std::string
 }
 
 bool is_pipeline(ActivityKind kind) {
-  return kind == ActivityKind::pp_send_next || kind == ActivityKind::pp_recv_prev ||
-         kind == ActivityKind::pp_send_prev || kind == ActivityKind::pp_recv_next;
+  return kind != ActivityKind::collective && events::is_pipeline_transfer(static_cast<events::StreamKind>(kind));
 }
 
 //! A task of the iteration end, by its label.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "catalog/builtin_models.hpp"
 #include "core/closest_name.hpp"
 #include "core/input_error.hpp"
@@ -26,11 +28,12 @@ namespace {
 struct ModelRemark {
   std::string_view remark;
   int mtp_layers = -1;           //!< -1: the built-in model's
+  bool states_mtp = false;       //!< the built-in model must have MTP modules
   double capacity_factor = 0.0;  //!< 0: the built-in model's routing
   bool pad_to_capacity = false;
 };
 
-constexpr ModelRemark kModelRemarks[] = {{"w/ mtp", -1}, {"w/o mtp", 0}, {"tokendrop", -1, 1.0, true}};
+constexpr ModelRemark kModelRemarks[] = {{"w/ mtp", -1, true}, {"w/o mtp", 0}, {"tokendrop", -1, false, 1.0, true}};
 
 //! GPT-OSS's activation as published tables describe it: SwiGLU clamped at swiglu_limit with a
 //! quick-GELU gate and 1.0 added to the linear half (HF GptOssExperts), priced as SwiGLU.
@@ -191,15 +194,16 @@ void apply_remark(const std::string& text, std::string_view part, model::ModelSp
   for (const auto& known : kModelRemarks) {
     if (!same_name(part, known.remark)) continue;
     if (known.mtp_layers >= 0) model.mtp_layers = known.mtp_layers;
-    if (same_name(known.remark, "w/ mtp") && model.mtp_layers == 0) {
+    if (known.states_mtp && model.mtp_layers == 0) {
       throw Disagreement{"model '" + text + "' states MTP; built-in model '" + model.name + "' has none"};
     }
     if (known.capacity_factor > 0) {
       model.moe.capacity_factor = known.capacity_factor;
       read.settings.emplace_back("moe_pad_expert_input_to_capacity", known.pad_to_capacity ? "true" : "false");
-      read.assumptions.push_back("model remark '" + std::string(part) +
-                                 "': token dropping as Megatron-Bridge's recipes apply it (apply_moe_token_drop): "
-                                 "capacity factor 1.0, each expert's input padded to its capacity");
+      read.assumptions.push_back(fmt::format(
+          "model remark '{}': token dropping as Megatron-Bridge's recipes apply it (apply_moe_token_drop): capacity "
+          "factor {:.1f}{}",
+          part, known.capacity_factor, known.pad_to_capacity ? ", each expert's input padded to its capacity" : ""));
     }
     return;
   }
@@ -225,10 +229,8 @@ model::ModelSpec named_model(const std::string& text, MoeRowModel& read) {
   std::string_view remark = name.remark;
   while (!remark.empty()) {
     const auto comma = remark.find(',');
-    std::string_view part = remark.substr(0, comma);
+    const std::string part = trimmed(remark.substr(0, comma));
     remark = comma == std::string_view::npos ? std::string_view{} : remark.substr(comma + 1);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
     apply_remark(text, part, model, read);
   }
   return model;

@@ -38,11 +38,6 @@ constexpr std::uint32_t kNotOnDevice = ~std::uint32_t{0};
 //! Nanoseconds to Chakra's whole microseconds, to the nearest.
 std::uint64_t micros(SimTime ns) { return static_cast<std::uint64_t>((ns + 500) / 1000); }
 
-bool is_pipeline_stream(StreamKind kind) {
-  return kind == StreamKind::pp_send_next || kind == StreamKind::pp_send_prev || kind == StreamKind::pp_recv_prev ||
-         kind == StreamKind::pp_recv_next;
-}
-
 ChakraProtoMsg::CollectiveCommType comm_type(events::Collective collective) {
   switch (collective) {
     case events::Collective::all_gather: return ChakraProtoMsg::ALL_GATHER;
@@ -219,7 +214,7 @@ class ChakraExport {
     } else if (event.collective == events::Collective::ring_exchange) {
       write_ring_exchange(out, entry, event, coord);
       return;
-    } else if (is_pipeline_stream(entry.kind)) {
+    } else if (events::is_pipeline_transfer(entry.kind)) {
       write_transfer(entry, event, coord);
     } else {
       node_.set_type(ChakraProtoMsg::COMM_COLL_NODE);
@@ -248,7 +243,7 @@ class ChakraExport {
 
   //! The other end of a pipeline transfer: the rank at the same place on the other stage.
   void write_transfer(const DeviceTask& entry, const events::Event& event, const strategy::RankCoord& coord) {
-    const bool sends = entry.kind == StreamKind::pp_send_next || entry.kind == StreamKind::pp_send_prev;
+    const bool sends = events::is_pipeline_send(entry.kind);
     int peer = layout_.rank_of(coord);
     for (const StreamId stream : tasks_.streams(entry.task)) {
       const auto& device = program_.devices[static_cast<size_t>(program_.streams[stream].device)];
