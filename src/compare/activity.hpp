@@ -69,6 +69,20 @@ constexpr std::string_view activity_kind_name(ActivityKind kind) {
 
 constexpr bool is_communication(ActivityKind kind) { return kind != ActivityKind::compute; }
 
+//! How finely a trace tells communication apart, which sets the kinds its activities are compared
+//! under: `streams`, distsim's every stream (distsim's and the CPU runner's traces); `groups`, the
+//! parallel group a collective ran over, so the three data-parallel streams (dp_comm, dp_reduce,
+//! dp_replica) are one kind, dp_comm (a PyTorch profiler trace's NCCL kernels with their process
+//! group); `none`, communication only, every kind `collective`.
+enum class CommunicationDetail { none, groups, streams };
+
+//! The kind `kind` is compared as at `detail`.
+constexpr ActivityKind compared_kind(ActivityKind kind, CommunicationDetail detail) {
+  if (!is_communication(kind) || detail == CommunicationDetail::streams) return kind;
+  if (detail == CommunicationDetail::none) return ActivityKind::collective;
+  return kind == ActivityKind::dp_reduce || kind == ActivityKind::dp_replica ? ActivityKind::dp_comm : kind;
+}
+
 //! One stretch of time a device spent on one kind of work, with the part of the iteration it
 //! belongs to when the trace says so. Times are nanoseconds on the trace's own clock.
 struct Activity {
@@ -77,6 +91,9 @@ struct Activity {
   int microbatch = -1;                 //!< -1 when the activity belongs to no micro-batch
   SimTime start = 0;
   SimTime end = 0;
+  //! Whether `microbatch` is the activity's order on its rank rather than a number its trace
+  //! states (Timeline::microbatches_by_order).
+  bool microbatch_by_order = false;
 };
 
 }  // namespace distsim::compare

@@ -9,13 +9,21 @@ namespace distsim::compare {
 
 namespace {
 
-bool has_generic_communication(const RankTimeline& rank) {
-  return std::any_of(rank.activities.begin(), rank.activities.end(),
-                     [](const Activity& activity) { return activity.kind == ActivityKind::collective; });
+//! The timeline's detail, or `none` for a rank none of whose communication has a known group (a
+//! PyTorch profiler trace of a job without process-group metadata): then all is `collective`.
+CommunicationDetail rank_detail(const Timeline& timeline, const RankTimeline& rank) {
+  bool grouped = false;
+  bool generic = false;
+  for (const auto& activity : rank.activities) {
+    grouped = grouped || (is_communication(activity.kind) && activity.kind != ActivityKind::collective);
+    generic = generic || activity.kind == ActivityKind::collective;
+  }
+  return generic && !grouped ? CommunicationDetail::none : timeline.communication;
 }
 
-std::vector<Pass> passes_of(const RankTimeline& rank, SimTime origin, ActivityGranularity granularity, bool generic) {
-  return granularity == ActivityGranularity::passes ? group_passes(rank.activities, origin, generic)
+std::vector<Pass> passes_of(const RankTimeline& rank, SimTime origin, ActivityGranularity granularity,
+                            CommunicationDetail detail) {
+  return granularity == ActivityGranularity::passes ? group_passes(rank.activities, origin, detail)
                                                     : group_busy_spans(rank.activities, origin);
 }
 
@@ -80,9 +88,9 @@ ActivityErrors activity_errors(const Timeline& predicted, const Timeline& measur
   for (const auto& pair : mapping.pairs) {
     const RankTimeline& measured_rank = *measured.find(pair.measured_rank);
     const RankTimeline& predicted_rank = *predicted.find(pair.predicted_rank);
-    const bool generic = has_generic_communication(measured_rank);
-    auto result = match(passes_of(predicted_rank, predicted.begin, errors.granularity, generic),
-                        passes_of(measured_rank, measured.begin, errors.granularity, generic), measured.iteration());
+    const CommunicationDetail detail = rank_detail(measured, measured_rank);
+    auto result = match(passes_of(predicted_rank, predicted.begin, errors.granularity, detail),
+                        passes_of(measured_rank, measured.begin, errors.granularity, detail), measured.iteration());
     result.measured_rank = pair.measured_rank;
     result.predicted_rank = pair.predicted_rank;
     errors.ranks.push_back(result);

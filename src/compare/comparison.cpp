@@ -1,5 +1,6 @@
 #include "compare/comparison.hpp"
 
+#include "compare/order_labels.hpp"
 #include "core/input_error.hpp"
 
 namespace distsim::compare {
@@ -21,8 +22,9 @@ Comparison compare_timelines(const Timeline& predicted, const Timeline& measured
   Comparison comparison;
   comparison.batch = batch_time_error(predicted, measured);
   comparison.mapping = map_ranks(predicted, measured);
-  comparison.activity = activity_errors(predicted, measured, comparison.mapping);
-  comparison.stages = stage_errors(predicted, measured, comparison.mapping);
+  const Timeline numbered = relabel_by_predicted_order(predicted, measured, comparison.mapping);
+  comparison.activity = activity_errors(predicted, numbered, comparison.mapping);
+  comparison.stages = stage_errors(predicted, numbered, comparison.mapping);
   return comparison;
 }
 

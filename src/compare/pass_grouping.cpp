@@ -8,15 +8,11 @@ namespace distsim::compare {
 
 namespace {
 
-ActivityKind grouped_kind(ActivityKind kind, bool generic_communication) {
-  return generic_communication && is_communication(kind) ? ActivityKind::collective : kind;
-}
-
 std::vector<const Activity*> of_kind_in_start_order(const std::vector<Activity>& activities, ActivityKind kind,
-                                                    bool generic_communication) {
+                                                    CommunicationDetail detail) {
   std::vector<const Activity*> result;
   for (const auto& activity : activities) {
-    if (grouped_kind(activity.kind, generic_communication) == kind) {
+    if (compared_kind(activity.kind, detail) == kind) {
       result.push_back(&activity);
     }
   }
@@ -43,11 +39,11 @@ void append_runs(std::vector<Pass>& passes, const std::vector<const Activity*>& 
 
 }  // namespace
 
-std::vector<Pass> group_passes(const std::vector<Activity>& activities, SimTime origin, bool generic_communication) {
+std::vector<Pass> group_passes(const std::vector<Activity>& activities, SimTime origin, CommunicationDetail detail) {
   std::vector<Pass> passes;
   for (int k = 0; k < kActivityKinds; ++k) {
     const auto kind = static_cast<ActivityKind>(k);
-    append_runs(passes, of_kind_in_start_order(activities, kind, generic_communication), kind, origin);
+    append_runs(passes, of_kind_in_start_order(activities, kind, detail), kind, origin);
   }
   std::sort(passes.begin(), passes.end(), [](const Pass& a, const Pass& b) { return a.key < b.key; });
   return passes;
@@ -56,7 +52,7 @@ std::vector<Pass> group_passes(const std::vector<Activity>& activities, SimTime 
 std::vector<Pass> group_busy_spans(const std::vector<Activity>& activities, SimTime origin) {
   std::vector<Pass> spans;
   for (const auto kind : {ActivityKind::compute, ActivityKind::collective}) {
-    const auto ordered = of_kind_in_start_order(activities, kind, true);
+    const auto ordered = of_kind_in_start_order(activities, kind, CommunicationDetail::none);
     if (ordered.empty()) {
       continue;
     }

@@ -32,11 +32,11 @@ struct Pass {
 //! Groups one rank's activities into passes. Per kind, activities are taken in start order and
 //! a run of consecutive ones with the same phase and micro-batch forms one pass, so a forward
 //! pass cut into pieces by tensor-parallel all-reduces (as both distsim and the runner draw it)
-//! is one pass, and so are the all-reduces of that pass on the TP stream. With
-//! `generic_communication`, every communication kind counts as `collective`, for comparing with
-//! a trace that does not say which group a collective served. Times are shifted by `origin`.
-//! The result is ordered by key.
-std::vector<Pass> group_passes(const std::vector<Activity>& activities, SimTime origin, bool generic_communication);
+//! is one pass, and so are the all-reduces of that pass on the TP stream. Kinds are taken as
+//! compared_kind at `detail`, so that a trace that does not say which group a collective served
+//! is compared with all communication as `collective`. Times are shifted by `origin`. The result
+//! is ordered by key.
+std::vector<Pass> group_passes(const std::vector<Activity>& activities, SimTime origin, CommunicationDetail detail);
 
 //! One span per class of work, [first start, last end] of all compute (kind compute) and of all
 //! communication (kind collective), for traces whose activities carry no pass labels.

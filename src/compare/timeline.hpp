@@ -28,6 +28,13 @@ struct Timeline {
   //! Whether every activity that belongs to a pass carries its phase and micro-batch; without
   //! them only whole-iteration and busy-span comparisons are possible.
   bool pass_labels = true;
+  //! Whether the micro-batches of some of its passes are their order on the rank (the k-th
+  //! forward pass is micro-batch k; Activity::microbatch_by_order) rather than read from the
+  //! trace; the comparison then numbers them as the predicted schedule runs them
+  //! (relabel_by_predicted_order).
+  bool microbatches_by_order = false;
+  //! How finely it tells communication apart (CommunicationDetail).
+  CommunicationDetail communication = CommunicationDetail::streams;
   std::vector<RankTimeline> ranks;  //!< ordered by rank, each rank once
 
   SimTime iteration() const { return end - begin; }

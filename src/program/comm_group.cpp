@@ -21,6 +21,22 @@ CommGroup in_pass_group(StreamKind stream) {
   }
 }
 
+StreamKind comm_group_stream(CommGroup group) {
+  switch (group) {
+    case CommGroup::none: return StreamKind::compute;
+    case CommGroup::tensor: return StreamKind::tp_comm;
+    case CommGroup::context: return StreamKind::cp_comm;
+    case CommGroup::expert: return StreamKind::ep_comm;
+    case CommGroup::expert_tensor: return StreamKind::etp_comm;
+    case CommGroup::expert_data:
+    case CommGroup::gradient:
+    case CommGroup::shard:
+    case CommGroup::stages: return StreamKind::dp_comm;
+    case CommGroup::replica: return StreamKind::dp_replica;
+  }
+  return StreamKind::compute;
+}
+
 namespace {
 
 //! Under a2a+p2p the ring exchanges run over the ring level and the other context collectives

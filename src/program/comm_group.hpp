@@ -33,6 +33,12 @@ enum class CommGroup : std::uint8_t {
 //! gradient reduce-scatters on the shard group, HSDP's all-reduce on the replica group.
 CommGroup in_pass_group(events::StreamKind stream);
 
+//! The stream a collective over `group` runs on outside the passes, and the one a measured
+//! collective over that group is compared on: the in-pass groups' own streams, every data-parallel
+//! group (gradient, shard, expert data, and the stage pairs that reduce tied embeddings and copied
+//! parameters) on dp_comm, HSDP's replica group on dp_replica. compute for CommGroup::none.
+events::StreamKind comm_group_stream(CommGroup group);
+
 //! The ranks, in rank order, of the group `group` of the rank at `coord` for a task of `event`
 //! (whose collective says which level of a hierarchical context group it runs on). `stages`: for
 //! CommGroup::stages, the stages the task spans. Empty for CommGroup::none.

@@ -21,7 +21,7 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
     for (const auto& bucket : work.chunks[static_cast<size_t>(chunk)].gradient_buckets) {
       if (!bucket.reduction) continue;
       const events::EventId reduction = *bucket.reduction;
-      const TaskId task = draft.add_task(reduction, draft.streams_of(members, StreamKind::dp_comm),
+      const TaskId task = draft.add_task(reduction, draft.streams_of(members, comm_group_stream(CommGroup::gradient)),
                                          {reduction, Phase::backward, -1, -1, label, chunk, CommGroup::gradient});
       for (int device : members) {
         draft.depend(task, draft.strategy().overlap_grad_reduce ? passes.bucket_ready(device, chunk, bucket)
@@ -32,11 +32,11 @@ void add_buckets(ProgramDraft& draft, const PipelinePasses& passes, const std::v
   }
 }
 
-//! A reduction across `members` after their backward passes and earlier reductions.
-void add_reduction(ProgramDraft& draft, const std::vector<int>& members, events::EventId event, StreamKind stream,
-                   std::string_view label, CommGroup group) {
-  const TaskId task =
-      draft.add_task(event, draft.streams_of(members, stream), {event, Phase::backward, -1, -1, label, 0, group});
+//! A reduction across `members` after their backward passes and earlier reductions, on its group's stream.
+void add_reduction(ProgramDraft& draft, const std::vector<int>& members, events::EventId event, std::string_view label,
+                   CommGroup group) {
+  const TaskId task = draft.add_task(event, draft.streams_of(members, comm_group_stream(group)),
+                                     {event, Phase::backward, -1, -1, label, 0, group});
   for (int device : members) {
     draft.depend(task, draft.last_task[device]);
     draft.depend(task, draft.last_reduction[device]);
@@ -66,8 +66,7 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
   }
   for (const auto& members : draft.groups().tensor_groups()) {
     if (const auto reduction = draft.work(members.front()).sequence_parallel_reduction) {
-      add_reduction(draft, members, *reduction, StreamKind::tp_comm, kSequenceParallelReductionLabel,
-                    CommGroup::tensor);
+      add_reduction(draft, members, *reduction, kSequenceParallelReductionLabel, CommGroup::tensor);
     }
   }
   for (const auto& members : expert_data_groups(draft)) {
@@ -75,20 +74,20 @@ void add_gradient_reductions(ProgramDraft& draft, const PipelinePasses& passes) 
       const std::string_view label = draft.strategy().zero_stage() != strategy::Sharding::none
                                          ? kExpertGradientReduceScatterLabel
                                          : kExpertGradientAllReduceLabel;
-      add_reduction(draft, members, *reduction, StreamKind::dp_comm, label, CommGroup::expert_data);
+      add_reduction(draft, members, *reduction, label, CommGroup::expert_data);
     }
   }
   for (int device = 0; device < draft.num_devices(); ++device) {
     if (draft.coord(device)[ParallelDim::pp] == 0 && draft.work(device).embedding_reduction) {
       const int last = draft.groups().on_stage(device, draft.stages() - 1);
-      add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, StreamKind::dp_comm,
-                    kEmbeddingReductionLabel, CommGroup::stages);
+      add_reduction(draft, {device, last}, *draft.work(device).embedding_reduction, kEmbeddingReductionLabel,
+                    CommGroup::stages);
     }
   }
   for (int device = 0; device < draft.num_devices(); ++device) {
     const auto& copies = draft.copy_reduction(device);
     if (copies && draft.coord(device)[ParallelDim::pp] < copies->stage) {
-      add_reduction(draft, {device, draft.groups().on_stage(device, copies->stage)}, copies->event, StreamKind::dp_comm,
+      add_reduction(draft, {device, draft.groups().on_stage(device, copies->stage)}, copies->event,
                     kCopyGradientReductionLabel, CommGroup::stages);
     }
   }
@@ -114,7 +113,7 @@ void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optim
   for (const auto& members : expert_data_groups(draft)) {
     if (const auto gather = draft.work(members.front()).expert_parameter_gather) {
       const TaskId task =
-          draft.add_task(*gather, draft.streams_of(members, StreamKind::dp_comm),
+          draft.add_task(*gather, draft.streams_of(members, comm_group_stream(CommGroup::expert_data)),
                          {*gather, Phase::optimizer, -1, -1, kExpertParameterGatherLabel, 0, CommGroup::expert_data});
       for (int member : members) {
         draft.depend(task, optimizer_task[member]);
@@ -130,7 +129,7 @@ void add_parameter_gathers(ProgramDraft& draft, const std::vector<TaskId>& optim
         }
         const events::EventId event = *bucket.parameter_gather;
         const TaskId task =
-            draft.add_task(event, draft.streams_of(members, StreamKind::dp_comm),
+            draft.add_task(event, draft.streams_of(members, comm_group_stream(CommGroup::gradient)),
                            {event, Phase::optimizer, -1, -1, kParameterGatherLabel, chunk, CommGroup::gradient});
         for (int member : members) {
           draft.depend(task, optimizer_task[member]);

@@ -101,18 +101,34 @@ void check_rank_set(const compare::Timeline& measured, int world_size) {
   }
 }
 
+//! Each communication whose trace names its group takes the kind of that group in the job.
+void classify_communication(compare::RankTimeline& rank, const std::vector<ActivityGroup>& groups,
+                            const strategy::RankLayout& layout, const strategy::Strategy& job) {
+  for (const auto& [activity, group] : groups) {
+    rank.activities[activity].kind = compare::measured_communication_kind(layout, job, rank.rank, group);
+  }
+}
+
 void add_file(compare::Timeline& measured, FileTrace trace, const compare::Timeline& predicted) {
-  const strategy::RankLayout layout(strategy::parallel_dims(predicted.job), {});
-  for (auto& rank : trace.ranks) {
+  const strategy::RankLayout layout(
+      strategy::parallel_dims(predicted.job), {},
+      strategy::ExpertFolding{predicted.job.expert_parallel, predicted.job.expert_tensor_parallel});
+  for (std::size_t r = 0; r < trace.ranks.size(); ++r) {
+    auto& rank = trace.ranks[r];
     if (!trace.coords_known) {
       rank.coord = layout.coord_of(rank.rank);  // Megatron's rank order, as distsim lays ranks out
     }
+    const bool grouped = r < trace.groups.size() && !trace.groups[r].empty();
+    if (grouped) classify_communication(rank, trace.groups[r], layout, predicted.job);
     sort_activities(rank);
+    if (grouped && trace.pass_labels && compare::label_pipeline_transfers(rank)) trace.microbatches_by_order = true;
     measured.ranks.push_back(std::move(rank));
   }
   measured.begin = std::min(measured.begin, trace.begin);
   measured.end = std::max(measured.end, trace.end);
   measured.pass_labels = measured.pass_labels && trace.pass_labels;
+  measured.microbatches_by_order = measured.microbatches_by_order || trace.microbatches_by_order;
+  measured.communication = std::min(measured.communication, trace.communication);
   if (measured.format.find(trace.format) == std::string::npos) {
     measured.format += (measured.format.empty() ? "" : " + ") + trace.format;
   }

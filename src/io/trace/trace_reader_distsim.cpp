@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 
@@ -6,6 +7,7 @@
 
 #include "core/input_error.hpp"
 #include "io/trace/trace_reader_formats.hpp"
+#include "options/job_option.hpp"
 #include "whatif/simulated_operations.hpp"
 
 namespace distsim::io::trace_format {
@@ -13,6 +15,40 @@ namespace distsim::io::trace_format {
 namespace {
 
 using nlohmann::json;
+
+//! The job settings that shape the ranks' groups besides tp, cp, dp and pp, which a measured
+//! collective is placed in (compare::measured_communication_kind), as otherData.job echoes them.
+constexpr std::array<std::string_view, 6> kGroupSettings{"ep",           "etp",        "sharding", "shard_group_size",
+                                                         "cp_comm_type", "cp_a2a_size"};
+
+//! otherData.job's value of `key` (the top level or a section of the echo), or nullptr.
+const json* echoed_setting(const json& settings, std::string_view key) {
+  if (const auto found = settings.find(key); found != settings.end()) return &*found;
+  for (const auto& section : settings) {
+    if (!section.is_object()) continue;
+    if (const auto found = section.find(key); found != section.end()) return &*found;
+  }
+  return nullptr;
+}
+
+void apply_group_settings(const TraceFile& file, const json& other, strategy::Strategy& job) {
+  const auto settings = other.find("job");
+  if (settings == other.end() || !settings->is_object()) return;
+  strategy::JobSpec spec;
+  spec.strategy = job;
+  for (const std::string_view key : kGroupSettings) {
+    const json* value = echoed_setting(*settings, key);
+    if (value == nullptr) continue;
+    const auto& option = options::option(key);
+    const options::ParsedValue parsed =
+        options::parse_value(option, value->is_string() ? value->get<std::string>() : value->dump());
+    if (!parsed.ok()) {
+      throw InputError(fmt::format("{}: otherData.job.{}: {}", file.path, key, parsed.problem));
+    }
+    option.apply(parsed.value, spec, {});
+  }
+  job = spec.strategy;
+}
 
 strategy::Strategy job_of(const TraceFile& file, const json& other) {
   const std::string place = file.path + ": otherData";
@@ -30,6 +66,7 @@ strategy::Strategy job_of(const TraceFile& file, const json& other) {
     throw InputError(fmt::format("{}: cp must be at least 1, got {}", place, job.context_parallel));
   }
   job.schedule = optional_string(other, "schedule", place, job.schedule);
+  apply_group_settings(file, other, job);
   return job;
 }
 

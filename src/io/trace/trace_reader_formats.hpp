@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/measured_group.hpp"
 #include "compare/timeline.hpp"
 #include "whatif/measured_trace.hpp"
 
@@ -77,6 +78,13 @@ std::string optional_string(const nlohmann::json& object, std::string_view key, 
 //! A number member of `object` (in µs) as nanoseconds; throws InputError like required_int.
 SimTime required_microseconds(const nlohmann::json& object, std::string_view key, const std::string& place);
 
+//! A communication activity's partners as its trace states them: `activity` indexes its rank's
+//! activities as read (before any sorting).
+struct ActivityGroup {
+  std::size_t activity = 0;
+  compare::MeasuredGroup group;
+};
+
 //! What one measured or predicted file says: its ranks' activities, the job when it states it,
 //! and the bounds of its iteration.
 struct FileTrace {
@@ -85,9 +93,14 @@ struct FileTrace {
   std::optional<int> world_size;          //!< when the file states it
   bool coords_known = false;              //!< whether the ranks' coordinates are filled in
   bool pass_labels = true;
+  bool microbatches_by_order = false;  //!< compare::Timeline::microbatches_by_order
+  compare::CommunicationDetail communication = compare::CommunicationDetail::streams;
   SimTime begin = 0;
   SimTime end = 0;
   std::vector<compare::RankTimeline> ranks;  //!< ordered by rank
+  //! Per rank of `ranks` (or none), the communication whose kind its group decides
+  //! (compare::measured_communication_kind, once the job is known).
+  std::vector<std::vector<ActivityGroup>> groups;
 };
 
 //! Ranges a program names distsim:<phase>[:mb=<n>] mark its passes (docs/compare.md).
@@ -97,6 +110,8 @@ struct PassLabel {
   events::Phase phase = events::Phase::forward;
   int microbatch = -1;
 };
+//! PyTorch's pipelining schedules name each action's range PP:<stage><action>[<micro-batch>].
+inline constexpr std::string_view kPipeliningRangePrefix = "PP:";
 //! Reads a range name that starts with kPassLabelPrefix; throws InputError at `place` when the
 //! phase or the micro-batch is not one.
 PassLabel parse_pass_label(std::string_view name, const std::string& place);

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/input_error.hpp"
 #include "io/output/comparison_json.hpp"
 #include "io/output/comparison_text.hpp"
-#include "core/input_error.hpp"
 #include "timeline_builders.hpp"
 
 namespace distsim::compare {
@@ -52,9 +52,8 @@ TEST(Comparison, TextNamesEveryMetric) {
       << text;
   EXPECT_NE(text.find("activity error: 1.20 % (start 0.80 %, end 1.60 %; mean over 1 rank, passes)"),
             std::string::npos);
-  EXPECT_NE(
-      text.find("stage forward/backward error: start 0.80 %, end 1.60 % (mean |error| over 1 pass; max 1.60 %)"),
-      std::string::npos);
+  EXPECT_NE(text.find("stage forward/backward error: start 0.80 %, end 1.60 % (mean |error| over 1 pass; max 1.60 %)"),
+            std::string::npos);
 }
 
 TEST(Comparison, JsonHoldsEveryNumber) {

@@ -16,7 +16,7 @@ TEST(PassGrouping, ConsecutivePiecesOfAPassBecomeOnePass) {
   const std::vector<Activity> activities{compute(Phase::forward, 0, 0, 4),
                                          comm(ActivityKind::tp_comm, Phase::forward, 0, 4, 6),
                                          compute(Phase::forward, 0, 6, 10), compute(Phase::forward, 1, 10, 20)};
-  const auto passes = group_passes(activities, 0, false);
+  const auto passes = group_passes(activities, 0, CommunicationDetail::streams);
   ASSERT_EQ(passes.size(), 3u);
   EXPECT_EQ(passes[0].key, (PassKey{ActivityKind::compute, Phase::forward, 0, 0}));
   EXPECT_EQ(passes[0].start, us(0));
@@ -33,7 +33,7 @@ TEST(PassGrouping, RepeatedPassesGetOrdinals) {
   // purpose: grouping sorts by start. Times shift by the 2 µs origin.
   const std::vector<Activity> activities{compute(Phase::forward, 0, 10, 15), compute(Phase::forward, 0, 0, 5),
                                          compute(Phase::forward, 1, 5, 10)};
-  const auto passes = group_passes(activities, us(2), false);
+  const auto passes = group_passes(activities, us(2), CommunicationDetail::streams);
   ASSERT_EQ(passes.size(), 3u);
   EXPECT_EQ(passes[0].key, (PassKey{ActivityKind::compute, Phase::forward, 0, 0}));
   EXPECT_EQ(passes[0].start, us(-2));
@@ -48,11 +48,25 @@ TEST(PassGrouping, GenericCommunicationMergesTheStreams) {
   // one kind, collective: in start order they are a run of (fwd, 0), so one pass [4, 12].
   const std::vector<Activity> activities{comm(ActivityKind::pp_send_next, Phase::forward, 0, 10, 12),
                                          comm(ActivityKind::tp_comm, Phase::forward, 0, 4, 6)};
-  const auto passes = group_passes(activities, 0, true);
+  const auto passes = group_passes(activities, 0, CommunicationDetail::none);
   ASSERT_EQ(passes.size(), 1u);
   EXPECT_EQ(passes[0].key, (PassKey{ActivityKind::collective, Phase::forward, 0, 0}));
   EXPECT_EQ(passes[0].start, us(4));
   EXPECT_EQ(passes[0].end, us(12));
+}
+
+TEST(PassGrouping, GroupDetailMergesTheDataParallelStreamsOnly) {
+  // An FSDP reduce-scatter (dp_reduce, bwd mb 0, 2-4) and an HSDP all-reduce (dp_replica, 5-7) are
+  // dp_comm at group detail, one run [2, 7]; the TP all-reduce (1-2) keeps its kind.
+  const std::vector<Activity> activities{comm(ActivityKind::dp_reduce, Phase::backward, 0, 2, 4),
+                                         comm(ActivityKind::dp_replica, Phase::backward, 0, 5, 7),
+                                         comm(ActivityKind::tp_comm, Phase::backward, 0, 1, 2)};
+  const auto passes = group_passes(activities, 0, CommunicationDetail::groups);
+  ASSERT_EQ(passes.size(), 2u);
+  EXPECT_EQ(passes[0].key, (PassKey{ActivityKind::tp_comm, Phase::backward, 0, 0}));
+  EXPECT_EQ(passes[1].key, (PassKey{ActivityKind::dp_comm, Phase::backward, 0, 0}));
+  EXPECT_EQ(passes[1].start, us(2));
+  EXPECT_EQ(passes[1].end, us(7));
 }
 
 TEST(PassGrouping, BusySpansCoverEachClassOfWork) {

@@ -76,8 +76,9 @@ TEST(StageError, UnavailableWithoutPassLabels) {
   const auto stages = stage_errors(predicted, measured, same_ranks({0}));
   EXPECT_FALSE(stages.available);
   EXPECT_EQ(stages.unavailable_reason,
-            "the measured traces do not label forward and backward passes (a PyTorch profiler trace needs "
-            "record_function annotations named distsim:fwd:mb=N and distsim:bwd:mb=N; see docs/compare.md)");
+            "the measured traces do not label forward and backward passes (a PyTorch profiler trace marks them with "
+            "ranges named distsim:fwd:mb=N, with PyTorch pipelining's PP: ranges, or with Megatron's forward_step and "
+            "backward_step when the profiler records stacks; see docs/compare.md)");
 }
 
 }  // namespace

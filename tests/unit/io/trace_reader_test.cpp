@@ -143,6 +143,111 @@ TEST(KinetoTrace, CpuRangesServeWhenThereAreNoGpuRanges) {
   EXPECT_EQ(timeline.iteration(), 10'000);
 }
 
+namespace {
+
+//! A one-rank Kineto trace with `events` in the scratch directory, read for a one-rank job.
+compare::Timeline one_rank_trace(const std::string& events) {
+  compare::Timeline one_rank;
+  one_rank.files = {"one.json"};
+  return read_measured_traces({scratch_file("one.json", R"({"traceEvents":[)" + events + "]}")}, one_rank);
+}
+
+//! Rank 0's trace of the 2M2P1D job of kineto_groups/ (tests/fixtures/traces/README.md) with one
+//! NCCL kernel whose args are `args`, and `info` as distributedInfo's pg_config; the kinds of its
+//! activities.
+ActivityKind kind_of_kernel(const std::string& args, const std::string& pg_config = "[]") {
+  std::vector<std::string> paths;
+  for (int rank = 1; rank < 4; ++rank)
+    paths.push_back(trace("kineto_groups/megatron_rank" + std::to_string(rank) + ".json"));
+  paths.push_back(scratch_file(
+      "rank0.json",
+      R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","ts":5,"dur":1,"args":)" + args +
+          R"(}],"distributedInfo":{"rank":0,"world_size":4,"pg_config":)" + pg_config + "}}"));
+  const auto predicted = read_predicted_trace(trace("kineto_groups/predicted_2m2p1d.json"));
+  return read_measured_traces(paths, predicted).ranks[0].activities.at(0).kind;
+}
+
+}  // namespace
+
+TEST(KinetoTrace, PipeliningRangesNameTheirPassAndMicroBatch) {
+  // PyTorch pipelining's PP:<stage><action><mb>: F forward, B and I backward, W weight gradient;
+  // SEND_F and a range without a micro-batch are not passes.
+  const auto timeline = one_rank_trace(R"({"ph":"X","cat":"user_annotation","name":"PP:1F3","ts":0,"dur":10},)"
+                                       R"({"ph":"X","cat":"user_annotation","name":"PP:1I3","ts":10,"dur":5},)"
+                                       R"({"ph":"X","cat":"user_annotation","name":"PP:1W3","ts":15,"dur":5},)"
+                                       R"({"ph":"X","cat":"user_annotation","name":"PP:1SEND_F3","ts":20,"dur":1},)"
+                                       R"({"ph":"X","cat":"user_annotation","name":"PP:1F","ts":21,"dur":1})");
+  const auto& activities = timeline.ranks[0].activities;
+  ASSERT_EQ(activities.size(), 3u);
+  EXPECT_EQ(activities[0].phase, Phase::forward);
+  EXPECT_EQ(activities[0].microbatch, 3);
+  EXPECT_FALSE(activities[0].microbatch_by_order);
+  EXPECT_EQ(activities[1].phase, Phase::backward);
+  EXPECT_EQ(activities[2].phase, Phase::weight_gradient);
+  EXPECT_FALSE(timeline.microbatches_by_order);
+}
+
+TEST(KinetoTrace, MegatronStepsAreNumberedByOrderAndNestedStepsAreOnePass) {
+  // Two forward_step calls (the second holds the model script's own forward_step) and one
+  // backward_step; no kernels, so the host ranges are the passes.
+  const auto timeline = one_rank_trace(
+      R"({"ph":"X","cat":"python_function","name":"megatron/core/pipeline_parallel/schedules.py(389): forward_step","ts":0,"dur":10},)"
+      R"({"ph":"X","cat":"python_function","name":"megatron/core/pipeline_parallel/schedules.py(389): forward_step","ts":10,"dur":10},)"
+      R"({"ph":"X","cat":"python_function","name":"pretrain_gpt.py(160): forward_step","ts":11,"dur":5},)"
+      R"({"ph":"X","cat":"python_function","name":"megatron/core/pipeline_parallel/schedules.py(472): backward_step","ts":20,"dur":10},)"
+      R"({"ph":"X","cat":"python_function","name":"torch/nn/modules/module.py(1527): _call_impl","ts":0,"dur":30})");
+  EXPECT_TRUE(timeline.microbatches_by_order);
+  const auto& activities = timeline.ranks[0].activities;
+  ASSERT_EQ(activities.size(), 3u);
+  EXPECT_EQ(activities[1].phase, Phase::forward);
+  EXPECT_EQ(activities[1].microbatch, 1);
+  EXPECT_EQ(activities[1].end - activities[1].start, 10'000);
+  EXPECT_TRUE(activities[1].microbatch_by_order);
+  EXPECT_EQ(activities[2].phase, Phase::backward);
+  EXPECT_EQ(activities[2].microbatch, 0);
+}
+
+TEST(KinetoTrace, ACollectivesGroupComesFromItsRanksThenPgConfigThenItsStride) {
+  // Rank 0 of 2M2P1D: tensor group {0, 1}, pipeline pair {0, 2}.
+  EXPECT_EQ(kind_of_kernel(R"({"Collective name":"allreduce","Process Group Ranks":"[0, 1]"})"), ActivityKind::tp_comm);
+  // A list PyTorch truncated (past 30 ranks it ends with "...") is looked up by the group's name.
+  EXPECT_EQ(
+      kind_of_kernel(R"({"Collective name":"allreduce","Process Group Name":"7","Process Group Ranks":"[0, ...]"})",
+                     R"([{"pg_name":"7","ranks":[1,0]}])"),
+      ActivityKind::tp_comm);
+  // Newer PyTorch describes an evenly strided group by its first rank, stride and size.
+  EXPECT_EQ(kind_of_kernel(R"({"Collective name":"send","Global rank start":0,"Global rank stride":2,"Group size":2})"),
+            ActivityKind::pp_send_next);
+  EXPECT_EQ(kind_of_kernel(R"({"Collective name":"recv","Src Rank":2})"), ActivityKind::pp_recv_next);
+  // The whole world is none of the job's groups; a kernel without metadata keeps its unknown group.
+  EXPECT_EQ(kind_of_kernel(R"({"Collective name":"allreduce","Process Group Ranks":"[0, 1, 2, 3]"})"),
+            ActivityKind::collective);
+  EXPECT_EQ(kind_of_kernel(R"({"device":0})"), ActivityKind::collective);
+}
+
+TEST(KinetoTrace, BadCollectiveMetadataIsNamed) {
+  const auto kernel = [](const std::string& args) {
+    return R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","ts":5,"dur":1,"args":)" +
+           args + "}]";
+  };
+  const auto path = scratch_file("bad.json", "");
+  EXPECT_EQ(measured_error(kernel(R"({"Collective name":"allreduce","Process Group Ranks":"[0, one]"})") + "}"),
+            path +
+                R"(: traceEvents[0] ('ncclDevKernel_AllReduce'): 'Process Group Ranks' is "[0, one]"; expected a list )"
+                R"(of ranks such as "[0, 1]")");
+  EXPECT_EQ(measured_error(kernel(R"({"Collective name":"send","Dst Rank":"1"})") + "}"),
+            path + ": traceEvents[0] ('ncclDevKernel_AllReduce'): args: no integer 'Dst Rank'");
+  EXPECT_EQ(measured_error(R"({"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":5,"dur":1,)"
+                           R"("args":{"correlation":"x"}}]})"),
+            path + R"(: traceEvents[0] ('cudaLaunchKernel'): args.correlation is "x"; expected an integer)");
+  EXPECT_EQ(measured_error(kernel("{}") + R"(,"distributedInfo":{"rank":0,"world_size":2,"pg_config":3}})"),
+            path + ": distributedInfo.pg_config is not a list of process groups");
+  EXPECT_EQ(
+      measured_error(kernel("{}") +
+                     R"(,"distributedInfo":{"rank":0,"world_size":2,"pg_config":[{"pg_name":"1","ranks":[0,-1]}]}})"),
+      path + ": distributedInfo.pg_config[pg_name 1].ranks: -1 is not a rank");
+}
+
 TEST(MeasuredTraces, MissingRanksAreNamed) {
   // Four ranks expected (1M4P1D), files for ranks 0, 1 and 3.
   compare::Timeline four_ranks;
@@ -189,7 +294,7 @@ TEST(MeasuredTraces, BadFilesAreNamed) {
                 ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome trace events");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_no_kernels.json"}); }),
             trace("errors/kineto_no_kernels.json") +
-                ": no GPU kernels (cat 'kernel') and no distsim: annotations, so nothing to compare; a measured "
+                ": no GPU kernels (cat 'kernel') and no ranges that mark passes, so nothing to compare; a measured "
                 "trace is a PyTorch profiler trace or a distsim runner trace");
 }
 
