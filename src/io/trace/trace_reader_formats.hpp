@@ -115,7 +115,10 @@ inline constexpr std::string_view kPipeliningRangePrefix = "PP:";
 //! Reads a range name that starts with kPassLabelPrefix; throws InputError at `place` when the
 //! phase or the micro-batch is not one.
 PassLabel parse_pass_label(std::string_view name, const std::string& place);
-//! Whether a GPU kernel is one of NCCL's (its name starts ncclKernel or ncclDevKernel).
+//! ProcessGroupGloo names the host op of each collective gloo:<collective> (gloo:send, gloo:all_reduce).
+inline constexpr std::string_view kGlooOpPrefix = "gloo:";
+//! Whether a GPU kernel is one of NCCL's (its name starts ncclKernel or ncclDevKernel), or a host
+//! op one of gloo's, the communication of a run on CPUs.
 bool is_collective_kernel(std::string_view name);
 
 //! Whether the file is a CPU runner trace (it has "distsim_runner") or distsim's own (it has

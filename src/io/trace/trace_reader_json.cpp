@@ -104,10 +104,13 @@ TraceFile load_trace_file(const std::string& path, std::string_view what) {
 }
 
 TraceFile trace_file(const std::string& path, nlohmann::json root) {
+  // The Chrome trace format's other form, a bare list of events (its "JSON Array Format"), is what
+  // PyTorch's profiler writes when it is built without Kineto.
+  if (root.is_array()) root = json{{"traceEvents", std::move(root)}};
   TraceFile file{path, std::move(root)};
   if (!file.root.is_object() || !file.root.contains("traceEvents") || !file.root["traceEvents"].is_array()) {
     throw InputError(path + ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome "
-                            "trace events");
+                            "trace events, or the list alone");
   }
   return file;
 }

@@ -57,7 +57,6 @@ std::optional<int> leading_number(std::string_view& text) {
 //! backward, I backward for inputs, W backward for weights. Other actions (SEND_F, RECV_B,
 //! UNSHARD, ...) and ranges without a micro-batch are not passes.
 std::optional<PassLabel> pipelining_action(std::string_view name) {
-  if (!name.starts_with(kPipeliningRangePrefix)) return std::nullopt;
   name.remove_prefix(kPipeliningRangePrefix.size());
   if (!leading_number(name) || name.empty()) return std::nullopt;
   const char action = name.front();
@@ -90,7 +89,10 @@ std::optional<events::Phase> schedule_step(std::string_view name) {
 }
 
 struct KinetoEvents {
+  //! GPU kernels; in a trace without any, the host's gloo collectives, which are then the run's
+  //! communication (a run on CPUs).
   std::vector<TimedEvent> kernels;
+  std::vector<TimedEvent> host_collectives;  //!< ProcessGroupGloo's ops, gloo:<collective>
   std::map<std::int64_t, SimTime> launches;  //!< a CUDA runtime or driver call's correlation id: when it ran
   std::vector<PassRange> gpu_ranges;         //!< cat gpu_user_annotation: when the GPU ran the range
   std::vector<PassRange> cpu_ranges;         //!< on the host: user_annotation and python_function
@@ -110,16 +112,20 @@ std::optional<std::int64_t> correlation_of(const TimedEvent& event, const std::s
 void sort_event(const TraceFile& file, TimedEvent event, KinetoEvents& sorted) {
   const std::string_view name = event.name;
   const bool annotation = name.starts_with(kPassLabelPrefix);
+  // A profiler built without Kineto writes every host event without a category.
+  const bool host_range = event.category == "user_annotation" || event.category.empty();
   if (event.category == "kernel") {
     sorted.kernels.push_back(std::move(event));
   } else if (event.category == "cuda_runtime" || event.category == "cuda_driver") {
     if (const auto id = correlation_of(event, where(file, event))) sorted.launches.emplace(*id, event.start);
   } else if (annotation && event.category == "gpu_user_annotation") {
     sorted.gpu_ranges.push_back({parse_pass_label(name, where(file, event)), event.start, event.end});
-  } else if (annotation && event.category == "user_annotation") {
+  } else if (annotation && host_range) {
     sorted.cpu_ranges.push_back({parse_pass_label(name, where(file, event)), event.start, event.end});
-  } else if (event.category == "user_annotation") {
+  } else if (host_range && name.starts_with(kPipeliningRangePrefix)) {
     if (const auto label = pipelining_action(name)) sorted.cpu_ranges.push_back({*label, event.start, event.end});
+  } else if ((event.category == "cpu_op" || event.category.empty()) && name.starts_with(kGlooOpPrefix)) {
+    sorted.host_collectives.push_back(std::move(event));
   } else if (event.category == "python_function") {
     if (const auto phase = schedule_step(name))
       sorted.cpu_ranges.push_back({{*phase, -1}, event.start, event.end, true});
@@ -154,6 +160,7 @@ void number_by_order(std::vector<PassRange>& ranges) {
 KinetoEvents sort_events(const TraceFile& file) {
   KinetoEvents sorted;
   for (auto& event : timed_events(file)) sort_event(file, std::move(event), sorted);
+  if (sorted.kernels.empty()) sorted.kernels = std::move(sorted.host_collectives);
   number_by_order(sorted.cpu_ranges);
   return sorted;
 }
@@ -377,7 +384,7 @@ bool has_by_order_ranges(const KinetoEvents& events) {
 }  // namespace
 
 bool is_collective_kernel(std::string_view name) {
-  return name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel");
+  return name.starts_with("ncclKernel") || name.starts_with("ncclDevKernel") || name.starts_with(kGlooOpPrefix);
 }
 
 PassLabel parse_pass_label(std::string_view name, const std::string& place) {
@@ -401,8 +408,9 @@ FileTrace read_kineto_trace(const TraceFile& file, int first_rank) {
   read_distributed_info(file, trace, rank);
   const KinetoEvents events = sort_events(file);
   if (events.kernels.empty() && events.gpu_ranges.empty() && events.cpu_ranges.empty()) {
-    throw InputError(file.path + ": no GPU kernels (cat 'kernel') and no ranges that mark passes, so nothing to "
-                                 "compare; a measured trace is a PyTorch profiler trace or a distsim runner trace");
+    throw InputError(file.path + ": no GPU kernels (cat 'kernel'), no gloo collectives and no ranges that mark "
+                                 "passes, so nothing to compare; a measured trace is a PyTorch profiler trace or a "
+                                 "distsim runner trace");
   }
   auto [activities, groups] = activities_of(file, events, process_groups(file));
   trace.pass_labels = std::any_of(activities.begin(), activities.end(),

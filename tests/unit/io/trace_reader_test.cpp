@@ -187,6 +187,25 @@ TEST(KinetoTrace, PipeliningRangesNameTheirPassAndMicroBatch) {
   EXPECT_FALSE(timeline.microbatches_by_order);
 }
 
+TEST(KinetoTrace, AProfilerWithoutKinetoWritesTheBareListWithoutCategories) {
+  // Debian 12's PyTorch 1.13: a list of events, none with "cat". The range is the pass; the gloo
+  // send that starts in it is its communication; the aten op is neither.
+  compare::Timeline one_rank;
+  one_rank.files = {"one.json"};
+  const auto path = scratch_file(
+      "list.json", R"([{"name":"PP:0F1","ph":"X","ts":0,"dur":10,"tid":1,"pid":"CPU functions","args":{}},)"
+                   R"({"name":"aten::addmm","ph":"X","ts":1,"dur":3,"tid":1,"pid":"CPU functions"},)"
+                   R"({"name":"gloo:send","ph":"X","ts":8,"dur":4,"tid":2,"pid":"CPU functions"}])");
+  const auto timeline = read_measured_traces({path}, one_rank);
+  const auto& activities = timeline.ranks[0].activities;
+  ASSERT_EQ(activities.size(), 2u);
+  EXPECT_EQ(activities[0].kind, ActivityKind::compute);
+  EXPECT_EQ(activities[0].microbatch, 1);
+  EXPECT_EQ(activities[1].kind, ActivityKind::collective);
+  EXPECT_EQ(activities[1].phase, Phase::forward);
+  EXPECT_EQ(timeline.iteration(), 12'000);
+}
+
 TEST(KinetoTrace, MegatronStepsAreNumberedByOrderAndNestedStepsAreOnePass) {
   // Two forward_step calls (the second holds the model script's own forward_step) and one
   // backward_step; no kernels, so the host ranges are the passes.
@@ -290,12 +309,12 @@ TEST(MeasuredTraces, BadFilesAreNamed) {
                 ": invalid JSON: parse error at line 3, column 1: syntax error while parsing object key - unexpected "
                 "end of input; expected string literal");
   EXPECT_EQ(error_of([] { measured({"errors/no_trace_events.json"}); }),
-            trace("errors/no_trace_events.json") +
-                ": no 'traceEvents' list; a trace is a JSON object whose 'traceEvents' lists Chrome trace events");
+            trace("errors/no_trace_events.json") + ": no 'traceEvents' list; a trace is a JSON object whose "
+                                                   "'traceEvents' lists Chrome trace events, or the list alone");
   EXPECT_EQ(error_of([] { measured({"errors/kineto_no_kernels.json"}); }),
             trace("errors/kineto_no_kernels.json") +
-                ": no GPU kernels (cat 'kernel') and no ranges that mark passes, so nothing to compare; a measured "
-                "trace is a PyTorch profiler trace or a distsim runner trace");
+                ": no GPU kernels (cat 'kernel'), no gloo collectives and no ranges that mark passes, so nothing to "
+                "compare; a measured trace is a PyTorch profiler trace or a distsim runner trace");
 }
 
 TEST(MeasuredTraces, BadEventsAreNamed) {
