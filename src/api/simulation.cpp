@@ -341,6 +341,9 @@ struct StageBusy {
   std::vector<SimTime> forward;           //!< per chunk, one micro-batch
   std::vector<SimTime> backward;          //!< per chunk, one micro-batch
   SimTime handing_on = 0;                 //!< every micro-batch's forward and backward steps
+  //! The data-parallel work that waits for all of the stage's compute but the optimizer step, or
+  //! for the step, one task at a time on the data-parallel stream (iteration_end.cpp).
+  SimTime data_parallel_tail = 0;
 };
 
 // The streams whose every task comes from a pass's steps, once per micro-batch: compute, and
@@ -384,10 +387,32 @@ class StageBusyPricer {
       stage_busy.backward.push_back(backward);
       stage_busy.handing_on = saturating_multiply_add(stage_busy.handing_on, passes[chunk], forward + backward);
     }
+    stage_busy.data_parallel_tail = data_parallel_tail(work);
     return stage_busy;
   }
 
  private:
+  //! The reductions that start after the last computation (the gradient buckets unless they overlap
+  //! the backward passes, the expert gradients', the tied embedding's) and end before the optimizer
+  //! step, and the parameter gathers that start after it. The engine rounds each end to the nearest
+  //! nanosecond: one less per task.
+  SimTime data_parallel_tail(const events::RankWork& work) const {
+    SimTime tail = 0;
+    const auto add = [&](const std::optional<events::EventId>& event) {
+      if (event) tail = saturating_multiply_add(tail, 1, std::max<SimTime>(durations_[*event] - 1, 0));
+    };
+    for (const auto& chunk : work.chunks) {
+      for (const auto& bucket : chunk.gradient_buckets) {
+        if (!job_.strategy.overlap_grad_reduce) add(bucket.reduction);
+        add(bucket.parameter_gather);
+      }
+    }
+    add(work.expert_gradient_reduction);
+    add(work.embedding_reduction);
+    add(work.expert_parameter_gather);
+    return tail;
+  }
+
   SimTime compute_of(const std::vector<events::TaskTemplate>& steps) const {
     SimTime sum = 0;
     for (const auto& step : steps) {
@@ -434,6 +459,7 @@ StageBusy fastest(const StageBusy& a, const StageBusy& b) {
     least.backward[chunk] = std::min(a.backward[chunk], b.backward[chunk]);
   }
   least.handing_on = std::min(a.handing_on, b.handing_on);
+  least.data_parallel_tail = std::min(a.data_parallel_tail, b.data_parallel_tail);
   return least;
 }
 
@@ -465,8 +491,9 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedu
           saturating_multiply_add(behind, 1, stages[static_cast<size_t>(other)]->backward[static_cast<size_t>(chunk)]);
     }
     const StageBusy& own = *stages[static_cast<size_t>(stage)];
-    bound = std::max({bound, saturating_multiply_add(ahead, 1, own.busy[0]),
-                      saturating_multiply_add(saturating_multiply_add(ahead, 1, own.handing_on), 1, behind)});
+    bound = std::max(
+        {bound, saturating_multiply_add(saturating_multiply_add(ahead, 1, own.busy[0]), 1, own.data_parallel_tail),
+         saturating_multiply_add(saturating_multiply_add(ahead, 1, own.handing_on), 1, behind)});
   }
   return bound;
 }
@@ -501,6 +528,9 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
       }
       bound.busiest_stream =
           std::max(bound.busiest_stream, *std::max_element(at->second.busy.begin(), at->second.busy.end()));
+      bound.compute_then_data_parallel =
+          std::max(bound.compute_then_data_parallel,
+                   saturating_multiply_add(at->second.busy[0], 1, at->second.data_parallel_tail));
     }
     stages.push_back(&at->second);
   }
@@ -510,7 +540,7 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
 
 SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
   const LowerBound bound = iteration_lower_bound_terms(job, options);
-  return std::max(bound.busiest_stream, bound.pipeline);
+  return std::max({bound.busiest_stream, bound.pipeline, bound.compute_then_data_parallel});
 }
 
 program::JobProgram job_events(const strategy::JobSpec& job, const SimulationOptions& options) {

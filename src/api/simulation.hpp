@@ -93,14 +93,17 @@ strategy::JobSpec job_as_simulated(const strategy::JobSpec& job, const Simulatio
 //! invalid job.
 Simulation simulate(const strategy::JobSpec& job, const SimulationOptions& options = {});
 
-//! The two terms of iteration_lower_bound.
+//! The three terms of iteration_lower_bound.
 struct LowerBound {
   SimTime busiest_stream = 0;  //!< the busiest stream (or NICs) of the busiest stage
-  //! The pipeline's fill and drain around a stage's compute; 0 for DualPipe's two directions.
+  //! The pipeline's fill and drain around a stage's compute and its data-parallel tail; 0 for
+  //! DualPipe's two directions.
   SimTime pipeline = 0;
+  //! A stage's compute, then the data-parallel work that waits for it (the term's third part).
+  SimTime compute_then_data_parallel = 0;
 };
 
-//! A time no schedule can beat for this job, the larger of two terms. (1) The busiest stream, or
+//! A time no schedule can beat for this job, the largest of three terms. (1) The busiest stream, or
 //! under ZeRO-3 the busiest NICs, of its busiest pipeline stage. Its compute stream runs the forward and backward
 //! passes of every micro-batch that the schedule runs through each of the stage's chunks, and the optimizer step; with
 //! ZeRO-3 its data-parallel streams run each unit's parameter gathers and gradient reductions in every pass, and its
@@ -109,7 +112,11 @@ struct LowerBound {
 //! in the order of their virtual stages, a stage computes nothing before one micro-batch has crossed the chunks of
 //! other stages ahead of its first chunk (their forward compute), then all its compute, and the gradient of its last
 //! backward crosses those chunks back (their backward, or input-gradient, compute); transfers and collectives count as
-//! free. Stages of one shape (the micro-batches, ends, and layers' parameters and attention windows of each chunk) are
+//! free. (3) A stage's compute stream, then the data-parallel work that waits for all of its compute but the optimizer
+//! step (the gradient buckets' reductions unless they overlap the backward passes, the expert gradients' and the tied
+//! embedding's) and the parameter gathers that wait for the step, one at a time on the data-parallel stream; (2) adds
+//! this tail to a stage's compute too. Stages of one shape (the micro-batches, ends, and layers' parameters and
+//! attention windows of each chunk) are
 //! priced once, by the first: the shape says what a stage computes (a test checks it on stages of different layers).
 //! Prices the events as simulate does, without building the task program. Throws InputError for an invalid job.
 SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {});
