@@ -97,11 +97,14 @@ program::SimulatedRanks simulated_ranks(const strategy::JobSpec& job, const Simu
                                          : program::SimulatedRanks::every_rank_alone;
 }
 
+std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, bool all_ranks,
+                            bool aggregate_passes);
+
 //! Why the job is too large to simulate as `ranks` says, or "" when it is not.
-std::string size_problem(const strategy::JobSpec& job, const SimulationOptions& options,
-                         program::SimulatedRanks ranks) {
+std::string size_problem(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                         const SimulationOptions& options, program::SimulatedRanks ranks) {
   const std::int64_t tasks =
-      estimated_tasks(job, ranks != program::SimulatedRanks::one_per_stage, options.aggregate_passes);
+      tasks_estimate(job, schedule, ranks != program::SimulatedRanks::one_per_stage, options.aggregate_passes);
   if (tasks <= options.task_limit) return {};
   return "the job is too large to simulate: about " + size_text(tasks) + " tasks (" +
          std::to_string(job.strategy.world_size()) + " GPUs, " + std::to_string(job.strategy.num_microbatches()) +
@@ -119,27 +122,29 @@ struct RankChoice {
 //! The estimate with one rank per stage, below every other, comes first: simulated_ranks reads
 //! the layout in time that grows with its groups (over a minute for a data-parallel group of a
 //! billion GPUs), and a job that large is refused by that estimate alone.
-RankChoice choose_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
+RankChoice choose_ranks(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                        const SimulationOptions& options) {
   RankChoice choice;
-  choice.size_problem = size_problem(job, options, choice.ranks);
+  choice.size_problem = size_problem(job, schedule, options, choice.ranks);
   if (!choice.size_problem.empty()) return choice;
   choice.ranks = simulated_ranks(job, options);
   if (choice.ranks != program::SimulatedRanks::one_per_stage) {
-    choice.size_problem = size_problem(job, options, choice.ranks);
+    choice.size_problem = size_problem(job, schedule, options, choice.ranks);
   }
   return choice;
 }
 
 //! The ranks a job that fits simulates; throws InputError for one too large.
-program::SimulatedRanks checked_ranks(const strategy::JobSpec& job, const SimulationOptions& options) {
-  const RankChoice choice = choose_ranks(job, options);
+program::SimulatedRanks checked_ranks(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                                      const SimulationOptions& options) {
+  const RankChoice choice = choose_ranks(job, schedule, options);
   if (!choice.size_problem.empty()) throw InputError(choice.size_problem);
   return choice.ranks;
 }
 
-program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOptions& options,
-                                program::SimulatedRanks ranks, program::MicrobatchRange counted = {}) {
-  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+program::JobProgram build_valid(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                                const SimulationOptions& options, program::SimulatedRanks ranks,
+                                program::MicrobatchRange counted = {}) {
   program::JobProgram program = program::build_job_program(job, schedule, *cost_chain(job, options), ranks,
                                                            options.aggregate_passes, options.build_progress, counted);
   program::slow_down_gpus(job, program);
@@ -148,16 +153,17 @@ program::JobProgram build_valid(const strategy::JobSpec& job, const SimulationOp
 
 program::JobProgram build(const strategy::JobSpec& given, const SimulationOptions& options) {
   const strategy::JobSpec job = job_as_simulated(given, options);
-  const program::SimulatedRanks ranks = checked_ranks(job, options);
-  return build_valid(job, options, ranks);
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  return build_valid(job, schedule, options, checked_ranks(job, schedule, options));
 }
 
 //! Runs `shorter`, the job as `plan` shortens it, and extends it; the outcome's summary is none
 //! when its timeline does not repeat long enough.
 std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
+                                                      const schedule::PipelineSchedule& schedule,
                                                       const SteadyStatePlan& plan, const SimulationOptions& options,
                                                       program::SimulatedRanks ranks) {
-  Simulation simulation{job,          build_valid(shorter, options, ranks, plan.counted()),
+  Simulation simulation{job,          build_valid(shorter, schedule, options, ranks, plan.counted()),
                         {},           {},
                         {},           plan.simulated_microbatches,
                         std::nullopt, std::nullopt,
@@ -171,21 +177,21 @@ std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& j
 //! repeats; none when it does not, or when the options ask for every task. A run in which some
 //! micro-batches repeated but not enough of them is tried once more about twice as long (the
 //! zero-bubble schedules' deferred weight gradients take longer to settle).
-std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, const SimulationOptions& options,
-                                                program::SimulatedRanks ranks) {
+std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job,
+                                                const schedule::PipelineSchedule& schedule,
+                                                const SimulationOptions& options, program::SimulatedRanks ranks) {
   if (!options.steady_state) return std::nullopt;
-  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   auto plan = plan_steady_state(job.strategy, schedule);
   for (int attempt = 0; attempt < 2 && plan; ++attempt) {
     const strategy::JobSpec shorter = shortened_job(job, *plan);
     std::vector<std::string> problems;
     schedule.check(shorter, problems);
     if (!problems.empty()) return std::nullopt;
-    auto [simulation, outcome] = run_in_part(job, shorter, *plan, options, ranks);
+    auto [simulation, outcome] = run_in_part(job, shorter, schedule, *plan, options, ranks);
     if (outcome.summary) {
       simulation.summary = std::move(*outcome.summary);
       simulation.repeats = outcome.repeats;
-      simulation.memory = memory::estimate_memory(job);
+      simulation.memory = memory::estimate_memory(job, schedule);
       return std::move(simulation);
     }
     if (outcome.repeating_microbatches <= plan->period) return std::nullopt;
@@ -196,14 +202,13 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job, co
 
 //! The most transformer layers one pipeline rank holds: its even share, or under a valid custom
 //! pipeline layout the largest sum over a rank's chunks.
-std::int64_t busiest_rank_layers(const strategy::JobSpec& job) {
+std::int64_t busiest_rank_layers(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule) {
   const strategy::Strategy& s = job.strategy;
   const std::int64_t even = (job.model.total_layers() + s.pipeline_parallel - 1) / s.pipeline_parallel;
   if (!s.custom_pipeline_layout()) {
     return even;
   }
   std::vector<std::string> problems;
-  const auto& schedule = schedule::find_schedule(s.schedule);
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   const auto layout = strategy::custom_pipeline_layout(s, job.model.total_layers(), chunks, problems);
   if (layout.empty()) {
@@ -243,23 +248,18 @@ std::int64_t parameters_estimate(const model::ModelSpec& model) {
 //! The tasks of a rank's gradient buckets (events::gradient_buckets): its stage's share of the
 //! parameters in buckets of Strategy::bucket_params, one bucket more per chunk for the rounding;
 //! none where nothing is reduced over data-parallel ranks, or ZeRO-3 reduces per unit instead.
-std::int64_t bucket_tasks(const strategy::JobSpec& job) {
+std::int64_t bucket_tasks(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule) {
   const strategy::Strategy& s = job.strategy;
   if (s.gradient_group_size() == 1 || s.zero_stage() == strategy::Sharding::full) return 0;
   const std::int64_t rank_parameters =
       parameters_estimate(job.model) / s.pipeline_parallel / std::max(s.tensor_parallel, 1);
-  const int chunks = schedule::find_schedule(s.schedule).chunks_per_stage(s.virtual_stages);
+  const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   const auto tasks = checked_product({rank_parameters / s.bucket_params() + chunks, kTasksPerBucket});
   return tasks.value_or(std::numeric_limits<std::int64_t>::max());
 }
 
-}  // namespace
-
-std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
-  return choose_ranks(job, options).size_problem;
-}
-
-std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
+std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, bool all_ranks,
+                            bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;
   std::int64_t ranks = s.pipeline_parallel;
   if (all_ranks) {
@@ -268,8 +268,7 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
                                              &compute);
     ranks = std::int64_t{s.world_size()} / s.data_parallel * classes.simulated_indices();
   }
-  const std::int64_t layers_per_rank = busiest_rank_layers(job);
-  const auto& schedule = schedule::find_schedule(s.schedule);
+  const std::int64_t layers_per_rank = busiest_rank_layers(job, schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
   // rank's layers once, whichever chunk holds them (DualPipe's chunks see half the micro-batches
   // each, but the rank holds two stages' layers). ZeRO-2's and ZeRO-3's passes keep a task per
@@ -279,23 +278,37 @@ std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool 
                                                schedule.chunks_per_stage(s.virtual_stages), kTasksPerAggregatedPass})
                             : checked_product({s.num_microbatches(), layers_per_rank, kTasksPerLayer,
                                                s.host_time == strategy::HostTime::modelled ? 2 : 1});
-  const auto with_buckets = per_rank ? checked_sum(*per_rank, bucket_tasks(job)) : std::nullopt;
+  const auto with_buckets = per_rank ? checked_sum(*per_rank, bucket_tasks(job, schedule)) : std::nullopt;
   const auto program = with_buckets ? checked_product({ranks, *with_buckets}) : std::nullopt;
   const auto total = program ? checked_sum(*program, s.world_size()) : std::nullopt;
   return total.value_or(std::numeric_limits<std::int64_t>::max());
 }
 
+}  // namespace
+
+std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
+  return choose_ranks(job, schedule::find_schedule(job.strategy.schedule), options).size_problem;
+}
+
+std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {
+  return tasks_estimate(job, schedule::find_schedule(job.strategy.schedule), all_ranks, aggregate_passes);
+}
+
 namespace {
 
-Simulation simulate_iteration(const strategy::JobSpec& job, const SimulationOptions& options) {
-  const program::SimulatedRanks ranks = checked_ranks(job, options);
-  if (auto simulation = simulate_steady_state(job, options, ranks)) return std::move(*simulation);
-  Simulation simulation{job,         build_valid(job, options, ranks), {},           {},
-                        {},          job.strategy.num_microbatches(),  std::nullopt, std::nullopt,
+//! The job's schedule is found once, here, and handed to every step that needs it.
+Simulation simulate_iteration(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                              const SimulationOptions& options) {
+  const program::SimulatedRanks ranks = checked_ranks(job, schedule, options);
+  if (auto simulation = simulate_steady_state(job, schedule, options, ranks)) return std::move(*simulation);
+  Simulation simulation{job,          build_valid(job, schedule, options, ranks),
+                        {},           {},
+                        {},           job.strategy.num_microbatches(),
+                        std::nullopt, std::nullopt,
                         std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
   simulation.summary = analysis::summarize(job, simulation.program, simulation.times);
-  simulation.memory = memory::estimate_memory(job);
+  simulation.memory = memory::estimate_memory(job, schedule);
   return simulation;
 }
 
@@ -311,13 +324,14 @@ strategy::JobSpec job_as_simulated(const strategy::JobSpec& given, const Simulat
 
 Simulation simulate(const strategy::JobSpec& given, const SimulationOptions& options) {
   const strategy::JobSpec job = job_as_simulated(given, options);
-  Simulation simulation = simulate_iteration(job, options);
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  Simulation simulation = simulate_iteration(job, schedule, options);
   if (job.variability.jitter) {
     // Every micro-batch draws its own noise: the samples run the whole iteration, task by task,
     // which a run shortened to its steady state has to build first.
     const double noiseless_s = time_to_seconds(simulation.summary.iteration_time);
     if (simulation.repeats) {
-      const program::JobProgram whole = build_valid(job, options, checked_ranks(job, options));
+      const program::JobProgram whole = build_valid(job, schedule, options, checked_ranks(job, schedule, options));
       simulation.jitter = sample_kernel_jitter(whole, job.variability, noiseless_s, options.threads);
     } else {
       simulation.jitter = sample_kernel_jitter(simulation.program, job.variability, noiseless_s, options.threads);

@@ -210,7 +210,7 @@ std::optional<SteadyStatePlan> plan_steady_state(const strategy::Strategy& strat
     const int least = 3 * depth + 2 * period;
     const int simulated = least + (microbatches - least) % period;
     if (4 * simulated > 3 * microbatches) continue;
-    const SteadyStatePlan plan{microbatches, simulated, period};
+    const SteadyStatePlan plan{microbatches, simulated, period, depth};
     if (step_orders_repeat(strategy, schedule, plan)) return plan;
   }
   return std::nullopt;
@@ -220,7 +220,7 @@ std::optional<SteadyStatePlan> lengthened_plan(const strategy::Strategy& strateg
                                                const schedule::PipelineSchedule& schedule,
                                                const SteadyStatePlan& plan) {
   const int added = plan.period * ((plan.simulated_microbatches + plan.period - 1) / plan.period);
-  const SteadyStatePlan longer{plan.microbatches, plan.simulated_microbatches + added, plan.period};
+  const SteadyStatePlan longer{plan.microbatches, plan.simulated_microbatches + added, plan.period, plan.depth};
   if (4 * longer.simulated_microbatches > 3 * longer.microbatches || !step_orders_repeat(strategy, schedule, longer)) {
     return std::nullopt;
   }
@@ -244,8 +244,7 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   const auto repeats_too_little = [&] {
     return SteadyStateOutcome{std::nullopt, std::nullopt, std::max(finder.longest().length(), 0)};
   };
-  const int depth = pipeline_depth(job.strategy, schedule::find_schedule(job.strategy.schedule));
-  if (stretch.length() < depth + plan.period || shorter.counted_microbatches.first != counted.first ||
+  if (stretch.length() < plan.depth + plan.period || shorter.counted_microbatches.first != counted.first ||
       shorter.counted_microbatches.last != counted.last || counted.first < stretch.first - plan.period ||
       counted.last > stretch.last + 1) {
     return repeats_too_little();

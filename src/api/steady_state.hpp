@@ -21,6 +21,9 @@ struct SteadyStatePlan {
   int microbatches = 0;            //!< the job's
   int simulated_microbatches = 0;  //!< the shorter run's
   int period = 0;                  //!< micro-batches after which each stage's step order repeats
+  //! How many micro-batches (a chunk each) a stage's step order may run ahead of its oldest
+  //! unfinished one: a repeating stretch must be longer than this, plus a period.
+  int depth = 0;
   int repeats() const { return (microbatches - simulated_microbatches) / period; }
   //! The period in the middle of the shorter run whose event instances stand for each repeat's.
   program::MicrobatchRange counted() const { return {simulated_microbatches / 2, simulated_microbatches / 2 + period}; }
