@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <limits>
 #include <map>
@@ -8,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "core/input_error.hpp"
+#include "core/name_match.hpp"
+#include "events/operator.hpp"
 #include "io/trace/trace_reader_formats.hpp"
 
 namespace distsim::io::trace_format {
@@ -19,19 +20,25 @@ using compare::ActivityKind;
 using compare::MeasuredGroup;
 using nlohmann::json;
 
+//! The digits at the front of `text`, consumed; nullopt when there are none or too many.
+std::optional<int> leading_number(std::string_view& text) {
+  int value = 0;
+  const auto [last, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || last == text.data()) return std::nullopt;
+  text.remove_prefix(static_cast<std::size_t>(last - text.data()));
+  return value;
+}
+
 int parse_microbatch(std::string_view text, const std::string& place) {
-  int value = -1;
+  std::optional<int> value;
   if (text.starts_with("mb=")) {
-    const auto digits = text.substr(3);
-    const auto [last, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (error != std::errc{} || last != digits.data() + digits.size()) {
-      value = -1;
-    }
+    text.remove_prefix(3);
+    value = leading_number(text);
   }
-  if (value < 0) {
+  if (!value || *value < 0 || !text.empty()) {
     throw InputError(place + ": expected an annotation named distsim:<phase>:mb=<micro-batch>, as in distsim:fwd:mb=3");
   }
-  return value;
+  return *value;
 }
 
 //! A range that marks a pass: its label and where it ran (on the GPU for gpu_user_annotation, on
@@ -43,15 +50,6 @@ struct PassRange {
   bool by_order = false;
 };
 
-//! The digits at the front of `text`, consumed; nullopt when there are none or too many.
-std::optional<int> leading_number(std::string_view& text) {
-  int value = 0;
-  const auto [last, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc{} || last == text.data()) return std::nullopt;
-  text.remove_prefix(static_cast<std::size_t>(last - text.data()));
-  return value;
-}
-
 //! PyTorch's pipelining schedules name each action's range PP:<stage><action><micro-batch>
 //! (torch/distributed/pipelining/schedules.py, _get_profiler_function_name): F forward, B full
 //! backward, I backward for inputs, W backward for weights. Other actions (SEND_F, RECV_B,
@@ -62,7 +60,7 @@ std::optional<PassLabel> pipelining_action(std::string_view name) {
   const char action = name.front();
   name.remove_prefix(1);
   const auto microbatch = leading_number(name);
-  if (!microbatch || !name.empty()) return std::nullopt;
+  if (!microbatch || *microbatch < 0 || !name.empty()) return std::nullopt;
   switch (action) {
     case 'F': return PassLabel{events::Phase::forward, *microbatch};
     case 'B':
@@ -266,11 +264,10 @@ std::vector<int> group_members(const json& args, const std::map<std::string, std
   return members;
 }
 
-bool names_all_to_all(std::string collective) {
-  std::erase(collective, '_');
-  std::transform(collective.begin(), collective.end(), collective.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return collective.starts_with("alltoall");
+//! PyTorch names an all-to-all all_to_all, all_to_allv or alltoall_base: distsim's operator name
+//! by the one name rule, with a suffix.
+bool names_all_to_all(std::string_view collective) {
+  return name_key(collective).starts_with(name_key(events::collective_name(events::Collective::all_to_all)));
 }
 
 //! What a NCCL kernel's arguments say of its partners (record_param_comms' metadata, which the
