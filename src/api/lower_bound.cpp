@@ -39,15 +39,23 @@ std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::
   return shape;
 }
 
+//! One micro-batch's step (a StepKind) on one chunk: its compute, and at least how long the compute
+//! stream is held from the start of its first computation to the end of its last, with the
+//! communication that its computations wait for in between (step_time).
+struct StepTime {
+  SimTime compute = 0;
+  SimTime span = 0;
+};
+
 //! What the lower bound knows of one shape of stage: the busy time of the streams it bounds by,
-//! and one micro-batch's compute on each chunk, in the steps that hand activations on (forward) and
-//! gradients back (the backward, or its input-gradient part when the schedule splits it).
+//! and one micro-batch's steps on each chunk.
 struct StageBusy {
   static constexpr std::size_t kNics = 4;
-  std::array<SimTime, kNics + 1> busy{};  //!< compute, three data-parallel streams, the NICs
-  std::vector<SimTime> forward;           //!< per chunk, one micro-batch
-  std::vector<SimTime> backward;          //!< per chunk, one micro-batch
-  SimTime handing_on = 0;                 //!< every micro-batch's forward and backward steps
+  std::array<SimTime, kNics + 1> busy{};     //!< compute, three data-parallel streams, the NICs
+  SimTime optimizer = 0;                     //!< the optimizer step, on the compute stream
+  std::vector<std::vector<StepTime>> steps;  //!< per chunk, per step kind of the schedule
+  std::vector<SimTime> forward;              //!< per chunk, the span of the steps that hand activations on
+  std::vector<SimTime> backward;             //!< per chunk, the span of those that hand gradients back
   //! The data-parallel work that waits for all of the stage's compute but the optimizer step, or
   //! for the step, one task at a time on the data-parallel stream (iteration_end.cpp).
   SimTime data_parallel_tail = 0;
@@ -64,7 +72,11 @@ class StageBusyPricer {
  public:
   StageBusyPricer(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                   const cost::FallbackCostModel& costs)
-      : job_(job), schedule_(schedule), costs_(costs), layout_(job.strategy, job.cluster) {}
+      : job_(job),
+        schedule_(schedule),
+        costs_(costs),
+        layout_(job.strategy, job.cluster),
+        kinds_(schedule.step_kinds()) {}
 
   //! The stage's busy times on GPU type `gpu_type`.
   StageBusy price(int stage, const std::vector<events::ChunkPlacement>& placements, const std::vector<SimTime>& passes,
@@ -78,21 +90,24 @@ class StageBusyPricer {
     durations_.clear();
     durations_.reserve(table.size());
     for (events::EventId id = 0; id < table.size(); ++id) durations_.push_back(costs_.cost(table.at(id)).duration);
+    table_ = &table;
     StageBusy stage_busy;
-    stage_busy.busy[0] = durations_[work.optimizer_step];
+    stage_busy.optimizer = durations_[work.optimizer_step];
+    stage_busy.busy[0] = stage_busy.optimizer;
     for (size_t chunk = 0; chunk < work.chunks.size(); ++chunk) {
       add_steps(work.chunks[chunk].forward, table, passes[chunk], stage_busy.busy);
       add_steps(work.chunks[chunk].backward, table, passes[chunk], stage_busy.busy);
+      auto& steps = stage_busy.steps.emplace_back();
       SimTime forward = 0;
       SimTime backward = 0;
-      for (const auto& kind : schedule_.step_kinds()) {
+      for (const auto& kind : kinds_) {
+        steps.push_back(step_time(work.chunks[chunk].*(kind->templates)));
         if (kind->sends == nullptr) continue;  // the weight gradients, which hand nothing on
         SimTime& sum = kind->sends->direction > 0 ? forward : backward;
-        sum = saturating_multiply_add(sum, 1, compute_of(work.chunks[chunk].*(kind->templates)));
+        sum = saturating_multiply_add(sum, 1, steps.back().span);
       }
       stage_busy.forward.push_back(forward);
       stage_busy.backward.push_back(backward);
-      stage_busy.handing_on = saturating_multiply_add(stage_busy.handing_on, passes[chunk], forward + backward);
     }
     stage_busy.data_parallel_tail = data_parallel_tail(work);
     return stage_busy;
@@ -120,12 +135,40 @@ class StageBusyPricer {
     return tail;
   }
 
-  SimTime compute_of(const std::vector<events::TaskTemplate>& steps) const {
-    SimTime sum = 0;
-    for (const auto& step : steps) {
-      if (step.stream == events::StreamKind::compute) sum = saturating_multiply_add(sum, 1, durations_[step.event]);
+  //! A step's compute, and the least time from the start of its first computation to the end of
+  //! its last: its computations run one after another on the compute stream, each after the
+  //! communication it waits for, which runs after the computation before it and after what its
+  //! stream ran before. What comes before the first computation may have run before the step
+  //! started, and so counts for nothing. Nothing else runs on the compute stream in between unless the schedule
+  //! overlaps the step with another (stage_occupancy).
+  StepTime step_time(const std::vector<events::TaskTemplate>& steps) {
+    constexpr SimTime kFree = -1;  // not after the first computation
+    ends_.assign(steps.size(), kFree);
+    stream_ends_.fill(kFree);
+    const auto end_of = [&](int index) { return index >= 0 ? ends_[static_cast<size_t>(index)] : kFree; };
+    StepTime time;
+    SimTime compute_end = kFree;
+    for (size_t index = 0; index < steps.size(); ++index) {
+      const auto& step = steps[index];
+      const SimTime duration = durations_[step.event];
+      const bool compute = step.stream == events::StreamKind::compute;
+      if (compute) time.compute = saturating_multiply_add(time.compute, 1, duration);
+      if (!compute && compute_end == kFree) continue;
+      SimTime& stream_end = stream_ends_[static_cast<size_t>(step.stream)];
+      const SimTime start = std::max({std::max<SimTime>(compute_end, 0), end_of(step.waits_for),
+                                      end_of(step.waits_for_parameters), compute ? SimTime{0} : stream_end});
+      // A collective through the NICs shares them, and the engine may round its end down by a
+      // nanosecond; any other task lasts exactly its duration.
+      const bool shares_links = !compute && table_->at(step.event).crosses_nics();
+      ends_[index] = saturating_multiply_add(start, 1, shares_links ? std::max<SimTime>(duration - 1, 0) : duration);
+      if (compute) {
+        compute_end = ends_[index];
+      } else {
+        stream_end = ends_[index];
+      }
     }
-    return sum;
+    time.span = std::max<SimTime>(compute_end, 0);
+    return time;
   }
 
   // Under ZeRO-2 and -3 every collective through the NICs stays a task of its own, which shares
@@ -154,28 +197,91 @@ class StageBusyPricer {
   const schedule::PipelineSchedule& schedule_;
   const cost::FallbackCostModel& costs_;
   strategy::RankLayout layout_;
-  std::vector<SimTime> durations_;  //!< by event id, of the stage being priced
+  std::vector<schedule::StepKind> kinds_;
+  const events::EventTable* table_ = nullptr;  //!< of the stage being priced
+  std::vector<SimTime> durations_;             //!< by event id, of the stage being priced
+  std::vector<SimTime> ends_;                  //!< step_time's, by template
+  std::array<SimTime, events::kStreamKinds> stream_ends_{};
 };
 
 //! Each busy time the smaller of two pricings of one stage.
 StageBusy fastest(const StageBusy& a, const StageBusy& b) {
   StageBusy least = a;
   for (size_t i = 0; i < least.busy.size(); ++i) least.busy[i] = std::min(a.busy[i], b.busy[i]);
+  least.optimizer = std::min(a.optimizer, b.optimizer);
   for (size_t chunk = 0; chunk < least.forward.size(); ++chunk) {
     least.forward[chunk] = std::min(a.forward[chunk], b.forward[chunk]);
     least.backward[chunk] = std::min(a.backward[chunk], b.backward[chunk]);
+    for (size_t kind = 0; kind < least.steps[chunk].size(); ++kind) {
+      StepTime& step = least.steps[chunk][kind];
+      step.compute = std::min(step.compute, b.steps[chunk][kind].compute);
+      step.span = std::min(step.span, b.steps[chunk][kind].span);
+    }
   }
-  least.handing_on = std::min(a.handing_on, b.handing_on);
   least.data_parallel_tail = std::min(a.data_parallel_tail, b.data_parallel_tail);
   return least;
+}
+
+//! How long a stage's compute stream is held at the least: by all its steps, and by those that
+//! hand activations on or gradients back.
+struct StageOccupancy {
+  SimTime all = 0;
+  SimTime handing_on = 0;
+};
+
+//! The compute stream runs a stage's steps one unit after another: a step alone holds it for its
+//! span; steps the schedule overlaps (DualPipe's F&B, combined 1F1B) hold it together for their
+//! compute added up, or the longest span of them if that is more.
+StageOccupancy stage_occupancy(const StageBusy& stage, int stage_index, const schedule::PipelineSchedule& schedule,
+                               const strategy::Strategy& s, const std::vector<SimTime>& passes) {
+  const std::vector<schedule::StepKind> kinds = schedule.step_kinds();
+  StageOccupancy occupancy;
+  if (!schedule.overlaps_stage_steps(s)) {
+    for (size_t chunk = 0; chunk < stage.steps.size(); ++chunk) {
+      for (size_t kind = 0; kind < kinds.size(); ++kind) {
+        const SimTime span = stage.steps[chunk][kind].span;
+        occupancy.all = saturating_multiply_add(occupancy.all, passes[chunk], span);
+        if (kinds[kind]->sends != nullptr) {
+          occupancy.handing_on = saturating_multiply_add(occupancy.handing_on, passes[chunk], span);
+        }
+      }
+    }
+    return occupancy;
+  }
+  struct Unit {
+    SimTime compute = 0;
+    SimTime longest = 0;
+    SimTime held() const { return std::max(compute, longest); }
+  };
+  Unit all;
+  Unit handing_on;
+  const auto close_unit = [&] {
+    occupancy.all = saturating_multiply_add(occupancy.all, 1, all.held());
+    occupancy.handing_on = saturating_multiply_add(occupancy.handing_on, 1, handing_on.held());
+    all = {};
+    handing_on = {};
+  };
+  for (const schedule::Step& step : schedule.stage_steps(s, stage_index)) {
+    if (step.overlaps_previous == schedule::Overlap::none) close_unit();
+    const auto kind = static_cast<size_t>(std::find(kinds.begin(), kinds.end(), step.kind) - kinds.begin());
+    const StepTime& time = stage.steps.at(static_cast<size_t>(step.chunk)).at(kind);
+    for (Unit* unit : {&all, &handing_on}) {
+      if (unit == &handing_on && step.kind->sends == nullptr) continue;
+      unit->compute = saturating_multiply_add(unit->compute, 1, time.compute);
+      unit->longest = std::max(unit->longest, time.span);
+    }
+  }
+  close_unit();
+  return occupancy;
 }
 
 //! Every micro-batch crosses the chunks in the order of their virtual stages (a schedule that runs
 //! each chunk every micro-batch; DualPipe's two directions do not). So a stage computes nothing
 //! before one micro-batch has crossed the chunks of other stages ahead of its first chunk, then
-//! computes all it has, and the gradient of its last backward crosses those chunks back after.
-SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedule::PipelineSchedule& schedule,
-                       const strategy::Strategy& s) {
+//! holds its compute stream as long as its steps need, and the gradient of its last backward
+//! crosses those chunks back after.
+SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const std::vector<StageOccupancy>& occupancy,
+                       const schedule::PipelineSchedule& schedule, const strategy::Strategy& s) {
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   if (schedule.microbatches_per_chunk(s.num_microbatches()) != s.num_microbatches()) return 0;
   const int p = s.pipeline_parallel;
@@ -198,9 +304,11 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const schedu
           saturating_multiply_add(behind, 1, stages[static_cast<size_t>(other)]->backward[static_cast<size_t>(chunk)]);
     }
     const StageBusy& own = *stages[static_cast<size_t>(stage)];
-    bound = std::max(
-        {bound, saturating_multiply_add(saturating_multiply_add(ahead, 1, own.busy[0]), 1, own.data_parallel_tail),
-         saturating_multiply_add(saturating_multiply_add(ahead, 1, own.handing_on), 1, behind)});
+    const StageOccupancy& held = occupancy[static_cast<size_t>(stage)];
+    const SimTime computing = saturating_multiply_add(held.all, 1, own.optimizer);
+    bound = std::max({bound,
+                      saturating_multiply_add(saturating_multiply_add(ahead, 1, computing), 1, own.data_parallel_tail),
+                      saturating_multiply_add(saturating_multiply_add(ahead, 1, held.handing_on), 1, behind)});
   }
   return bound;
 }
@@ -219,6 +327,7 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
   StageBusyPricer pricer(job, schedule, *costs);
   std::map<std::vector<std::int64_t>, StageBusy> priced;
   std::vector<const StageBusy*> stages;
+  std::vector<StageOccupancy> occupancy;
   LowerBound bound;
   const strategy::GpuPlacement gpus(job);
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
@@ -235,13 +344,15 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
       }
       bound.busiest_stream =
           std::max(bound.busiest_stream, *std::max_element(at->second.busy.begin(), at->second.busy.end()));
-      bound.compute_then_data_parallel =
-          std::max(bound.compute_then_data_parallel,
-                   saturating_multiply_add(at->second.busy[0], 1, at->second.data_parallel_tail));
     }
-    stages.push_back(&at->second);
+    const StageBusy& own = at->second;
+    stages.push_back(&own);
+    occupancy.push_back(stage_occupancy(own, stage, schedule, s, passes));
+    const SimTime computing = saturating_multiply_add(occupancy.back().all, 1, own.optimizer);
+    bound.compute_then_data_parallel =
+        std::max(bound.compute_then_data_parallel, saturating_multiply_add(computing, 1, own.data_parallel_tail));
   }
-  bound.pipeline = pipeline_bound(stages, schedule, s);
+  bound.pipeline = pipeline_bound(stages, occupancy, schedule, s);
   return bound;
 }
 

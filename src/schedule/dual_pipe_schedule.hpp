@@ -32,6 +32,7 @@ class DualPipeSchedule : public PipelineSchedule {
     return {StepKind::forward, StepKind::backward_input, StepKind::backward_weight};
   }
   std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
+  bool overlaps_steps() const override { return true; }
   int chunks_per_stage(int /*requested*/) const override { return 2; }
   //! Half the micro-batches run through chunk 0 (the forward direction), half through chunk 1.
   int microbatches_per_chunk(int num_microbatches) const override { return num_microbatches / 2; }

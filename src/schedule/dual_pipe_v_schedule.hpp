@@ -22,6 +22,7 @@ class DualPipeVSchedule : public VShapeSchedule {
   std::string_view name() const override { return "dualpipev"; }
   std::string_view description() const override;
   std::vector<Step> steps(int stage, int num_stages, int num_microbatches, int num_chunks) const override;
+  bool overlaps_steps() const override { return true; }
   //! VShapeSchedule's rules and at least 2p micro-batches (dualpipev.py's assertion).
   void check(const strategy::JobSpec& job, std::vector<std::string>& problems) const override;
 };

@@ -106,6 +106,16 @@ class PipelineSchedule {
   //! Every stage's microbatches_in_flight, in stage order; by default one call per stage.
   virtual std::vector<double> all_microbatches_in_flight(int num_stages, int num_microbatches, int num_chunks) const;
 
+  //! Whether steps() runs some steps overlapped with the ones before them (Step::overlaps_previous,
+  //! DualPipe's F&B pairs). A schedule that says no never does, which a test checks on every
+  //! built-in schedule; the lower bound reads this instead of the steps.
+  virtual bool overlaps_steps() const { return false; }
+  //! Whether stage_steps of `strategy` holds overlapped steps: steps() does, or combined 1F1B
+  //! pairs them.
+  bool overlaps_stage_steps(const strategy::Strategy& strategy) const {
+    return overlaps_steps() || strategy.overlap_moe_expert_parallel_comm;
+  }
+
   //! Whether Megatron-Core runs its combined 1F1B (--overlap-moe-expert-parallel-comm) on this
   //! schedule with `num_stages` stages of `num_chunks` chunks: without pipelining, or interleaved
   //! (transformer_config.py: "virtual_pipeline_model_parallel_size must be specified when

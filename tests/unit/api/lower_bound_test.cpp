@@ -7,6 +7,7 @@
 
 #include "api/simulation.hpp"
 #include "core/input_error.hpp"
+#include "engine/engine.hpp"
 #include "pipeline_test_jobs.hpp"
 
 namespace distsim::api {
@@ -65,10 +66,12 @@ TEST(LowerBound, IsTheSimulatedBusiestComputeStream) {
 // backward in turn, so the pipeline's term is every stage's forward and backward compute added
 // up. The independent measure: the job's task program (before the engine runs it), its compute
 // tasks' durations added over every device, without the optimizer steps, which run beside one
-// another at the end. One replica and untied embeddings: no data-parallel work follows the passes.
+// another at the end. One replica and untied embeddings: no data-parallel work follows the passes;
+// no tensor parallelism: no collective holds a pass up between its computations.
 TEST(LowerBound, OfOneMicroBatchIsEveryStagesPassesInTurn) {
   for (const std::string schedule : {"gpipe", "1f1b"}) {
-    const auto job = make_job("llama-3.1-8b", "dgx-h100", 1, 2, 4, 1, 1, schedule);
+    auto job = make_job("llama-3.1-8b", "dgx-h100", 1, 1, 4, 1, 1, schedule);
+    job.cluster.gpus_per_host = 4;
     const program::JobProgram program = job_events(job);
     SimTime passes = 0;
     for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
@@ -94,7 +97,7 @@ TEST(LowerBound, OfOneMicroBatchIsEveryStagesPassesInTurn) {
 // or -3) and untied embeddings, the stream holds only those reductions and gathers.
 TEST(LowerBound, ComputeThenTheDataParallelTail) {
   for (const bool distributed_optimizer : {false, true}) {
-    auto job = make_job("llama-3.1-8b", "dgx-h100", 2, 2, 2, 4, 4, "1f1b");
+    auto job = make_job("llama-3.1-8b", "dgx-h100", 2, 1, 2, 8, 4, "1f1b");
     job.strategy.distributed_optimizer = distributed_optimizer;
     const program::JobProgram program = job_events(job);
     std::map<int, SimTime> sums;
@@ -117,9 +120,59 @@ TEST(LowerBound, ComputeThenTheDataParallelTail) {
   }
 }
 
+// A pass's computations wait for the tensor-parallel collectives between them, and its compute
+// stream does nothing else meanwhile: on one stage with one micro-batch and one replica the
+// compute stream is held by the forward pass, then the backward pass, then the optimizer step, and
+// the bound is that time. The independent measure: the engine's timeline of the job's task
+// program, its iteration time less the compute stream's wait between two passes (for the
+// collectives a pass ends with: the bound counts a pass from its first computation to its last).
+// Tensor parallelism over 4 and 8 GPUs, with and without sequence parallelism and recomputation,
+// the host thread left out (its launches only delay kernels). The bound is above the compute
+// alone.
+TEST(LowerBound, HoldsTheComputeStreamThroughTheCollectivesAPassWaitsFor) {
+  for (const int tp : {4, 8}) {
+    for (const bool sequence_parallel : {false, true}) {
+      for (const auto recompute : {strategy::Recompute::none, strategy::Recompute::full}) {
+        auto job = make_job("llama-3.1-8b", "dgx-h100", 1, tp, 1, 1, 1, "1f1b");
+        job.cluster.gpus_per_host = tp;
+        job.strategy.sequence_parallel = sequence_parallel;
+        job.strategy.recompute = recompute;
+        job.strategy.host_time = strategy::HostTime::none;
+        const program::JobProgram program = job_events(job);
+        const engine::TaskTimes times = engine::run(program.program);
+        std::vector<engine::TaskId> computations;  // device 0's, in the order they ran
+        for (engine::TaskId task = 0; task < program.program.num_tasks(); ++task) {
+          const auto& stream = program.streams[program.program.streams(task).front()];
+          if (stream.kind == events::StreamKind::compute && stream.device == 0) computations.push_back(task);
+        }
+        std::sort(computations.begin(), computations.end(),
+                  [&](engine::TaskId a, engine::TaskId b) { return times.start[a] < times.start[b]; });
+        const auto pass_of = [&](engine::TaskId task) {
+          const auto phase = program.tasks[task].phase;
+          return phase == events::Phase::forward ? 0 : phase == events::Phase::optimizer ? 2 : 1;
+        };
+        SimTime between_passes = 0;
+        for (size_t n = 1; n < computations.size(); ++n) {
+          if (pass_of(computations[n]) != pass_of(computations[n - 1])) {
+            between_passes += times.start[computations[n]] - times.end[computations[n - 1]];
+          }
+        }
+        const LowerBound terms = iteration_lower_bound_terms(job);
+        const std::string name = job.strategy.notation() + (sequence_parallel ? " sp" : "") +
+                                 (recompute == strategy::Recompute::full ? " recompute" : "");
+        EXPECT_GT(between_passes, 0) << name;  // the forward ends with the loss's collectives
+        EXPECT_EQ(terms.compute_then_data_parallel, times.makespan - between_passes) << name;
+        EXPECT_EQ(iteration_lower_bound(job), terms.compute_then_data_parallel) << name;
+        EXPECT_GT(terms.compute_then_data_parallel, terms.busiest_stream) << name;
+      }
+    }
+  }
+}
+
 // No schedule runs a job faster than its bound: every schedule, with one to sixteen micro-batches,
-// two to four stages, recomputation, ZeRO-3, the distributed optimizer with overlapped reductions, and a pipeline with
-// the embedding and the head as stages of their own (the bound is of every stage; an invalid combination is skipped).
+// two to four stages, recomputation, ZeRO-3, the distributed optimizer with overlapped reductions, a pipeline with
+// the embedding and the head as stages of their own, and combined 1F1B (the bound is of every stage; an invalid
+// combination is skipped).
 TEST(LowerBound, IsNeverAboveTheSimulatedTime) {
   int checked = 0;
   for (const std::string schedule :
@@ -151,6 +204,16 @@ TEST(LowerBound, IsNeverAboveTheSimulatedTime) {
   auto layout = make_job("llama-3.1-8b", "dgx-h100", 2, 2, 4, 2, 8, "1f1b");
   layout.strategy.pipeline_layout = "E|t*16|t*16|L";
   EXPECT_LE(iteration_lower_bound(layout), simulate(layout).summary.iteration_time);
+  // Combined 1F1B overlaps a forward with a backward, each with tensor-parallel collectives.
+  for (const int microbatches : {4, 8, 16}) {
+    auto combined = make_job("mixtral-8x7b", "dgx-h100", 2, 2, 2, 4, microbatches, "interleaved");
+    combined.model.num_layers = 8;
+    combined.strategy.virtual_stages = 2;
+    combined.strategy.expert_parallel = 4;
+    combined.strategy.sequence_parallel = true;
+    combined.strategy.overlap_moe_expert_parallel_comm = true;
+    EXPECT_LE(iteration_lower_bound(combined), simulate(combined).summary.iteration_time) << microbatches;
+  }
   EXPECT_GT(checked, 120);  // of the 256 combinations, those the schedules run (not a vacuous test)
 }
 

@@ -101,6 +101,23 @@ TEST(MicrobatchesPerChunk, IsEachChunksCountOfForwards) {
   }
 }
 
+// A schedule that says it overlaps no steps has none overlapped in its own steps, and one that says
+// it does has some (the lower bound trusts the answer instead of reading every stage's steps), for
+// every built-in schedule and valid micro-batch counts (DualPipe needs at least 2p).
+TEST(OverlapsSteps, IsWhatTheSchedulesStepsDo) {
+  for (const auto* schedule : all_schedules()) {
+    const int chunks = schedule->chunks_per_stage(2);
+    for (int m : {8, 16, 24}) {
+      bool overlapped = false;
+      for (const auto& steps : schedule->all_steps(4, m, chunks)) {
+        overlapped |= std::any_of(steps.begin(), steps.end(),
+                                  [](const Step& step) { return step.overlaps_previous != Overlap::none; });
+      }
+      EXPECT_EQ(overlapped, schedule->overlaps_steps()) << schedule->name() << " m " << m;
+    }
+  }
+}
+
 // The all-stage answers (which ZBV's greedy finds in one run, and the V schedules' peaks from it)
 // come in stage order and are each stage's own answer, for every built-in schedule.
 TEST(AllStages, AreEachStagesOwnStepsAndMicrobatchesInFlight) {
