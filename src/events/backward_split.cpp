@@ -1,5 +1,6 @@
 #include "events/backward_split.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/input_error.hpp"
@@ -12,6 +13,10 @@ void split_backward(ChunkWork& work) {
   std::vector<int> weight_count_through(backward.size(), 0);  // W templates at or before each index
   work.backward_input.clear();
   work.backward_weight.clear();
+  const auto weight_steps = static_cast<std::size_t>(
+      std::count_if(backward.begin(), backward.end(), [](const TaskTemplate& step) { return step.weight_gradient; }));
+  work.backward_weight.reserve(weight_steps);
+  work.backward_input.reserve(backward.size() - weight_steps);
   for (size_t i = 0; i < backward.size(); ++i) {
     TaskTemplate step = backward[i];
     auto& list = step.weight_gradient ? work.backward_weight : work.backward_input;
