@@ -21,16 +21,18 @@ namespace distsim::api {
 namespace {
 
 //! What sets a stage's compute for the lower bound, as numbers: for each chunk the micro-batches it
-//! runs, whether it holds the embedding and the head, and for each of its layers the parameters and
-//! attention window. Stages of one shape are priced once (the first of them), which is exact when
-//! their layers compute alike and otherwise leaves the bound a lower one, never a higher.
+//! runs, whether it holds the embedding and the head, whether it receives from and sends to another
+//! stage (a chunk that receives a sequence-parallel scatter gathers it first), and for each of its
+//! layers the parameters and attention window. Stages of one shape are priced once (the first of
+//! them), which is exact when their layers compute alike and otherwise leaves the bound a lower
+//! one, never a higher.
 std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
                                       const std::vector<SimTime>& forwards) {
   std::vector<std::int64_t> shape;
   for (size_t chunk = 0; chunk < chunks.size(); ++chunk) {
     const auto& placement = chunks[chunk];
-    shape.insert(shape.end(),
-                 {forwards[chunk], placement.embedding ? 1 : 0, placement.head ? 1 : 0, placement.layers.count});
+    shape.insert(shape.end(), {forwards[chunk], placement.embedding ? 1 : 0, placement.head ? 1 : 0,
+                               placement.receives_from ? 1 : 0, placement.sends_to ? 1 : 0, placement.layers.count});
     for (int layer = placement.layers.first; layer < placement.layers.first + placement.layers.count; ++layer) {
       shape.push_back(model::layer_parameters_at(model, layer));
       shape.push_back(model.attention_window(layer));
@@ -76,7 +78,9 @@ class StageBusyPricer {
         schedule_(schedule),
         costs_(costs),
         layout_(job.strategy, job.cluster),
-        kinds_(schedule.step_kinds()) {}
+        kinds_(schedule.step_kinds()),
+        split_(schedule::defers_weight_gradients(schedule) ? events::BackwardSplit::input_and_weight
+                                                           : events::BackwardSplit::none) {}
 
   //! The stage's busy times on GPU type `gpu_type`.
   StageBusy price(int stage, const std::vector<events::ChunkPlacement>& placements, const std::vector<SimTime>& passes,
@@ -84,7 +88,7 @@ class StageBusyPricer {
     events::EventTable table;
     events::LayerMemo layers(table);
     const strategy::RankCoord coord{{strategy::ParallelDim::pp, stage}};
-    events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers);
+    events::RankWork work = events::build_rank_work(job_, layout_, coord, placements, table, &layers, split_);
     events::run_on_gpu_type(work, table, gpu_type);
     // Each unique event priced once: a stage repeats its layers' events in every pass.
     durations_.clear();
@@ -198,6 +202,7 @@ class StageBusyPricer {
   const cost::FallbackCostModel& costs_;
   strategy::RankLayout layout_;
   std::vector<schedule::StepKind> kinds_;
+  events::BackwardSplit split_;
   const events::EventTable* table_ = nullptr;  //!< of the stage being priced
   std::vector<SimTime> durations_;             //!< by event id, of the stage being priced
   std::vector<SimTime> ends_;                  //!< step_time's, by template

@@ -144,7 +144,6 @@ class ChunkBuilder {
     work.parameters = rank_parameters(segments_, job_.strategy.tensor_parallel) + expert_parameters_;
     add_transfers(work, layout, table);
     work.gradient_buckets = gradient_buckets(job_, layout, coord_, segments_, table);
-    split_backward(work);
     return work;
   }
 
@@ -361,7 +360,8 @@ void add_expert_reductions(const strategy::JobSpec& job, const strategy::RankLay
 }  // namespace
 
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo) {
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo,
+                         BackwardSplit split) {
   const strategy::Strategy& strategy = job.strategy;
   const bool holds_embedding =
       std::any_of(chunks.begin(), chunks.end(), [](const ChunkPlacement& c) { return c.embedding; });
@@ -371,6 +371,7 @@ RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayou
   for (int chunk = 0; chunk < static_cast<int>(chunks.size()); ++chunk) {
     ChunkBuilder builder(job, layout, coord, chunks[static_cast<size_t>(chunk)], holds_embedding, table, memo);
     work.chunks.push_back(builder.build(layout, chunk, table));
+    if (split == BackwardSplit::input_and_weight) split_backward(work.chunks.back());
     work.parameters += work.chunks.back().parameters;
     sequence_sharded += builder.sequence_sharded();
   }

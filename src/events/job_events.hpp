@@ -159,8 +159,12 @@ std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layer
 //! (schedule::PipelineSchedule::stage_chunk_placements). Tied embeddings need a reduction between
 //! the stage with the embedding and the stage with the LM head only when they are different
 //! stages. Events are interned into `table`; with a `memo` of that table, layers alike to ones
-//! built before (for this rank or another of the same job) are copied.
+//! built before (for this rank or another of the same job) are copied. With BackwardSplit::none the
+//! chunks' backward_input and backward_weight stay empty: a schedule that runs whole backward passes
+//! reads neither, and splitting copies every backward template.
+enum class BackwardSplit { none, input_and_weight };
 RankWork build_rank_work(const strategy::JobSpec& job, const strategy::RankLayout& layout, strategy::RankCoord coord,
-                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo = nullptr);
+                         const std::vector<ChunkPlacement>& chunks, EventTable& table, LayerMemo* memo = nullptr,
+                         BackwardSplit split = BackwardSplit::input_and_weight);
 
 }  // namespace distsim::events

@@ -27,9 +27,11 @@ ProgramDraft::ProgramDraft(const strategy::JobSpec& job, const schedule::Pipelin
   stage_steps_ = schedule_.all_stage_steps(job_.strategy);
   chunk_hops_ = schedule_.all_chunk_hops(stages(), chunks());
   events::LayerMemo layers(result_.events);
+  const auto split = schedule::defers_weight_gradients(schedule_) ? events::BackwardSplit::input_and_weight
+                                                                  : events::BackwardSplit::none;
   for (int device = 0; device < num_devices(); ++device) {
     const auto& chunks = placements[static_cast<size_t>(coord(device)[strategy::ParallelDim::pp])];
-    work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers));
+    work_.push_back(events::build_rank_work(job_, layout_, coord(device), chunks, result_.events, &layers, split));
     events::run_on_gpu_type(work_.back(), result_.events,
                             compute_.gpus().type_of_rank(result_.devices[static_cast<size_t>(device)].rank));
     copy_reductions_.push_back(
