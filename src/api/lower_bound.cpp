@@ -320,7 +320,8 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const std::v
 
 }  // namespace
 
-LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const SimulationOptions& options) {
+LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const SimulationOptions& options,
+                                       BoundStages which) {
   const strategy::JobSpec job = job_as_simulated(given, options);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
   const auto costs = cost_chain(job, options);
@@ -337,6 +338,10 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
   const strategy::GpuPlacement gpus(job);
   for (int stage = 0; stage < s.pipeline_parallel; ++stage) {
     const auto& placements = stage_placements[static_cast<size_t>(stage)];
+    if (which == BoundStages::head &&
+        std::none_of(placements.begin(), placements.end(), [](const auto& chunk) { return chunk.head; })) {
+      continue;
+    }
     const std::vector<int> types = gpus.types_of_stage(stage);
     std::vector<std::int64_t> shape = stage_shape(job.model, placements, passes);
     shape.insert(shape.end(), types.begin(), types.end());
@@ -357,12 +362,12 @@ LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const Sim
     bound.compute_then_data_parallel =
         std::max(bound.compute_then_data_parallel, saturating_multiply_add(computing, 1, own.data_parallel_tail));
   }
-  bound.pipeline = pipeline_bound(stages, occupancy, schedule, s);
+  if (which == BoundStages::all) bound.pipeline = pipeline_bound(stages, occupancy, schedule, s);
   return bound;
 }
 
-SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options) {
-  const LowerBound bound = iteration_lower_bound_terms(job, options);
+SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options, BoundStages stages) {
+  const LowerBound bound = iteration_lower_bound_terms(job, options, stages);
   return std::max({bound.busiest_stream, bound.pipeline, bound.compute_then_data_parallel});
 }
 

@@ -247,7 +247,11 @@ std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::Pipeli
 }  // namespace
 
 std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
-  return choose_ranks(job, schedule::find_schedule(job.strategy.schedule), options).size_problem;
+  const auto& schedule = schedule::find_schedule(job.strategy.schedule);
+  // Within the limit with every rank simulated, the most there can be, the job is within it
+  // whichever ranks stand for it, and its layout need not be read (choose_ranks).
+  if (size_problem(job, schedule, options, program::SimulatedRanks::every_rank_alone).empty()) return {};
+  return choose_ranks(job, schedule, options).size_problem;
 }
 
 std::int64_t estimated_tasks(const strategy::JobSpec& job, bool all_ranks, bool aggregate_passes) {

@@ -103,6 +103,12 @@ struct LowerBound {
   SimTime compute_then_data_parallel = 0;
 };
 
+//! Which stages iteration_lower_bound_terms prices: every one, or only the stage that holds the LM
+//! head, whose busiest stream and whose compute stream held then its data-parallel tail bound the
+//! iteration too (the pipeline's term left 0). That costs one stage's pricing, is never above the
+//! whole bound, and equals it with one stage: a search prunes most candidates with it alone.
+enum class BoundStages { all, head };
+
 //! A time no schedule can beat for this job, the largest of three terms. (1) The busiest stream, or
 //! under ZeRO-3 the busiest NICs, of its busiest pipeline stage. Its compute stream runs the forward and backward
 //! passes of every micro-batch that the schedule runs through each of the stage's chunks, and the optimizer step; with
@@ -123,8 +129,10 @@ struct LowerBound {
 //! windows of each chunk) are priced once, by the first: the shape says what a stage computes (a test checks it on
 //! stages of different layers). Prices the events as simulate does, without building the task program. Throws
 //! InputError for an invalid job.
-SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {});
-LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const SimulationOptions& options = {});
+SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOptions& options = {},
+                              BoundStages stages = BoundStages::all);
+LowerBound iteration_lower_bound_terms(const strategy::JobSpec& job, const SimulationOptions& options = {},
+                                       BoundStages stages = BoundStages::all);
 
 //! The job's unique events with their costs, without running the engine.
 program::JobProgram job_events(const strategy::JobSpec& job, const SimulationOptions& options = {});

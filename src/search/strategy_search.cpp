@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -318,27 +319,29 @@ std::vector<std::int64_t> simulation_costs(const SearchResult& result, const std
   return costs;
 }
 
-//! Fills lower_bound_s of each candidate to simulate.
-void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_simulate,
-                    const api::SimulationOptions& simulation, const SearchOptions& options) {
+//! Fills lower_bound_s of each of `to_bound` with the bound of `stages`, reporting progress when
+//! `report`; sets aside a candidate whose bound cannot be computed.
+void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_bound,
+                    const api::SimulationOptions& simulation, const SearchOptions& options, api::BoundStages stages,
+                    bool report) {
   std::mutex progress_mutex;
   std::size_t done = 0;
   share_out(
-      simulation_costs(result, to_simulate, simulation), options, 1,
+      simulation_costs(result, to_bound, simulation), options, 1,
       [&](std::size_t n) {
-        Candidate& candidate = result.candidates[to_simulate[n]];
+        Candidate& candidate = result.candidates[to_bound[n]];
         auto reason = unless_input_error([&] {
-          candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation));
+          candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation, stages));
         });
-        if (options.bound_progress) {
+        if (report && options.bound_progress) {
           const std::lock_guard lock(progress_mutex);
-          options.bound_progress(++done, to_simulate.size());
+          options.bound_progress(++done, to_bound.size());
         }
         return reason;
       },
-      [&](std::size_t n, double* out) { *out = result.candidates[to_simulate[n]].lower_bound_s; },
-      [&](std::size_t n, const double* in) { result.candidates[to_simulate[n]].lower_bound_s = *in; },
-      [&](std::size_t n, const std::string& reason) { set_aside(result, to_simulate[n], reason); });
+      [&](std::size_t n, double* out) { *out = result.candidates[to_bound[n]].lower_bound_s; },
+      [&](std::size_t n, const double* in) { result.candidates[to_bound[n]].lower_bound_s = *in; },
+      [&](std::size_t n, const std::string& reason) { set_aside(result, to_bound[n], reason); });
 }
 
 //! How a search simulates each candidate: passes aggregated.
@@ -348,57 +351,101 @@ api::SimulationOptions search_simulation(const SearchOptions& options) {
   return simulation;
 }
 
+//! Simulates the candidates of `batch` on every process and records them, counting each in `done`.
+void simulate_batch(SearchResult& result, const std::vector<std::size_t>& batch, const SearchOptions& options,
+                    std::size_t total, std::size_t& done, Simulated& simulated) {
+  const api::SimulationOptions simulation = search_simulation(options);
+  std::mutex progress_mutex;
+  share_out(
+      simulation_costs(result, batch, simulation), options, kRecordWidth,
+      [&](std::size_t n) {
+        Candidate& candidate = result.candidates[batch[n]];
+        auto reason = unless_input_error([&] { record(candidate, api::simulate(candidate.job(), simulation)); });
+        if (options.progress) {
+          const std::lock_guard lock(progress_mutex);
+          options.progress(++done, total);
+        }
+        return reason;
+      },
+      [&](std::size_t n, double* out) { write_record(result.candidates[batch[n]], out); },
+      [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); },
+      [&](std::size_t n, const std::string& reason) { set_aside(result, batch[n], reason); });
+  if (options.progress && batch.empty() && done > 0) {
+    options.progress(done, total);
+  }
+  for (const std::size_t index : batch) {
+    set_time_to_train(result.candidates[index], options.goal);
+    if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
+  }
+}
+
+//! Simulates the candidates in the order of their lower bounds, kBatch at a time, and prunes each
+//! that the simulated ones exclude when its turn comes. Every candidate is first bounded by the
+//! stage that holds its LM head (api::BoundStages::head), which costs one stage's pricing and
+//! prunes most; the whole bound is computed only for those it does not prune, kBatch at a time in
+//! the order of their head bounds, as far as needed for the next batch to be the kBatch least whole
+//! bounds of all still undecided (a head bound is never above the whole one). With `keep` 0 there is
+//! no pruning: every candidate is simulated, in order.
 void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
   const api::SimulationOptions simulation = search_simulation(options);
-  if (options.keep > 0) {
-    compute_bounds(result, to_simulate, simulation, options);
-    std::erase_if(to_simulate, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
-  }
-  for (const std::size_t index : to_simulate) set_time_to_train_bound(result.candidates[index], options.goal);
-  const Objective ranked = options.objectives.rank;
-  std::stable_sort(to_simulate.begin(), to_simulate.end(), [&](std::size_t a, std::size_t b) {
-    return objective_bound(result.candidates[a], ranked) < objective_bound(result.candidates[b], ranked);
-  });
+  const std::size_t total = to_simulate.size();
   Simulated simulated(options.keep, options.objectives);
-  std::mutex progress_mutex;
   std::size_t done = 0;
-  for (std::size_t first = 0; first < to_simulate.size(); first += kBatch) {
-    std::vector<std::size_t> batch;
-    for (std::size_t n = first; n < std::min(first + kBatch, to_simulate.size()); ++n) {
-      Candidate& candidate = result.candidates[to_simulate[n]];
-      // Only fitting candidates are ranked; out-of-memory ones are simulated when asked, never pruned.
-      const std::optional<Exclusion> exclusion =
-          candidate.status == CandidateStatus::ok ? simulated.excludes(candidate) : std::nullopt;
-      if (exclusion) {
-        candidate.status = CandidateStatus::pruned;
-        candidate.reason_text = std::make_shared<const std::string>(pruned_reason(candidate, options, *exclusion));
-        ++result.pruned_by_bound;
-        ++done;  // decided too: progress counts it with the batch
-      } else {
-        batch.push_back(to_simulate[n]);
+  if (options.keep == 0) {
+    for (std::size_t first = 0; first < to_simulate.size(); first += kBatch) {
+      const std::vector<std::size_t> batch(
+          to_simulate.begin() + static_cast<std::ptrdiff_t>(first),
+          to_simulate.begin() + static_cast<std::ptrdiff_t>(std::min(first + kBatch, to_simulate.size())));
+      simulate_batch(result, batch, options, total, done, simulated);
+    }
+    return;
+  }
+  const auto bound_candidates = [&](std::vector<std::size_t>& indices, api::BoundStages stages) {
+    compute_bounds(result, indices, simulation, options, stages, stages == api::BoundStages::head);
+    std::erase_if(indices, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
+    for (const std::size_t index : indices) set_time_to_train_bound(result.candidates[index], options.goal);
+  };
+  bound_candidates(to_simulate, api::BoundStages::head);
+  const Objective ranked = options.objectives.rank;
+  const auto bound_of = [&](std::size_t index) { return objective_bound(result.candidates[index], ranked); };
+  std::stable_sort(to_simulate.begin(), to_simulate.end(),
+                   [&](std::size_t a, std::size_t b) { return bound_of(a) < bound_of(b); });
+  // Only fitting candidates are ranked; out-of-memory ones are simulated when asked, never pruned.
+  const auto pruned = [&](std::size_t index) {
+    Candidate& candidate = result.candidates[index];
+    const std::optional<Exclusion> exclusion =
+        candidate.status == CandidateStatus::ok ? simulated.excludes(candidate) : std::nullopt;
+    if (!exclusion) return false;
+    candidate.status = CandidateStatus::pruned;
+    candidate.reason_text = std::make_shared<const std::string>(pruned_reason(candidate, options, *exclusion));
+    ++result.pruned_by_bound;
+    ++done;  // decided too: progress counts it with the next batch
+    return true;
+  };
+  std::set<std::pair<double, std::size_t>> bounded;  // by whole bound, then index
+  std::size_t next = 0;                              // the first in to_simulate not bounded whole
+  const auto batch_is_next = [&] {
+    if (next == to_simulate.size()) return true;
+    if (bounded.size() < kBatch) return false;
+    return std::next(bounded.begin(), kBatch - 1)->first <= bound_of(to_simulate[next]);
+  };
+  while (next < to_simulate.size() || !bounded.empty()) {
+    while (!batch_is_next()) {
+      std::vector<std::size_t> window;
+      while (next < to_simulate.size() && window.size() < kBatch) {
+        const std::size_t index = to_simulate[next++];
+        if (!pruned(index)) window.push_back(index);
       }
+      bound_candidates(window, api::BoundStages::all);
+      for (const std::size_t index : window) bounded.emplace(bound_of(index), index);
     }
-    share_out(
-        simulation_costs(result, batch, simulation), options, kRecordWidth,
-        [&](std::size_t n) {
-          Candidate& candidate = result.candidates[batch[n]];
-          auto reason = unless_input_error([&] { record(candidate, api::simulate(candidate.job(), simulation)); });
-          if (options.progress) {
-            const std::lock_guard lock(progress_mutex);
-            options.progress(++done, to_simulate.size());
-          }
-          return reason;
-        },
-        [&](std::size_t n, double* out) { write_record(result.candidates[batch[n]], out); },
-        [&](std::size_t n, const double* in) { read_record(in, result.candidates[batch[n]]); },
-        [&](std::size_t n, const std::string& reason) { set_aside(result, batch[n], reason); });
-    if (options.progress && batch.empty() && done > 0) {
-      options.progress(done, to_simulate.size());
+    std::vector<std::size_t> batch;
+    for (std::size_t n = 0; n < kBatch && !bounded.empty(); ++n) {
+      const std::size_t index = bounded.begin()->second;
+      bounded.erase(bounded.begin());
+      if (!pruned(index)) batch.push_back(index);
     }
-    for (const std::size_t index : batch) {
-      set_time_to_train(result.candidates[index], options.goal);
-      if (result.candidates[index].status == CandidateStatus::ok) simulated.add(result.candidates[index]);
-    }
+    simulate_batch(result, batch, options, total, done, simulated);
   }
 }
 

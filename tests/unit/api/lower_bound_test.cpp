@@ -169,10 +169,25 @@ TEST(LowerBound, HoldsTheComputeStreamThroughTheCollectivesAPassWaitsFor) {
   }
 }
 
-// No schedule runs a job faster than its bound: every schedule, with one to sixteen micro-batches,
-// two to four stages, recomputation, ZeRO-3, the distributed optimizer with overlapped reductions, a pipeline with
-// the embedding and the head as stages of their own, and combined 1F1B (the bound is of every stage; an invalid
-// combination is skipped).
+// With one stage, the stage that holds the head is the whole pipeline: its bound is the job's, term
+// by term but the pipeline's, which is then the stage's compute stream held and its data-parallel
+// tail, the third term.
+TEST(LowerBound, OfTheHeadStageIsTheWholeOneWithOneStage) {
+  for (const int tp : {1, 8}) {
+    auto job = make_job("llama-3.1-8b", "dgx-h100", 1, tp, 1, 8 / tp, 4, "1f1b");
+    const LowerBound whole = iteration_lower_bound_terms(job);
+    const LowerBound head = iteration_lower_bound_terms(job, {}, BoundStages::head);
+    EXPECT_EQ(head.busiest_stream, whole.busiest_stream) << tp;
+    EXPECT_EQ(head.compute_then_data_parallel, whole.compute_then_data_parallel) << tp;
+    EXPECT_EQ(whole.pipeline, whole.compute_then_data_parallel) << tp;
+    EXPECT_EQ(head.pipeline, 0) << tp;
+  }
+}
+
+// No schedule runs a job faster than its bound, nor than the bound of the stage that holds the head alone: every
+// schedule, with one to sixteen micro-batches, two to four stages, recomputation, ZeRO-3, the distributed optimizer
+// with overlapped reductions, a pipeline with the embedding and the head as stages of their own, and combined 1F1B (the
+// bound is of every stage; an invalid combination is skipped).
 TEST(LowerBound, IsNeverAboveTheSimulatedTime) {
   int checked = 0;
   for (const std::string schedule :
@@ -194,7 +209,10 @@ TEST(LowerBound, IsNeverAboveTheSimulatedTime) {
           } catch (const InputError&) {
             continue;  // a combination the schedule does not run
           }
-          EXPECT_LE(iteration_lower_bound(job), simulated)
+          const SimTime whole = iteration_lower_bound(job);
+          EXPECT_LE(whole, simulated) << job.strategy.notation() << " " << schedule << " " << microbatches
+                                      << " variant " << variant;
+          EXPECT_LE(iteration_lower_bound(job, {}, BoundStages::head), whole)
               << job.strategy.notation() << " " << schedule << " " << microbatches << " variant " << variant;
           ++checked;
         }
