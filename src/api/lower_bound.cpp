@@ -75,7 +75,6 @@ class StageBusyPricer {
   StageBusyPricer(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
                   const cost::FallbackCostModel& costs)
       : job_(job),
-        schedule_(schedule),
         costs_(costs),
         layout_(job.strategy, job.cluster),
         kinds_(schedule.step_kinds()),
@@ -198,7 +197,6 @@ class StageBusyPricer {
   }
 
   const strategy::JobSpec& job_;
-  const schedule::PipelineSchedule& schedule_;
   const cost::FallbackCostModel& costs_;
   strategy::RankLayout layout_;
   std::vector<schedule::StepKind> kinds_;
