@@ -218,16 +218,10 @@ std::int64_t bucket_tasks(const strategy::JobSpec& job, const schedule::Pipeline
   return tasks.value_or(std::numeric_limits<std::int64_t>::max());
 }
 
-std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, bool all_ranks,
-                            bool aggregate_passes) {
+//! The tasks of the job's program when it simulates `ranks` devices.
+std::int64_t tasks_of_ranks(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule,
+                            std::int64_t ranks, bool aggregate_passes) {
   const strategy::Strategy& s = job.strategy;
-  std::int64_t ranks = s.pipeline_parallel;
-  if (all_ranks) {
-    const strategy::RankCompute compute(job);
-    const strategy::PlacementClasses classes(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel(), true,
-                                             &compute);
-    ranks = std::int64_t{s.world_size()} / s.data_parallel * classes.simulated_indices();
-  }
   const std::int64_t layers_per_rank = busiest_rank_layers(job, schedule);
   // Aggregated: a pass per chunk and micro-batch it runs. Per layer: each micro-batch crosses the
   // rank's layers once, whichever chunk holds them (DualPipe's chunks see half the micro-batches
@@ -244,13 +238,28 @@ std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::Pipeli
   return total.value_or(std::numeric_limits<std::int64_t>::max());
 }
 
+std::int64_t tasks_estimate(const strategy::JobSpec& job, const schedule::PipelineSchedule& schedule, bool all_ranks,
+                            bool aggregate_passes) {
+  const strategy::Strategy& s = job.strategy;
+  std::int64_t ranks = s.pipeline_parallel;
+  if (all_ranks) {
+    const strategy::RankCompute compute(job);
+    const strategy::PlacementClasses classes(strategy::RankLayout(s, job.cluster), s.unit_shard_data_parallel(), true,
+                                             &compute);
+    ranks = std::int64_t{s.world_size()} / s.data_parallel * classes.simulated_indices();
+  }
+  return tasks_of_ranks(job, schedule, ranks, aggregate_passes);
+}
+
 }  // namespace
 
 std::string job_size_problem(const strategy::JobSpec& job, const SimulationOptions& options) {
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  // Within the limit with every rank simulated, the most there can be, the job is within it
-  // whichever ranks stand for it, and its layout need not be read (choose_ranks).
-  if (size_problem(job, schedule, options, program::SimulatedRanks::every_rank_alone).empty()) return {};
+  // Within the limit with every rank a device of its own, the most there can be, the job is within
+  // it whichever ranks stand for it, and its layout need not be read (choose_ranks).
+  if (tasks_of_ranks(job, schedule, job.strategy.world_size(), options.aggregate_passes) <= options.task_limit) {
+    return {};
+  }
   return choose_ranks(job, schedule, options).size_problem;
 }
 
