@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,60 @@ TEST(LowerBound, IsNeverAboveTheSimulatedTime) {
     EXPECT_LE(iteration_lower_bound(combined), simulate(combined).summary.iteration_time) << microbatches;
   }
   EXPECT_GT(checked, 120);  // of the 256 combinations, those the schedules run (not a vacuous test)
+}
+
+// Random jobs, drawn with a fixed seed over the settings the bound reads: a dense and a
+// mixture-of-experts model cut to 8 layers, 2 to 4 stages over 2 or 4 nodes, tensor, context and
+// expert parallelism, every schedule with its chunks, micro-batch counts, recomputation, sequence
+// parallelism, every ZeRO stage, the distributed optimizer with overlapped reductions, combined
+// 1F1B. Invalid draws are skipped. For each, neither the whole bound nor the head stage's exceeds the
+// simulated time, and the head stage's never exceeds the whole one.
+TEST(LowerBound, IsNeverAboveTheSimulatedTimeOfRandomJobs) {
+  std::mt19937 random(20261207);
+  const auto pick = [&](const auto& values) { return values[random() % values.size()]; };
+  const std::vector<std::string> schedules{"gpipe", "1f1b", "interleaved", "zb-h1",
+                                           "zb-h2", "zbv",  "dualpipev",   "dualpipe"};
+  int checked = 0;
+  for (int draw = 0; draw < 1000 && checked < 300; ++draw) {
+    const bool moe = random() % 3 == 0;
+    const int nodes = pick(std::vector<int>{2, 4});
+    const int tp = pick(std::vector<int>{1, 2, 4});
+    const int pp = pick(std::vector<int>{2, 4});
+    const int cp = pick(std::vector<int>{1, 1, 2});
+    const int gpus = nodes * 8;
+    if (gpus % (tp * pp * cp) != 0) continue;
+    const int dp = gpus / (tp * pp * cp);
+    const int microbatches = pick(std::vector<int>{2, 4, 8, 12});
+    auto job =
+        make_job(moe ? "mixtral-8x7b" : "llama-3.1-8b", "dgx-h100", nodes, tp, pp, dp, microbatches, pick(schedules));
+    job.model.num_layers = 8;
+    job.strategy.context_parallel = cp;
+    job.strategy.virtual_stages = job.strategy.schedule == "interleaved" ? pick(std::vector<int>{2, 4}) : 1;
+    job.strategy.recompute = random() % 2 == 0 ? strategy::Recompute::none : strategy::Recompute::full;
+    job.strategy.sequence_parallel = tp > 1 && (moe || random() % 2 == 0);
+    job.strategy.sharding =
+        pick(std::vector<strategy::Sharding>{strategy::Sharding::none, strategy::Sharding::optimizer,
+                                             strategy::Sharding::gradients, strategy::Sharding::full});
+    job.strategy.distributed_optimizer = random() % 2 == 0;
+    job.strategy.overlap_grad_reduce = random() % 2 == 0;
+    if (moe) {
+      job.strategy.expert_parallel = pick(std::vector<int>{1, 2, 4});
+      job.strategy.overlap_moe_expert_parallel_comm = random() % 3 == 0;
+    }
+    SimTime simulated = 0;
+    try {
+      simulated = simulate(job).summary.iteration_time;
+    } catch (const InputError&) {
+      continue;  // a combination the rules refuse
+    }
+    const std::string name = job.strategy.notation() + " " + job.strategy.schedule + " m " +
+                             std::to_string(microbatches) + " draw " + std::to_string(draw);
+    const SimTime whole = iteration_lower_bound(job);
+    EXPECT_LE(whole, simulated) << name;
+    EXPECT_LE(iteration_lower_bound(job, {}, BoundStages::head), whole) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 300);  // not a vacuous test: most draws are valid jobs
 }
 
 // With ZeRO-3 each pass gathers every unit's parameters on the data-parallel stream and
