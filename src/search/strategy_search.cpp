@@ -388,7 +388,7 @@ void simulate_batch(SearchResult& result, const std::vector<std::size_t>& batch,
 //! no pruning: every candidate is simulated, in order.
 void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_simulate, const SearchOptions& options) {
   const api::SimulationOptions simulation = search_simulation(options);
-  const std::size_t total = to_simulate.size();
+  std::size_t total = to_simulate.size();
   Simulated simulated(options.keep, options.objectives);
   std::size_t done = 0;
   if (options.keep == 0) {
@@ -400,12 +400,16 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
     }
     return;
   }
+  // A candidate whose bound cannot be computed is set aside: decided, for the progress.
   const auto bound_candidates = [&](std::vector<std::size_t>& indices, api::BoundStages stages) {
     compute_bounds(result, indices, simulation, options, stages, stages == api::BoundStages::head);
-    std::erase_if(indices, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
+    done +=
+        std::erase_if(indices, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
     for (const std::size_t index : indices) set_time_to_train_bound(result.candidates[index], options.goal);
   };
   bound_candidates(to_simulate, api::BoundStages::head);
+  total = to_simulate.size();
+  done = 0;
   const Objective ranked = options.objectives.rank;
   const auto bound_of = [&](std::size_t index) { return objective_bound(result.candidates[index], ranked); };
   std::stable_sort(to_simulate.begin(), to_simulate.end(),
