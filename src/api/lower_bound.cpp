@@ -11,7 +11,7 @@
 #include "events/gpu_type_work.hpp"
 #include "events/job_events.hpp"
 #include "events/layer_memo.hpp"
-#include "model/parameter_count.hpp"
+#include "model/layer_plan.hpp"
 #include "schedule/pipeline_schedule.hpp"
 #include "strategy/gpu_placement.hpp"
 #include "strategy/rank_layout.hpp"
@@ -23,7 +23,7 @@ namespace {
 //! What sets a stage's compute for the lower bound, as numbers: for each chunk the micro-batches it
 //! runs, whether it holds the embedding and the head, whether it receives from and sends to another
 //! stage (a chunk that receives a sequence-parallel scatter gathers it first), and for each of its
-//! layers the parameters and attention window. Stages of one shape are priced once (the first of
+//! layers its blocks and attention window. Stages of one shape are priced once (the first of
 //! them), which is exact when their layers compute alike and otherwise leaves the bound a lower
 //! one, never a higher.
 std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
@@ -34,7 +34,11 @@ std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::
     shape.insert(shape.end(), {forwards[chunk], placement.embedding ? 1 : 0, placement.head ? 1 : 0,
                                placement.receives_from ? 1 : 0, placement.sends_to ? 1 : 0, placement.layers.count});
     for (int layer = placement.layers.first; layer < placement.layers.first + placement.layers.count; ++layer) {
-      shape.push_back(model::layer_parameters_at(model, layer));
+      const model::LayerPlan plan = model::layer_plan(model, layer);
+      shape.push_back(plan.count);
+      for (const model::LayerBlock block : plan) {
+        shape.push_back(static_cast<std::int64_t>(block));
+      }
       shape.push_back(model.attention_window(layer));
     }
   }

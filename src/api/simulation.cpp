@@ -191,13 +191,14 @@ std::int64_t busiest_rank_layers(const strategy::JobSpec& job, const schedule::P
 //! before MoE ones, or the reverse), the MTP modules, the embedding and the head. Exact where the layers are
 //! alike; saturates instead of overflowing.
 std::int64_t parameters_estimate(const model::ModelSpec& model) {
-  const std::int64_t per_layer =
-      model.num_layers > 0
-          ? std::max(model::layer_parameters_at(model, 0), model::layer_parameters_at(model, model.num_layers - 1))
-          : 0;
+  const std::int64_t per_layer = model.num_layers > 0
+                                     ? std::max(model::layer_parameter_sums(model, 0).total(),
+                                                model::layer_parameter_sums(model, model.num_layers - 1).total())
+                                     : 0;
   const auto layers = checked_product({per_layer, model.num_layers});
-  const auto decoder = checked_product({model::layer_parameters(model, true), model.decoder_num_layers});
-  const auto mtp = checked_product({model::mtp_module_parameters(model), model.mtp_layers});
+  const auto decoder =
+      checked_product({model::layer_parameter_sums(model, model.num_layers).total(), model.decoder_num_layers});
+  const auto mtp = checked_product({model::mtp_module_parameter_sums(model).total(), model.mtp_layers});
   const auto extra = decoder && mtp ? checked_sum(*decoder, *mtp) : std::nullopt;
   const auto stack = layers && extra ? checked_sum(*layers, *extra) : std::nullopt;
   const auto total =

@@ -36,8 +36,8 @@ std::vector<FsdpUnit> fsdp_units(const model::ModelSpec& model, LayerRange layer
     units.push_back({-1, true, model::embedding_parameters(model)});
   }
   for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-    const bool cross = model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-    units.push_back({layer, false, model::layer_parameters(model, cross), model::latent_duplicated_parameters(model)});
+    const model::ParameterSums parameters = model::layer_parameter_sums(model, layer);
+    units.push_back({layer, false, parameters.dense(), parameters.duplicated});
   }
   if (last) {
     std::int64_t head = model::head_parameters(model);
@@ -92,15 +92,15 @@ std::int64_t boundary_bytes(const strategy::JobSpec& job, int last_layer_of_chun
 //! Parameters whose gradients each tensor-parallel rank computes from its sequence shard only
 //! and that sequence parallelism therefore all-reduces over the tensor group: the norms and the
 //! biases of the row-parallel GEMMs (Megatron-LM marks them `sequence_parallel`), as
-//! model::layer_parameters counts them.
+//! model/layer_plan.hpp counts them: one norm and one such bias per block.
 //! Latent attention's down-projections and latent norms are whole on every tensor-parallel rank
-//! (model::latent_duplicated_parameters); under sequence parallelism each rank's gradient covers
+//! (model::ParameterSplit::duplicated); under sequence parallelism each rank's gradient covers
 //! its own rows, so they are summed over the tensor group as the norms are.
 std::int64_t sequence_sharded_parameters(const ModelSpec& model, int layer) {
   const std::int64_t norm = (model.norm == model::NormType::layernorm ? 2 : 1) * std::int64_t{model.hidden_size};
-  const std::int64_t blocks = in_decoder(model, layer) ? 3 : 2;  // self-attention, [cross-attention,] MLP
+  const std::int64_t blocks = model::layer_plan(model, layer).count;
   return blocks * (norm + (model.has_linear_biases() ? model.hidden_size : 0)) +
-         model::latent_duplicated_parameters(model);
+         model::layer_parameter_sums(model, layer).duplicated;
 }
 
 //! Builds one chunk's passes and records, in bucket order, which backward step completes each
@@ -250,15 +250,10 @@ class ChunkBuilder {
       builder_.layer_backward(layer);
       reduce_unit(units_.empty() ? -1 : unit_index(layer));
       gathered = next;
-      std::int64_t parameters = model::layer_parameters(model, in_decoder(model, layer));
-      if (model.moe.is_moe_layer(layer)) {
-        // The shared experts and router are replicated and reduced with the dense parameters.
-        const std::int64_t routed = model::routed_expert_parameters(model);
-        parameters = model::layer_parameters_at(model, layer) - routed;
-        const strategy::Strategy& s = job_.strategy;
-        expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
-      }
-      end_segment(parameters, model::latent_duplicated_parameters(model));
+      // The shared experts and router are replicated and reduced with the dense parameters.
+      const model::ParameterSums parameters = model::layer_parameter_sums(model, layer);
+      add_expert_parameters(parameters.expert);
+      end_segment(parameters.dense(), parameters.duplicated);
     }
     if (first_) {
       builder_.await_parameters(true, gathered);
@@ -277,17 +272,19 @@ class ChunkBuilder {
       return;
     }
     builder_.mtp_backward(job_.strategy.recompute == strategy::Recompute::full);
-    std::int64_t parameters = model.mtp_layers * model::mtp_module_parameters(model);
-    if (model.moe.is_moe_layer(model.num_layers)) {
-      const std::int64_t routed = model.mtp_layers * model::routed_expert_parameters(model);
-      parameters -= routed;
-      const strategy::Strategy& s = job_.strategy;
-      expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
-    }
+    const model::ParameterSums module = model::mtp_module_parameter_sums(model);
+    add_expert_parameters(model.mtp_layers * module.expert);
+    std::int64_t parameters = model.mtp_layers * module.dense();
     if (!model.tie_embeddings && !rank_holds_embedding_) {
       parameters += static_cast<std::int64_t>(model.vocab_size) * model.hidden_size;
     }
-    end_segment(parameters, model.mtp_layers * model::latent_duplicated_parameters(model));
+    end_segment(parameters, model.mtp_layers * module.duplicated);
+  }
+
+  //! The rank's share of routed experts: E/ep of them, each split over etp.
+  void add_expert_parameters(std::int64_t routed) {
+    const strategy::Strategy& s = job_.strategy;
+    expert_parameters_ += routed / (static_cast<std::int64_t>(s.expert_parallel) * s.expert_tensor_parallel);
   }
 
   void end_segment(std::int64_t parameters, std::int64_t duplicated = 0) {

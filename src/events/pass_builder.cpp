@@ -6,6 +6,7 @@
 
 #include "core/input_error.hpp"
 #include "events/layer_memo.hpp"
+#include "model/layer_plan.hpp"
 
 namespace distsim::events {
 
@@ -333,10 +334,6 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
 }
 
 void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
-  if (model_.mla.enabled() && !cross) {
-    latent_attention_forward(sink, layer);
-    return;
-  }
   const std::int64_t t = tokens(layer);
   norm_forward(sink, sharded(t), layer);
   if (cross) {
@@ -360,10 +357,6 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
 }
 
 void PassBuilder::attention_block_backward(int layer, bool cross) {
-  if (model_.mla.enabled() && !cross) {
-    latent_attention_backward(layer);
-    return;
-  }
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
@@ -391,10 +384,6 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
 }
 
 void PassBuilder::mlp_forward(Sink sink, int layer) {
-  if (model_.moe.is_moe_layer(layer)) {
-    moe_forward(sink, layer);
-    return;
-  }
   const std::int64_t t = tokens(layer);
   norm_forward(sink, sharded(t), layer);
   linear_forward(sink, t, hidden(), ffn_up_width(), layer, "fc1", gather_sequence(sink, t, layer));
@@ -404,10 +393,6 @@ void PassBuilder::mlp_forward(Sink sink, int layer) {
 }
 
 void PassBuilder::mlp_backward(int layer) {
-  if (model_.moe.is_moe_layer(layer)) {
-    moe_backward(layer);
-    return;
-  }
   const Sink sink = backward_sink();
   const std::int64_t t = tokens(layer);
   const std::int64_t rows = sharded(t);
@@ -446,19 +431,36 @@ void PassBuilder::layer_recompute(int layer) { layer_forward({&backward, Phase::
 void PassBuilder::layer_backward(int layer) { build_layer(LayerPass::backward, backward_sink(), layer); }
 
 void PassBuilder::emit_layer(LayerPass pass, Sink sink, int layer) {
+  const model::LayerPlan plan = model::layer_plan(model_, layer);
   if (pass == LayerPass::backward) {
-    mlp_backward(layer);
-    if (is_decoder_of_encoder_decoder(layer)) {
-      attention_block_backward(layer, true);
+    for (const model::LayerBlock* block = plan.end(); block != plan.begin();) {
+      block_backward(*--block, layer);
     }
-    attention_block_backward(layer, false);
     return;
   }
-  attention_block_forward(sink, layer, false);
-  if (is_decoder_of_encoder_decoder(layer)) {
-    attention_block_forward(sink, layer, true);
+  for (const model::LayerBlock block : plan) {
+    block_forward(block, sink, layer);
   }
-  mlp_forward(sink, layer);
+}
+
+void PassBuilder::block_forward(model::LayerBlock block, Sink sink, int layer) {
+  switch (block) {
+    case model::LayerBlock::self_attention: attention_block_forward(sink, layer, false); return;
+    case model::LayerBlock::latent_attention: latent_attention_forward(sink, layer); return;
+    case model::LayerBlock::cross_attention: attention_block_forward(sink, layer, true); return;
+    case model::LayerBlock::mlp: mlp_forward(sink, layer); return;
+    case model::LayerBlock::moe: moe_forward(sink, layer); return;
+  }
+}
+
+void PassBuilder::block_backward(model::LayerBlock block, int layer) {
+  switch (block) {
+    case model::LayerBlock::self_attention: attention_block_backward(layer, false); return;
+    case model::LayerBlock::latent_attention: latent_attention_backward(layer); return;
+    case model::LayerBlock::cross_attention: attention_block_backward(layer, true); return;
+    case model::LayerBlock::mlp: mlp_backward(layer); return;
+    case model::LayerBlock::moe: moe_backward(layer); return;
+  }
 }
 
 // A layer is copied only where it starts with waits of the same kinds pending (its chunk's input,

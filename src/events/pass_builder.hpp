@@ -9,6 +9,7 @@
 #include "events/event_factory.hpp"
 #include "events/event_table.hpp"
 #include "events/job_events.hpp"
+#include "model/layer_plan.hpp"
 #include "strategy/job_spec.hpp"
 #include "strategy/rank_layout.hpp"
 
@@ -299,6 +300,9 @@ class PassBuilder {
   void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);
+  //! One block of a layer (model::layer_plan), forward or rerun, or backward.
+  void block_forward(model::LayerBlock block, Sink sink, int layer);
+  void block_backward(model::LayerBlock block, int layer);
   LayerShape layer_shape(int layer) const;
   //! One pass of a layer: copied from the memo, or built (and then recorded when the memo can
   //! hold it).

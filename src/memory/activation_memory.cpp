@@ -8,6 +8,7 @@
 #include "events/job_events.hpp"
 #include "events/moe_routing.hpp"
 #include "memory/model_state_memory.hpp"
+#include "model/layer_plan.hpp"
 
 namespace distsim::memory {
 
@@ -71,6 +72,18 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
     const std::int64_t heads = model.num_attention_heads / tp;
     const std::int64_t score_elements = heads * tokens * (kv_tokens / strategy.micro_batch_size);
     parts.tensor_split += (2 * e + kMaskBytes) * score_elements;
+  }
+}
+
+//! A cross-attention block: an attention block over the encoder's output, whose low-precision
+//! copy the cross kv projection keeps too.
+void add_cross_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                               std::int64_t tokens, bool keep_scores) {
+  const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
+  add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
+  if (strategy.low_precision_gemms()) {
+    parts.sequence_sharded +=
+        whole(gemm_input_bytes(strategy) * static_cast<double>(encoder_tokens * model.hidden_size));
   }
 }
 
@@ -164,23 +177,20 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   const bool unfused = kernel == AttentionKernel::unfused || strategy.attention == strategy::Attention::unfused;
   const bool keep_scores = unfused && recompute == strategy::Recompute::none;
   LayerParts parts;
-  if (model.mla.enabled()) {
-    add_latent_attention_block(parts, model, strategy, tokens, recompute);
-  } else {
-    add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
-  }
-  if (is_decoder_layer_of_encoder_decoder(model, layer)) {
-    const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
-    add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
-    if (strategy.low_precision_gemms()) {  // the cross kv projection's low-precision copy of the encoder output
-      parts.sequence_sharded +=
-          whole(gemm_input_bytes(strategy) * static_cast<double>(encoder_tokens * model.hidden_size));
+  for (const model::LayerBlock block : model::layer_plan(model, layer)) {
+    switch (block) {
+      case model::LayerBlock::self_attention:
+        add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
+        break;
+      case model::LayerBlock::latent_attention:
+        add_latent_attention_block(parts, model, strategy, tokens, recompute);
+        break;
+      case model::LayerBlock::cross_attention:
+        add_cross_attention_block(parts, model, strategy, tokens, keep_scores);
+        break;
+      case model::LayerBlock::mlp: add_mlp_block(parts, model, strategy, tokens); break;
+      case model::LayerBlock::moe: add_moe_block(parts, model, strategy, tokens); break;
     }
-  }
-  if (model.moe.is_moe_layer(layer)) {
-    add_moe_block(parts, model, strategy, tokens);
-  } else {
-    add_mlp_block(parts, model, strategy, tokens);
   }
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;
 }

@@ -68,14 +68,15 @@ std::int64_t largest_unit_parameters(const model::ModelSpec& model, const std::v
 
 namespace {
 
-//! The dense MLP's GEMM weights (FC1 with a gated MLP's gate, FC2) of FFN size `ffn`.
-std::int64_t mlp_gemm_weights(const model::ModelSpec& model, std::int64_t ffn) {
-  return (model::is_gated(model.ffn_type) ? 3 : 2) * ffn * model.hidden_size;
-}
-
 std::vector<events::LayerRange> even_stage_layers(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                                   int stage) {
   return {events::stage_layers(model.total_layers(), strategy.pipeline_parallel, stage)};
+}
+
+//! The routed experts' share one rank holds: E/ep of them, each split over etp (Megatron-Core MoE
+//! parallel folding).
+double expert_share(const strategy::Strategy& strategy) {
+  return static_cast<double>(strategy.expert_parallel * strategy.expert_tensor_parallel);
 }
 
 }  // namespace
@@ -95,32 +96,23 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
   if (!strategy.low_precision_gemms()) {
     return 0;
   }
-  std::int64_t weights = 0;
-  std::int64_t duplicated = 0;  // latent attention's down-projections, whole on every tensor-parallel rank
-  std::int64_t expert_weights = 0;
+  // The layers in the format: all but those kept in bf16 at the start and the end.
+  const int low_first = strategy.bf16_layers_at_start;
+  const int low_end = model.total_layers() - strategy.bf16_layers_at_end;
+  model::ParameterSums weights;
   for (const auto& layers : chunks) {
-    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-      if (!layer_in_low_precision(model, strategy, layer)) {
-        continue;
-      }
-      const bool cross_attention =
-          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-      weights += model::layer_gemm_weights(model, cross_attention);
-      duplicated += model::latent_duplicated_gemm_weights(model);
-      if (model.moe.is_moe_layer(layer)) {  // the experts in place of the dense MLP; the router stays bf16
-        const auto& moe = model.moe;
-        weights += mlp_gemm_weights(model, std::int64_t{moe.shared_experts} * moe.shared_expert_ffn_hidden_size) -
-                   mlp_gemm_weights(model, model.ffn_hidden_size);
-        expert_weights += moe.num_experts * mlp_gemm_weights(model, moe.expert_ffn_hidden_size);
-      }
+    const int first = std::max(layers.first, low_first);
+    const int end = std::min(layers.first + layers.count, low_end);
+    if (first < end) {
+      weights += model::layers_parameter_sums(model, first, end - first);
     }
   }
   constexpr double kCopies = 2;  // the weight for forward and the copy the input-gradient GEMM reads
   const double bytes = storage_bytes(strategy::gemm_dtype(strategy.gemm_format, strategy.dtype));
-  const auto expert_model = static_cast<double>(strategy.expert_parallel * strategy.expert_tensor_parallel);
-  const double rank_weights =
-      static_cast<double>(weights - duplicated) / strategy.tensor_parallel + static_cast<double>(duplicated);
-  return std::llround(kCopies * bytes * (rank_weights + static_cast<double>(expert_weights) / expert_model));
+  const double rank_weights = static_cast<double>(weights.low_precision_tensor) / strategy.tensor_parallel +
+                              static_cast<double>(weights.low_precision_duplicated);
+  return std::llround(kCopies * bytes *
+                      (rank_weights + static_cast<double>(weights.low_precision_expert) / expert_share(strategy)));
 }
 
 std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strategy::Strategy& strategy, int stage) {
@@ -131,11 +123,7 @@ std::int64_t stage_expert_parameters(const model::ModelSpec& model, const strate
                                      const std::vector<events::LayerRange>& chunks) {
   std::int64_t total = 0;
   for (const auto& layers : chunks) {
-    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-      if (model.moe.is_moe_layer(layer)) {
-        total += model::routed_expert_parameters(model);
-      }
-    }
+    total += model::layers_parameter_sums(model, layers.first, layers.count).expert;
   }
   return total / (std::int64_t{strategy.expert_parallel} * strategy.expert_tensor_parallel);
 }
@@ -160,28 +148,17 @@ std::int64_t stage_parameters(const model::ModelSpec& model, const strategy::Str
   for (const auto& chunk : chunks) {
     const events::LayerRange& layers = chunk.layers;
     ranges.push_back(layers);
-    for (int layer = layers.first; layer < layers.first + layers.count; ++layer) {
-      const bool cross_attention =
-          model.architecture == model::Architecture::encoder_decoder && layer >= model.num_layers;
-      total += cross_attention ? model::layer_parameters(model, true) : model::layer_parameters_at(model, layer);
-      duplicated += model::latent_duplicated_parameters(model);
-      if (model.moe.is_moe_layer(layer)) {
-        total -= model::routed_expert_parameters(model);  // counted by stage_expert_parameters
-      }
-    }
+    const model::ParameterSums parameters = model::layers_parameter_sums(model, layers.first, layers.count);
+    total += parameters.dense();  // the routed experts are stage_expert_parameters
+    duplicated += parameters.duplicated;
     first = first || chunk.embedding;
     last = last || chunk.head;
   }
   if (last && model.mtp_layers > 0) {  // the MTP modules run with the head
-    const events::LayerRange mtp{model.num_layers, model.mtp_layers};
-    ranges.push_back(mtp);
-    for (int layer = mtp.first; layer < mtp.first + mtp.count; ++layer) {
-      total += model::mtp_module_parameters(model);
-      duplicated += model::latent_duplicated_parameters(model);
-      if (model.moe.is_moe_layer(layer)) {
-        total -= model::routed_expert_parameters(model);
-      }
-    }
+    const model::ParameterSums module = model::mtp_module_parameter_sums(model);
+    ranges.push_back({model.num_layers, model.mtp_layers});
+    total += model.mtp_layers * module.dense();
+    duplicated += model.mtp_layers * module.duplicated;
   }
   // Megatron allocates the vocabulary-parallel table at its padded size.
   const std::int64_t table = events::padded_vocab(model.vocab_size, tp) * model.hidden_size;

@@ -43,10 +43,16 @@ ModelSpec toy_moe() {
 
 }  // namespace
 
+std::int64_t block_total(const ModelSpec& model, LayerBlock block) {
+  return block_parameter_sums(model, block).total();
+}
+
+// The toy's norms have 8 parameters each (RMSNorm over h 8); a block counts its pre-norm.
 TEST(ParameterCount, DenseToyLayerByHand) {
   const ModelSpec model = toy_decoder();
-  EXPECT_EQ(self_attention_parameters(model), 192);
-  EXPECT_EQ(layer_parameters(model, false), 592);
+  EXPECT_EQ(block_total(model, LayerBlock::self_attention), 192 + 8);
+  EXPECT_EQ(block_total(model, LayerBlock::mlp), 384 + 8);
+  EXPECT_EQ(layer_parameter_sums(model, 0).total(), 592);
   // 3 layers + embedding 80 + head 80 + final norm 8
   EXPECT_EQ(total_parameters(model), 3 * 592 + 80 + 88);
   EXPECT_EQ(active_parameters(model), total_parameters(model));
@@ -54,10 +60,12 @@ TEST(ParameterCount, DenseToyLayerByHand) {
 
 TEST(ParameterCount, MoeToyByHand) {
   const ModelSpec model = toy_moe();
-  EXPECT_EQ(moe_mlp_parameters(model), 752);
-  EXPECT_EQ(active_moe_mlp_parameters(model), 464);
-  EXPECT_EQ(layer_parameters_at(model, 0), 592);
-  EXPECT_EQ(layer_parameters_at(model, 1), 960);
+  const ParameterSums experts = block_parameter_sums(model, LayerBlock::moe);
+  EXPECT_EQ(experts.total(), 752 + 8);
+  EXPECT_EQ(experts.expert, 4 * 144);
+  EXPECT_EQ(active_part(model, experts), 464 + 8);
+  EXPECT_EQ(layer_parameter_sums(model, 0).total(), 592);
+  EXPECT_EQ(layer_parameter_sums(model, 1).total(), 960);
   EXPECT_EQ(total_parameters(model), 592 + 2 * 960 + 80 + 88);   // 2680
   EXPECT_EQ(active_parameters(model), 592 + 2 * 672 + 80 + 88);  // 2104
 }
@@ -67,7 +75,7 @@ TEST(ParameterCount, MoeToyByHand) {
 TEST(ParameterCount, MultiTokenPredictionModuleByHand) {
   ModelSpec model = toy_moe();
   model.mtp_layers = 1;
-  EXPECT_EQ(mtp_module_parameters(model), 1112);
+  EXPECT_EQ(mtp_module_parameter_sums(model).total(), 1112);
   EXPECT_EQ(total_parameters(model), 2680 + 1112);
   EXPECT_EQ(active_parameters(model), 2104 + 824);
 }
@@ -87,13 +95,14 @@ TEST(ParameterCount, EveryKthLayerIsMoe) {
 
 // MLA with h 8, 2 heads, q_lora 4, kv_lora 3, nope 2, rope 1, v 2: W_DQ 8·4 = 32, q norm 4,
 // W_UQ 4·2·3 = 24, W_DKV 8·(3 + 1) = 32, kv norm 3, W_UKV 3·2·(2 + 2) = 24, W_O 2·2·8 = 32: 151.
-// Without the query latent, W_Q is 8·2·3 = 48 in place of 32 + 4 + 24: 139.
+// Without the query latent, W_Q is 8·2·3 = 48 in place of 32 + 4 + 24: 139. The block's pre-norm
+// adds 8.
 TEST(ParameterCount, LatentAttentionByHand) {
   ModelSpec model = toy_decoder();
   model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
-  EXPECT_EQ(self_attention_parameters(model), 151);
+  EXPECT_EQ(block_total(model, LayerBlock::latent_attention), 151 + 8);
   model.mla.q_lora_rank = 0;
-  EXPECT_EQ(self_attention_parameters(model), 139);
+  EXPECT_EQ(block_total(model, LayerBlock::latent_attention), 139 + 8);
 }
 
 // Of the 151 above, W_DQ 32, the q norm 4, W_DKV 32 and the kv norm 3 are whole on every
@@ -101,27 +110,42 @@ TEST(ParameterCount, LatentAttentionByHand) {
 // holds 71 + (151 − 71) / 2 = 111.
 TEST(ParameterCount, LatentDownProjectionsAreDuplicated) {
   ModelSpec model = toy_decoder();
-  EXPECT_EQ(latent_duplicated_parameters(model), 0);
+  EXPECT_EQ(layer_parameter_sums(model, 0).duplicated, 0);
   model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
-  EXPECT_EQ(latent_duplicated_parameters(model), 71);
+  EXPECT_EQ(layer_parameter_sums(model, 0).duplicated, 71);
   EXPECT_EQ(tensor_rank_parameters(151, 71, 2), 111);
   model.mla.q_lora_rank = 0;
-  EXPECT_EQ(latent_duplicated_parameters(model), 35);
+  EXPECT_EQ(layer_parameter_sums(model, 0).duplicated, 35);
 }
 
-// The GEMM weights leave out the norms: of the 151 above, 151 − 4 − 3 = 144, of which the two
-// down-projections W_DQ and W_DKV hold 32 + 32 = 64. Without the query latent: 48 + 32 + 24 + 32 =
-// 136, W_DKV alone duplicated. Standard attention in the toy: QKV 8·(8 + 2·4) + output 8·8 = 192.
+// The GEMM weights in the low-precision format leave out the norms: of the 151 above,
+// 151 − 4 − 3 = 144, of which the two down-projections W_DQ and W_DKV hold 32 + 32 = 64. Without
+// the query latent: 48 + 32 + 24 + 32 = 136, W_DKV alone duplicated. Standard attention in the
+// toy: QKV 8·(8 + 2·4) + output 8·8 = 192.
 TEST(ParameterCount, LatentAttentionGemmWeights) {
   ModelSpec model = toy_decoder();
-  EXPECT_EQ(self_attention_gemm_weights(model), 192);
-  EXPECT_EQ(latent_duplicated_gemm_weights(model), 0);
+  const auto gemm_weights = [](const ParameterSums& sums) {
+    return sums.low_precision_tensor + sums.low_precision_duplicated;
+  };
+  EXPECT_EQ(gemm_weights(block_parameter_sums(model, LayerBlock::self_attention)), 192);
   model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
-  EXPECT_EQ(self_attention_gemm_weights(model), 144);
-  EXPECT_EQ(latent_duplicated_gemm_weights(model), 64);
+  ParameterSums latent = block_parameter_sums(model, LayerBlock::latent_attention);
+  EXPECT_EQ(gemm_weights(latent), 144);
+  EXPECT_EQ(latent.low_precision_duplicated, 64);
   model.mla.q_lora_rank = 0;
-  EXPECT_EQ(self_attention_gemm_weights(model), 136);
-  EXPECT_EQ(latent_duplicated_gemm_weights(model), 32);
+  latent = block_parameter_sums(model, LayerBlock::latent_attention);
+  EXPECT_EQ(gemm_weights(latent), 136);
+  EXPECT_EQ(latent.low_precision_duplicated, 32);
+}
+
+// The experts' GEMMs run in the format, the router's gate does not: in the MoE toy the shared
+// expert's 144 (split over tp) and the routed experts' 4·144 (split over ep) are the format's,
+// the router's 8·4 = 32 and the norm's 8 are not.
+TEST(ParameterCount, TheRouterStaysInSixteenBits) {
+  const ParameterSums experts = block_parameter_sums(toy_moe(), LayerBlock::moe);
+  EXPECT_EQ(experts.low_precision_tensor, 144);
+  EXPECT_EQ(experts.low_precision_expert, 4 * 144);
+  EXPECT_EQ(experts.tensor, 144 + 32 + 8);
 }
 
 // Qwen2's QKV bias adds q + 2·kv = 8 + 2·4 = 16; Qwen3's QK-norm one scale of head_dim 4 for the
@@ -129,10 +153,27 @@ TEST(ParameterCount, LatentAttentionGemmWeights) {
 TEST(ParameterCount, QkvBiasAndQkNorm) {
   ModelSpec model = toy_decoder();
   model.qkv_bias = true;
-  EXPECT_EQ(self_attention_parameters(model), 192 + 16);
+  EXPECT_EQ(block_total(model, LayerBlock::self_attention), 192 + 16 + 8);
   model.qkv_bias = false;
   model.qk_norm = true;
-  EXPECT_EQ(self_attention_parameters(model), 192 + 8);
+  EXPECT_EQ(block_total(model, LayerBlock::self_attention), 192 + 8 + 8);
+}
+
+// Which blocks each kind of layer runs: the toy MoE model's first layer is dense, the others MoE;
+// latent attention replaces self-attention; a decoder layer of an encoder-decoder model attends
+// to the encoder between its two blocks.
+TEST(LayerPlan, NamesEachLayersBlocksInForwardOrder) {
+  using enum LayerBlock;
+  ModelSpec model = toy_moe();
+  EXPECT_EQ(layer_plan(model, 0), (LayerPlan{{self_attention, mlp}, 2}));
+  EXPECT_EQ(layer_plan(model, 1), (LayerPlan{{self_attention, moe}, 2}));
+  model.mla = {.q_lora_rank = 4, .kv_lora_rank = 3, .qk_nope_head_dim = 2, .qk_rope_head_dim = 1, .v_head_dim = 2};
+  EXPECT_EQ(layer_plan(model, 2), (LayerPlan{{latent_attention, moe}, 2}));
+  ModelSpec t5 = toy_decoder();
+  t5.architecture = Architecture::encoder_decoder;
+  t5.decoder_num_layers = 2;
+  EXPECT_EQ(layer_plan(t5, 2), (LayerPlan{{self_attention, mlp}, 2}));
+  EXPECT_EQ(layer_plan(t5, 3), (LayerPlan{{self_attention, cross_attention, mlp}, 3}));
 }
 
 }  // namespace distsim::model
