@@ -23,7 +23,7 @@ namespace {
 //! What sets a stage's compute for the lower bound, as numbers: for each chunk the micro-batches it
 //! runs, whether it holds the embedding and the head, whether it receives from and sends to another
 //! stage (a chunk that receives a sequence-parallel scatter gathers it first), and for each of its
-//! layers its blocks and attention window. Stages of one shape are priced once (the first of
+//! layers its blocks, attention window and position rotation. Stages of one shape are priced once (the first of
 //! them), which is exact when their layers compute alike and otherwise leaves the bound a lower
 //! one, never a higher.
 std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::vector<events::ChunkPlacement>& chunks,
@@ -40,6 +40,7 @@ std::vector<std::int64_t> stage_shape(const model::ModelSpec& model, const std::
         shape.push_back(static_cast<std::int64_t>(block));
       }
       shape.push_back(model.attention_window(layer));
+      shape.push_back(model.rotates_positions(layer) ? 1 : 0);
     }
   }
   return shape;

@@ -344,6 +344,44 @@ ModelSpec gpt_oss(const char* name, const char* description, const char* source,
   };
 }
 
+//! Llama 4 (Megatron-Bridge Llama4ModelProvider; HF meta-llama/Llama-4-*-17B-*E config.json
+//! text_config): 48 layers of 5120, 40 query / 8 KV heads of 128, RMSNorm, SwiGLU, untied, vocabulary
+//! 202048; MoE layers of `experts` experts of 8192 with a sigmoid top-1 router and one shared expert
+//! of 8192, every `moe_interval`-th layer, the others a dense MLP of 16384; iRoPE, every 4th layer
+//! without RoPE; attention in chunks of 8192 tokens; sequence 8192 (the provider's seq_length). The
+//! early-fusion vision encoder is left out.
+ModelSpec llama4(const char* name, const char* description, const char* source, int experts, int moe_interval,
+                 bool qk_l2_norm) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = 48,
+      .hidden_size = 5120,
+      .num_attention_heads = 40,
+      .num_kv_heads = 8,
+      .kv_channels = 128,
+      .ffn_hidden_size = 16384,
+      .ffn_type = FfnType::swiglu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::rope,
+      .vocab_size = 202048,
+      .seq_length = 8192,
+      .tie_embeddings = false,
+      .moe = {.num_experts = experts,
+              .top_k = 1,
+              .expert_ffn_hidden_size = 8192,
+              .shared_experts = 1,
+              .shared_expert_ffn_hidden_size = 8192,
+              .layer_interval = moe_interval,
+              .router_scoring = model::RouterScoring::sigmoid},
+      .nope_layer_interval = 4,
+      .qk_l2_norm = qk_l2_norm,
+      .attention_chunk_size = 8192,
+  };
+}
+
 std::vector<ModelSpec> make_models() {
   return {
       bert_large(),
@@ -398,6 +436,25 @@ std::vector<ModelSpec> make_models() {
                "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
                "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
                96, 18432, 96, 8),
+      llama4("llama-4-scout",
+             "Llama 4 Scout 17B-16E: 48 layers, 5120 hidden, 16 experts top-1 and a shared expert in every layer, "
+             "iRoPE, chunked attention (107.8B total, 17.2B active; text model)",
+             "Meta Llama 4 model card (109B total, 17B active, with the vision encoder); HF "
+             "meta-llama/Llama-4-Scout-17B-16E config.json text_config: hidden_size 5120, num_hidden_layers 48, "
+             "num_attention_heads 40, num_key_value_heads 8, head_dim 128, intermediate_size 8192, "
+             "intermediate_size_mlp 16384, num_local_experts 16, num_experts_per_tok 1, "
+             "interleave_moe_layer_step 1, no_rope_layer_interval 4, use_qk_norm true, attention_chunk_size 8192, "
+             "vocab_size 202048; Megatron-Bridge Llama4Experts16ModelProvider (seq_length 8192, sigmoid router, "
+             "qk_l2_norm, nope_layer_interval 4)",
+             16, 1, true),
+      llama4("llama-4-maverick",
+             "Llama 4 Maverick 17B-128E: 48 layers, 5120 hidden, 128 experts top-1 and a shared expert in every "
+             "other layer, iRoPE, chunked attention (400.7B total, 17.2B active; text model)",
+             "Meta Llama 4 model card (400B total, 17B active); HF meta-llama/Llama-4-Maverick-17B-128E "
+             "config.json text_config: as Scout with num_local_experts 128, interleave_moe_layer_step 2 (the odd "
+             "layers MoE), use_qk_norm false; Megatron-Bridge Llama4Experts128ModelProvider (moe_layer_freq "
+             "[0, 1] x 24, qk_l2_norm false)",
+             128, 2, false),
       gpt_oss("gpt-oss-120b",
               "GPT-OSS 120B: 36 layers, 2880 hidden, 128 experts top-4, sliding window 128 on alternate layers, "
               "attention sinks (116.8B total, 5.1B active)",
@@ -444,6 +501,12 @@ std::vector<CatalogAlias> make_model_aliases() {
       {"nemotron-3-8b", {"nvidia/nemotron-3-8b-base-4k"}},
       {"nemotron-4-15b", {"nvidia/nemotron-4-15b"}},
       {"nemotron-4-340b", {"nvidia/Nemotron-4-340B-Base"}},
+      {"llama-4-scout",
+       {"meta-llama/Llama-4-Scout-17B-16E", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama4_e16",
+        "llama4-scout-17b-16e"}},
+      {"llama-4-maverick",
+       {"meta-llama/Llama-4-Maverick-17B-128E", "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_e128",
+        "llama4-maverick-17b-128e"}},
       {"gpt-oss-120b", {"openai/gpt-oss-120b"}},
       {"gpt-oss-20b", {"openai/gpt-oss-20b"}},
   };

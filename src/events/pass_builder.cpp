@@ -130,6 +130,14 @@ Operator PassBuilder::norm_backward_op() const {
   return model_.norm == model::NormType::rmsnorm ? Operator::rmsnorm_bwd : Operator::layernorm_bwd;
 }
 
+// Llama 4's scale-free QK norm is x·rsqrt(mean(x²) + ε) (Megatron-Core's L2Norm), RMSNorm's kernel
+// without the scale.
+Operator PassBuilder::qk_norm_op() const { return model_.qk_l2_norm ? Operator::rmsnorm : norm_op(); }
+
+Operator PassBuilder::qk_norm_backward_op() const {
+  return model_.qk_l2_norm ? Operator::rmsnorm_bwd : norm_backward_op();
+}
+
 std::int64_t PassBuilder::activation_bytes(std::int64_t token_count) const {
   return token_count * hidden() * element_bytes_;
 }
@@ -267,6 +275,22 @@ void PassBuilder::dropout_add_backward(std::int64_t token_count, int layer) {
       "bias dropout add");
 }
 
+// Chunked self-attention (Llama 4) runs each chunk as a sequence of its own.
+Event PassBuilder::fused_attention(bool backward_pass, int layer, bool cross) const {
+  const std::int64_t seq_q = tokens(layer) / batch_;
+  const std::int64_t heads = model_.num_attention_heads / tp_;
+  const std::int64_t kv_heads = model_.num_kv_heads / tp_;
+  if (cross) {
+    return factory_.attention(backward_pass, batch_, heads, kv_heads, seq_q, model_.seq_length, model_.head_dim(),
+                              false, 0);
+  }
+  const bool causal = model_.causal_self_attention();
+  const std::int64_t chunks = model_.attention_chunks(seq_q);
+  const std::int64_t seq = chunks > 1 ? model_.attention_chunk_size : seq_q;
+  return factory_.attention(backward_pass, batch_ * chunks, heads, kv_heads, seq, seq, model_.head_dim(), causal,
+                            causal ? model_.attention_window(layer) : 0);
+}
+
 void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   if (cp_ > 1) {  // validation keeps cross-attention and the unfused core away from context parallelism
     context_attention_forward(sink, layer);
@@ -277,11 +301,7 @@ void PassBuilder::attention_core_forward(Sink sink, int layer, bool cross) {
   const std::int64_t heads = model_.num_attention_heads / tp_;
   const std::int64_t d = model_.head_dim();
   if (!unfused_attention_) {
-    const bool causal = !cross && model_.causal_self_attention();
-    add(sink,
-        factory_.attention(false, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal,
-                           causal ? model_.attention_window(layer) : 0),
-        layer, cross ? "cross attention" : "attention");
+    add(sink, fused_attention(false, layer, cross), layer, cross ? "cross attention" : "attention");
     return;
   }
   const CoreLabels& label = cross ? kCrossCore : kSelfCore;
@@ -308,11 +328,7 @@ void PassBuilder::attention_core_backward(int layer, bool cross) {
   const std::int64_t d = model_.head_dim();
   const Sink sink = backward_sink();
   if (!unfused_attention_) {
-    const bool causal = !cross && model_.causal_self_attention();
-    add(sink,
-        factory_.attention(true, batch_, heads, model_.num_kv_heads / tp_, seq_q, seq_kv, d, causal,
-                           causal ? model_.attention_window(layer) : 0),
-        layer, cross ? "cross attention" : "attention");
+    add(sink, fused_attention(true, layer, cross), layer, cross ? "cross attention" : "attention");
     return;
   }
   if (recompute_ == strategy::Recompute::selective) {
@@ -343,10 +359,10 @@ void PassBuilder::attention_block_forward(Sink sink, int layer, bool cross) {
                    quantize_operand(sink, encoder_tokens(), hidden(), layer, encoder_output));
   } else {
     linear_forward(sink, t, hidden(), query_width() + 2 * kv_width(), layer, "qkv", gather_sequence(sink, t, layer));
-    if (model_.qk_norm) {
-      add(sink, factory_.elementwise(norm_op(), qk_norm_rows(t), model_.head_dim(), 1, 1), layer, "qk norm");
+    if (model_.normalizes_query_key_heads(layer)) {
+      add(sink, factory_.elementwise(qk_norm_op(), qk_norm_rows(t), model_.head_dim(), 1, 1), layer, "qk norm");
     }
-    if (model_.position_embedding == model::PositionEmbedding::rope) {
+    if (model_.rotates_positions(layer)) {
       add(sink, factory_.elementwise(Operator::rope, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
   }
@@ -372,11 +388,12 @@ void PassBuilder::attention_block_backward(int layer, bool cross) {
     }
     reduction = column_linear_backward(t, hidden(), query_width(), layer, "cross q");
   } else {
-    if (model_.position_embedding == model::PositionEmbedding::rope) {
+    if (model_.rotates_positions(layer)) {
       add(sink, factory_.elementwise(Operator::rope_bwd, t, query_width() + kv_width(), 1, 1), layer, "rope");
     }
-    if (model_.qk_norm) {
-      add(sink, factory_.elementwise(norm_backward_op(), qk_norm_rows(t), model_.head_dim(), 2, 1), layer, "qk norm");
+    if (model_.normalizes_query_key_heads(layer)) {
+      add(sink, factory_.elementwise(qk_norm_backward_op(), qk_norm_rows(t), model_.head_dim(), 2, 1), layer,
+          "qk norm");
     }
     reduction = column_linear_backward(t, hidden(), query_width() + 2 * kv_width(), layer, "qkv");
   }
@@ -417,7 +434,7 @@ void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int
 
 LayerShape PassBuilder::layer_shape(int layer) const {
   return {is_decoder_of_encoder_decoder(layer), in_low_precision(layer), model_.attention_window(layer),
-          model_.moe.is_moe_layer(layer)};
+          model_.moe.is_moe_layer(layer), model_.rotates_positions(layer)};
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {

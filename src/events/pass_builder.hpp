@@ -110,6 +110,8 @@ class PassBuilder {
   std::int64_t vocab_width() const;
   Operator norm_op() const;
   Operator norm_backward_op() const;
+  Operator qk_norm_op() const;
+  Operator qk_norm_backward_op() const;
   std::int64_t activation_bytes(std::int64_t token_count) const;
   //! What a sequence-parallel all-gather before a GEMM of `layer` moves.
   std::int64_t gathered_bytes(std::int64_t token_count, int layer) const;
@@ -164,6 +166,8 @@ class PassBuilder {
   //! (the causal mask is applied by the softmax, so nothing is skipped), the fused
   //! scale-mask-softmax, dropout on the probabilities (with a 1-byte mask) and a batched GEMM P·V.
   void attention_core_forward(Sink sink, int layer, bool cross);
+  //! The fused attention kernel of the layer's self- or cross-attention, forward or backward.
+  Event fused_attention(bool backward_pass, int layer, bool cross) const;
   //! Unfused, the reverse: dP = dO·Vᵀ and dV = Pᵀ·dO, dropout and softmax backward, then
   //! dQ = dS·K and dK = dSᵀ·Q, four batched GEMMs in all. Selective recomputation first reruns
   //! the core's forward (phase recompute), since it kept none of the scores.

@@ -53,7 +53,7 @@ struct LayerParts {
 //! fp8 GEMMs the norm's output is kept in fp8, and the output projection keeps an fp8 copy of its
 //! input besides the 16-bit one attention keeps for its own backward.
 void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
-                         std::int64_t tokens, std::int64_t kv_tokens, bool keep_scores) {
+                         std::int64_t tokens, std::int64_t kv_tokens, bool keep_scores, bool qk_norm) {
   const std::int64_t e = element_bytes(strategy.dtype);
   const int tp = strategy.tensor_parallel;
   const std::int64_t h = model.hidden_size;
@@ -62,7 +62,7 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
   const double g = gemm_input_bytes(strategy);
   parts.sequence_sharded += whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * h));
   parts.tensor_split += e * (2 * tokens * q + 2 * kv_tokens * kv);
-  if (model.qk_norm) {  // the per-head norms keep their inputs, the query and key before the norm
+  if (qk_norm) {  // the per-head norms keep their inputs, the query and key before the norm
     parts.tensor_split += e * tokens * (q + kv);
   }
   if (strategy.low_precision_gemms()) {
@@ -80,7 +80,7 @@ void add_attention_block(LayerParts& parts, const model::ModelSpec& model, const
 void add_cross_attention_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
                                std::int64_t tokens, bool keep_scores) {
   const std::int64_t encoder_tokens = static_cast<std::int64_t>(model.seq_length) * strategy.micro_batch_size;
-  add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores);
+  add_attention_block(parts, model, strategy, tokens, encoder_tokens, keep_scores, model.qk_norm);
   if (strategy.low_precision_gemms()) {
     parts.sequence_sharded +=
         whole(gemm_input_bytes(strategy) * static_cast<double>(encoder_tokens * model.hidden_size));
@@ -180,7 +180,8 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
   for (const model::LayerBlock block : model::layer_plan(model, layer)) {
     switch (block) {
       case model::LayerBlock::self_attention:
-        add_attention_block(parts, model, strategy, tokens, tokens, keep_scores);
+        add_attention_block(parts, model, strategy, tokens, tokens, keep_scores,
+                            model.normalizes_query_key_heads(layer));
         break;
       case model::LayerBlock::latent_attention:
         add_latent_attention_block(parts, model, strategy, tokens, recompute);

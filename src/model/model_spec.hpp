@@ -65,6 +65,16 @@ struct ModelSpec {
   int window_start_layer = 0;
   //! A learned logit per query head added to each softmax denominator (GPT-OSS's attention sinks).
   bool attention_sinks = false;
+  //! iRoPE (Llama 4; Megatron-Bridge's nope_layer_interval): layer i has no rotary position
+  //! embedding when (i + 1) % nope_layer_interval == 0; 0: every layer of a RoPE model rotates.
+  int nope_layer_interval = 0;
+  //! Llama 4's QK norm (Megatron-Bridge's qk_l2_norm): each query and key head of a layer that
+  //! rotates positions scaled by the root mean square of its elements, without a learned scale.
+  bool qk_l2_norm = false;
+  //! Queries attend only to the keys of their own chunk of this many tokens (Llama 4's
+  //! attention_chunk_size); 0: no chunks. Megatron-Bridge's Llama 4 attention pads the sequence to
+  //! whole chunks and runs each chunk as a sequence of its own, in every layer.
+  int attention_chunk_size = 0;
 
   bool operator==(const ModelSpec&) const = default;
   bool has_linear_biases() const { return linear_biases.value_or(norm == NormType::layernorm); }
@@ -75,6 +85,21 @@ struct ModelSpec {
   }
   //! Decoder self-attention is causal; encoder attention sees the whole sequence.
   bool causal_self_attention() const { return architecture != Architecture::encoder; }
+  //! Whether layer `layer` applies rotary position embedding to its queries and keys.
+  bool rotates_positions(int layer) const {
+    return position_embedding == PositionEmbedding::rope &&
+           (nope_layer_interval <= 0 || (layer + 1) % nope_layer_interval != 0);
+  }
+  //! Whether layer `layer` normalizes each query and key head: Qwen3's RMSNorm with a learned
+  //! scale in every layer, or Llama 4's scale-free one in the layers that rotate positions.
+  bool normalizes_query_key_heads(int layer) const { return qk_norm || (qk_l2_norm && rotates_positions(layer)); }
+  //! The chunks a self-attention over `seq` tokens runs as: ⌈seq / attention_chunk_size⌉ when the
+  //! sequence is longer than a chunk, else 1 (the whole sequence).
+  std::int64_t attention_chunks(std::int64_t seq) const {
+    return attention_chunk_size > 0 && seq > attention_chunk_size
+               ? (seq + attention_chunk_size - 1) / attention_chunk_size
+               : 1;
+  }
   //! The sliding window of layer `layer` (0-based; multi-token prediction layers follow the
   //! decoder's numbering), or 0 when it attends to the whole causal prefix.
   int attention_window(int layer) const {

@@ -75,6 +75,28 @@ void check_window(const model::ModelSpec& model, const std::string& where, Probl
   }
 }
 
+//! Llama 4's iRoPE and chunked attention: a decoder's causal self-attention, without a sliding
+//! window beside the chunks, and one kind of QK norm.
+void check_chunks_and_nope(const model::ModelSpec& model, const std::string& where, Problems& problems) {
+  if (model.attention_chunk_size < 0 || model.nope_layer_interval < 0) {
+    problems.push_back(where + "attention_chunk_size and nope_layer_interval must be 0 (none) or positive, got " +
+                       std::to_string(model.attention_chunk_size) + " and " +
+                       std::to_string(model.nope_layer_interval));
+  }
+  if (model.attention_chunk_size > 0 && model.architecture != model::Architecture::decoder) {
+    problems.push_back(where + "attention_chunk_size " + std::to_string(model.attention_chunk_size) +
+                       " is modelled for decoder-only models, not for this " +
+                       (model.architecture == model::Architecture::encoder ? "encoder-only" : "encoder-decoder") +
+                       " model");
+  }
+  if (model.attention_chunk_size > 0 && model.sliding_window > 0) {
+    problems.push_back(where + "attention_chunk_size and sliding_window together are not modelled; give one of them");
+  }
+  if (model.qk_norm && model.qk_l2_norm) {
+    problems.push_back(where + "qk_norm (a learned scale) and qk_l2_norm (none) name two QK norms; give one of them");
+  }
+}
+
 void check_model(const model::ModelSpec& model, Problems& problems) {
   const std::string where = "model '" + model.name + "': ";
   for (const auto& problem : model::moe_problems(model)) {
@@ -98,6 +120,7 @@ void check_model(const model::ModelSpec& model, Problems& problems) {
     require_positive(problems, where + "decoder_num_layers", model.decoder_num_layers);
   }
   check_window(model, where, problems);
+  check_chunks_and_nope(model, where, problems);
   if (model.num_attention_heads > 0 && model.num_kv_heads > 0 && model.num_attention_heads % model.num_kv_heads != 0) {
     problems.push_back(where + "num_kv_heads " + std::to_string(model.num_kv_heads) +
                        " must divide num_attention_heads " + std::to_string(model.num_attention_heads));
@@ -315,6 +338,25 @@ void check_sliding_window(const JobSpec& job, Problems& problems) {
   }
 }
 
+//! Chunks shorter than the sequence run in fused attention on whole sequences of one rank.
+void check_attention_chunks(const JobSpec& job, Problems& problems) {
+  const model::ModelSpec& m = job.model;
+  if (m.attention_chunks(m.seq_length) == 1) {
+    return;
+  }
+  const std::string chunks = "the chunked attention of model " + quoted(m.name) + " (chunks of " +
+                             std::to_string(m.attention_chunk_size) + " tokens, sequence " +
+                             std::to_string(m.seq_length) + ")";
+  if (job.strategy.attention == Attention::unfused) {
+    problems.push_back("attention 'unfused' is not modelled with " + chunks + "; use attention 'flash'");
+  }
+  if (job.strategy.context_parallel > 1) {
+    problems.push_back("context parallelism (cp " + std::to_string(job.strategy.context_parallel) +
+                       ") is not modelled with " + chunks +
+                       ": each rank's load-balanced halves would hold parts of chunks; use cp 1");
+  }
+}
+
 void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, const SettingNames& names,
                     Problems& problems) {
   const Strategy& s = job.strategy;
@@ -327,6 +369,7 @@ void check_features(const JobSpec& job, const ScheduleRules& schedule_rules, con
   check_context_parallel(job, names, problems);
   check_latent_attention(job, names, problems);
   check_sliding_window(job, problems);
+  check_attention_chunks(job, problems);
   check_gemm_format(job, names, problems);
   check_experts(job, names, problems);
   check_sharding(job, names, problems);

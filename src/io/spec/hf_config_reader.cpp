@@ -23,7 +23,7 @@ using model::NormType;
 using model::PositionEmbedding;
 
 //! The transformer layouts the Hugging Face model types share.
-enum class HfFamily { gpt2, bert, llama, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron, gpt_oss };
+enum class HfFamily { gpt2, bert, llama, llama4, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron, gpt_oss };
 
 struct ModelType {
   std::string_view name;
@@ -31,23 +31,17 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},
-    {"deepseek_v3", HfFamily::deepseek_v3},
-    {"gpt2", HfFamily::gpt2},
-    {"gpt_oss", HfFamily::gpt_oss},
-    {"kimi_k2", HfFamily::deepseek_v3},
-    {"llama", HfFamily::llama},
-    {"mistral", HfFamily::llama},
-    {"mixtral", HfFamily::mixtral},
-    {"nemotron", HfFamily::nemotron},
-    {"qwen2", HfFamily::qwen2},
-    {"qwen3", HfFamily::qwen3},
-    {"qwen3_moe", HfFamily::qwen3_moe},
-    {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
+    {"gpt2", HfFamily::gpt2},           {"gpt_oss", HfFamily::gpt_oss},
+    {"kimi_k2", HfFamily::deepseek_v3}, {"llama", HfFamily::llama},
+    {"llama4", HfFamily::llama4},       {"mistral", HfFamily::llama},
+    {"mixtral", HfFamily::mixtral},     {"nemotron", HfFamily::nemotron},
+    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
+    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
-    "supported: bert, deepseek_v3, gpt2, gpt_oss, kimi_k2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, "
-    "t5";
+    "supported: bert, deepseek_v3, gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, qwen2, qwen3, "
+    "qwen3_moe, t5";
 
 //! How a family told apart by its key names is named in messages.
 constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
@@ -479,6 +473,64 @@ void read_gpt_oss(MappingReader& reader, ModelSpec& model) {
   }
 }
 
+//! A per-layer list under `key` that is not `derived` (from `interval`) is not modelled.
+void refuse_other_layer_list(MappingReader& reader, std::string_view key, const std::vector<int>& derived,
+                             std::string_view interval) {
+  const YAML::Node listed = reader.value(key);
+  if (!listed.IsDefined() || listed.IsNull() || (listed.IsSequence() && listed.size() == 0)) {
+    return;
+  }
+  bool same = listed.IsSequence() && listed.size() == derived.size();
+  for (std::size_t i = 0; same && i < derived.size(); ++i) {
+    same = listed[i].IsScalar() && listed[i].Scalar() == std::to_string(derived[i]);
+  }
+  if (!same) {
+    reader.report(key, "a per-layer list other than the one " + std::string(interval) +
+                           " gives is not modelled; distsim places the layers by the interval");
+  }
+}
+
+//! Llama 4 (transformers' Llama4TextConfig under a Llama4Config's text_config; the early-fusion
+//! vision tower and its projector are left out): Llama's key names; every
+//! interleave_moe_layer_step-th layer MoE, num_local_experts experts of intermediate_size with a
+//! sigmoid top-num_experts_per_tok router and one shared expert of the same size, the other layers
+//! a dense MLP of intermediate_size_mlp; every no_rope_layer_interval-th layer without RoPE (iRoPE),
+//! use_qk_norm a scale-free QK norm on the others; attention in chunks of attention_chunk_size.
+void read_llama4_text(MappingReader& reader, ModelSpec& model) {
+  read_llama(reader, model);
+  refuse_projection_biases(reader);
+  reader.require({"num_local_experts", "num_experts_per_tok", "intermediate_size_mlp"});
+  reader.read("num_local_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  model.moe.expert_ffn_hidden_size = model.ffn_hidden_size;
+  model.moe.shared_experts = 1;
+  model.moe.shared_expert_ffn_hidden_size = model.ffn_hidden_size;
+  model.moe.router_scoring = model::RouterScoring::sigmoid;
+  reader.read("intermediate_size_mlp", model.ffn_hidden_size);
+  read_if_set(reader, "interleave_moe_layer_step", model.moe.layer_interval);
+  model.nope_layer_interval = 4;  // Llama4TextConfig's default
+  read_if_set(reader, "no_rope_layer_interval", model.nope_layer_interval);
+  read_if_set(reader, "use_qk_norm", model.qk_l2_norm);
+  read_if_set(reader, "attention_chunk_size", model.attention_chunk_size);
+  // transformers writes out the lists it derives from the two intervals; other lists are refused.
+  std::vector<int> moe_layers;
+  std::vector<int> rope_layers;
+  for (int layer = 0; layer < model.num_layers; ++layer) {
+    if (model.moe.is_moe_layer(layer)) moe_layers.push_back(layer);
+    rope_layers.push_back(model.rotates_positions(layer) ? 1 : 0);
+  }
+  refuse_other_layer_list(reader, "moe_layers", moe_layers, "interleave_moe_layer_step");
+  refuse_other_layer_list(reader, "no_rope_layers", rope_layers, "no_rope_layer_interval");
+}
+
+void read_llama4(MappingReader& reader, ModelSpec& model) {
+  reader.require({"text_config"});
+  if (std::optional<MappingReader> text = reader.child("text_config")) {
+    read_llama4_text(*text, model);
+    read_if_set(*text, "tie_word_embeddings", model.tie_embeddings);
+  }
+}
+
 //! Hugging Face snapshots keep config.json in a folder named after the model, so a file called
 //! config.json is named by its folder.
 std::string name_from_path(const std::string& file) {
@@ -523,6 +575,7 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
       refuse_expert_keys(reader, model_type);
       break;
     case HfFamily::llama: read_llama_family(reader, model, model_type); break;
+    case HfFamily::llama4: read_llama4(reader, model); break;
     case HfFamily::t5:
       read_t5(reader, model);
       refuse_expert_keys(reader, model_type);
@@ -538,6 +591,9 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
   model.num_kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;
   read_if_set(reader, "tie_word_embeddings", model.tie_embeddings);
   model.description = "Hugging Face config " + file;
+  if (family == HfFamily::llama4) {
+    model.description += "; its vision encoder is left out (the text model alone)";
+  }
   if (family == HfFamily::gpt_oss && reader.has_value("swiglu_limit")) {
     model.description += "; its SwiGLU clamped at swiglu_limit " + reader.text_of("swiglu_limit") +
                          " is priced as swiglu (same elementwise bytes)";

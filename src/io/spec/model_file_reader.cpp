@@ -91,6 +91,9 @@ void read_shape(MappingReader& reader, ModelSpec& model) {
   reader.read_choice("window_layers", model.window_layers, kWindowLayers);
   reader.read_count("window_start_layer", model.window_start_layer);
   reader.read("attention_sinks", model.attention_sinks);
+  reader.read_count("nope_layer_interval", model.nope_layer_interval);
+  reader.read("qk_l2_norm", model.qk_l2_norm);
+  reader.read_count("attention_chunk_size", model.attention_chunk_size);
 }
 
 //! Whether every one of `keys` is in the mapping; reports those that are not.
@@ -220,7 +223,10 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "sliding_window",
                               "window_layers",
                               "window_start_layer",
-                              "attention_sinks"});
+                              "attention_sinks",
+                              "nope_layer_interval",
+                              "qk_l2_norm",
+                              "attention_chunk_size"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});
   }

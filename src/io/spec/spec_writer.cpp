@@ -135,6 +135,9 @@ Mapping model_json(const model::ModelSpec& model) {
     }
   }
   if (model.attention_sinks) node["attention_sinks"] = true;
+  if (model.nope_layer_interval > 0) node["nope_layer_interval"] = model.nope_layer_interval;
+  if (model.qk_l2_norm) node["qk_l2_norm"] = true;
+  if (model.attention_chunk_size > 0) node["attention_chunk_size"] = model.attention_chunk_size;
   return node;
 }
 

@@ -108,6 +108,28 @@ TEST(BuiltinModels, Qwen3MoeModelsHaveTheirPublishedParameterCounts) {
   EXPECT_NEAR(active_of("qwen3-235b-a22b"), 22e9, 0.01 * 22e9);
 }
 
+// Llama 4 (HF text_config; Meta's model card). Attention: norm 5120, QKV 5120·(5120 + 2·1024) =
+// 36,700,160, output 5120·5120 = 26,214,400: 62,919,680 (the scale-free QK norm has no parameters).
+// Dense MLP block: norm 5120 + 3·5120·16384 = 251,663,360. Expert 3·5120·8192 = 125,829,120.
+// Maverick's MoE block: norm 5120, router 5120·128 = 655,360, shared expert 125,829,120, 128
+// experts 16,106,127,360: 16,232,616,960; per token the shared and one routed expert and the
+// router: 252,318,720. Embedding and untied head 2·202048·5120 + 5120 = 2,068,976,640.
+// Maverick, 24 dense and 24 MoE layers: 24·314,583,040 + 24·16,295,536,640 + 2,068,976,640 =
+// 400,711,848,960 (card: 400B); active 24·314,583,040 + 24·315,238,400 + 2,068,976,640 =
+// 17,184,691,200 (card: 17B). Scout's MoE block has 16 experts and a 5120·16 router:
+// 2,139,182,080, per token 251,745,280; 48 MoE layers: 48·2,202,101,760 + 2,068,976,640 =
+// 107,769,861,120 (card: 109B with the vision encoder), active 48·314,664,960 + 2,068,976,640 =
+// 17,172,894,720 (card: 17B).
+TEST(BuiltinModels, Llama4HasItsPublishedParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("llama-4-maverick")), 400'711'848'960);
+  EXPECT_EQ(model::active_parameters(find_model("llama-4-maverick")), 17'184'691'200);
+  EXPECT_EQ(model::total_parameters(find_model("llama-4-scout")), 107'769'861'120);
+  EXPECT_EQ(model::active_parameters(find_model("llama-4-scout")), 17'172'894'720);
+  EXPECT_NEAR(parameters_of("llama-4-maverick"), 400e9, 0.005 * 400e9);
+  EXPECT_NEAR(active_of("llama-4-maverick"), 17e9, 0.02 * 17e9);
+  EXPECT_NEAR(active_of("llama-4-scout"), 17e9, 0.02 * 17e9);
+}
+
 // DeepSeek-V3 (arXiv 2412.19437 §2 and §4.2; HF config). MLA per layer: W_DQ 7168·1536 = 11,010,048,
 // q norm 1,536, W_UQ 1536·128·192 = 37,748,736, W_DKV 7168·576 = 4,128,768, kv norm 512, W_UKV
 // 512·128·256 = 16,777,216, W_O 16384·7168 = 117,440,512: 187,107,328. Dense MLP 3·7168·18432 =
@@ -272,7 +294,7 @@ TEST(FindModel, SuggestsTheClosestName) {
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
             "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, kimi-k2, nemotron-3-8b, nemotron-3-22b, nemotron-4-15b, "
-            "nemotron-4-340b, gpt-oss-120b, gpt-oss-20b)");
+            "nemotron-4-340b, llama-4-scout, llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
 }
 
 }  // namespace distsim::catalog

@@ -74,7 +74,7 @@ TEST(HfConfig, RejectsAnUnsupportedModelType) {
   const std::string file = fixture("models/hf/qwen2_moe.json");
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
-                   "gpt2, gpt_oss, kimi_k2, llama, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
+                   "gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
 }
 
 // The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3,
@@ -84,7 +84,8 @@ TEST(HfConfig, ReadsMoeConfigsLikeTheCatalogEntries) {
   for (const auto& [file, name] : {std::pair<const char*, const char*>{"Mixtral-8x7B-v0.1", "mixtral-8x7b"},
                                    {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
                                    {"DeepSeek-V3", "deepseek-v3"},
-                                   {"Kimi-K2-Instruct", "kimi-k2"}}) {
+                                   {"Kimi-K2-Instruct", "kimi-k2"},
+                                   {"Llama-4-Maverick-17B-128E", "llama-4-maverick"}}) {
     SCOPED_TRACE(file);
     const auto model = resolve_model(fixture("models/hf/" + std::string(file) + "/config.json"));
     const auto& builtin = catalog::find_model(name);
@@ -165,6 +166,34 @@ TEST(HfConfig, ReadsGptOssLikeTheCatalogEntry) {
   EXPECT_EQ(model::active_parameters(model), model::active_parameters(builtin));
   EXPECT_NE(model.description.find("SwiGLU clamped at swiglu_limit 7.0 is priced as swiglu"), std::string::npos)
       << model.description;
+}
+
+// Llama 4 Maverick's text_config: every 2nd layer MoE (the odd ones), RoPE on three of four layers
+// (layer 3, 7, ... are NoPE: Llama4TextConfig's default no_rope_layer_interval 4), no QK norm,
+// chunks of 8192; the vision tower is left out, and the description says so.
+TEST(HfConfig, ReadsLlama4TextConfigWithItsLayerPattern) {
+  const auto model = resolve_model(fixture("models/hf/Llama-4-Maverick-17B-128E/config.json"));
+  EXPECT_FALSE(model.moe.is_moe_layer(0));
+  EXPECT_TRUE(model.moe.is_moe_layer(1));
+  EXPECT_EQ(model.ffn_hidden_size, 16384);
+  EXPECT_EQ(model.moe.expert_ffn_hidden_size, 8192);
+  EXPECT_EQ(model.moe.shared_experts, 1);
+  EXPECT_EQ(model.moe.router_scoring, model::RouterScoring::sigmoid);
+  EXPECT_TRUE(model.rotates_positions(2));
+  EXPECT_FALSE(model.rotates_positions(3));
+  EXPECT_FALSE(model.qk_l2_norm);
+  EXPECT_EQ(model.attention_chunk_size, 8192);
+  EXPECT_NE(model.description.find("vision encoder is left out"), std::string::npos) << model.description;
+}
+
+// transformers writes out the lists it derives from the intervals. Here moe_layers is what the
+// default interleave_moe_layer_step 1 gives (every layer), but no_rope_layers makes layer 1 the NoPE
+// one where the default no_rope_layer_interval 4 makes it layer 3: refused.
+TEST(HfConfig, RefusesLlama4LayerListsTheIntervalsDoNotGive) {
+  const std::string file = fixture("models/hf/llama4_irregular_nope.json");
+  EXPECT_EQ(error_of([&] { resolve_model(file); }),
+            file + ":15: text_config.no_rope_layers: a per-layer list other than the one no_rope_layer_interval "
+                   "gives is not modelled; distsim places the layers by the interval");
 }
 
 TEST(HfConfig, RefusesGptOssWindowsOnAnIrregularSetOfLayers) {
