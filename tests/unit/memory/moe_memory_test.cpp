@@ -94,3 +94,20 @@ TEST(MoeMemory, QkNormKeepsTheQueryAndKeyBeforeTheNorm) {
 }
 
 }  // namespace distsim::memory
+
+namespace distsim::memory {
+
+// Llama 4's scale-free QK norm keeps the same inputs as Qwen3's, 98304 bytes, but only in the
+// layers that rotate positions: with a NoPE layer every 4th, layers 0-2 keep 1676288 as above and
+// layer 3 the 1577984 of a layer without QK norm.
+TEST(MoeMemory, Llama4QkNormKeepsItsInputsOnlyInRopeLayers) {
+  auto job = moe_job();
+  job.model.position_embedding = model::PositionEmbedding::rope;
+  job.model.qk_l2_norm = true;
+  job.model.nope_layer_interval = 4;
+  job.model.num_layers = 4;
+  EXPECT_EQ(layer_activation_bytes(job.model, job.strategy, 2), 1676288);
+  EXPECT_EQ(layer_activation_bytes(job.model, job.strategy, 3), 1577984);
+}
+
+}  // namespace distsim::memory
