@@ -382,6 +382,66 @@ ModelSpec llama4(const char* name, const char* description, const char* source, 
   };
 }
 
+//! Nemotron-H (arXiv 2504.03624; Megatron-Bridge NemotronHModelProvider): a hybrid pattern of
+//! Mamba-2 ('M'), squared-ReLU MLP ('-') and attention ('*') layers, RMSNorm, no position embedding,
+//! no linear biases, untied embeddings, vocabulary 131072, sequence 8192; attention with 8 KV heads
+//! of 128; Mamba-2 heads of 64 in 8 groups, a 4-tap convolution, scan chunks of 128.
+ModelSpec nemotron_h(const char* name, const char* description, const char* source, const char* pattern, int hidden,
+                     int heads, int ffn, int mamba_heads, int state) {
+  return {
+      .name = name,
+      .description = description,
+      .source = source,
+      .architecture = Architecture::decoder,
+      .num_layers = static_cast<int>(std::string_view(pattern).size()),
+      .hidden_size = hidden,
+      .num_attention_heads = heads,
+      .num_kv_heads = 8,
+      .kv_channels = 128,
+      .ffn_hidden_size = ffn,
+      .ffn_type = FfnType::squared_relu,
+      .norm = NormType::rmsnorm,
+      .position_embedding = PositionEmbedding::none,
+      .vocab_size = 131072,
+      .seq_length = 8192,
+      .tie_embeddings = false,
+      .linear_biases = false,
+      .hybrid_pattern = pattern,
+      .mamba = {.num_heads = mamba_heads,
+                .head_dim = 64,
+                .state_size = state,
+                .groups = 8,
+                .conv_kernel = 4,
+                .chunk_size = 128},
+  };
+}
+
+//! Nemotron 3 Nano 30B-A3B (HF nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json; Megatron-Bridge
+//! Nemotron3NanoProvider): Nemotron-H's layers with mixture-of-experts layers ('E') in place of the
+//! MLP ones: 128 squared-ReLU experts of 1856, top-6 with a sigmoid router, one shared expert of
+//! 3712; 2 KV heads; Mamba-2 with 64 heads. Not the latent MoE of Nemotron 3 Super.
+ModelSpec nemotron_3_nano() {
+  ModelSpec model = nemotron_h(
+      "nemotron-3-nano-30b-a3b",
+      "Nemotron 3 Nano 30B-A3B: 52 hybrid layers (23 Mamba-2, 23 MoE, 6 attention), 2688 hidden, 128 experts "
+      "top-6 and a shared expert (31.6B total, 3.6B active)",
+      "HF nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B config.json: hidden_size 2688, num_hidden_layers 52, "
+      "hybrid_override_pattern MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME, num_attention_heads 32, "
+      "num_key_value_heads 2, head_dim 128, mamba_num_heads 64, mamba_head_dim 64, ssm_state_size 128, n_groups 8, "
+      "conv_kernel 4, chunk_size 128, n_routed_experts 128, moe_intermediate_size 1856, "
+      "moe_shared_expert_intermediate_size 3712, num_experts_per_tok 6, mlp_hidden_act relu2, vocab_size 131072; "
+      "Megatron-Bridge Nemotron3NanoProvider (sigmoid router, moe_latent_size none)",
+      "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME", 2688, 32, 1856, 64, 128);
+  model.num_kv_heads = 2;
+  model.moe = {.num_experts = 128,
+               .top_k = 6,
+               .expert_ffn_hidden_size = 1856,
+               .shared_experts = 1,
+               .shared_expert_ffn_hidden_size = 3712,
+               .router_scoring = model::RouterScoring::sigmoid};
+  return model;
+}
+
 std::vector<ModelSpec> make_models() {
   return {
       bert_large(),
@@ -436,6 +496,32 @@ std::vector<ModelSpec> make_models() {
                "NVIDIA 2024, Nemotron-4 340B Technical Report (arXiv 2406.11704) Table 1; ffn_hidden_size 73728 "
                "(4h) from the released nvidia/Nemotron-4-340B-Base model config",
                96, 18432, 96, 8),
+      nemotron_h("nemotron-h-8b",
+                 "Nemotron-H 8B: 52 hybrid layers (24 Mamba-2, 24 MLP, 4 attention), 4096 hidden (8.10B)",
+                 "Nemotron-H report (arXiv 2504.03624); HF nvidia/Nemotron-H-8B-Base-8K config.json: hidden_size "
+                 "4096, num_hidden_layers 52, hybrid_override_pattern as here, num_attention_heads 32, "
+                 "num_key_value_heads 8, attention_head_dim 128, intermediate_size 21504, mlp_hidden_act relu2, "
+                 "mamba_num_heads 128, mamba_head_dim 64, ssm_state_size 128, n_groups 8, conv_kernel 4, chunk_size "
+                 "128, use_bias false, vocab_size 131072, tie_word_embeddings false, max_position_embeddings 8192",
+                 "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 4096, 32, 21504, 128, 128),
+      nemotron_h("nemotron-h-47b",
+                 "Nemotron-H 47B: 98 hybrid layers (45 Mamba-2, 48 MLP, 5 attention), 8192 hidden (46.8B)",
+                 "Nemotron-H report (arXiv 2504.03624); Megatron-Bridge NemotronHModelProvider47B: num_layers 98, "
+                 "hybrid_override_pattern as here, hidden_size 8192, ffn_hidden_size 30720, num_attention_heads 64, "
+                 "mamba_num_heads 256, mamba_state_dim 256, with the provider's mamba_head_dim 64, mamba_num_groups "
+                 "8, num_query_groups 8, squared ReLU, vocabulary 131072, seq_length 8192",
+                 "M-M-M-M-M-M-M-M-M*-M-M-M-M-M-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-M-M---MM---M-M*-M-M-M-M-M-",
+                 8192, 64, 30720, 256, 256),
+      nemotron_h("nemotron-h-56b",
+                 "Nemotron-H 56B: 118 hybrid layers (54 Mamba-2, 54 MLP, 10 attention), 8192 hidden (56.3B)",
+                 "Nemotron-H report (arXiv 2504.03624); Megatron-Bridge NemotronHModelProvider56B: num_layers 118, "
+                 "hybrid_override_pattern as here, hidden_size 8192, ffn_hidden_size 32768, num_attention_heads 64, "
+                 "mamba_num_heads 256, mamba_state_dim 256, with the provider's mamba_head_dim 64, mamba_num_groups "
+                 "8, num_query_groups 8, squared ReLU, vocabulary 131072, seq_length 8192",
+                 "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-"
+                 "M-M-M*-M-M-M-M-M-",
+                 8192, 64, 32768, 256, 256),
+      nemotron_3_nano(),
       llama4("llama-4-scout",
              "Llama 4 Scout 17B-16E: 48 layers, 5120 hidden, 16 experts top-1 and a shared expert in every layer, "
              "iRoPE, chunked attention (107.8B total, 17.2B active; text model)",
@@ -507,6 +593,12 @@ std::vector<CatalogAlias> make_model_aliases() {
       {"llama-4-maverick",
        {"meta-llama/Llama-4-Maverick-17B-128E", "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4_e128",
         "llama4-maverick-17b-128e"}},
+      {"nemotron-h-8b", {"nvidia/Nemotron-H-8B-Base-8K"}},
+      {"nemotron-h-47b", {"nvidia/Nemotron-H-47B-Base-8K"}},
+      {"nemotron-h-56b", {"nvidia/Nemotron-H-56B-Base-8K"}},
+      {"nemotron-3-nano-30b-a3b",
+       {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-Base-BF16",
+        "nemotron_3_nano", "nemotron3-nano"}},
       {"gpt-oss-120b", {"openai/gpt-oss-120b"}},
       {"gpt-oss-20b", {"openai/gpt-oss-20b"}},
   };

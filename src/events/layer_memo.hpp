@@ -18,7 +18,7 @@ struct LayerShape {
   bool decoder_side = false;   //!< the decoder of an encoder-decoder model: its sequence, cross-attention
   bool low_precision = false;  //!< GEMMs in the job's low-precision format (not a bf16 layer at an end)
   int attention_window = 0;
-  bool moe = false;
+  model::LayerPlan plan;
   bool rotates_positions = false;  //!< RoPE (and Llama 4's QK norm), not one of iRoPE's NoPE layers
   bool operator==(const LayerShape&) const = default;
 };

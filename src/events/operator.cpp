@@ -172,6 +172,23 @@ std::vector<OperatorSpec> build_table() {
               "heads of dqk and value heads of dv"),
       compute(O::mla_attention_bwd, "mla_attention_bwd", C::attention, latent_attention_fields(),
               "fused attention backward of multi-head latent attention: dQ, dK and dV"),
+      memory_bound(O::causal_conv1d, "causal_conv1d",
+                   "Mamba-2's causal depthwise convolution with SiLU over cols channels (x, B and C) of rows tokens"),
+      memory_bound(O::causal_conv1d_bwd, "causal_conv1d_bwd",
+                   "causal convolution backward: the input's gradient (its weight and bias gradients summed in the "
+                   "same pass)"),
+      memory_bound(O::rmsnorm_gated, "rmsnorm_gated",
+                   "Mamba-2's gated RMSNorm: the scan's output of cols channels times silu of the gate z, normalized "
+                   "per group of heads"),
+      memory_bound(O::rmsnorm_gated_bwd, "rmsnorm_gated_bwd",
+                   "gated RMSNorm backward: gradients of the input and "
+                   "the gate"),
+      memory_bound(O::ssd_state_passing, "ssd_state_passing",
+                   "the SSD scan's recurrence between chunks: rows chunk states (batch x chunks x heads) of cols = "
+                   "head_dim x state_size fp32 elements, each decayed and added into the next, with the step "
+                   "sizes' cumulative sums"),
+      memory_bound(O::ssd_state_passing_bwd, "ssd_state_passing_bwd",
+                   "the state recurrence backward, with the step sizes' and decays' gradients"),
       communication(O::all_reduce, "all_reduce", C::collective, "NCCL all-reduce of the buffer over the group"),
       communication(O::all_gather, "all_gather", C::collective,
                     "NCCL all-gather: each rank gives bytes / group, every rank receives the whole buffer"),

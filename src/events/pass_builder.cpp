@@ -434,7 +434,7 @@ void PassBuilder::activation_backward(std::int64_t rows, std::int64_t width, int
 
 LayerShape PassBuilder::layer_shape(int layer) const {
   return {is_decoder_of_encoder_decoder(layer), in_low_precision(layer), model_.attention_window(layer),
-          model_.moe.is_moe_layer(layer), model_.rotates_positions(layer)};
+          model::layer_plan(model_, layer), model_.rotates_positions(layer)};
 }
 
 void PassBuilder::layer_forward(Sink sink, int layer) {
@@ -467,6 +467,7 @@ void PassBuilder::block_forward(model::LayerBlock block, Sink sink, int layer) {
     case model::LayerBlock::cross_attention: attention_block_forward(sink, layer, true); return;
     case model::LayerBlock::mlp: mlp_forward(sink, layer); return;
     case model::LayerBlock::moe: moe_forward(sink, layer); return;
+    case model::LayerBlock::mamba: mamba_forward(sink, layer); return;
   }
 }
 
@@ -477,6 +478,7 @@ void PassBuilder::block_backward(model::LayerBlock block, int layer) {
     case model::LayerBlock::cross_attention: attention_block_backward(layer, true); return;
     case model::LayerBlock::mlp: mlp_backward(layer); return;
     case model::LayerBlock::moe: moe_backward(layer); return;
+    case model::LayerBlock::mamba: mamba_backward(layer); return;
   }
 }
 

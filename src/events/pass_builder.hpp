@@ -301,6 +301,19 @@ class PassBuilder {
     return std::int64_t{model_.moe.shared_experts} * model_.moe.shared_expert_ffn_hidden_size / tp_;
   }
   std::int64_t up_width(std::int64_t width) const { return (model::is_gated(model_.ffn_type) ? 2 : 1) * width; }
+  //! A Mamba-2 layer (pass_builder_mamba.cpp).
+  void mamba_forward(Sink sink, int layer);
+  void mamba_backward(int layer);
+  //! The SSD scan's batches: micro-batch sequences x chunks, and this rank's heads and groups.
+  struct ScanShape {
+    std::int64_t chunks;
+    std::int64_t heads;
+    std::int64_t groups;
+  };
+  ScanShape scan_shape(int layer) const;
+  void ssd_scan_forward(Sink sink, int layer);
+  void ssd_scan_backward(int layer);
+  Event state_passing(bool backward_pass, int layer) const;
   void activation_forward(Sink sink, std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void activation_backward(std::int64_t rows, std::int64_t width, int layer, std::string_view label);
   void layer_forward(Sink sink, int layer);

@@ -158,6 +158,25 @@ void add_moe_block(LayerParts& parts, const model::ModelSpec& model, const strat
   }
 }
 
+//! A Mamba-2 block, per rank (Megatron-Core's MambaMixer on mamba_ssm's
+//! mamba_split_conv1d_scan_combined). Hidden-wide (sharded by sequence parallelism): the norm
+//! input, the input projection's input, the output dropout mask. Split over the heads: what the
+//! combined scan saves, the input projection's output z, x, B, C and dt (its backward reruns the
+//! convolution) and the scan's output before the gate; the gated output, which the group RMSNorm
+//! keeps; the output projection's input, in the GEMM format.
+void add_mamba_block(LayerParts& parts, const model::ModelSpec& model, const strategy::Strategy& strategy,
+                     std::int64_t tokens) {
+  const model::MambaSpec& mamba = model.mamba;
+  const std::int64_t e = element_bytes(strategy.dtype);
+  const double g = gemm_input_bytes(strategy);
+  const int tp = strategy.tensor_parallel;
+  parts.sequence_sharded +=
+      whole((static_cast<double>(e + kMaskBytes) + g) * static_cast<double>(tokens * model.hidden_size));
+  const std::int64_t inner = mamba.inner() / tp;
+  parts.tensor_split +=
+      e * tokens * (mamba.in_projection() / tp + 2 * inner) + whole(g * static_cast<double>(tokens * inner));
+}
+
 std::int64_t shard_over_sequence(std::int64_t bytes, const strategy::Strategy& strategy) {
   return strategy.sequence_parallel ? ceil_div(bytes, strategy.tensor_parallel) : bytes;
 }
@@ -191,6 +210,7 @@ std::int64_t stored_layer_bytes(const model::ModelSpec& model, const strategy::S
         break;
       case model::LayerBlock::mlp: add_mlp_block(parts, model, strategy, tokens); break;
       case model::LayerBlock::moe: add_moe_block(parts, model, strategy, tokens); break;
+      case model::LayerBlock::mamba: add_mamba_block(parts, model, strategy, tokens); break;
     }
   }
   return shard_over_sequence(parts.sequence_sharded, strategy) + parts.tensor_split;

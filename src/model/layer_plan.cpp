@@ -2,6 +2,16 @@
 
 namespace distsim::model {
 
+std::optional<LayerBlock> hybrid_block(char symbol, const ModelSpec& model) {
+  switch (symbol) {
+    case 'M': return LayerBlock::mamba;
+    case '*': return model.mla.enabled() ? LayerBlock::latent_attention : LayerBlock::self_attention;
+    case '-': return LayerBlock::mlp;
+    case 'E': return LayerBlock::moe;
+    default: return std::nullopt;
+  }
+}
+
 namespace {
 
 //! Goes through a block's tensors with the model's conventions for biases and norms, summing
@@ -109,6 +119,20 @@ void experts(BlockParameters& block, const ModelSpec& model) {
   block.mlp("expert fc1", "expert fc2", moe.expert_ffn_hidden_size, ParameterSplit::expert, moe.num_experts);
 }
 
+//! Megatron-Core's MambaMixer: in_proj (z, x, B, C, dt) column-parallel; the depthwise causal
+//! convolution over x, B and C with a bias per channel; per head a step-size bias, the decay A
+//! (A_log) and the skip D; the gated RMSNorm's scale over the inner width; out_proj row-parallel.
+//! Tensor parallelism splits heads and groups, so every tensor is split over tp.
+void mamba(BlockParameters& block, const ModelSpec& model) {
+  const MambaSpec& mamba = model.mamba;
+  block.linear("in proj", model.hidden_size, mamba.in_projection());
+  block.add({"conv1d", mamba.conv_channels() * mamba.conv_kernel, ParameterSplit::tensor, false});
+  block.add({"conv1d bias", mamba.conv_channels(), ParameterSplit::tensor, false});
+  block.add({"dt bias, A log, D", 3 * std::int64_t{mamba.num_heads}, ParameterSplit::tensor, false});
+  block.add({"gated norm", mamba.inner(), ParameterSplit::tensor, false});
+  block.linear("out proj", mamba.inner(), model.hidden_size);
+}
+
 //! The block's pre-norm and tensors.
 void go_through(BlockParameters& parameters, const ModelSpec& model, LayerBlock block) {
   parameters.norm("norm", model.hidden_size);
@@ -118,6 +142,7 @@ void go_through(BlockParameters& parameters, const ModelSpec& model, LayerBlock 
     case LayerBlock::cross_attention: cross_attention(parameters, model); break;
     case LayerBlock::mlp: parameters.mlp("fc1", "fc2", model.ffn_hidden_size, ParameterSplit::tensor, 1); break;
     case LayerBlock::moe: experts(parameters, model); break;
+    case LayerBlock::mamba: mamba(parameters, model); break;
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +23,11 @@ enum class LayerBlock {
   cross_attention,   //!< attention of the decoder's tokens over the encoder's output
   mlp,               //!< a dense MLP of the model's ffn_type
   moe,               //!< routed experts, shared experts and their router in place of the MLP (MoeSpec)
+  mamba,             //!< a Mamba-2 mixer (MambaSpec), a hybrid model's 'M' layer
 };
+
+//! The block a hybrid pattern's symbol names (ModelSpec::hybrid_pattern), if any.
+std::optional<LayerBlock> hybrid_block(char symbol, const ModelSpec& model);
 
 //! The blocks of one layer, in forward order.
 struct LayerPlan {
@@ -38,11 +43,17 @@ struct LayerPlan {
 };
 
 //! The blocks of layer `layer` (0-based over ModelSpec::total_layers(); the multi-token prediction
-//! modules' layers follow at num_layers, ...): latent attention where the model has it, else
-//! self-attention; cross-attention in the decoder of an encoder-decoder model; experts where
-//! MoeSpec::is_moe_layer says so, else a dense MLP.
+//! modules' layers follow at num_layers, ...): in a hybrid model the one block its pattern's symbol
+//! names (validation keeps the pattern to known symbols, one per layer); otherwise latent
+//! attention where the model has it, else self-attention; cross-attention in the decoder of an
+//! encoder-decoder model; experts where MoeSpec::is_moe_layer says so, else a dense MLP.
 inline LayerPlan layer_plan(const ModelSpec& model, int layer) {
   LayerPlan plan;
+  if (layer >= 0 && static_cast<std::size_t>(layer) < model.hybrid_pattern.size()) {
+    plan.blocks[plan.count++] =
+        hybrid_block(model.hybrid_pattern[static_cast<std::size_t>(layer)], model).value_or(LayerBlock::mlp);
+    return plan;
+  }
   plan.blocks[plan.count++] = model.mla.enabled() ? LayerBlock::latent_attention : LayerBlock::self_attention;
   if (model.architecture == Architecture::encoder_decoder && layer >= model.num_layers) {
     plan.blocks[plan.count++] = LayerBlock::cross_attention;

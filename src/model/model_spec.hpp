@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/ffn_type.hpp"
+#include "model/mamba_spec.hpp"
 #include "model/mla_spec.hpp"
 #include "model/moe_spec.hpp"
 
@@ -14,8 +15,9 @@ namespace distsim::model {
 enum class Architecture { decoder, encoder, encoder_decoder };
 enum class NormType { layernorm, rmsnorm };
 //! learned: a position table added after the token embedding; rope: rotary on q and k;
-//! relative: T5's bias added to the attention scores (no extra kernel of note).
-enum class PositionEmbedding { learned, rope, relative };
+//! relative: T5's bias added to the attention scores (no extra kernel of note); none: no
+//! position information but the order causal attention and Mamba's scan see (Nemotron-H).
+enum class PositionEmbedding { learned, rope, relative, none };
 //! Which decoder layers attend within the sliding window: all of them, or alternate ones by
 //! 0-based index (GPT-OSS's `layer_types` starts "sliding_attention", "full_attention", ...: the
 //! even layers slide, as in Gemma 2).
@@ -75,6 +77,12 @@ struct ModelSpec {
   //! attention_chunk_size); 0: no chunks. Megatron-Bridge's Llama 4 attention pads the sequence to
   //! whole chunks and runs each chunk as a sequence of its own, in every layer.
   int attention_chunk_size = 0;
+  //! A hybrid model's layers, one symbol each (Megatron-Core's hybrid_override_pattern, Hugging
+  //! Face NemotronH's hybrid_override_pattern): 'M' a Mamba-2 layer, '*' an attention layer, '-' an
+  //! MLP layer, 'E' a mixture-of-experts layer, each a single block with its own norm and residual.
+  //! Empty: every layer is a transformer layer (attention, then MLP or experts).
+  std::string hybrid_pattern{};
+  MambaSpec mamba{};  //!< the Mamba-2 mixer of the 'M' layers
 
   bool operator==(const ModelSpec&) const = default;
   bool has_linear_biases() const { return linear_biases.value_or(norm == NormType::layernorm); }

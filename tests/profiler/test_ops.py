@@ -25,7 +25,9 @@ SMALL_KEYS = [
     "moe_router_bwd rows=8 cols=16 top_k=2 {dtype}",
     "mla_attention_fwd b=1 heads=2 sq=8 skv=8 dqk=12 dv=8 causal=1 {dtype}",
     "mla_attention_bwd b=1 heads=2 sq=8 skv=8 dqk=12 dv=8 causal=1 {dtype}",
-] + ["%s%s rows=8 cols=16 {dtype}" % (op, suffix) for op in ("moe_permute", "moe_unpermute") for suffix in ("", "_bwd")]
+] + ["%s%s rows=8 cols=16 {dtype}" % (op, suffix)
+      for op in ("moe_permute", "moe_unpermute", "causal_conv1d", "rmsnorm_gated", "ssd_state_passing")
+      for suffix in ("", "_bwd")]
 
 
 @unittest.skipUnless(support.HAVE_TORCH, "needs torch")

@@ -23,7 +23,21 @@ using model::NormType;
 using model::PositionEmbedding;
 
 //! The transformer layouts the Hugging Face model types share.
-enum class HfFamily { gpt2, bert, llama, llama4, t5, mixtral, qwen2, qwen3, qwen3_moe, deepseek_v3, nemotron, gpt_oss };
+enum class HfFamily {
+  gpt2,
+  bert,
+  llama,
+  llama4,
+  t5,
+  mixtral,
+  qwen2,
+  qwen3,
+  qwen3_moe,
+  deepseek_v3,
+  nemotron,
+  nemotron_h,
+  gpt_oss
+};
 
 struct ModelType {
   std::string_view name;
@@ -31,17 +45,15 @@ struct ModelType {
 };
 
 const std::vector<ModelType> kModelTypes = {
-    {"bert", HfFamily::bert},           {"deepseek_v3", HfFamily::deepseek_v3},
-    {"gpt2", HfFamily::gpt2},           {"gpt_oss", HfFamily::gpt_oss},
-    {"kimi_k2", HfFamily::deepseek_v3}, {"llama", HfFamily::llama},
-    {"llama4", HfFamily::llama4},       {"mistral", HfFamily::llama},
-    {"mixtral", HfFamily::mixtral},     {"nemotron", HfFamily::nemotron},
-    {"qwen2", HfFamily::qwen2},         {"qwen3", HfFamily::qwen3},
-    {"qwen3_moe", HfFamily::qwen3_moe}, {"t5", HfFamily::t5},
+    {"bert", HfFamily::bert},         {"deepseek_v3", HfFamily::deepseek_v3}, {"gpt2", HfFamily::gpt2},
+    {"gpt_oss", HfFamily::gpt_oss},   {"kimi_k2", HfFamily::deepseek_v3},     {"llama", HfFamily::llama},
+    {"llama4", HfFamily::llama4},     {"mistral", HfFamily::llama},           {"mixtral", HfFamily::mixtral},
+    {"nemotron", HfFamily::nemotron}, {"nemotron_h", HfFamily::nemotron_h},   {"qwen2", HfFamily::qwen2},
+    {"qwen3", HfFamily::qwen3},       {"qwen3_moe", HfFamily::qwen3_moe},     {"t5", HfFamily::t5},
 };
 constexpr std::string_view kSupported =
-    "supported: bert, deepseek_v3, gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, qwen2, qwen3, "
-    "qwen3_moe, t5";
+    "supported: bert, deepseek_v3, gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, nemotron_h, "
+    "qwen2, qwen3, qwen3_moe, t5";
 
 //! How a family told apart by its key names is named in messages.
 constexpr std::string_view kInferred = " (inferred from the keys: the file has no model_type)";
@@ -531,6 +543,74 @@ void read_llama4(MappingReader& reader, ModelSpec& model) {
   }
 }
 
+//! Nemotron-H and Nemotron 3 (transformers' NemotronHConfig): a hybrid_override_pattern of Mamba-2
+//! ('M'), attention ('*'), MLP ('-') and mixture-of-experts ('E') layers; RMSNorm, no position
+//! embedding, squared-ReLU MLPs and experts (mlp_hidden_act relu2), no linear biases; the Mamba-2
+//! mixer of mamba_num_heads heads of mamba_head_dim, n_groups groups of ssm_state_size, a
+//! conv_kernel-tap convolution with its bias and scan chunks of chunk_size; experts as DeepSeek's
+//! keys name them, with a sigmoid router. Latent MoE (moe_latent_size) is refused.
+void read_nemotron_h(MappingReader& reader, ModelSpec& model) {
+  model.norm = NormType::rmsnorm;
+  model.position_embedding = PositionEmbedding::none;
+  model.ffn_type = FfnType::squared_relu;
+  model.linear_biases = false;
+  model.tie_embeddings = false;
+  reader.require({"num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size", "hybrid_override_pattern",
+                  "mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups", "conv_kernel", "chunk_size"});
+  reader.read("num_hidden_layers", model.num_layers);
+  reader.read("hidden_size", model.hidden_size);
+  reader.read("num_attention_heads", model.num_attention_heads);
+  read_if_set(reader, "num_key_value_heads", model.num_kv_heads);
+  read_if_set(reader, "attention_head_dim", model.kv_channels);
+  read_if_set(reader, "head_dim", model.kv_channels);
+  reader.read("vocab_size", model.vocab_size);
+  reader.read("hybrid_override_pattern", model.hybrid_pattern);
+  reader.read("mamba_num_heads", model.mamba.num_heads);
+  reader.read("mamba_head_dim", model.mamba.head_dim);
+  reader.read("ssm_state_size", model.mamba.state_size);
+  reader.read("n_groups", model.mamba.groups);
+  reader.read("conv_kernel", model.mamba.conv_kernel);
+  reader.read("chunk_size", model.mamba.chunk_size);
+  reader.require({"max_position_embeddings"});
+  reader.read("max_position_embeddings", model.seq_length);
+  if (reader.has_value("mlp_hidden_act")) {
+    reader.read_choice("mlp_hidden_act", model.ffn_type,
+                       std::vector<Choice<FfnType>>{{"relu2", FfnType::squared_relu}});
+  }
+  for (const char* key : {"use_bias", "mamba_proj_bias"}) {
+    if (reader.has_value(key) && reader.text_of(key) != "false") {
+      reader.report(key, "biases on the linear layers of a hybrid model are not modelled; expected false");
+    }
+  }
+  if (reader.has_value("use_conv_bias") && reader.text_of("use_conv_bias") != "true") {
+    reader.report("use_conv_bias", "a convolution without its bias is not modelled (Megatron-Core's MambaMixer "
+                                   "asserts conv_bias); expected true");
+  }
+  if (model.hybrid_pattern.find('-') != std::string::npos || model.hybrid_pattern.find('E') == std::string::npos) {
+    reader.require({"intermediate_size"});
+  }
+  read_if_set(reader, "intermediate_size", model.ffn_hidden_size);
+  // NemotronHConfig writes its expert fields whether or not the pattern has E layers: only the
+  // pattern says whether they are used.
+  if (model.hybrid_pattern.find('E') == std::string::npos) {
+    return;
+  }
+  refuse_if_set(reader, "moe_latent_size",
+                "latent MoE (the experts on a down-projected hidden size, Nemotron 3 Super) is not modelled");
+  reader.require({"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
+  reader.read("n_routed_experts", model.moe.num_experts);
+  reader.read("num_experts_per_tok", model.moe.top_k);
+  reader.read("moe_intermediate_size", model.moe.expert_ffn_hidden_size);
+  if (model.ffn_hidden_size <= 0) {
+    model.ffn_hidden_size = model.moe.expert_ffn_hidden_size;  // no MLP layer uses it
+  }
+  if (reader.has_value("moe_shared_expert_intermediate_size")) {
+    model.moe.shared_experts = 1;
+    reader.read("moe_shared_expert_intermediate_size", model.moe.shared_expert_ffn_hidden_size);
+  }
+  model.moe.router_scoring = model::RouterScoring::sigmoid;
+}
+
 //! Hugging Face snapshots keep config.json in a folder named after the model, so a file called
 //! config.json is named by its folder.
 std::string name_from_path(const std::string& file) {
@@ -586,6 +666,7 @@ ModelSpec read_hf_config(MappingReader& reader, const std::string& file) {
     case HfFamily::qwen3_moe: read_qwen3_moe(reader, model); break;
     case HfFamily::deepseek_v3: read_deepseek_v3(reader, model); break;
     case HfFamily::nemotron: read_nemotron(reader, model); break;
+    case HfFamily::nemotron_h: read_nemotron_h(reader, model); break;
     case HfFamily::gpt_oss: read_gpt_oss(reader, model); break;
   }
   model.num_kv_heads = model.num_kv_heads > 0 ? model.num_kv_heads : model.num_attention_heads;

@@ -481,6 +481,8 @@ class MegatronReader {
     } else if (field == ShapeFlag::position_embedding_type) {
       if (same_name(*text, "learned_absolute")) {
         model.position_embedding = model::PositionEmbedding::learned;
+      } else if (same_name(*text, "none")) {
+        model.position_embedding = model::PositionEmbedding::none;
       } else if (same_name(*text, "rope") || same_name(*text, "yarn")) {
         model.position_embedding = model::PositionEmbedding::rope;
         if (same_name(*text, "yarn")) {

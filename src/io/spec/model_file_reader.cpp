@@ -44,6 +44,7 @@ const std::vector<Choice<PositionEmbedding>> kPositionEmbeddings = {
     {"learned", PositionEmbedding::learned},
     {"rope", PositionEmbedding::rope},
     {"relative", PositionEmbedding::relative},
+    {"none", PositionEmbedding::none},
 };
 
 const std::vector<Choice<WindowLayers>> kWindowLayers = {
@@ -146,6 +147,27 @@ bool read_mla(MappingReader& reader, ModelSpec& model) {
   return complete;
 }
 
+//! The `mamba:` mapping of a hybrid model's Mamba-2 layers; every field is required without a base
+//! that has them.
+void read_mamba(MappingReader& reader, ModelSpec& model) {
+  std::optional<MappingReader> mamba = reader.child("mamba");
+  if (!mamba) {
+    return;
+  }
+  const std::initializer_list<std::string_view> keys = {"num_heads",  "groups",      "head_dim",
+                                                        "state_size", "conv_kernel", "chunk_size"};
+  mamba->reject_unknown_keys(keys);
+  if (!model.mamba.enabled()) {
+    mamba->require(keys);
+  }
+  mamba->read("num_heads", model.mamba.num_heads);
+  mamba->read("groups", model.mamba.groups);
+  mamba->read("head_dim", model.mamba.head_dim);
+  mamba->read("state_size", model.mamba.state_size);
+  mamba->read("conv_kernel", model.mamba.conv_kernel);
+  mamba->read("chunk_size", model.mamba.chunk_size);
+}
+
 //! Rules across the fields of `moe:` and `mla:`, reported at their key once the whole file is read.
 void check_experts(MappingReader& reader, const ModelSpec& model) {
   for (const auto& problem : model::moe_problems(model)) {
@@ -226,7 +248,9 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
                               "attention_sinks",
                               "nope_layer_interval",
                               "qk_l2_norm",
-                              "attention_chunk_size"});
+                              "attention_chunk_size",
+                              "hybrid_pattern",
+                              "mamba"});
   if (base == nullptr && !reader.has("base")) {
     reader.require({"num_layers", "hidden_size", "num_attention_heads", "vocab_size", "seq_length"});
   }
@@ -240,6 +264,8 @@ ModelSpec read_model_mapping(MappingReader& reader, const ModelSpec* base, const
   read_shape(reader, model);
   const bool experts_read = read_moe(reader, model);
   const bool latent_attention_read = read_mla(reader, model);
+  reader.read("hybrid_pattern", model.hybrid_pattern);
+  read_mamba(reader, model);
   derive_unset_fields(reader, base, model);
   if (experts_read) {
     check_experts(reader, model);

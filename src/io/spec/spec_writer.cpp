@@ -27,6 +27,7 @@ const char* position_embedding_name(model::PositionEmbedding embedding) {
     case model::PositionEmbedding::learned: return "learned";
     case model::PositionEmbedding::rope: return "rope";
     case model::PositionEmbedding::relative: return "relative";
+    case model::PositionEmbedding::none: return "none";
   }
   return "learned";
 }
@@ -76,6 +77,17 @@ Mapping mla_json(const model::MlaSpec& mla) {
   node["qk_nope_head_dim"] = mla.qk_nope_head_dim;
   node["qk_rope_head_dim"] = mla.qk_rope_head_dim;
   node["v_head_dim"] = mla.v_head_dim;
+  return node;
+}
+
+Mapping mamba_json(const model::MambaSpec& mamba) {
+  Mapping node = Mapping::object();
+  node["num_heads"] = mamba.num_heads;
+  node["groups"] = mamba.groups;
+  node["head_dim"] = mamba.head_dim;
+  node["state_size"] = mamba.state_size;
+  node["conv_kernel"] = mamba.conv_kernel;
+  node["chunk_size"] = mamba.chunk_size;
   return node;
 }
 
@@ -138,6 +150,8 @@ Mapping model_json(const model::ModelSpec& model) {
   if (model.nope_layer_interval > 0) node["nope_layer_interval"] = model.nope_layer_interval;
   if (model.qk_l2_norm) node["qk_l2_norm"] = true;
   if (model.attention_chunk_size > 0) node["attention_chunk_size"] = model.attention_chunk_size;
+  if (!model.hybrid_pattern.empty()) node["hybrid_pattern"] = model.hybrid_pattern;
+  if (model.mamba.enabled()) node["mamba"] = mamba_json(model.mamba);
   return node;
 }
 

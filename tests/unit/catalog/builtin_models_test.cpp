@@ -130,6 +130,37 @@ TEST(BuiltinModels, Llama4HasItsPublishedParameterCounts) {
   EXPECT_NEAR(active_of("llama-4-scout"), 17e9, 0.02 * 17e9);
 }
 
+// Nemotron-H (HF config and Megatron-Bridge providers; RMSNorm, no biases, untied, vocabulary 131072).
+// 8B, h 4096: a Mamba layer has norm 4096, in_proj 4096·(8192 + 10240 + 128) = 76,021,760 (z, then
+// x, B, C: 8192 + 2·8·128 = 10240 channels, then dt), conv 10240·4 + 10240 = 51,200, dt bias, A, D
+// 3·128 = 384, gated norm 8192, out_proj 8192·4096 = 33,554,432: 109,640,064. An attention layer
+// 4096 + 4096·(4096 + 2·1024) + 4096·4096 = 41,947,136; an MLP layer 4096 + 2·4096·21504 =
+// 176,164,864; embedding and head 2·131072·4096 + 4096 = 1,073,745,920. 24 M, 4 *, 24 -:
+// 2,631,361,536 + 167,788,544 + 4,227,956,736 + 1,073,745,920 = 8,100,852,736.
+// 56B, h 8192, 256 heads of 64, state 256: Mamba 8192 + 8192·(16384 + 20480 + 256) + 20480·5 + 768 +
+// 16384 + 16384·8192 = 438,432,512; attention 8192 + 8192·10240 + 8192·8192 = 151,003,136; MLP
+// 8192 + 2·8192·32768 = 536,879,104; 54 M, 10 *, 54 -, with 2·131072·8192 + 8192: 56,324,350,464.
+// 47B: MLP 8192 + 2·8192·30720 = 503,324,672; 45 M, 5 *, 48 -: 46,791,554,816.
+TEST(BuiltinModels, NemotronHHasItsPublishedParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-h-8b")), 8'100'852'736);
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-h-56b")), 56'324'350'464);
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-h-47b")), 46'791'554'816);
+  EXPECT_NEAR(parameters_of("nemotron-h-8b"), 8e9, 0.02 * 8e9);
+  EXPECT_NEAR(parameters_of("nemotron-h-47b"), 47e9, 0.01 * 47e9);
+  EXPECT_NEAR(parameters_of("nemotron-h-56b"), 56e9, 0.01 * 56e9);
+}
+
+// Nemotron 3 Nano 30B-A3B, h 2688: Mamba 64 heads of 64 (inner 4096), 8 groups of 128: 2688 +
+// 2688·(4096 + 6144 + 64) + 6144·5 + 192 + 4096 + 4096·2688 = 38,744,896; attention with 2 KV heads
+// 2688 + 2688·(4096 + 2·256) + 4096·2688 = 23,399,040; an MoE layer's norm 2688, router 2688·128 =
+// 344,064, shared expert 2·2688·3712 = 19,955,712 and 128 experts of 2·2688·1856 = 9,977,856:
+// 1,277,165,568 + 20,302,464 = 1,297,468,032, per token 6 experts: 80,169,600. 23 M, 6 *, 23 E and
+// 2·131072·2688 + 2688 = 704,645,824: 31,577,937,344, active 3,580,073,408.
+TEST(BuiltinModels, Nemotron3NanoHasItsParameterCounts) {
+  EXPECT_EQ(model::total_parameters(find_model("nemotron-3-nano-30b-a3b")), 31'577'937'344);
+  EXPECT_EQ(model::active_parameters(find_model("nemotron-3-nano-30b-a3b")), 3'580'073'408);
+}
+
 // DeepSeek-V3 (arXiv 2412.19437 §2 and §4.2; HF config). MLA per layer: W_DQ 7168·1536 = 11,010,048,
 // q norm 1,536, W_UQ 1536·128·192 = 37,748,736, W_DKV 7168·576 = 4,128,768, kv norm 512, W_UKV
 // 512·128·256 = 16,777,216, W_O 16384·7168 = 117,440,512: 187,107,328. Dense MLP 3·7168·18432 =
@@ -294,7 +325,8 @@ TEST(FindModel, SuggestsTheClosestName) {
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
             "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, kimi-k2, nemotron-3-8b, nemotron-3-22b, nemotron-4-15b, "
-            "nemotron-4-340b, llama-4-scout, llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
+            "nemotron-4-340b, nemotron-h-8b, nemotron-h-47b, nemotron-h-56b, nemotron-3-nano-30b-a3b, llama-4-scout, "
+            "llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
 }
 
 }  // namespace distsim::catalog

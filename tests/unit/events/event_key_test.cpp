@@ -161,6 +161,9 @@ TEST(ParseEventKey, ReadsBackEveryEventOfBuiltInJobs) {
                                                                                       : "dgx-b200";
       strategy::JobSpec job = job_on_two_nodes(model, split, cluster);
       job.model.num_layers = std::min(job.model.num_layers, 4);
+      if (!job.model.hybrid_pattern.empty()) {  // a hybrid pattern names every layer
+        job.model.hybrid_pattern.resize(static_cast<std::size_t>(job.model.num_layers));
+      }
       job.model.decoder_num_layers = std::min(job.model.decoder_num_layers, 4);
       program::JobProgram program;
       try {

@@ -40,10 +40,12 @@ TEST(EventFactory, HalvesCausalAttentionAndScalesBackward) {
 
 TEST(EventFactory, KeysCommunicationByBytesGroupAndPlacement) {
   const EventFactory factory(Dtype::bf16);
-  const Event intra = factory.collective(Collective::all_reduce, 1 << 20,
-                                         {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8, .ranks_per_domain = 8}, 8);
-  const Event inter = factory.collective(Collective::all_reduce, 1 << 20,
-                                         {.size = 8, .hosts = 2, .domains = 2, .ranks_per_host = 4, .ranks_per_domain = 4}, 8);
+  const Event intra =
+      factory.collective(Collective::all_reduce, 1 << 20,
+                         {.size = 8, .hosts = 1, .domains = 1, .ranks_per_host = 8, .ranks_per_domain = 8}, 8);
+  const Event inter =
+      factory.collective(Collective::all_reduce, 1 << 20,
+                         {.size = 8, .hosts = 2, .domains = 2, .ranks_per_host = 4, .ranks_per_domain = 4}, 8);
   EXPECT_EQ(intra.key(), "all_reduce bytes=1048576 group=8 intra");
   EXPECT_EQ(inter.key(), "all_reduce bytes=1048576 group=8 inter per_node=4");
 }

@@ -72,9 +72,11 @@ TEST(HfConfig, ReadsABertConfigAsAnEncoder) {
 
 TEST(HfConfig, RejectsAnUnsupportedModelType) {
   const std::string file = fixture("models/hf/qwen2_moe.json");
-  EXPECT_EQ(error_of([&] { resolve_model(file); }),
-            file + ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
-                   "gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, qwen2, qwen3, qwen3_moe, t5");
+  EXPECT_EQ(
+      error_of([&] { resolve_model(file); }),
+      file +
+          ":2: model_type: unsupported Hugging Face model_type 'qwen2_moe'; supported: bert, deepseek_v3, "
+          "gpt2, gpt_oss, kimi_k2, llama, llama4, mistral, mixtral, nemotron, nemotron_h, qwen2, qwen3, qwen3_moe, t5");
 }
 
 // The real configs (HF mistralai/Mixtral-8x7B-v0.1, Qwen/Qwen3-30B-A3B, deepseek-ai/DeepSeek-V3,
@@ -194,6 +196,19 @@ TEST(HfConfig, RefusesLlama4LayerListsTheIntervalsDoNotGive) {
   EXPECT_EQ(error_of([&] { resolve_model(file); }),
             file + ":15: text_config.no_rope_layers: a per-layer list other than the one no_rope_layer_interval "
                    "gives is not modelled; distsim places the layers by the interval");
+}
+
+// Nemotron-H 8B's config (HF nvidia/Nemotron-H-8B-Base-8K) reads as the catalog entry, whose
+// count is worked by hand in tests/unit/catalog.
+TEST(HfConfig, ReadsNemotronHLikeTheCatalogEntry) {
+  const auto model = resolve_model(fixture("models/hf/Nemotron-H-8B-Base-8K/config.json"));
+  const auto& builtin = catalog::find_model("nemotron-h-8b");
+  EXPECT_EQ(model.hybrid_pattern, builtin.hybrid_pattern);
+  EXPECT_EQ(model.mamba, builtin.mamba);
+  EXPECT_EQ(model.position_embedding, PositionEmbedding::none);
+  EXPECT_EQ(model.ffn_type, FfnType::squared_relu);
+  EXPECT_EQ(model.seq_length, 8192);
+  EXPECT_EQ(model::total_parameters(model), model::total_parameters(builtin));
 }
 
 TEST(HfConfig, RefusesGptOssWindowsOnAnIrregularSetOfLayers) {

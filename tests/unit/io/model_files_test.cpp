@@ -17,7 +17,8 @@ TEST(ResolveModel, ReportsAnUnknownBuiltinName) {
             "unknown model 'gpt2-354m'; did you mean 'gpt2-345m'? (known: bert-large, bert-exlarge, gpt2-345m, "
             "t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, mixtral-8x22b, "
             "qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, kimi-k2, nemotron-3-8b, nemotron-3-22b, nemotron-4-15b, "
-            "nemotron-4-340b, llama-4-scout, llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
+            "nemotron-4-340b, nemotron-h-8b, nemotron-h-47b, nemotron-h-56b, nemotron-3-nano-30b-a3b, llama-4-scout, "
+            "llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
 }
 
 TEST(ResolveModel, ReadsAFileWrittenFromScratchWithDefaults) {
@@ -126,8 +127,8 @@ TEST(ResolveModel, ReportsAnUnknownBaseAtItsKey) {
             file + ":1: base: unknown model 'gpt3-175'; did you mean 'gpt3-175b'? (known: bert-large, bert-exlarge, "
                    "gpt2-345m, t5-large, gpt3-175b, llama-3.1-8b, llama-3.1-70b, llama-3.1-405b, mixtral-8x7b, "
                    "mixtral-8x22b, qwen3-30b-a3b, qwen3-235b-a22b, deepseek-v3, kimi-k2, nemotron-3-8b, "
-                   "nemotron-3-22b, nemotron-4-15b, nemotron-4-340b, llama-4-scout, llama-4-maverick, "
-                   "gpt-oss-120b, gpt-oss-20b)");
+                   "nemotron-3-22b, nemotron-4-15b, nemotron-4-340b, nemotron-h-8b, nemotron-h-47b, nemotron-h-56b, "
+                   "nemotron-3-nano-30b-a3b, llama-4-scout, llama-4-maverick, gpt-oss-120b, gpt-oss-20b)");
 }
 
 TEST(ResolveModel, ReportsACycleOfBaseFiles) {

@@ -150,3 +150,25 @@ TEST(LayerActivationBytes, FollowsTheJobsAttentionImplementation) {
 }
 
 }  // namespace distsim::memory
+
+namespace distsim::memory {
+
+// A Mamba-2 layer of h 256 with 8 heads of 32 (inner 256), 2 groups of state 16, on 128 tokens in
+// bf16: the norm input, the in_proj input and the 1-byte residual mask, (2 + 2 + 1)·128·256 =
+// 163,840; the in_proj output z, x, B, C, dt of 256 + (256 + 2·2·16) + 8 = 584, the scan's output
+// before the gate and the gated output the norm keeps, 256 each, and out_proj's input 256, at 2
+// bytes: 2·128·(584 + 3·256) = 346,112. With tp 2 and sequence parallelism the first part is
+// sequence-sharded and the rest split by heads: 163,840 / 2 + 346,112 / 2 = 254,976.
+TEST(LayerActivationBytes, MambaBlockByHand) {
+  // One layer of a Mamba-only pattern: the catalog's pattern cut to its first symbol, 'M'.
+  model::ModelSpec model = catalog::find_model("nemotron-h-8b");
+  model.hybrid_pattern.resize(1);
+  model.num_layers = 1;
+  model.hidden_size = 256;
+  model.seq_length = 128;
+  model.mamba = {.num_heads = 8, .head_dim = 32, .state_size = 16, .groups = 2, .conv_kernel = 4, .chunk_size = 64};
+  EXPECT_EQ(layer_activation_bytes(model, parallel(1, 1), 0), 163'840 + 346'112);
+  EXPECT_EQ(layer_activation_bytes(model, parallel(2, 1, true), 0), 254'976);
+}
+
+}  // namespace distsim::memory

@@ -159,6 +159,32 @@ TEST(ParameterCount, QkvBiasAndQkNorm) {
   EXPECT_EQ(block_total(model, LayerBlock::self_attention), 192 + 8 + 8);
 }
 
+// A Mamba-2 block of h 8 with 4 heads of 2 (inner 8), 2 groups of state 2, 4 taps: norm 8; in_proj
+// 8 x (z 8 + x 8 + B and C 2·2·2 + dt 4 = 28) = 224; the convolution over x, B and C (16 channels)
+// 16·4 = 64 and its bias 16; dt bias, A and D per head 3·4 = 12; the gated norm 8; out_proj 8·8 =
+// 64: 396, all split over tp.
+TEST(ParameterCount, MambaBlockByHand) {
+  ModelSpec model = toy_decoder();
+  model.mamba = {.num_heads = 4, .head_dim = 2, .state_size = 2, .groups = 2, .conv_kernel = 4, .chunk_size = 4};
+  const ParameterSums mamba = block_parameter_sums(model, LayerBlock::mamba);
+  EXPECT_EQ(mamba.total(), 396);
+  EXPECT_EQ(mamba.tensor, 396);
+  EXPECT_EQ(mamba.low_precision_tensor, 224 + 64);
+}
+
+// A hybrid pattern makes each layer one block: "M*-E" is a Mamba, an attention, an MLP and an MoE
+// layer.
+TEST(LayerPlan, AHybridPatternMakesEachLayerOneBlock) {
+  using enum LayerBlock;
+  ModelSpec model = toy_moe();
+  model.hybrid_pattern = "M*-E";
+  model.num_layers = 4;
+  EXPECT_EQ(layer_plan(model, 0), (LayerPlan{{mamba}, 1}));
+  EXPECT_EQ(layer_plan(model, 1), (LayerPlan{{self_attention}, 1}));
+  EXPECT_EQ(layer_plan(model, 2), (LayerPlan{{mlp}, 1}));
+  EXPECT_EQ(layer_plan(model, 3), (LayerPlan{{moe}, 1}));
+}
+
 // Which blocks each kind of layer runs: the toy MoE model's first layer is dense, the others MoE;
 // latent attention replaces self-attention; a decoder layer of an encoder-decoder model attends
 // to the encoder between its two blocks.

@@ -209,6 +209,33 @@ def rope(x, cos, sin):
     return (view * cos + rotated * sin).flatten(-2)
 
 
+MAMBA_CONV_TAPS = 4  # Nemotron-H's conv_kernel
+
+
+def causal_conv1d(x, weight, bias):
+    """Mamba-2's causal depthwise convolution with SiLU over a [tokens, channels] input (what
+    causal_conv1d_fn computes): each channel sees itself and the weight's taps - 1 tokens before."""
+    channels_first = x.t().unsqueeze(0)
+    out = F.conv1d(channels_first, weight.unsqueeze(1), bias, padding=weight.shape[1] - 1, groups=x.shape[1])
+    return F.silu(out[..., : x.shape[0]]).squeeze(0).t()
+
+
+def rmsnorm_gated(x, z, weight):
+    """Mamba-2's gate and norm: RMSNorm of x · silu(z), accumulated in fp32 (mamba_ssm's
+    layernorm_gated with norm_before_gate False; over whole rows here, which moves the bytes of its
+    per-group norm)."""
+    gated = x.float() * F.silu(z.float())
+    normalized = gated * torch.rsqrt(gated.pow(2).mean(dim=-1, keepdim=True) + NORM_EPS)
+    return normalized.to(x.dtype) * weight
+
+
+def ssd_state_passing(states, decay):
+    """The SSD scan's recurrence between chunks: each fp32 chunk state decayed and added into the
+    next (mamba_ssm's _state_passing_fwd; one step over every row here, which moves the same bytes)."""
+    previous = torch.roll(states, 1, dims=0)
+    return states + decay.unsqueeze(1) * previous
+
+
 def embedding(ids, table):
     return F.embedding(ids, table)
 

@@ -204,6 +204,27 @@ def _rope_inputs(dims, dtype, context):
     return x, angles.cos().to(dtype), angles.sin().to(dtype)
 
 
+def _conv1d_inputs(dims, dtype, context):
+    x = _random((dims["rows"], dims["cols"]), dtype, context, grad=True)
+    weight = _random((dims["cols"], kernels.MAMBA_CONV_TAPS), dtype, context, grad=True)
+    bias = _random((dims["cols"],), dtype, context, grad=True)
+    return x, weight, bias
+
+
+def _gated_norm_inputs(dims, dtype, context):
+    x = _random((dims["rows"], dims["cols"]), dtype, context, grad=True)
+    z = _random((dims["rows"], dims["cols"]), dtype, context, grad=True)
+    weight = torch.ones(dims["cols"], dtype=dtype, device=context.device, requires_grad=True)
+    return x, z, weight
+
+
+def _state_inputs(dims, dtype, context):
+    """The states are fp32 whatever the job's type, as mamba_ssm keeps them."""
+    states = _random((dims["rows"], dims["cols"]), torch.float32, context, grad=True)
+    decay = torch.rand(dims["rows"], dtype=torch.float32, device=context.device).requires_grad_()
+    return states, decay
+
+
 def _embedding_inputs(dims, dtype, context):
     rows = context.embedding_rows or dims["rows"]
     ids = torch.randint(0, rows, (dims["rows"],), device=context.device)
@@ -283,7 +304,10 @@ for _name, _inputs, _function in [
         ("scale_mask_softmax", _rows_cols, kernels.scale_mask_softmax),
         ("attention_dropout", _rows_cols, kernels.attention_dropout),
         ("moe_permute", _permute_inputs, kernels.moe_permute),
-        ("moe_unpermute", _unpermute_inputs, kernels.moe_unpermute)]:
+        ("moe_unpermute", _unpermute_inputs, kernels.moe_unpermute),
+        ("causal_conv1d", _conv1d_inputs, kernels.causal_conv1d),
+        ("rmsnorm_gated", _gated_norm_inputs, kernels.rmsnorm_gated),
+        ("ssd_state_passing", _state_inputs, kernels.ssd_state_passing)]:
     BUILDERS[_name], BUILDERS[_name + "_bwd"] = _forward_backward_pair(_inputs, _function)
 BUILDERS["fp8_cast_transpose"] = build_fp8_cast_transpose
 # TransformerEngine's norm writing an fp8 output (and its transpose) moves the bytes of a bf16
@@ -311,6 +335,12 @@ STAND_IN_NOTES = {
     "moe_unpermute": "measured as a weighted scatter-add of the rows in a random order, without the "
                      "top-k copies of a token adding into one row",
 }
+STAND_IN_NOTES["rmsnorm_gated"] = ("measured as the gate and one RMSNorm over each whole row, which moves the bytes "
+                                   "of mamba_ssm's per-group norm")
+STAND_IN_NOTES["ssd_state_passing"] = ("measured as one decay-and-add step over every fp32 state, the bytes of the "
+                                       "recurrence without its sequential order over the chunks")
+STAND_IN_NOTES["rmsnorm_gated_bwd"] = STAND_IN_NOTES["rmsnorm_gated"]
+STAND_IN_NOTES["ssd_state_passing_bwd"] = STAND_IN_NOTES["ssd_state_passing"]
 STAND_IN_NOTES["moe_permute_bwd"] = STAND_IN_NOTES["moe_permute"]
 STAND_IN_NOTES["moe_unpermute_bwd"] = STAND_IN_NOTES["moe_unpermute"]
 
