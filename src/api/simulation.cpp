@@ -6,12 +6,12 @@
 
 #include "api/cost_chain.hpp"
 #include "api/pipeline_balance.hpp"
-#include "api/steady_state.hpp"
 #include "core/checked_arithmetic.hpp"
 #include "core/input_error.hpp"
 #include "model/parameter_count.hpp"
 #include "program/slow_gpus.hpp"
 #include "schedule/pipeline_schedule.hpp"
+#include "steady/steady_state.hpp"
 #include "strategy/gpu_placement.hpp"
 #include "strategy/pipeline_layout.hpp"
 #include "strategy/placement_classes.hpp"
@@ -119,17 +119,16 @@ program::JobProgram build(const strategy::JobSpec& given, const SimulationOption
 
 //! Runs `shorter`, the job as `plan` shortens it, and extends it; the outcome's summary is none
 //! when its timeline does not repeat long enough.
-std::pair<Simulation, SteadyStateOutcome> run_in_part(const strategy::JobSpec& job, const strategy::JobSpec& shorter,
-                                                      const schedule::PipelineSchedule& schedule,
-                                                      const SteadyStatePlan& plan, const SimulationOptions& options,
-                                                      program::SimulatedRanks ranks) {
+std::pair<Simulation, steady::SteadyStateOutcome> run_in_part(
+    const strategy::JobSpec& job, const strategy::JobSpec& shorter, const schedule::PipelineSchedule& schedule,
+    const steady::SteadyStatePlan& plan, const SimulationOptions& options, program::SimulatedRanks ranks) {
   Simulation simulation{job,          build_valid(shorter, schedule, options, ranks, plan.counted()),
                         {},           {},
                         {},           plan.simulated_microbatches,
                         std::nullopt, std::nullopt,
                         std::nullopt};
   simulation.times = engine::run(simulation.program.program, options.progress);
-  SteadyStateOutcome outcome = extend_steady_state(job, plan, simulation.program, simulation.times);
+  steady::SteadyStateOutcome outcome = steady::extend_steady_state(job, plan, simulation.program, simulation.times);
   return {std::move(simulation), std::move(outcome)};
 }
 
@@ -141,9 +140,9 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job,
                                                 const schedule::PipelineSchedule& schedule,
                                                 const SimulationOptions& options, program::SimulatedRanks ranks) {
   if (!options.steady_state) return std::nullopt;
-  auto plan = plan_steady_state(job.strategy, schedule);
+  auto plan = steady::plan_steady_state(job.strategy, schedule);
   for (int attempt = 0; attempt < 2 && plan; ++attempt) {
-    const strategy::JobSpec shorter = shortened_job(job, *plan);
+    const strategy::JobSpec shorter = steady::shortened_job(job, *plan);
     std::vector<std::string> problems;
     schedule.check(shorter, problems);
     if (!problems.empty()) return std::nullopt;
@@ -155,7 +154,7 @@ std::optional<Simulation> simulate_steady_state(const strategy::JobSpec& job,
       return std::move(simulation);
     }
     if (outcome.repeating_microbatches <= plan->period) return std::nullopt;
-    plan = lengthened_plan(job.strategy, schedule, *plan);
+    plan = steady::lengthened_plan(job.strategy, schedule, *plan);
   }
   return std::nullopt;
 }

@@ -85,7 +85,7 @@ struct JobProgram {
   std::optional<strategy::PlacementClasses> placement_classes;
   int num_microbatches = 0;
   //! The micro-batches [first, last) whose event instances `counted_instances` holds, per event: one
-  //! period of a steady state (api/steady_state.hpp), when the builder was asked to count one.
+  //! period of a steady state (steady/steady_state.hpp), when the builder was asked to count one.
   MicrobatchRange counted_microbatches;
   std::vector<std::int64_t> counted_instances;
 

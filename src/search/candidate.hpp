@@ -41,7 +41,7 @@ struct Candidate {
   double mfu = 0;
   double bubble_fraction = 0;
   double peak_memory_bytes = 0;
-  double lower_bound_s = 0;  //!< api::iteration_lower_bound, for valid candidates that fit
+  double lower_bound_s = 0;  //!< bound::iteration_lower_bound, for valid candidates that fit
   //! With the goal's tokens: the expected time to train them, failures and checkpoints included
   //! (Objective::time_to_train), once simulated; and the time at the lower bound without any, which
   //! no simulation comes in under.

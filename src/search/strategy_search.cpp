@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "bound/lower_bound.hpp"
 #include "core/byte_units.hpp"
 #include "core/input_error.hpp"
 #include "core/parallel_for.hpp"
@@ -239,7 +240,7 @@ std::vector<std::int64_t> simulation_costs(const SearchResult& result, const std
 //! Fills lower_bound_s of each of `to_bound` with the bound of `stages`, reporting progress when
 //! `report`; sets aside a candidate whose bound cannot be computed.
 void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_bound,
-                    const api::SimulationOptions& simulation, const SearchOptions& options, api::BoundStages stages,
+                    const api::SimulationOptions& simulation, const SearchOptions& options, bound::BoundStages stages,
                     bool report) {
   std::mutex progress_mutex;
   std::size_t done = 0;
@@ -248,7 +249,7 @@ void compute_bounds(SearchResult& result, const std::vector<std::size_t>& to_bou
       [&](std::size_t n) {
         Candidate& candidate = result.candidates[to_bound[n]];
         auto reason = unless_input_error([&] {
-          candidate.lower_bound_s = time_to_seconds(api::iteration_lower_bound(candidate.job(), simulation, stages));
+          candidate.lower_bound_s = time_to_seconds(bound::iteration_lower_bound(candidate.job(), simulation, stages));
         });
         if (report && options.bound_progress) {
           const std::lock_guard lock(progress_mutex);
@@ -298,7 +299,7 @@ void simulate_batch(SearchResult& result, const std::vector<std::size_t>& batch,
 
 //! Simulates the candidates in the order of their lower bounds, kBatch at a time, and prunes each
 //! that the simulated ones exclude when its turn comes. Every candidate is first bounded by the
-//! stage that holds its LM head (api::BoundStages::head), which costs one stage's pricing and
+//! stage that holds its LM head (bound::BoundStages::head), which costs one stage's pricing and
 //! prunes most; the whole bound is computed only for those it does not prune, kBatch at a time in
 //! the order of their head bounds, as far as needed for the next batch to be the kBatch least whole
 //! bounds of all still undecided (a head bound is never above the whole one). With `keep` 0 there is
@@ -318,13 +319,13 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
     return;
   }
   // A candidate whose bound cannot be computed is set aside: decided, for the progress.
-  const auto bound_candidates = [&](std::vector<std::size_t>& indices, api::BoundStages stages) {
-    compute_bounds(result, indices, simulation, options, stages, stages == api::BoundStages::head);
+  const auto bound_candidates = [&](std::vector<std::size_t>& indices, bound::BoundStages stages) {
+    compute_bounds(result, indices, simulation, options, stages, stages == bound::BoundStages::head);
     done +=
         std::erase_if(indices, [&](std::size_t i) { return result.candidates[i].status == CandidateStatus::invalid; });
     for (const std::size_t index : indices) set_time_to_train_bound(result.candidates[index], options.goal);
   };
-  bound_candidates(to_simulate, api::BoundStages::head);
+  bound_candidates(to_simulate, bound::BoundStages::head);
   total = to_simulate.size();
   done = 0;
   const Objective ranked = options.objectives.rank;
@@ -357,7 +358,7 @@ void simulate_in_bound_order(SearchResult& result, std::vector<std::size_t> to_s
         const std::size_t index = to_simulate[next++];
         if (!pruned(index)) window.push_back(index);
       }
-      bound_candidates(window, api::BoundStages::all);
+      bound_candidates(window, bound::BoundStages::all);
       for (const std::size_t index : window) bounded.emplace(bound_of(index), index);
     }
     std::vector<std::size_t> batch;

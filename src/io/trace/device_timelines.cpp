@@ -15,7 +15,8 @@ int appearances(const api::Simulation& simulation, engine::TaskId task) {
 Activity appearance(const api::Simulation& simulation, engine::TaskId task, engine::StreamId stream, int index) {
   const program::TaskInfo& info = simulation.program.tasks[task];
   const SimTime start = simulation.times.start[task];
-  const auto shift = simulation.repeats ? simulation.repeats->shift(info, start, index) : api::TimelineRepeats::Shift{};
+  const auto shift =
+      simulation.repeats ? simulation.repeats->shift(info, start, index) : steady::TimelineRepeats::Shift{};
   return {task,
           stream,
           index,

@@ -14,7 +14,7 @@ namespace distsim::io {
 
 //! One appearance of a task on one of a device's streams in the whole job's timeline: the task of
 //! the simulated program, and when and for which micro-batch it runs. A shorter run whose middle
-//! repeats (api::TimelineRepeats) shows its repeated tasks once per repeat.
+//! repeats (steady::TimelineRepeats) shows its repeated tasks once per repeat.
 struct Activity {
   engine::TaskId task = 0;
   engine::StreamId stream = 0;

@@ -25,7 +25,7 @@ struct ClassCase {
 };
 
 strategy::JobSpec placement_job(const std::string& model, const std::string& cluster, int gpus_per_host, int tp, int pp,
-                           int dp, int microbatches) {
+                                int dp, int microbatches) {
   strategy::JobSpec job;
   job.model = catalog::find_model(model);
   job.cluster = catalog::find_cluster(cluster);
@@ -76,7 +76,7 @@ std::vector<ClassCase> class_cases() {
   cases.push_back({"uniform tp2 pp2 dp8 on 8-GPU hosts", placement_job("gpt2-345m", "dgx-a100", 8, 2, 2, 8, 8), 1});
   auto long_run = placement_job("gpt2-345m", "dgx-a100", 6, 4, 4, 3, 64);
   // Replica k: 4 ranks at 4k + 12s on stage s; 12s is a whole number of hosts, so as the first
-  // case: {0, 2} and {1}. Its 64 micro-batches run in part (api/steady_state.hpp).
+  // case: {0, 2} and {1}. Its 64 micro-batches run in part (steady/steady_state.hpp).
   cases.push_back({"a long 1f1b pipeline", long_run, 2});
   // Hosts of 4 in 72-GPU NVLink domains: replica k of tp 16, dp 9 holds ranks 16k..16k+15; only
   // replica 4 (ranks 64-79) crosses the domain boundary at 72. Classes: {4} and the rest.

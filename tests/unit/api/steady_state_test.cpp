@@ -1,4 +1,4 @@
-#include "api/steady_state.hpp"
+#include "steady/steady_state.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +12,11 @@
 #include "steady_cases.hpp"
 
 namespace distsim::api {
+
+using steady::lengthened_plan;
+using steady::plan_steady_state;
+using steady::shortened_job;
+using steady::SteadyStatePlan;
 
 namespace {
 

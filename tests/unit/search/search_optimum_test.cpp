@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/simulation.hpp"
+#include "bound/lower_bound.hpp"
 #include "catalog/builtin_clusters.hpp"
 #include "catalog/builtin_models.hpp"
 #include "core/input_error.hpp"
@@ -269,7 +270,7 @@ TEST(SearchOptimum, TheLowerBoundNeverExceedsTheSimulatedTime) {
   space.base = small_job();
   for (const auto& candidate : enumerate_candidates(space)) {
     if (candidate.status != CandidateStatus::ok) continue;
-    const SimTime bound = api::iteration_lower_bound(candidate.job());
+    const SimTime bound = bound::iteration_lower_bound(candidate.job());
     const SimTime time = api::simulate(candidate.job()).summary.iteration_time;
     EXPECT_LE(bound, time) << candidate.label();
     EXPECT_GT(bound, 0) << candidate.label();

@@ -3,13 +3,13 @@
 #include <optional>
 
 #include "analysis/run_summary.hpp"
-#include "api/timeline_repeats.hpp"
 #include "engine/engine.hpp"
 #include "program/job_program.hpp"
 #include "schedule/schedule.hpp"
+#include "steady/timeline_repeats.hpp"
 #include "strategy/job_spec.hpp"
 
-namespace distsim::api {
+namespace distsim::steady {
 
 //! A long pipeline simulated in part. After its warm-up a 1F1B-like schedule runs the same
 //! pattern again every few micro-batches, each time later by the same amount, until its
@@ -65,4 +65,4 @@ strategy::JobSpec shortened_job(const strategy::JobSpec& job, const SteadyStateP
 SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const SteadyStatePlan& plan,
                                        program::JobProgram& shorter, const engine::TaskTimes& times);
 
-}  // namespace distsim::api
+}  // namespace distsim::steady

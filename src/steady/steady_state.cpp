@@ -1,4 +1,4 @@
-#include "api/steady_state.hpp"
+#include "steady/steady_state.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "core/input_error.hpp"
 #include "schedule/pipeline_schedule.hpp"
 
-namespace distsim::api {
+namespace distsim::steady {
 
 namespace {
 
@@ -286,4 +286,4 @@ SteadyStateOutcome extend_steady_state(const strategy::JobSpec& job, const Stead
   return outcome;
 }
 
-}  // namespace distsim::api
+}  // namespace distsim::steady

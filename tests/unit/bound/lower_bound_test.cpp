@@ -6,12 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "bound/lower_bound.hpp"
+
 #include "api/simulation.hpp"
 #include "core/input_error.hpp"
 #include "engine/engine.hpp"
 #include "pipeline_test_jobs.hpp"
 
-namespace distsim::api {
+namespace distsim::bound {
+
+using api::job_events;
+using api::make_job;
+using api::simulate;
+using api::SimulationOptions;
 
 namespace {
 
@@ -335,4 +342,4 @@ TEST(LowerBound, IsTheBusiestStreamOrNicWithZero3) {
   }
 }
 
-}  // namespace distsim::api
+}  // namespace distsim::bound

@@ -1,5 +1,5 @@
-// api::iteration_lower_bound (simulation.hpp): a time no schedule can beat, priced stage by stage
-// without building the task program.
+#include "bound/lower_bound.hpp"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -16,7 +16,9 @@
 #include "strategy/gpu_placement.hpp"
 #include "strategy/rank_layout.hpp"
 
-namespace distsim::api {
+namespace distsim::bound {
+
+using api::SimulationOptions;
 
 namespace {
 
@@ -325,9 +327,9 @@ SimTime pipeline_bound(const std::vector<const StageBusy*>& stages, const std::v
 
 LowerBound iteration_lower_bound_terms(const strategy::JobSpec& given, const SimulationOptions& options,
                                        BoundStages which) {
-  const strategy::JobSpec job = job_as_simulated(given, options);
+  const strategy::JobSpec job = api::job_as_simulated(given, options);
   const auto& schedule = schedule::find_schedule(job.strategy.schedule);
-  const auto costs = cost_chain(job, options);
+  const auto costs = api::cost_chain(job, options);
   const strategy::Strategy& s = job.strategy;
   const int chunks = schedule.chunks_per_stage(s.virtual_stages);
   const auto stage_placements = schedule.all_stage_chunk_placements(job.model, s);
@@ -374,4 +376,4 @@ SimTime iteration_lower_bound(const strategy::JobSpec& job, const SimulationOpti
   return std::max({bound.busiest_stream, bound.pipeline, bound.compute_then_data_parallel});
 }
 
-}  // namespace distsim::api
+}  // namespace distsim::bound

@@ -3,7 +3,7 @@
 #include "core/sim_time.hpp"
 #include "program/job_program.hpp"
 
-namespace distsim::api {
+namespace distsim::steady {
 
 //! How the whole job's timeline follows from a shorter run whose middle repeats (steady_state.hpp).
 //! The tasks of the repeated micro-batches appear once more for each repeat, each time `period`
@@ -34,4 +34,4 @@ struct TimelineRepeats {
   }
 };
 
-}  // namespace distsim::api
+}  // namespace distsim::steady
