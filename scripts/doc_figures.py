@@ -320,7 +320,7 @@ FIGURES = {
     **{f"validate.{key}.max_row": ("validate", lambda v, p=prefix: worst_row(v, p)["id"])
        for key, prefix in SOURCES_BY_PREFIX.items()},
     **{f"validate.{row_id}.error": ("validate", lambda v, r=row_id: signed_pct(row(v, r)["error_pct"]))
-       for row_id in ("R202", "R203", "R214", "R215", "N177", "N186", "N189", "N192")},
+       for row_id in ("R202", "R203", "R214", "R215", "N177", "N183", "N186", "N189", "N192")},
     # Event census and profiling cost (README.md, docs/profiling_cost.md).
     **{f"census.{name}.{field}": (f"census_{name}", fn)
        for name in ("bert", "gpt3")

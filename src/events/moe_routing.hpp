@@ -32,4 +32,16 @@ std::int64_t moe_tokens_per_expert(const model::ModelSpec& model, const strategy
 std::int64_t moe_dispatched_copies(const model::ModelSpec& model, const strategy::Strategy& strategy,
                                    std::int64_t router_tokens);
 
+//! The ranks of an ep-rank expert-parallel group that one token's top_k experts sit on, expected
+//! over routing uniform on the experts (force-balanced benchmark routing; no group limit): each
+//! rank holds E/ep of the E experts, and misses all top_k with probability
+//! C(E − E/ep, top_k) / C(E, top_k).
+double moe_destination_ranks(const model::ModelSpec& model, int expert_parallel);
+
+//! The rows the busiest expert rank receives over the dispatch: moe_dispatched_copies, or with a
+//! dispatcher that sends a token once per destination rank (strategy::sends_once_per_rank),
+//! router_tokens times moe_destination_ranks times the imbalance, rounded up.
+std::int64_t moe_dispatched_rows(const model::ModelSpec& model, const strategy::Strategy& strategy,
+                                 std::int64_t router_tokens);
+
 }  // namespace distsim::events

@@ -292,7 +292,10 @@ class PassBuilder {
   //! the tensor group, in the two halves Megatron-Core's shared-expert overlap places apart (fc1
   //! and the activation; fc2); nothing without shared experts. The second half returns the index
   //! of its output reduction, or -1.
-  void shared_fc1_forward(Sink sink, int layer);
+  void shared_fc1_forward(Sink sink, int layer, int waits_for = -1);
+  //! The MoE block's exchange and expert work under the flex dispatcher (pass_builder_moe.cpp).
+  void flex_moe_forward(Sink sink, int layer);
+  int flex_moe_backward(int layer);
   int shared_fc2_forward(Sink sink, int layer);
   //! The backward halves; the second returns the index of its input-gradient reduction, or -1.
   void shared_fc2_backward(int layer);

@@ -1,7 +1,7 @@
+#include "events/pass_builder.hpp"
+
 #include <string_view>
 #include <vector>
-
-#include "events/pass_builder.hpp"
 
 // The Mamba-2 layers of a hybrid model, as Megatron-Core's MambaLayer runs them in training
 // (megatron/core/ssm/mamba_layer.py, mamba_mixer.py on mamba_ssm's

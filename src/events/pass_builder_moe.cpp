@@ -1,5 +1,7 @@
 #include "events/pass_builder.hpp"
 
+#include <algorithm>
+
 #include "events/moe_routing.hpp"
 
 // The mixture-of-experts layer of PassBuilder: router, permutation, expert-parallel dispatch and
@@ -16,10 +18,11 @@ int PassBuilder::expert_exchange(Sink sink, int layer, std::string_view label, b
   }
   const std::int64_t token_bytes = hidden() * element_bytes_;
   Event event;
-  if (dispatcher_ == strategy::MoeDispatcher::alltoall) {
-    // Every rank sends its routed copies, router_tokens·top_k rows of h; the busiest rank's share
-    // (the imbalance) sets when the exchange ends for all.
-    const std::int64_t rows = moe_dispatched_copies(model_, strategy_, router_tokens(layer));
+  if (dispatcher_ != strategy::MoeDispatcher::allgather) {
+    // Every rank sends its routed copies, router_tokens·top_k rows of h, or with the flex
+    // dispatcher each token once per destination rank; the busiest rank's share (the imbalance)
+    // sets when the exchange ends for all.
+    const std::int64_t rows = moe_dispatched_rows(model_, strategy_, router_tokens(layer));
     event = factory_.collective(Collective::all_to_all, rows * token_bytes, expert_group_, expert_parallel_);
   } else {
     // The whole group's tokens are gathered, and the outputs reduce-scattered back.
@@ -84,12 +87,13 @@ void PassBuilder::experts_backward(int layer, int combined) {
   backward[static_cast<size_t>(index)].weight_gradient = true;
 }
 
-void PassBuilder::shared_fc1_forward(Sink sink, int layer) {
+void PassBuilder::shared_fc1_forward(Sink sink, int layer, int waits_for) {
   if (model_.moe.shared_experts == 0) {
     return;
   }
   const std::int64_t t = tokens(layer);
-  linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1", gather_sequence(sink, t, layer));
+  linear_forward(sink, t, hidden(), up_width(shared_width()), layer, "shared fc1",
+                 std::max(waits_for, gather_sequence(sink, t, layer)));
   activation_forward(sink, t, shared_width(), layer, "shared activation");
 }
 
@@ -131,6 +135,10 @@ void PassBuilder::moe_forward(Sink sink, int layer) {
   add(sink, factory_.elementwise(norm_op(), t, hidden(), 1, 1), layer, "norm");
   add(sink, factory_.gemm(t, experts, hidden()), layer, "router");
   add(sink, factory_.moe_router(false, t, experts, model_.moe.top_k), layer, "router top-k");
+  if (strategy::sends_once_per_rank(dispatcher_)) {
+    flex_moe_forward(sink, layer);
+    return;
+  }
   const int permuted = add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute");
   // The dispatcher sizes its exchange and the grouped GEMMs' splits from the per-expert token
   // counts, which the host reads back before it issues the all-to-all (docs/host_time.md); padded
@@ -165,19 +173,60 @@ void PassBuilder::moe_backward(int layer) {
     shared_fc2_backward(layer);
     shared_reduction = shared_fc1_backward(layer);
   }
-  add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
-  const int combined = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep combine", true));
-  if (overlap_shared) shared_fc2_backward(layer);
-  experts_backward(layer, combined);
-  const int dispatched =
-      expert_exchange(sink, layer, "ep dispatch", false, expert_tensor_exchange(sink, layer, false, -1));
-  if (overlap_shared) shared_reduction = shared_fc1_backward(layer);
-  add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
-  add(sink, factory_.moe_router(true, t, experts, model_.moe.top_k), layer, "router top-k");
+  int router_input = -1;  // what the router's backward waits for besides the compute before it
+  if (strategy::sends_once_per_rank(dispatcher_)) {
+    router_input = flex_moe_backward(layer);
+  } else {
+    add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute");
+    const int combined = expert_tensor_exchange(sink, layer, true, expert_exchange(sink, layer, "ep combine", true));
+    if (overlap_shared) shared_fc2_backward(layer);
+    experts_backward(layer, combined);
+    const int dispatched =
+        expert_exchange(sink, layer, "ep dispatch", false, expert_tensor_exchange(sink, layer, false, -1));
+    if (overlap_shared) shared_reduction = shared_fc1_backward(layer);
+    add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute", dispatched);
+  }
+  add(sink, factory_.moe_router(true, t, experts, model_.moe.top_k), layer, "router top-k", router_input);
   add(sink, factory_.gemm(t, hidden(), experts), layer, "router");
   const int index = add(sink, factory_.gemm(hidden(), experts, t), layer, "router");
   backward[static_cast<size_t>(index)].weight_gradient = true;
   add(sink, factory_.elementwise(norm_backward_op(), t, hidden(), 2, 1), layer, "norm", shared_reduction);
+}
+
+// Megatron-Core's flex dispatcher (MoEFlexTokenDispatcher on DeepEP or HybridEP): the exchange
+// comes first, each token sent once to each rank that holds one of its experts, then the rank
+// copies each received token for its local experts. Before the exchange moves the tokens the host
+// waits for the counts each rank receives (DeepEP's CPU waits for the counts its notify kernel
+// exchanges and hands them back as a list; HybridEP syncs to size its buffers): the host waits for
+// the routing, the computation before the exchange. Before the combine the copies are summed back
+// into one row per token and rank. The compute stream waits for the combine before the shared
+// experts (or the residual add), as the dispatcher synchronizes it.
+void PassBuilder::flex_moe_forward(Sink sink, int layer) {
+  const std::int64_t copies = router_tokens(layer) * model_.moe.top_k;
+  sink.list->back().host_waits = expert_parallel_ > 1;
+  const int dispatched = expert_exchange(sink, layer, "ep dispatch", true);
+  add(sink, factory_.elementwise(Operator::moe_permute, copies, hidden(), 1, 1), layer, "permute", dispatched);
+  experts_forward(sink, layer, -1);
+  add(sink, factory_.elementwise(Operator::moe_unpermute, copies, hidden(), 1, 1), layer, "unpermute");
+  const int combined = expert_exchange(sink, layer, "ep combine", false);
+  if (model_.moe.shared_experts == 0) {
+    dropout_add_forward(sink, tokens(layer), layer, combined);
+    return;
+  }
+  shared_fc1_forward(sink, layer, combined);
+  dropout_add_forward(sink, tokens(layer), layer, shared_fc2_forward(sink, layer));
+}
+
+// The backward of the exchange reuses the forward's layout (DeepEP's cached dispatch): no counts
+// are read back. Returns the index of the exchange that brings the tokens' gradients home.
+int PassBuilder::flex_moe_backward(int layer) {
+  const Sink sink = backward_sink();
+  const std::int64_t copies = router_tokens(layer) * model_.moe.top_k;
+  const int combined = expert_exchange(sink, layer, "ep combine", true);
+  add(sink, factory_.elementwise(Operator::moe_unpermute_bwd, copies, hidden(), 1, 1), layer, "unpermute", combined);
+  experts_backward(layer, -1);
+  add(sink, factory_.elementwise(Operator::moe_permute_bwd, copies, hidden(), 1, 1), layer, "permute");
+  return expert_exchange(sink, layer, "ep dispatch", false);
 }
 
 }  // namespace distsim::events

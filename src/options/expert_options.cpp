@@ -63,14 +63,16 @@ std::vector<JobOption> expert_options() {
   etp.search_values = free_expert_tensor_parallel_sizes;
   JobOption dispatcher = strategy_choice<strategy::MoeDispatcher>(
       "moe_dispatcher", "--moe-dispatcher", "token dispatcher", &Strategy::moe_dispatcher,
-      {{"alltoall", strategy::MoeDispatcher::alltoall}, {"allgather", strategy::MoeDispatcher::allgather}},
-      "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group) or allgather (gather "
-      "every token of the group, reduce-scatter the outputs)");
-  dispatcher.value_aliases = {{"a2a", "alltoall"}};
-  const std::string flex = "(Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse permutation into "
-                           "the exchange and send a token once per destination rank) is not modelled";
-  dispatcher.unmodelled_values = {
-      {"flex", flex}, {"deepep", flex}, {"hybridep", flex}, {"flex/deepep", flex}, {"flex/hybridep", flex}};
+      {{"alltoall", strategy::MoeDispatcher::alltoall},
+       {"allgather", strategy::MoeDispatcher::allgather},
+       {"deepep", strategy::MoeDispatcher::deepep},
+       {"hybridep", strategy::MoeDispatcher::hybridep}},
+      "how tokens reach their experts: alltoall (all-to-all over the expert-parallel group), allgather (gather "
+      "every token of the group, reduce-scatter the outputs), or Megatron-Core's flex dispatcher on deepep or "
+      "hybridep kernels (a token sent once to each rank that holds one of its experts; within one NVLink domain)");
+  // Megatron-Core's flex dispatcher runs DeepEP unless --moe-flex-dispatcher-backend says otherwise.
+  dispatcher.value_aliases = {{"a2a", "alltoall"},           {"flex", "deepep"},        {"flex/deepep", "deepep"},
+                              {"flex/hybridep", "hybridep"}, {"flex-deepep", "deepep"}, {"flex-hybridep", "hybridep"}};
   JobOption imbalance = basic("moe_imbalance", "--moe-imbalance", ValueType::text, "1.0",
                               "tokens of the busiest expert rank over the mean (1.0: balanced, as in force-balanced "
                               "benchmark runs); the slowest expert rank sets the MoE layer's pace");

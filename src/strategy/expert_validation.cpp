@@ -2,6 +2,7 @@
 #include <string>
 
 #include "strategy/job_checks.hpp"
+#include "strategy/rank_layout.hpp"
 
 namespace distsim::strategy::detail {
 
@@ -95,6 +96,46 @@ void check_combined_1f1b(const JobSpec& job, const SettingNames& names, Problems
   }
 }
 
+//! The flex dispatcher as distsim models it: DeepEP or HybridEP kernels over an expert-parallel
+//! group inside one NVLink (scale-up) domain, with the tensor and expert tensor parallel size 1
+//! that Megatron-Bridge's flex recipes use and dropless routing. DeepEP's internode kernels (RDMA
+//! to the same local rank of each node, then NVLink forwarding), a tensor-parallel exchange group
+//! and token dropping are refused as not modelled.
+void check_flex_dispatcher(const JobSpec& job, const SettingNames& names, Problems& problems) {
+  const Strategy& s = job.strategy;
+  const std::string option = name_of(names, "moe_dispatcher") + " " + to_string(s.moe_dispatcher) + ": ";
+  if (s.expert_parallel <= 1) {
+    problems.push_back(option +
+                       "the flex dispatcher exchanges tokens over expert parallelism; Megatron-Core's "
+                       "DeepEP backend requires tp x ep > 1 (use " +
+                       name_of(names, "ep") + " > 1 or the alltoall dispatcher)");
+    return;
+  }
+  if (s.tensor_parallel > 1) {
+    problems.push_back(option +
+                       "is modelled with tp 1, as Megatron-Bridge's flex recipes run it (its exchange group "
+                       "with tp " +
+                       std::to_string(s.tensor_parallel) + " would be the tensor and expert ranks together)");
+  }
+  if (s.moe_pad_to_capacity || !job.model.moe.dropless()) {
+    problems.push_back(option + "token dropping (a capacity factor) is not modelled with the flex dispatcher "
+                                "(Megatron-Core's DeepEP backend refuses padding to capacity)");
+  }
+  if (s.tensor_parallel <= 0 || s.context_parallel <= 0 || s.data_parallel <= 0 || s.pipeline_parallel <= 0 ||
+      job.cluster.num_hosts <= 0) {
+    return;  // reported by check_strategy
+  }
+  const RankLayout layout(s, job.cluster);
+  const GroupPlacement group = layout.expert_group(RankCoord{}, ExpertDim::ep);
+  if (!group.within_domain()) {
+    problems.push_back(option + "the expert-parallel group of " + std::to_string(s.expert_parallel) + " ranks spans " +
+                       std::to_string(group.domains) +
+                       " NVLink domains; the flex dispatcher is modelled within one (DeepEP's internode kernels, "
+                       "RDMA to each node then NVLink forwarding, are not modelled): use a smaller " +
+                       name_of(names, "ep") + " or the alltoall dispatcher");
+  }
+}
+
 //! Megatron-Core's rules for the expert grid (MoE parallel folding, arguments.py and
 //! parallel_state.py): EP divides the routed experts, ETP·EP divides a pipeline stage's ranks,
 //! ETP divides the expert FFN, and with tensor parallelism the MoE layer needs sequence
@@ -148,6 +189,7 @@ void check_experts(const JobSpec& job, const SettingNames& names, Problems& prob
                        "Megatron-LM's arguments), as Megatron-Core requires");
   }
   if (s.overlap_moe_expert_parallel_comm) check_combined_1f1b(job, names, problems);
+  if (sends_once_per_rank(s.moe_dispatcher)) check_flex_dispatcher(job, names, problems);
   if (s.moe_shared_expert_overlap) check_shared_expert_overlap(job, names, problems);
   if (!(s.moe_imbalance >= 1.0)) {
     std::ostringstream value;

@@ -41,7 +41,16 @@ inline const char* to_string(Attention attention) { return attention == Attentio
 //! group sends each to the rank holding its expert; a second all-to-all brings the outputs back.
 //! allgather: every rank of the expert-parallel group gathers all of the group's tokens, keeps
 //! those routed to its own experts, and a reduce-scatter returns the outputs.
-enum class MoeDispatcher { alltoall, allgather };
+//! deepep, hybridep: Megatron-Core's flex dispatcher (--moe-token-dispatcher-type flex,
+//! --moe-flex-dispatcher-backend) on DeepEP's or HybridEP's kernels: a token goes once to each
+//! rank that holds one of its experts, and that rank copies it for its local experts after the
+//! exchange; modelled within one scale-up (NVLink) domain.
+enum class MoeDispatcher { alltoall, allgather, deepep, hybridep };
+
+//! Whether the dispatcher sends a token once per destination rank (the flex dispatcher).
+inline bool sends_once_per_rank(MoeDispatcher dispatcher) {
+  return dispatcher == MoeDispatcher::deepep || dispatcher == MoeDispatcher::hybridep;
+}
 
 //! Whether the host thread that issues the kernels is simulated (docs/host_time.md): modelled,
 //! each kernel waits for its launch, priced as PyTorch eager mode with TransformerEngine modules
@@ -49,7 +58,13 @@ enum class MoeDispatcher { alltoall, allgather };
 enum class HostTime { modelled, none };
 
 inline const char* to_string(MoeDispatcher dispatcher) {
-  return dispatcher == MoeDispatcher::allgather ? "allgather" : "alltoall";
+  switch (dispatcher) {
+    case MoeDispatcher::allgather: return "allgather";
+    case MoeDispatcher::deepep: return "deepep";
+    case MoeDispatcher::hybridep: return "hybridep";
+    case MoeDispatcher::alltoall: break;
+  }
+  return "alltoall";
 }
 
 //! How context-parallel attention exchanges the sequence between the cp ranks (Megatron-Core

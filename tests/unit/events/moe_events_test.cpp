@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,41 @@ TEST(MoeEvents, ForwardRunsDispatchExpertsCombineInOrder) {
   EXPECT_EQ(forward[static_cast<size_t>(dispatch)].stream, StreamKind::ep_comm);
   EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "expert fc1"))].waits_for, dispatch);
   EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "unpermute"))].waits_for, combine);
+}
+
+// The flex dispatcher (DeepEP, HybridEP) sends a token once to each rank that holds one of its
+// experts. With 8 experts on 4 ranks (2 each) and top-2, a rank misses both of a token's experts
+// with probability (6/8)·(5/7) = 15/28, so a token goes to 4·13/28 = 13/7 ranks on average: a rank
+// sends ⌈128·13/7⌉ = 238 rows of 256 (121,856 bytes) where the alltoall dispatcher sends its 256
+// copies. The exchange comes first, the host waiting for the routing before it (the received
+// counts); the permutation into the local experts' copies follows, and the unpermutation precedes
+// the combine.
+TEST(MoeEvents, TheFlexDispatcherSendsATokenOncePerDestinationRank) {
+  auto job = moe_job();
+  EXPECT_DOUBLE_EQ(moe_destination_ranks(job.model, 4), 13.0 / 7.0);
+  job.strategy.moe_dispatcher = strategy::MoeDispatcher::deepep;
+  EXPECT_EQ(moe_dispatched_rows(job.model, job.strategy, 128), 238);
+  const Built built = build(job);
+  const auto& forward = built.chunk().forward;
+  const std::vector<std::string> expected = {"router",     "router top-k",      "ep dispatch", "permute",
+                                             "expert fc1", "expert activation", "expert fc2",  "unpermute",
+                                             "ep combine", "bias dropout add"};
+  EXPECT_EQ(mlp_labels(forward, 0, "router"), expected);
+  const int dispatch = index_of(forward, 0, "ep dispatch");
+  EXPECT_EQ(built.table.at(forward[static_cast<size_t>(dispatch)].event).key(),
+            "all_to_all bytes=121856 group=4 intra");
+  EXPECT_TRUE(forward[static_cast<size_t>(index_of(forward, 0, "router top-k"))].host_waits);
+  EXPECT_FALSE(forward[static_cast<size_t>(dispatch)].host_waits);
+  EXPECT_EQ(forward[static_cast<size_t>(index_of(forward, 0, "permute"))].waits_for, dispatch);
+  const auto last = std::find_if(forward.rbegin(), forward.rend(), [](const TaskTemplate& step) {
+    return step.layer == 0 && step.label == "bias dropout add";
+  });
+  EXPECT_EQ(last->waits_for, index_of(forward, 0, "ep combine"));  // the MoE block's residual add
+  const auto& backward = built.chunk().backward;
+  EXPECT_EQ(backward[static_cast<size_t>(index_of(backward, 0, "unpermute"))].waits_for,
+            index_of(backward, 0, "ep combine"));
+  EXPECT_EQ(backward[static_cast<size_t>(index_of(backward, 0, "router top-k"))].waits_for,
+            index_of(backward, 0, "ep dispatch"));
 }
 
 // The host reads the token counts back once per MoE layer and forward, at the permutation before

@@ -244,9 +244,9 @@ TEST(OptionTable, ChoicesMatchByTheNameRuleAndTheirAliases) {
   EXPECT_EQ(value_of("precision", "Float8BlockScaling"),
             "problem: precision 'Float8BlockScaling' (fp8 with 1x128 and 128x128 block scales: DeepSeek-V3's recipe, "
             "TransformerEngine's Float8BlockScaling) is not modelled");
-  EXPECT_EQ(value_of("moe_dispatcher", "flex"),
-            "problem: token dispatcher 'flex' (Megatron-Core's flex dispatcher: DeepEP or HybridEP kernels that fuse "
-            "permutation into the exchange and send a token once per destination rank) is not modelled");
+  // Megatron-Core's flex dispatcher runs DeepEP unless its backend flag says otherwise.
+  EXPECT_EQ(value_of("moe_dispatcher", "flex"), "deepep");
+  EXPECT_EQ(value_of("moe_dispatcher", "Flex/HybridEP"), "hybridep");
   EXPECT_EQ(value_of("precision", "fp9"), "problem: unknown precision 'fp9'; did you mean 'fp8'? (known: bf16, fp8, "
                                           "mxfp8, nvfp4)");
 }
