@@ -79,8 +79,6 @@ PassBuilder::PassBuilder(const strategy::JobSpec& job, const LayerGroups& groups
       recompute_(job.strategy.recompute),
       gemm_format_(job.strategy.gemm_format),
       gemm_dtype_(strategy::gemm_dtype(job.strategy.gemm_format, job.strategy.dtype)),
-      first_low_precision_layer_(job.strategy.bf16_layers_at_start),
-      end_of_low_precision_layers_(job.model.total_layers() - job.strategy.bf16_layers_at_end),
       tensor_group_(groups.tensor),
       cp_(job.strategy.context_parallel),
       cp_comm_type_(job.strategy.cp_comm_type),
@@ -175,8 +173,7 @@ int PassBuilder::reduce_partial_sums(Sink sink, std::int64_t token_count, int la
 }
 
 bool PassBuilder::in_low_precision(int layer) const {
-  return gemm_format_ != strategy::GemmFormat::none && layer >= first_low_precision_layer_ &&
-         layer < end_of_low_precision_layers_;
+  return strategy_.layer_in_low_precision(layer, model_.total_layers());
 }
 
 // TE's NVFP4 recipe (NVFP4BlockScaling) and MXFP8 recipe run all three GEMMs of a linear layer,

@@ -342,8 +342,6 @@ class PassBuilder {
   strategy::Recompute recompute_;
   strategy::GemmFormat gemm_format_;
   Dtype gemm_dtype_;
-  int first_low_precision_layer_;
-  int end_of_low_precision_layers_;
   strategy::GroupPlacement tensor_group_;
   int cp_;
   strategy::CpCommType cp_comm_type_;

@@ -82,8 +82,7 @@ double expert_share(const strategy::Strategy& strategy) {
 }  // namespace
 
 bool layer_in_low_precision(const model::ModelSpec& model, const strategy::Strategy& strategy, int layer) {
-  return strategy.low_precision_gemms() && layer >= strategy.bf16_layers_at_start &&
-         layer < model.total_layers() - strategy.bf16_layers_at_end;
+  return strategy.layer_in_low_precision(layer, model.total_layers());
 }
 
 std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, const strategy::Strategy& strategy,
@@ -96,9 +95,7 @@ std::int64_t low_precision_weight_copy_bytes(const model::ModelSpec& model, cons
   if (!strategy.low_precision_gemms()) {
     return 0;
   }
-  // The layers in the format: all but those kept in bf16 at the start and the end.
-  const int low_first = strategy.bf16_layers_at_start;
-  const int low_end = model.total_layers() - strategy.bf16_layers_at_end;
+  const auto [low_first, low_end] = strategy.low_precision_layers(model.total_layers());
   model::ParameterSums weights;
   for (const auto& layers : chunks) {
     const int first = std::max(layers.first, low_first);

@@ -8,7 +8,7 @@
 
 // The rules validate_job checks, one topic per file (job_validation.cpp,
 // context_parallel_validation.cpp, expert_validation.cpp, sharding_validation.cpp,
-// attention_kernel_validation.cpp, variability_validation.cpp); each check
+// attention_kernel_validation.cpp, variability_validation.cpp, layer_structure_validation.cpp); each check
 // appends one sentence per broken rule.
 namespace distsim::strategy::detail {
 
@@ -33,6 +33,12 @@ void check_shared_expert_overlap(const JobSpec& job, const SettingNames& names, 
 void check_sharding(const JobSpec& job, const SettingNames& names, Problems& problems);
 //! A named attention kernel: fused attention, 16-bit, and a rate measured on the GPU's architecture.
 void check_attention_kernel(const JobSpec& job, const SettingNames& names, Problems& problems);
+//! A model's layer structure (layer_structure_validation.cpp): Llama 4's chunked attention and
+//! position-free layers, a hybrid pattern and its Mamba-2 mixer; `where` names the model.
+void check_layer_structure(const model::ModelSpec& model, const std::string& where, Problems& problems);
+//! The parallelism a model's layer structure admits: chunks shorter than the sequence, and
+//! Megatron-Core's rules for hybrid models (tp, pp, virtual stages, cp).
+void check_layer_structure_parallelism(const JobSpec& job, Problems& problems);
 //! Slow ranks, stages and hosts the job has (variability_validation.cpp).
 void check_variability(const JobSpec& job, const SettingNames& names, Problems& problems);
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "catalog/attention_kernels.hpp"
 #include "core/dtype.hpp"
@@ -204,6 +205,16 @@ struct Strategy {
            account_for_loss;
   }
   bool low_precision_gemms() const { return gemm_format != GemmFormat::none; }
+  //! The layers [first, end) of a model of `total_layers` whose linear GEMMs run in the
+  //! low-precision format: every layer but those kept in bf16 at the start and the end; none
+  //! without a format.
+  std::pair<int, int> low_precision_layers(int total_layers) const {
+    return low_precision_gemms() ? std::pair{bf16_layers_at_start, total_layers - bf16_layers_at_end} : std::pair{0, 0};
+  }
+  bool layer_in_low_precision(int layer, int total_layers) const {
+    const auto [first, end] = low_precision_layers(total_layers);
+    return layer >= first && layer < end;
+  }
   //! "bf16", or "bf16, nvfp4 GEMMs" when the linear GEMMs run in a low-precision format.
   std::string precision_name() const {
     return std::string(dtype_name(dtype)) +
